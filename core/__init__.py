@@ -1,0 +1,1 @@
+"""dreamdeck core: the memory engine. No Textual, no Rich, no terminal."""

@@ -1,0 +1,1 @@
+"""dreamdeck terminal app and command line."""
