@@ -1,0 +1,1 @@
+"""Dreaming: turning undreamed fragments into topic shards (run, dreamers, policy, triggers)."""

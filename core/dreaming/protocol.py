@@ -1,0 +1,260 @@
+"""The one tool protocol every dreamer speaks.
+
+A dreamer never touches the disk. It receives a `DreamInput` (the undreamed fragments, the
+strength table, read access to the current shards) and works on a `DreamScratch`: an
+in-memory copy of `memory/topics/`. Its only verbs are the tools below. The run diffs the
+scratch against the snapshot afterwards, so a dreamer that fails half-way changes nothing.
+
+Tool results are JSON text shaped like TypeClaw's delete tool:
+`{"ok": true, ...}` or `{"ok": false, "reason": "...", "message": "..."}`; a refusal is
+reported back to the model, never raised through it.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.slugs import SLUG_REGEX
+
+# A shard is one belief with citations; anything near this size is a runaway write.
+MAX_SHARD_BYTES = 64 * 1024
+MAX_FINISH_ITEMS = 50
+
+_TOPIC_PATH = re.compile(r"^(?:memory/)?topics/([^/\\]+)\.md$")
+
+
+@dataclass(frozen=True)
+class UndreamedFragment:
+    """A fragment shown to this run, with the stream date it lives under."""
+
+    date: str
+    id: str
+    topic: str
+    body: str
+    source: str = ""
+    ts: str = ""
+    who: str | None = None
+
+    @property
+    def citation(self) -> str:
+        return f"streams/{self.date}#{self.id}"
+
+
+@dataclass
+class DreamInput:
+    today: str  # YYYY-MM-DD, the workspace's local day
+    fragments: list[UndreamedFragment]  # oldest day first, file order within a day
+    strength_table: str  # TypeClaw's markdown strength table ("" when there are no shards)
+    pinned: frozenset[str] = frozenset()  # slugs whose vault copy is human-owned
+    references: frozenset[str] = frozenset()  # slugs under memory/references/
+
+
+@dataclass
+class DreamOutcome:
+    summary: str = ""
+    questions: list[str] = field(default_factory=list)
+    contradictions: list[str] = field(default_factory=list)
+    archive: list[str] = field(default_factory=list)  # slugs proposed for archival
+    finished: bool = False  # the dreamer called finish (a run without it is partial)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tool_errors: list[str] = field(default_factory=list)  # refusals reported to the model
+
+
+class DreamerError(RuntimeError):
+    """The dreamer could not complete (network, timeout, refusal). The run changes nothing."""
+
+
+class Dreamer(Protocol):
+    name: str
+
+    def dream(self, inp: DreamInput, scratch: "DreamScratch") -> DreamOutcome: ...
+
+
+def _ok(**kw: Any) -> str:
+    return json.dumps({"ok": True, **kw}, ensure_ascii=False)
+
+
+def _refuse(reason: str, message: str) -> str:
+    return json.dumps({"ok": False, "reason": reason, "message": message}, ensure_ascii=False)
+
+
+class DreamScratch:
+    """In-memory `topics/` the dreamer edits. `files` maps slug -> full shard text."""
+
+    def __init__(self, shards: dict[str, str], pinned: frozenset[str] = frozenset()):
+        self.original: dict[str, str] = dict(shards)
+        self.files: dict[str, str] = dict(shards)
+        self.pinned = pinned
+        self.outcome = DreamOutcome()
+        self.log: list[tuple[str, str, str]] = []  # (tool, target, result reason or "ok")
+
+    # --- reading -------------------------------------------------------------------
+    def list_shards(self) -> str:
+        return _ok(slugs=sorted(self.files))
+
+    def read_shard(self, target: str) -> str:
+        slug, err = self._resolve(target, for_write=False)
+        if err:
+            return err
+        if slug not in self.files:
+            return self._note("read", slug, _refuse("not_found", f"no topic shard {slug!r}"))
+        return _ok(slug=slug, content=self.files[slug])
+
+    # --- writing -------------------------------------------------------------------
+    def write_shard(self, target: str, content: object) -> str:
+        slug, err = self._resolve(target, for_write=True)
+        if err:
+            return err
+        if not isinstance(content, str):
+            return self._note("write", slug, _refuse("invalid_content", "content must be text"))
+        if "\x00" in content:
+            return self._note("write", slug, _refuse("invalid_content", "content holds a NUL byte"))
+        size = len(content.encode("utf-8", "surrogatepass"))
+        if size > MAX_SHARD_BYTES:
+            return self._note(
+                "write", slug,
+                _refuse("too_large", f"{size} bytes exceeds the {MAX_SHARD_BYTES}-byte shard limit"),
+            )
+        self.files[slug] = content
+        return self._note("write", slug, _ok(path=f"memory/topics/{slug}.md"))
+
+    def delete_shard(self, target: str) -> str:
+        slug, err = self._resolve(target, for_write=True)
+        if err:
+            return err
+        if slug not in self.files:
+            return self._note("delete", slug, _refuse("not_found", f"no topic shard {slug!r}"))
+        del self.files[slug]
+        return self._note("delete", slug, _ok(path=f"memory/topics/{slug}.md"))
+
+    def finish(
+        self,
+        summary: object = "",
+        questions: object = (),
+        contradictions: object = (),
+        archive: object = (),
+    ) -> str:
+        def strings(value: object) -> list[str]:
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, (list, tuple)):
+                return []
+            return [str(v)[:2000] for v in value if str(v).strip()][:MAX_FINISH_ITEMS]
+
+        self.outcome.summary = str(summary or "")[:2000]
+        self.outcome.questions = strings(questions)
+        self.outcome.contradictions = strings(contradictions)
+        self.outcome.archive = [s for s in strings(archive) if SLUG_REGEX.fullmatch(s)]
+        self.outcome.finished = True
+        return _ok(finished=True)
+
+    # --- helpers -------------------------------------------------------------------
+    def _resolve(self, target: object, *, for_write: bool) -> tuple[str, str | None]:
+        """Accept a bare slug or `memory/topics/<slug>.md`; refuse every other place."""
+        verb = "write" if for_write else "read"
+        if not isinstance(target, str) or not target.strip():
+            return "", self._note(verb, str(target), _refuse("invalid_path", "a slug is required"))
+        t = target.strip()
+        if t.startswith(("memory/vault/", "vault/")):
+            return "", self._note(verb, t, _refuse("forbidden", "the vault is human-owned; dreams may not write it"))
+        if t.startswith(("memory/references/", "references/")):
+            return "", self._note(verb, t, _refuse("forbidden", "references are verbatim artifacts; dreams may not write them"))
+        m = _TOPIC_PATH.match(t)
+        slug = m.group(1) if m else t
+        if "/" in slug or "\\" in slug or ".." in slug or slug.startswith("."):
+            return "", self._note(verb, t, _refuse("invalid_path", f"{t!r} is outside memory/topics/"))
+        if not SLUG_REGEX.fullmatch(slug):
+            return "", self._note(verb, t, _refuse("invalid_slug", f"slug {slug!r} must match {SLUG_REGEX.pattern}"))
+        return slug, None
+
+    def _note(self, tool: str, target: str, result: str) -> str:
+        data = json.loads(result)
+        reason = "ok" if data.get("ok") else data.get("reason", "error")
+        self.log.append((tool, target, reason))
+        if not data.get("ok"):
+            self.outcome.tool_errors.append(f"{tool} {target}: {data.get('message', reason)}")
+        return result
+
+    def dispatch(self, name: str, args: dict[str, Any]) -> str:
+        """Run one tool call by its protocol name (used by LLM dreamers)."""
+        if not isinstance(args, dict):
+            return _refuse("invalid_arguments", "tool input must be an object")
+        target = args.get("slug", args.get("path"))
+        if name == "list_topic_shards":
+            return self.list_shards()
+        if name == "read_topic_shard":
+            return self.read_shard(target)  # type: ignore[arg-type]
+        if name == "write_topic_shard":
+            return self.write_shard(target, args.get("content"))  # type: ignore[arg-type]
+        if name == "delete_topic_shard":
+            return self.delete_shard(target)  # type: ignore[arg-type]
+        if name == "finish":
+            return self.finish(
+                args.get("summary", ""), args.get("questions", ()),
+                args.get("contradictions", ()), args.get("archive", ()),
+            )
+        return _refuse("unknown_tool", f"no tool named {name!r}")
+
+    def changed(self) -> bool:
+        return self.files != self.original
+
+
+# JSON schemas the LLM sees; the names are the protocol's, `dispatch` routes them.
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    {
+        "name": "list_topic_shards",
+        "description": "List the slugs of every topic shard in memory/topics/.",
+        "input_schema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "read_topic_shard",
+        "description": "Read one topic shard (frontmatter and body) by slug.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"slug": {"type": "string", "description": "e.g. package-manager"}},
+            "required": ["slug"],
+        },
+    },
+    {
+        "name": "write_topic_shard",
+        "description": (
+            "Create or overwrite memory/topics/<slug>.md with the full shard text "
+            "(frontmatter optional; the runtime recomputes cites/days/lastReinforced)."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "slug": {"type": "string", "pattern": SLUG_REGEX.pattern},
+                "content": {"type": "string"},
+            },
+            "required": ["slug", "content"],
+        },
+    },
+    {
+        "name": "delete_topic_shard",
+        "description": "Delete memory/topics/<slug>.md (only after its citations moved elsewhere).",
+        "input_schema": {
+            "type": "object",
+            "properties": {"slug": {"type": "string"}},
+            "required": ["slug"],
+        },
+    },
+    {
+        "name": "finish",
+        "description": "End the dream with a summary for the human reviewer.",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "summary": {"type": "string"},
+                "questions": {"type": "array", "items": {"type": "string"}},
+                "contradictions": {"type": "array", "items": {"type": "string"}},
+                "archive": {"type": "array", "items": {"type": "string"},
+                            "description": "slugs proposed for archival"},
+            },
+            "required": ["summary"],
+        },
+    },
+]

@@ -1,0 +1,48 @@
+"""Slug rules, exactly TypeClaw's (`SLUG_REGEX`, `topicShardPath`, `headingToSlug`)."""
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+SLUG_REGEX = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+MAX_SLUG = 64
+
+
+class InvalidSlug(ValueError):
+    pass
+
+
+def is_valid_slug(slug: str) -> bool:
+    return isinstance(slug, str) and SLUG_REGEX.fullmatch(slug) is not None
+
+
+def require_slug(slug: object) -> str:
+    """The slug itself, or InvalidSlug naming why it cannot be a file under topics/."""
+    if not isinstance(slug, str) or not slug:
+        raise InvalidSlug("slug must be a non-empty string")
+    if ".." in slug or "/" in slug or "\\" in slug or slug.startswith("."):
+        raise InvalidSlug(f"slug {slug!r} is a path, not a slug")
+    if not is_valid_slug(slug):
+        raise InvalidSlug(f"slug {slug!r} must match {SLUG_REGEX.pattern}")
+    return slug
+
+
+def heading_to_slug(heading: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """NFD, drop marks, lowercase, non-alnum runs to '-', trim, fallback, cut, de-collide."""
+    decomposed = unicodedata.normalize("NFD", heading)
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", plain).strip("-")
+    if not slug:
+        slug = "untitled-" + hashlib.sha256(heading.encode()).hexdigest()[:6]
+    slug = slug[:MAX_SLUG]
+    lowered = {t.lower() for t in taken}
+    if slug.lower() not in lowered:
+        return slug
+    n = 2
+    while True:
+        suffix = f"-{n}"
+        candidate = slug[: MAX_SLUG - len(suffix)] + suffix
+        if candidate.lower() not in lowered:
+            return candidate
+        n += 1
