@@ -1,0 +1,225 @@
+"""Git, the way TypeClaw drives it: hooks off, `.gitstore` supported, skip-worktree managed.
+
+Every memory mutation ends in `commit_memory`, which mirrors `commitMemorySnapshot`:
+clear skip-worktree → `git add -f -- memory/` → commit `--only` the staged paths → set
+skip-worktree again so the agent's `git status` stays clean. A folder without git is a no-op.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from git.cmd import Git
+from git.exc import GitCommandError
+
+DREAM_EMOJI = ("💤", "🌙", "⭐", "🛌", "😴", "🧠", "💭", "🔮")
+STREAM_PATH = re.compile(r"^memory/(?:streams/)?\d{4}-\d{2}-\d{2}\.jsonl$")
+SKILL_PATH = re.compile(r"^memory/skills/([^/]+)/SKILL\.md$")
+FALLBACK_IDENTITY = ("-c", "user.name=dreamdeck", "-c", "user.email=dreamdeck@localhost")
+
+
+class GitError(RuntimeError):
+    pass
+
+
+def repo_args(root: Path) -> list[str] | None:
+    """[] for `<root>/.git`, the `--git-dir/--work-tree` pair for `.gitstore`, None for no repo."""
+    if (root / ".git").exists():
+        return []
+    if (root / ".gitstore").exists():
+        return ["--git-dir", str(root / ".gitstore"), "--work-tree", str(root)]
+    return None
+
+
+def run_git(root: Path, *args: str, check: bool = True, stdin: str | None = None, strip: bool = True) -> str:
+    """Run git in the agent folder with hooks disabled; GitError with git's own words on failure."""
+    extra = repo_args(root)
+    if extra is None:
+        raise GitError(f"{root} is not a git repository (no .git or .gitstore)")
+    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.quotepath=false", *extra, *args]
+    try:
+        status, out, err = Git(str(root)).execute(
+            cmd, with_extended_output=True, with_exceptions=False, istream=None if stdin is None else _stdin(stdin),
+            strip_newline_in_stdout=strip,
+        )
+    except GitCommandError as exc:  # git missing entirely
+        raise GitError(str(exc)) from None
+    if check and status != 0:
+        raise GitError(f"git {' '.join(args[:3])}: {err.strip() or out.strip()}")
+    return out
+
+
+def _stdin(text: str):
+    import io
+    import tempfile
+
+    fh = tempfile.TemporaryFile()
+    fh.write(text.encode("utf-8"))
+    fh.seek(0)
+    return fh
+
+
+def _has_identity(root: Path) -> bool:
+    return bool(run_git(root, "config", "user.email", check=False).strip())
+
+
+def _memory_files(root: Path) -> list[str]:
+    out = run_git(root, "ls-files", "-z", "--", "memory/", check=False, strip=False)
+    return [p for p in out.split("\0") if p]
+
+
+def set_skip_worktree(root: Path, on: bool) -> None:
+    files = _memory_files(root)
+    flag = "--skip-worktree" if on else "--no-skip-worktree"
+    for i in range(0, len(files), 500):  # keep argv bounded on big memories
+        run_git(root, "update-index", flag, "--", *files[i : i + 500], check=False)
+
+
+def staged_memory_paths(root: Path) -> list[str]:
+    out = run_git(root, "diff", "--cached", "--name-only", "-z", "--", "memory/", check=False, strip=False)
+    return [p for p in out.split("\0") if p]
+
+
+def dream_summary(root: Path) -> str:
+    """TypeClaw's subject summary: `N fragments`, `+ new skill 'x'`, or `watermarks only`."""
+    try:
+        numstat = run_git(root, "diff", "--cached", "--numstat", "-z", "--", "memory/", strip=False)
+        names = run_git(root, "diff", "--cached", "--name-status", "-z", "--", "memory/", strip=False)
+    except GitError:
+        return "snapshot"
+    fragments = 0
+    parts_ns = [p for p in numstat.split("\0") if p]
+    for item in parts_ns:
+        fields = item.split("\t")
+        if len(fields) == 3 and STREAM_PATH.match(fields[2]) and fields[0] not in ("-", "0"):
+            fragments += _count_fragments(root / fields[2])
+    tokens = [t for t in names.split("\0") if t]
+    new_skills = [
+        SKILL_PATH.match(tokens[i + 1]).group(1)  # type: ignore[union-attr]
+        for i in range(0, len(tokens) - 1, 2)
+        if tokens[i] == "A" and SKILL_PATH.match(tokens[i + 1])
+    ]
+    parts = []
+    if fragments:
+        parts.append(f"{fragments} fragment{'s' if fragments != 1 else ''}")
+    if len(new_skills) == 1:
+        parts.append(f"new skill '{new_skills[0]}'")
+    elif new_skills:
+        parts.append(f"{len(new_skills)} new skills")
+    return " + ".join(parts) if parts else "watermarks only"
+
+
+def _count_fragments(path: Path) -> int:
+    from core.streams import read_stream_lines
+
+    return sum(1 for ln in read_stream_lines(path) if ln.kind == "fragment")
+
+
+@dataclass(frozen=True)
+class Trailers:
+    actor: str
+    approval: str
+    trigger: str
+    ref: str = ""  # "Reflection: r-…" or "Proposal: p-…"
+    ref_kind: str = "Reflection"
+
+    def render(self) -> str:
+        lines = [f"Actor: {self.actor}", f"Approval: {self.approval}", f"Trigger: {self.trigger}"]
+        if self.ref:
+            lines.append(f"{self.ref_kind}: {self.ref}")
+        return "\n".join(lines)
+
+
+def commit_memory(
+    root: Path,
+    subject: str | None,
+    trailers: Trailers,
+    *,
+    body: str = "",
+    rng: random.Random | None = None,
+) -> str | None:
+    """Commit everything under memory/ as one commit; the sha, or None (no repo, nothing staged).
+
+    `subject=None` builds TypeClaw's `dream: <summary> <emoji>` from what is staged.
+    """
+    if repo_args(root) is None:
+        return None
+    set_skip_worktree(root, False)
+    try:
+        if not (root / "memory").exists():
+            return None
+        run_git(root, "add", "-f", "--", "memory/")
+        staged = staged_memory_paths(root)
+        if not staged:
+            return None
+        if subject is None:
+            subject = f"dream: {dream_summary(root)} {(rng or random).choice(DREAM_EMOJI)}"
+        message = subject + "\n\n" + (body.strip() + "\n\n" if body.strip() else "") + trailers.render() + "\n"
+        identity = () if _has_identity(root) else FALLBACK_IDENTITY
+        extra = repo_args(root) or []
+        cmd = ["git", "-c", "core.hooksPath=/dev/null", *identity, *extra, "commit", "-q", "--no-verify", "-F", "-", "--only", "--", *staged]
+        status, out, err = Git(str(root)).execute(cmd, with_extended_output=True, with_exceptions=False, istream=_stdin(message))
+        if status != 0:
+            raise GitError(f"git commit failed: {err.strip() or out.strip()}")
+        return run_git(root, "rev-parse", "HEAD").strip()
+    finally:
+        set_skip_worktree(root, True)
+
+
+def head(root: Path) -> str | None:
+    if repo_args(root) is None:
+        return None
+    out = run_git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).strip()
+    return out or None
+
+
+def resolve_rev(root: Path, rev: str) -> str:
+    if repo_args(root) is None:
+        raise GitError(f"{root} is not a git repository, so there is no revision {rev!r}")
+    out = run_git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False).strip()
+    if not out:
+        raise GitError(f"unknown revision {rev!r}")
+    return out
+
+
+def show_file(root: Path, rev: str, path: str) -> bytes | None:
+    """The bytes of `path` at `rev`, or None when it did not exist there."""
+    extra = repo_args(root)
+    if extra is None:
+        return None
+    cmd = ["git", "-c", "core.hooksPath=/dev/null", *extra, "cat-file", "blob", f"{rev}:{path}"]
+    status, out, _ = Git(str(root)).execute(cmd, with_extended_output=True, with_exceptions=False, as_process=False, stdout_as_string=False)
+    return out if status == 0 else None
+
+
+def tree_files(root: Path, rev: str, *prefixes: str) -> list[str]:
+    out = run_git(root, "ls-tree", "-r", "-z", "--name-only", rev, "--", *prefixes, strip=False)
+    return [p for p in out.split("\0") if p]
+
+
+def read_blobs(root: Path, rev: str, paths: list[str]) -> dict[str, bytes]:
+    """Many files at one revision through a single `git cat-file --batch`."""
+    import subprocess
+
+    extra = repo_args(root)
+    if extra is None or not paths:
+        return {}
+    proc = subprocess.run(
+        ["git", "-c", "core.hooksPath=/dev/null", *extra, "cat-file", "--batch"],
+        input=b"".join(f"{rev}:{p}\n".encode() for p in paths), capture_output=True, cwd=root, check=False,
+    )
+    data = proc.stdout
+    out: dict[str, bytes] = {}
+    pos = 0
+    for p in paths:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) == 2 and header[1] == b"missing":
+            continue
+        size = int(header[2])
+        out[p] = data[pos : pos + size]
+        pos += size + 1
+    return out

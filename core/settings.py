@@ -1,0 +1,135 @@
+"""`dreamdeck.toml` at the workspace root. Every key is optional; defaults are documented here."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from croniter import croniter
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+REVIEW_POLICIES = ("none", "all", "judgement")
+DREAMERS = ("auto", "offline", "anthropic")
+
+
+class SettingsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class DreamingSettings:
+    dreamer: str = "auto"  # auto picks anthropic when ANTHROPIC_API_KEY is set
+    review: str = "judgement"  # none | all | judgement
+    schedule: str = "*/30 * * * *"  # cron, TypeClaw's default
+    min_fragments: int = 1  # undreamed fragments needed before a scheduled/watched run
+    min_interval_minutes: int = 0  # quiet time after a run
+    model: str = DEFAULT_MODEL
+    max_output_tokens: int = 8000  # Moltbot's reflection budget
+    timeout_seconds: float = 120.0
+    max_retries: int = 3
+    stale_lock_minutes: int = 60  # a lock record older than this, from a dead holder, is cleared
+
+
+@dataclass(frozen=True)
+class DecaySettings:
+    # Moltbot §9: relevance = base * e^(-lambda * age) * log2(days + 1) * type_weight
+    lambda_: float = 0.03
+    archive_threshold: float = 0.05
+    type_weight: float = 1.2  # topic shards are semantic memory
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    expire_days: int = 14  # pending reflections/proposals older than this are marked stale
+
+
+@dataclass(frozen=True)
+class CriticalSettings:
+    files: tuple[str, ...] = ("SOUL.md", "IDENTITY.md", "AGENTS.md", "typeclaw.json")
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    watcher: bool = True  # the TUI starts the background watcher
+
+
+@dataclass(frozen=True)
+class Settings:
+    dreaming: DreamingSettings = field(default_factory=DreamingSettings)
+    decay: DecaySettings = field(default_factory=DecaySettings)
+    review: ReviewSettings = field(default_factory=ReviewSettings)
+    critical: CriticalSettings = field(default_factory=CriticalSettings)
+    app: AppSettings = field(default_factory=AppSettings)
+
+
+_TABLES = {
+    "dreaming": DreamingSettings, "decay": DecaySettings, "review": ReviewSettings,
+    "critical": CriticalSettings, "app": AppSettings,
+}
+
+
+def _coerce(table: str, name: str, default: object, value: object) -> object:
+    where = f"dreamdeck.toml [{table}] {name}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise SettingsError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise SettingsError(f"{where}: expected a non-negative integer, got {value!r}")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise SettingsError(f"{where}: expected a non-negative number, got {value!r}")
+        return float(value)
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise SettingsError(f"{where}: expected a list of strings")
+        return tuple(value)
+    if not isinstance(value, str):
+        raise SettingsError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+def parse_settings(text: str) -> Settings:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"dreamdeck.toml: {exc}") from None
+    built: dict[str, object] = {}
+    for table, cls in _TABLES.items():
+        values = raw.get(table, {})
+        if not isinstance(values, dict):
+            raise SettingsError(f"dreamdeck.toml: [{table}] must be a table")
+        known = {f.name.rstrip("_"): f for f in fields(cls)}
+        kwargs = {}
+        for key, value in values.items():
+            if key not in known:
+                raise SettingsError(f"dreamdeck.toml [{table}]: unknown key {key!r} (known: {', '.join(sorted(known))})")
+            f = known[key]
+            kwargs[f.name] = _coerce(table, key, f.default, value)
+        built[table] = cls(**kwargs)
+    unknown = set(raw) - set(_TABLES)
+    if unknown:
+        raise SettingsError(f"dreamdeck.toml: unknown table(s) {', '.join(sorted(unknown))}")
+    settings = Settings(**built)  # type: ignore[arg-type]
+    _check(settings)
+    return settings
+
+
+def _check(s: Settings) -> None:
+    if s.dreaming.review not in REVIEW_POLICIES:
+        raise SettingsError(f"dreamdeck.toml [dreaming] review: expected one of {', '.join(REVIEW_POLICIES)}")
+    if s.dreaming.dreamer not in DREAMERS:
+        raise SettingsError(f"dreamdeck.toml [dreaming] dreamer: expected one of {', '.join(DREAMERS)}")
+    if len(s.dreaming.schedule.split()) != 5 or not croniter.is_valid(s.dreaming.schedule):
+        raise SettingsError(f"dreamdeck.toml [dreaming] schedule: {s.dreaming.schedule!r} is not a 5-field cron expression")
+
+
+def load_settings(root: Path) -> Settings:
+    path = root / "dreamdeck.toml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    return parse_settings(text)

@@ -1,0 +1,84 @@
+"""`memory/.dreaming-state.json` v2: which fragment ids dreaming has already reasoned about.
+
+Written byte-for-byte as TypeClaw writes it (`JSON.stringify(state, null, 2) + "\\n"`), but
+atomically. Loading is fail-open as in TypeClaw (a bad file means "nothing dreamed"), and the
+reason is returned so callers can report it instead of silently re-dreaming everything.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.atomic import atomic_write_text
+
+
+@dataclass
+class DreamingState:
+    # date -> {"dreamedIds": [...], "ts": "..."}; dict order is insertion order, as in JS.
+    days: dict[str, dict[str, object]] = field(default_factory=dict)
+
+    def dreamed_ids(self, day: str) -> set[str]:
+        entry = self.days.get(day)
+        return set(entry["dreamedIds"]) if entry else set()  # type: ignore[arg-type]
+
+    def add_dreamed(self, day: str, ids: set[str] | list[str], ts: str) -> "DreamingState":
+        """A new state with `ids` merged into `day` (sorted, de-duplicated); self is unchanged."""
+        days = {d: dict(e) for d, e in self.days.items()}
+        merged = sorted(self.dreamed_ids(day) | set(ids))
+        days[day] = {"dreamedIds": merged, "ts": ts}
+        return DreamingState(days)
+
+    def remove_dreamed(self, day: str, ids: set[str], ts: str) -> "DreamingState":
+        """A new state with `ids` returned to the undreamed tail of `day`."""
+        days = {d: dict(e) for d, e in self.days.items()}
+        if day in days:
+            days[day] = {"dreamedIds": sorted(self.dreamed_ids(day) - set(ids)), "ts": ts}
+        return DreamingState(days)
+
+    def to_json(self) -> str:
+        payload = {"version": 2, "dreamedThrough": self.days}
+        return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def _validate(data: object) -> DreamingState:
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    if data.get("version") != 2:
+        raise ValueError(f"version is {data.get('version')!r}, expected 2")
+    through = data.get("dreamedThrough")
+    if not isinstance(through, dict):
+        raise ValueError("'dreamedThrough' is not an object")
+    days: dict[str, dict[str, object]] = {}
+    for day, entry in through.items():
+        if not isinstance(entry, dict):
+            raise ValueError(f"entry for {day} is not an object")
+        ids = entry.get("dreamedIds")
+        if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
+            raise ValueError(f"dreamedIds for {day} must be non-empty strings")
+        if not isinstance(entry.get("ts"), str):
+            raise ValueError(f"ts for {day} must be a string")
+        days[day] = {"dreamedIds": list(ids), "ts": entry["ts"]}
+    return DreamingState(days)
+
+
+def load_state(path: Path) -> tuple[DreamingState, str | None]:
+    """(state, problem). A missing file is no problem; anything unreadable is empty + a reason."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return DreamingState(), None
+    except (OSError, UnicodeDecodeError) as exc:
+        return DreamingState(), f"{path.name}: unreadable ({exc})"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return DreamingState(), f"{path.name}: invalid JSON at line {exc.lineno} ({exc.msg}); every fragment would be re-dreamed"
+    try:
+        return _validate(data), None
+    except ValueError as exc:
+        return DreamingState(), f"{path.name}: {exc}; every fragment would be re-dreamed"
+
+
+def save_state(path: Path, state: DreamingState) -> None:
+    atomic_write_text(path, state.to_json())

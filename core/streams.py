@@ -1,0 +1,315 @@
+"""Daily fragment streams: finding, reading, appending and rewriting `memory/streams/*.jsonl`.
+
+Two rules shape this module:
+- No line is ever lost. Malformed lines are reported (file:line) and kept verbatim on a rewrite;
+  a rewrite carries over whatever another process appended while it worked.
+- Appends never truncate: one `O_APPEND` write per line, serialized among dreamdeck processes
+  by a lock, so the duplicate check and the write are one step.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from filelock import FileLock
+
+from core.atomic import fsync_dir
+from core.events import (
+    EventError,
+    Fragment,
+    build_fragment,
+    fragment_content_hash,
+    parse_event_line,
+    serialize_event,
+)
+from core.ids import new_event_id, timestamp_from_id
+from core.secrets import detect_secrets
+from core.workspace import Workspace, parse_date
+
+STREAM_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl$")
+
+
+class AppendRefused(ValueError):
+    """A fragment was not written (secret, duplicate, tombstoned, empty). Nothing reached disk."""
+
+
+@dataclass(frozen=True)
+class StreamProblem:
+    path: str  # relative to the workspace
+    lineno: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.lineno}: skipping malformed line ({self.reason})"
+
+
+@dataclass(frozen=True)
+class StreamLine:
+    lineno: int  # 1-based, counting every line including blank ones
+    offset: int  # byte offset of the line in the file
+    raw: bytes  # the line without its newline
+    event: dict[str, Any] | None
+    error: str | None
+
+    @property
+    def kind(self) -> str | None:
+        return self.event.get("type") if self.event else None
+
+
+# --- where streams live --------------------------------------------------------------------
+def stream_dir(ws: Workspace) -> Path | None:
+    """`memory/streams/` when it exists, else the flat legacy `memory/`, else None."""
+    canonical = ws.memory / "streams"
+    if canonical.is_dir():
+        return canonical
+    if ws.memory.is_dir():
+        return ws.memory
+    return None
+
+
+def list_stream_days(ws: Workspace) -> list[tuple[str, Path]]:
+    """(date, path) of every dated stream file, oldest first; other files and folders are ignored."""
+    folder = stream_dir(ws)
+    if folder is None:
+        return []
+    days = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            m = STREAM_FILE.match(entry.name)
+            if m and entry.is_file():
+                days.append((m.group(1), Path(entry.path)))
+    return sorted(days)
+
+
+def read_path_for(ws: Workspace, day: str) -> Path | None:
+    folder = stream_dir(ws)
+    if folder is None:
+        return None
+    path = folder / f"{day}.jsonl"
+    return path if path.is_file() else None
+
+
+def write_path_for(ws: Workspace, day: str) -> Path:
+    """Appends always go to the canonical layout, as TypeClaw's append tool does."""
+    return ws.memory / "streams" / f"{parse_date(day)}.jsonl"
+
+
+# --- reading -------------------------------------------------------------------------------
+def parse_stream_bytes(data: bytes, start_offset: int = 0) -> list[StreamLine]:
+    """Every non-empty line of `data` with its event or the reason it is malformed."""
+    out: list[StreamLine] = []
+    offset = 0
+    lineno = 0
+    for raw in data.split(b"\n"):
+        lineno += 1
+        line_offset = offset
+        offset += len(raw) + 1
+        if not raw.strip():
+            continue
+        try:
+            event = parse_event_line(raw.decode("utf-8"))
+            out.append(StreamLine(lineno, start_offset + line_offset, raw, event, None))
+        except UnicodeDecodeError:
+            out.append(StreamLine(lineno, start_offset + line_offset, raw, None, "not UTF-8"))
+        except EventError as exc:
+            out.append(StreamLine(lineno, start_offset + line_offset, raw, None, str(exc)))
+    return out
+
+
+def read_stream_lines(path: Path) -> list[StreamLine]:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    return parse_stream_bytes(data)
+
+
+def problems_of(ws: Workspace, path: Path, lines: list[StreamLine]) -> list[StreamProblem]:
+    rel = ws.rel(path)
+    return [StreamProblem(rel, ln.lineno, ln.error) for ln in lines if ln.error]
+
+
+def read_day(ws: Workspace, day: str) -> tuple[list[Fragment], list[StreamProblem]]:
+    path = read_path_for(ws, day)
+    if path is None:
+        return [], []
+    lines = read_stream_lines(path)
+    frags = [Fragment.from_event(day, ln.event) for ln in lines if ln.kind == "fragment"]
+    return frags, problems_of(ws, path, lines)
+
+
+def iter_fragments(ws: Workspace, days: list[str] | None = None) -> Iterator[Fragment]:
+    """Fragments oldest day first, file order within a day (malformed lines skipped)."""
+    for day, path in list_stream_days(ws):
+        if days is not None and day not in days:
+            continue
+        for ln in read_stream_lines(path):
+            if ln.kind == "fragment":
+                yield Fragment.from_event(day, ln.event)  # type: ignore[arg-type]
+
+
+def all_problems(ws: Workspace) -> list[StreamProblem]:
+    out: list[StreamProblem] = []
+    for _, path in list_stream_days(ws):
+        out.extend(problems_of(ws, path, read_stream_lines(path)))
+    return out
+
+
+def latest_watermark(ws: Workspace, session_id: str) -> str | None:
+    """TypeClaw's `readLatestWatermark`: the last fragment-or-watermark `entry` for a session."""
+    for _, path in reversed(list_stream_days(ws)):
+        found = None
+        for ln in read_stream_lines(path):
+            if ln.kind in ("fragment", "watermark") and ln.event.get("source") == session_id:  # type: ignore[union-attr]
+                found = ln.event["entry"]  # type: ignore[index]
+        if found is not None:
+            return found
+    return None
+
+
+# --- locking -------------------------------------------------------------------------------
+def stream_lock(ws: Workspace, timeout: float = 30.0) -> FileLock:
+    """Serializes dreamdeck's appends and rewrites of streams across processes."""
+    return FileLock(str(ws.lock_dir / "streams.lock"), timeout=timeout)
+
+
+def _append_line(path: Path, line: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(line)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --- appending -----------------------------------------------------------------------------
+def append_fragment(
+    ws: Workspace,
+    topic: str,
+    body: str,
+    *,
+    source: str = "dreamdeck",
+    entry: str | None = None,
+    who: str | None = None,
+    where: dict[str, Any] | None = None,
+    references: list[str] | None = None,
+    day: str | None = None,
+    event_id: str | None = None,
+) -> Fragment:
+    """Append one fragment line to the day's stream; AppendRefused leaves the disk untouched."""
+    from core.tombstones import tombstoned_hashes  # local: tombstones import streams
+
+    if not topic.strip() or not body.strip():
+        raise AppendRefused("a fragment needs a non-empty topic and body")
+    for label, text in (("topic", topic), ("body", body), ("who", who or "")):
+        found = detect_secrets(text)
+        if found:
+            raise AppendRefused(f"refused: the {label} contains a secret ({found[0].family}); nothing was written")
+    day = parse_date(day or ws.today())
+    content_hash = fragment_content_hash(topic, body)
+    refs = _existing_references(ws, references)
+    with stream_lock(ws):
+        if content_hash in tombstoned_hashes(ws):
+            raise AppendRefused("refused: this fragment was forgotten (tombstoned); nothing was written")
+        path = write_path_for(ws, day)
+        for ln in read_stream_lines(path):
+            if ln.kind == "fragment" and fragment_content_hash(ln.event["topic"], ln.event["body"]) == content_hash:  # type: ignore[index]
+                raise AppendRefused(
+                    f"refused: duplicate of fragment {ln.event['id']} in {ws.rel(path)}; nothing was written"  # type: ignore[index]
+                )
+        eid = event_id or new_event_id()
+        ev = build_fragment(
+            eid, timestamp_from_id(eid), source=source, entry=entry or eid[-8:],
+            topic=topic, body=body, references=refs, who=who, where=where,
+        )
+        _append_line(path, (serialize_event(ev) + "\n").encode("utf-8"))
+    return Fragment.from_event(day, ev)
+
+
+def _existing_references(ws: Workspace, refs: list[str] | None) -> list[str] | None:
+    """Keep only reference slugs that exist (trimmed, no blanks, de-duplicated), as TypeClaw does."""
+    if not refs:
+        return None
+    kept: list[str] = []
+    for ref in refs:
+        ref = ref.strip()
+        if ref and ref not in kept and (ws.references_dir / f"{ref}.md").is_file():
+            kept.append(ref)
+    return kept or None
+
+
+def append_raw_lines(ws: Workspace, day: str, lines: list[bytes]) -> None:
+    """Append verbatim lines (a restore of dropped fragments) under the stream lock."""
+    if not lines:
+        return
+    with stream_lock(ws):
+        _append_line(write_path_for(ws, day), b"".join(line.rstrip(b"\n") + b"\n" for line in lines))
+
+
+# --- rewriting (compaction, hard forget, restore) --------------------------------------------
+@dataclass
+class RewriteResult:
+    changed: bool
+    kept: list[StreamLine]
+    dropped: list[StreamLine]
+    carried_bytes: int  # bytes other writers appended while we worked, carried into the new file
+
+
+def rewrite_stream(
+    ws: Workspace,
+    path: Path,
+    keep: Callable[[StreamLine], bool],
+    *,
+    grace_seconds: float = 0.05,
+) -> RewriteResult:
+    """Rewrite `path` without the lines `keep` rejects, losing no concurrent append.
+
+    The old inode stays open: bytes appended to it before the rename are copied into the
+    temp file, and bytes that land on it after the rename (a writer that opened the path
+    just before) are appended to the new file during a short grace period.
+    """
+    with stream_lock(ws):
+        try:
+            old = open(path, "rb")
+        except FileNotFoundError:
+            return RewriteResult(False, [], [], 0)
+        with old:
+            data = old.read()
+            cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
+            lines = parse_stream_bytes(data[:cut])
+            kept = [ln for ln in lines if keep(ln)]
+            dropped = [ln for ln in lines if not keep(ln)]
+            if not dropped:
+                return RewriteResult(False, kept, [], 0)
+            tmp = path.with_name(path.name + ".tmp")
+            carried = 0
+            with open(tmp, "wb") as out:
+                out.write(b"".join(ln.raw + b"\n" for ln in kept))
+                out.write(data[cut:])
+                extra = old.read()
+                while extra:
+                    out.write(extra)
+                    carried += len(extra)
+                    extra = old.read()
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
+            fsync_dir(path.parent)
+            deadline = time.monotonic() + grace_seconds
+            while True:
+                late = old.read()
+                if late:
+                    carried += len(late)
+                    _append_line(path, late)
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.01)
+    return RewriteResult(True, kept, dropped, carried)

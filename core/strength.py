@@ -1,0 +1,135 @@
+"""The strength table: how strong each belief is, from the shards alone (no stream scan).
+
+Columns are TypeClaw's (slug, heading, cites, days, last reinforced, age) plus the wording tier
+of the promotion ladder and Moltbot's decay score and status. Values come from the strict
+frontmatter, as TypeClaw's table does; a shard TypeClaw cannot parse is still listed, with
+counts taken from its body and its parse error, so nobody loses sight of it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from datetime import date
+from pathlib import Path
+
+from core.settings import DecaySettings
+from core.shards import Shard, list_shard_files, read_shard, strength_of
+
+COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status")
+
+
+def ladder_tier(days: int) -> str:
+    """Promotion is gated on distinct days, never on cites."""
+    if days >= 7:
+        return "always"
+    if days >= 3:
+        return "consistently"
+    if days == 2:
+        return "observed"
+    return "mentioned"
+
+
+def age_days(today: str, last: str) -> int | None:
+    """floor((UTC(today) - UTC(last)) / 1 day), clamped at 0; None when a date is unparseable."""
+    try:
+        delta = (date.fromisoformat(today) - date.fromisoformat(last)).days
+    except ValueError:
+        return None
+    return max(0, delta)
+
+
+def decay_score(days: int, age: int | None, decay: DecaySettings) -> float:
+    """Moltbot §9.1 with base 1, access = distinct reinforcement days; clamped to [0, 1]."""
+    if age is None:
+        return 0.0
+    raw = math.exp(-decay.lambda_ * age) * math.log2(days + 1) * decay.type_weight
+    return max(0.0, min(1.0, raw))
+
+
+def decay_status(score: float, decay: DecaySettings) -> str:
+    """Moltbot §9.2 bands; the archive band's floor is configurable."""
+    if score >= 0.5:
+        return "active"
+    if score >= 0.2:
+        return "fading"
+    if score >= decay.archive_threshold:
+        return "dormant"
+    return "archived"
+
+
+@dataclass(frozen=True)
+class StrengthRow:
+    slug: str
+    heading: str
+    cites: int
+    days: int
+    last_reinforced: str
+    age: int | None
+    tier: str
+    score: float
+    status: str
+    pinned: bool = False
+    parse_error: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["score"] = round(self.score, 4)
+        return data
+
+
+def row_for(shard: Shard, today: str, decay: DecaySettings, pinned: bool = False) -> StrengthRow:
+    if shard.meta is not None:
+        heading = shard.meta.heading
+        cites, days, last = shard.meta.cites, shard.meta.days, shard.meta.last_reinforced
+    else:
+        heading = ""
+        cites, days, last = strength_of(shard.body, today)
+    age = age_days(today, last)
+    score = 1.0 if pinned else decay_score(days, age, decay)  # pinned items never decay
+    return StrengthRow(
+        slug=shard.slug, heading=heading, cites=cites, days=days, last_reinforced=last,
+        age=age, tier=ladder_tier(days), score=score,
+        status="pinned" if pinned else decay_status(score, decay),
+        pinned=pinned, parse_error=shard.error,
+    )
+
+
+def strength_table(
+    topics_dir: Path, today: str, decay: DecaySettings, pinned: frozenset[str] | set[str] = frozenset()
+) -> list[StrengthRow]:
+    """One row per shard, in TypeClaw's order: cites desc, days desc, last desc, slug asc."""
+    rows = [
+        row_for(read_shard(slug, path), today, decay, slug in pinned)
+        for slug, path in list_shard_files(topics_dir)
+    ]
+    return sort_rows(rows)
+
+
+def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool = False) -> list[StrengthRow]:
+    if column is None:
+        rows = sorted(rows, key=lambda r: r.slug)
+        rows.sort(key=lambda r: r.last_reinforced, reverse=True)
+        rows.sort(key=lambda r: (r.cites, r.days), reverse=True)
+        return rows
+    if column not in COLUMNS:
+        raise ValueError(f"unknown column {column!r}; choose one of {', '.join(COLUMNS)}")
+    # None ages sort last; ties broken by slug so the order is stable and reproducible.
+    def key(r: StrengthRow) -> tuple:
+        value = getattr(r, column)
+        return (value is None, value if value is not None else 0)
+    return sorted(sorted(rows, key=lambda r: r.slug), key=key, reverse=reverse)
+
+
+def render_prompt_table(rows: list[StrengthRow]) -> str:
+    """TypeClaw's `renderShardStrengthsTable` for the dreamer's prompt ('' when no shards)."""
+    if not rows:
+        return ""
+    out = [
+        "| slug | heading | cites | days | last reinforced | age (d) |",
+        "| --- | --- | ---: | ---: | --- | ---: |",
+    ]
+    for r in sort_rows(list(rows)):
+        heading = (r.heading or "(untitled)").replace("|", "\\|")
+        age = "—" if r.age is None else str(r.age)
+        out.append(f"| {r.slug} | {heading} | {r.cites} | {r.days} | {r.last_reinforced} | {age} |")
+    return "\n".join(out)
