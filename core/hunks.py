@@ -1,0 +1,406 @@
+"""Hunk-level review: git-made diffs, stable hunk ids, partial apply, 3-way rebase.
+
+Every diff here comes from git (`git diff --no-index` on temporary files) and is parsed
+with `unidiff`; every merge is `git merge-file`. No difflib: the hunks a person approves
+must be exactly the hunks git shows and stores.
+
+Text is UTF-8. A "line" is everything up to and including "\\n" (git's definition), so
+"\\r", form feeds or U+2028 inside a line are content, never line breaks. `Hunk.lines`
+holds each line without its final "\\n" (a CRLF line keeps its "\\r"); a line that has no
+"\\n" at all (end of file) is listed in `Hunk.no_newline_at`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from unidiff import PatchSet
+from unidiff.constants import (
+    DEV_NULL,
+    LINE_TYPE_ADDED,
+    LINE_TYPE_CONTEXT,
+    LINE_TYPE_NO_NEWLINE,
+    LINE_TYPE_REMOVED,
+)
+
+__all__ = [
+    "Hunk",
+    "FileDiff",
+    "GitError",
+    "diff_texts",
+    "apply_hunks",
+    "merge3",
+    "rebase_change",
+    "parse_patch",
+]
+
+NO_NEWLINE_MARKER = "\\ No newline at end of file"
+
+# Options that pin every knob of `git diff` a user or repo config could turn, so the
+# same texts always give the same hunks (and so the same hunk ids) on any machine.
+_DIFF_ARGS = (
+    "diff",
+    "--no-index",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+    "--text",  # a stray NUL must not turn a shard into "Binary files differ"
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+_CONFIG_ARGS = (
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.autocrlf=false",
+    "-c", "core.quotePath=false",
+    "-c", "color.ui=never",
+    "-c", "diff.noprefix=false",
+    "-c", "diff.mnemonicPrefix=false",
+    "-c", "diff.suppressBlankEmpty=false",
+    "-c", "merge.conflictStyle=merge",
+)
+
+
+class GitError(RuntimeError):
+    """git failed for a reason other than "there are differences / conflicts"."""
+
+
+@dataclass(frozen=True)
+class Hunk:
+    id: str
+    path: str
+    header: str
+    old_start: int
+    old_len: int
+    new_start: int
+    new_len: int
+    lines: tuple[tuple[str, str], ...]
+    added: int
+    removed: int
+    # Indices into `lines` of lines with no trailing newline ("\ No newline at end of file").
+    no_newline_at: tuple[int, ...] = ()
+
+    def text(self) -> str:
+        """The hunk in unified-diff form (header, lines, no-newline markers)."""
+        out = [self.header + "\n"]
+        for index, (tag, text) in enumerate(self.lines):
+            out.append(f"{tag}{text}\n")
+            if index in self.no_newline_at:
+                out.append(NO_NEWLINE_MARKER + "\n")
+        return "".join(out)
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    path: str
+    status: str  # "added" | "deleted" | "modified"
+    hunks: tuple[Hunk, ...]
+
+
+# --------------------------------------------------------------------------- git plumbing
+
+
+def _git_env(workdir: str) -> dict[str, str]:
+    """An environment where no global/system config or enclosing repo can steer git."""
+    env = dict(os.environ)
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_EXTERNAL_DIFF",
+                "GIT_DIFF_OPTS", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"):
+        env.pop(var, None)
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["GIT_CONFIG_GLOBAL"] = os.devnull
+    # Stop repo discovery at the temp dir: a repo above /tmp must not lend its config.
+    env["GIT_CEILING_DIRECTORIES"] = str(Path(workdir).parent)
+    env["LC_ALL"] = "C"
+    return env
+
+
+def _run_git(args: Iterable[str], workdir: str, ok_codes: range) -> subprocess.CompletedProcess:
+    """Run git in `workdir`; exit codes outside `ok_codes` are errors, not results."""
+    proc = subprocess.run(
+        ["git", *_CONFIG_ARGS, *args],
+        cwd=workdir,
+        env=_git_env(workdir),
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode not in ok_codes:
+        raise GitError(
+            f"git {' '.join(args)} exited {proc.returncode}: "
+            f"{proc.stderr.decode('utf-8', 'replace').strip()}"
+        )
+    return proc
+
+
+def _write(folder: str, name: str, text: str) -> str:
+    """Write `text` as exact UTF-8 bytes (no newline translation) and return the name."""
+    Path(folder, name).write_bytes(text.encode("utf-8"))
+    return name
+
+
+def _split_lines(text: str) -> list[str]:
+    """Split after each "\\n" only, keeping it: git's idea of a line (unlike splitlines)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+# --------------------------------------------------------------------------- unidiff -> Hunk
+
+
+def _hunk_id(path: str, old_start: int, lines: tuple[tuple[str, str], ...],
+             no_newline_at: tuple[int, ...]) -> str:
+    """Content address of a hunk: same path, place and lines => same id, in any process."""
+    payload = json.dumps([path, old_start, lines, no_newline_at], ensure_ascii=False)
+    return "h-" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:10]
+
+
+def _range(start: int, length: int) -> str:
+    """git's header notation: the length is omitted when it is 1."""
+    return str(start) if length == 1 else f"{start},{length}"
+
+
+def _strip_newline(value: str) -> str:
+    """unidiff keeps the diff line's own "\\n"; drop only that (a CRLF line keeps "\\r")."""
+    return value[:-1] if value.endswith("\n") else value
+
+
+def _convert_hunk(path: str, uhunk) -> Hunk:
+    """Turn one unidiff hunk into our frozen Hunk, folding no-newline markers into indices."""
+    lines: list[tuple[str, str]] = []
+    no_newline: list[int] = []
+    for line in uhunk:
+        if line.line_type == LINE_TYPE_NO_NEWLINE:
+            if lines:
+                no_newline.append(len(lines) - 1)
+        elif line.line_type in (LINE_TYPE_CONTEXT, LINE_TYPE_REMOVED, LINE_TYPE_ADDED):
+            lines.append((line.line_type, _strip_newline(line.value)))
+        # LINE_TYPE_EMPTY: blank separator lines after a hunk; not content.
+    frozen_lines = tuple(lines)
+    frozen_no_newline = tuple(no_newline)
+    header = (
+        f"@@ -{_range(uhunk.source_start, uhunk.source_length)} "
+        f"+{_range(uhunk.target_start, uhunk.target_length)} @@"
+    )
+    if uhunk.section_header:
+        header += " " + _strip_newline(uhunk.section_header)
+    return Hunk(
+        id=_hunk_id(path, uhunk.source_start, frozen_lines, frozen_no_newline),
+        path=path,
+        header=header,
+        old_start=uhunk.source_start,
+        old_len=uhunk.source_length,
+        new_start=uhunk.target_start,
+        new_len=uhunk.target_length,
+        lines=frozen_lines,
+        added=sum(1 for tag, _ in frozen_lines if tag == LINE_TYPE_ADDED),
+        removed=sum(1 for tag, _ in frozen_lines if tag == LINE_TYPE_REMOVED),
+        no_newline_at=frozen_no_newline,
+    )
+
+
+def _parse(diff_text: str) -> PatchSet:
+    """Feed unidiff lines split on "\\n" only, each keeping its ending, so "\\r" stays content."""
+    return PatchSet(_split_lines(diff_text))
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def diff_texts(path: str, before: str | None, after: str | None, context: int = 3) -> FileDiff:
+    """Diff two versions of one file with git. None = the file does not exist on that side.
+
+    A missing side is diffed as an empty file, which gives exactly the hunks git stores for
+    an added/deleted file. Identical texts give no hunks. Both sides None is a ValueError.
+    """
+    if before is None and after is None:
+        raise ValueError(f"{path}: no file on either side")
+    status = "added" if before is None else "deleted" if after is None else "modified"
+    if before == after:
+        return FileDiff(path, status, ())
+    with tempfile.TemporaryDirectory(prefix="dreamdeck-diff-") as tmp:
+        old = _write(tmp, "old", before or "")
+        new = _write(tmp, "new", after or "")
+        proc = _run_git([*_DIFF_ARGS, f"-U{context}", "--", old, new], tmp, range(0, 2))
+    files = list(_parse(proc.stdout.decode("utf-8")))
+    hunks = tuple(_convert_hunk(path, h) for f in files for h in f)
+    return FileDiff(path, status, hunks)
+
+
+def _old_slice(hunk: Hunk) -> tuple[int, int]:
+    """0-based [start, end) of the hunk in the old text; a zero-length range sits after old_start."""
+    start = hunk.old_start if hunk.old_len == 0 else hunk.old_start - 1
+    return start, start + hunk.old_len
+
+
+def _new_slice(hunk: Hunk) -> tuple[int, int]:
+    """0-based [start, end) of the hunk in the new text (same zero-length rule)."""
+    start = hunk.new_start if hunk.new_len == 0 else hunk.new_start - 1
+    return start, start + hunk.new_len
+
+
+def _check_slice(hunk: Hunk, tags: str, source: list[str], start: int, end: int) -> None:
+    """Guard: the lines we copy must be the lines the reviewer saw in the hunk."""
+    shown = [text for tag, text in hunk.lines if tag in tags]
+    copied = [_strip_newline(line) for line in source[start:end]]
+    if shown != copied:
+        raise AssertionError(f"hunk {hunk.id} does not match its text at {hunk.header}")
+
+
+def _rebuild(before: str, after: str, hunks: tuple[Hunk, ...], chosen: frozenset[str]) -> str:
+    """Walk `before`, swapping in each chosen hunk's `after` lines.
+
+    Lines are sliced from the real texts (not rebuilt from Hunk.lines) so line endings,
+    CRLF and a missing final newline come out byte-exact.
+    """
+    old_lines, new_lines = _split_lines(before), _split_lines(after)
+    out: list[str] = []
+    cursor = 0
+    for hunk in hunks:  # git emits hunks in file order with disjoint old ranges
+        old_start, old_end = _old_slice(hunk)
+        out.extend(old_lines[cursor:old_start])
+        _check_slice(hunk, " -", old_lines, old_start, old_end)
+        if hunk.id in chosen:
+            new_start, new_end = _new_slice(hunk)
+            _check_slice(hunk, " +", new_lines, new_start, new_end)
+            out.extend(new_lines[new_start:new_end])
+        else:
+            out.extend(old_lines[old_start:old_end])
+        cursor = old_end
+    out.extend(old_lines[cursor:])
+    return "".join(out)
+
+
+def apply_hunks(before: str | None, after: str | None, chosen: set[str] | frozenset[str],
+                path: str, *, context: int = 3) -> str | None:
+    """Rebuild the file from `before` plus only the chosen hunks of diff_texts(path, before, after).
+
+    All hunks chosen => `after` byte for byte (None if the change deletes the file);
+    none chosen => `before` (None if the change creates the file). An added or deleted
+    file is always a single hunk, so it is all or nothing. A change with no hunks at all
+    (an empty file created or deleted) counts as "all chosen" and yields `after`.
+    Ids in `chosen` that are not hunks of this diff raise KeyError naming them.
+    """
+    diff = diff_texts(path, before, after, context=context)
+    ids = {hunk.id for hunk in diff.hunks}
+    unknown = set(chosen) - ids
+    if unknown:
+        raise KeyError(f"unknown hunk ids for {path}: {', '.join(sorted(unknown))}")
+    picked = frozenset(chosen)
+    if picked == ids and after is None:
+        return None
+    if not picked and diff.hunks and before is None:
+        return None
+    return _rebuild(before or "", after or "", diff.hunks, picked)
+
+
+def merge3(base: str, ours: str, theirs: str,
+           labels: tuple[str, str, str] = ("current", "base", "proposed")) -> tuple[str, bool]:
+    """3-way merge with `git merge-file -p`. Returns (merged text, conflicted).
+
+    A conflicted result holds standard <<<<<<< / ======= / >>>>>>> markers labelled with
+    labels[0] (ours) and labels[2] (theirs).
+    """
+    with tempfile.TemporaryDirectory(prefix="dreamdeck-merge-") as tmp:
+        names = [_write(tmp, name, text)
+                 for name, text in (("ours", ours), ("base", base), ("theirs", theirs))]
+        args = ["merge-file", "-p",
+                "-L", labels[0], "-L", labels[1], "-L", labels[2], *names]
+        # merge-file exits with the number of conflicts (capped at 127); negative = error.
+        proc = _run_git(args, tmp, range(0, 128))
+    return proc.stdout.decode("utf-8"), proc.returncode > 0
+
+
+def rebase_change(base: str | None, current: str | None,
+                  proposed: str | None) -> tuple[str | None, bool]:
+    """Replay a proposal made against `base` onto the file as it is now (`current`).
+
+    Returns (text to write, conflicted); None means "the file should not exist". Cases,
+    checked in this order:
+      1. current == base: nothing moved under the proposal -> (proposed, False).
+      2. proposed == base: the proposal changes nothing -> (current, False).
+      3. proposed == current: the change is already there -> (current, False).
+      4. proposed is None (delete) but the file was edited since -> (current, True):
+         a modify/delete conflict, like git's; the text has no markers.
+      5. current is None (deleted since) but the proposal edits it -> (proposed, True):
+         a delete/modify conflict; the text has no markers.
+      6. otherwise a 3-way merge, base None counting as an empty base (both sides created
+         the file) -> merge3(base or "", current, proposed), markers on conflict.
+    """
+    if current == base:
+        return proposed, False
+    if proposed == base or proposed == current:
+        return current, False
+    if proposed is None:
+        return current, True
+    if current is None:
+        return proposed, True
+    return merge3(base or "", current, proposed)
+
+
+def _unquote_git_path(name: str) -> str:
+    """Undo git's C-style quoting ("a/\\355\\225\\234.md") of unusual file names."""
+    if not (len(name) >= 2 and name.startswith('"') and name.endswith('"')):
+        return name
+    escapes = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+    body, raw, i = name[1:-1], bytearray(), 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "01234567":
+                raw.append(int(body[i + 1:i + 4], 8))
+                i += 4
+                continue
+            raw.append(escapes.get(nxt, ord(nxt)))
+            i += 2
+            continue
+        raw.extend(char.encode("utf-8"))
+        i += 1
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _patch_path(name: str | None, prefix: str) -> str | None:
+    """A ---/+++ file name without quoting or its a/ or b/ prefix; None for /dev/null."""
+    if not name or name == DEV_NULL:
+        return None
+    name = _unquote_git_path(name)
+    return name[len(prefix):] if name.startswith(prefix) else name
+
+
+def _patch_status(patched) -> str:
+    """added / deleted / modified from the git header (or /dev/null on either side)."""
+    info = [str(line) for line in (patched.patch_info or [])]
+    if patched.source_file == DEV_NULL or any(l.startswith("new file mode") for l in info):
+        return "added"
+    if patched.target_file == DEV_NULL or any(l.startswith("deleted file mode") for l in info):
+        return "deleted"
+    return "modified"
+
+
+def parse_patch(patch_text: str) -> list[FileDiff]:
+    """Parse a multi-file unified diff (e.g. `git show --format= <rev>`) into FileDiffs.
+
+    The path is the b/ path without "b/" (the a/ path for a deletion), so the hunk ids
+    equal those diff_texts(path, before, after) gives for the same two versions. Best fed
+    git output made with --no-renames: a rename is reported as "modified" at its new path.
+    Files without hunks (binary, mode-only) are returned with an empty hunk tuple.
+    """
+    result = []
+    for patched in _parse(patch_text):
+        status = _patch_status(patched)
+        path = (_patch_path(patched.target_file, "b/") if status != "deleted" else None) \
+            or _patch_path(patched.source_file, "a/") or ""
+        hunks = tuple(_convert_hunk(path, h) for h in patched)
+        result.append(FileDiff(path, status, hunks))
+    return result
