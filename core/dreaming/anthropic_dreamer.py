@@ -1,0 +1,198 @@
+"""The `anthropic` dreamer: Claude through the official SDK, speaking the protocol's tools.
+
+It only ever writes to the `DreamScratch` it is given; any failure raises `DreamerError`
+and the run throws the scratch away, so a failed or partial dream changes nothing.
+`anthropic` is imported inside `dream()`: it takes over a second to import, and most
+callers (the TUI, the offline dreamer, `auto` without a key) never need it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt
+from core.dreaming.protocol import TOOL_SCHEMAS, DreamerError, DreamInput, DreamOutcome, DreamScratch
+from core.secrets import redact_secrets
+
+_CACHE = {"type": "ephemeral"}
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = re.sub(r"\s+", " ", str(text)).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _redact_json(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if isinstance(value, list):
+        return [_redact_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_json(v) for k, v in value.items()}
+    return value
+
+
+def _tool_result_text(result: str) -> tuple[str, bool]:
+    """The result as sent back (secrets redacted) and whether it is an error."""
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return redact_secrets(result), True
+    # Redact the decoded strings, not the JSON text: an escaped "\n" before a key would
+    # hide the word boundary the secret patterns rely on.
+    is_error = not (isinstance(data, dict) and data.get("ok") is True)
+    return json.dumps(_redact_json(data), ensure_ascii=False), is_error
+
+
+def _assistant_blocks(content: list[Any]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for block in content:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            if block.text:  # the API rejects empty text blocks when they are sent back
+                blocks.append({"type": "text", "text": block.text})
+        elif kind == "tool_use":
+            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+        elif hasattr(block, "model_dump"):  # thinking and other blocks go back untouched
+            blocks.append(block.model_dump(exclude_none=True))
+    return blocks
+
+
+def _with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy whose last user block is a cache breakpoint, so each turn re-reads the prefix
+    from cache. Only one moving breakpoint (plus the system one): the API allows four."""
+    last = messages[-1]
+    content = last["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    content = [*content[:-1], {**content[-1], "cache_control": _CACHE}]
+    return [*messages[:-1], {**last, "content": content}]
+
+
+class AnthropicDreamer:
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        max_output_tokens: int = 8000,
+        timeout_seconds: float = 120.0,
+        max_retries: int = 3,
+        max_turns: int = 40,
+        api_key: str | None = None,
+        base_url: str | None = None,
+    ):
+        if not model:
+            raise ValueError("a model is required (no model is hardcoded)")
+        self.model = model
+        self.max_output_tokens = max_output_tokens
+        self.timeout_seconds = timeout_seconds
+        self.max_retries = max_retries
+        self.max_turns = max_turns
+        self._api_key = api_key
+        self.base_url = base_url  # None: the SDK reads ANTHROPIC_BASE_URL itself
+
+    def _key(self) -> str:
+        key = self._api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise DreamerError("anthropic: no API key (set ANTHROPIC_API_KEY)")
+        return key
+
+    def dream(self, inp: DreamInput, scratch: DreamScratch) -> DreamOutcome:
+        import anthropic  # lazy: see the module docstring
+
+        key = self._key()
+        outcome = scratch.outcome
+        messages: list[dict[str, Any]] = [{"role": "user", "content": build_user_prompt(inp)}]
+        system = [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": _CACHE}]
+
+        with anthropic.Anthropic(
+            api_key=key, base_url=self.base_url,
+            timeout=self.timeout_seconds, max_retries=self.max_retries,
+        ) as client:
+            for _turn in range(self.max_turns):
+                try:
+                    resp = client.messages.create(
+                        model=self.model,
+                        max_tokens=self.max_output_tokens,
+                        system=system,
+                        tools=TOOL_SCHEMAS,
+                        messages=_with_cache_breakpoint(messages),
+                    )
+                except anthropic.AnthropicError as err:
+                    raise DreamerError(self._describe(anthropic, err)) from err
+
+                self._count(outcome, resp.usage)
+                tool_uses = [b for b in resp.content if getattr(b, "type", None) == "tool_use"]
+
+                if resp.stop_reason == "max_tokens":
+                    # The last block may be a tool call cut in half: never execute it.
+                    raise DreamerError(
+                        f"anthropic: output hit max_tokens ({self.max_output_tokens}) "
+                        "before the dream finished"
+                    )
+                if resp.stop_reason == "refusal":
+                    raise DreamerError("anthropic: the model refused to dream")
+                if resp.stop_reason == "model_context_window_exceeded":
+                    raise DreamerError("anthropic: the conversation outgrew the model's context window")
+
+                messages.append({"role": "assistant", "content": _assistant_blocks(resp.content)})
+                if not tool_uses:
+                    if resp.stop_reason == "pause_turn":
+                        continue  # the API asks us to send the turn back as is
+                    # end_turn (or a stop sequence) without finish: a terse but normal end.
+                    return outcome
+
+                results = []
+                for use in tool_uses:
+                    raw = scratch.dispatch(use.name, use.input)  # non-dict input is refused there
+                    text, is_error = _tool_result_text(raw)
+                    results.append(
+                        {"type": "tool_result", "tool_use_id": use.id, "content": text, "is_error": is_error}
+                    )
+                if outcome.finished:
+                    return outcome
+                messages.append({"role": "user", "content": results})
+
+        raise DreamerError(f"anthropic: no finish after {self.max_turns} turns")
+
+    @staticmethod
+    def _count(outcome: DreamOutcome, usage: Any) -> None:
+        if usage is None:
+            return
+        # Cached prompt tokens are still input the run consumed.
+        outcome.input_tokens += (
+            (getattr(usage, "input_tokens", 0) or 0)
+            + (getattr(usage, "cache_creation_input_tokens", 0) or 0)
+            + (getattr(usage, "cache_read_input_tokens", 0) or 0)
+        )
+        outcome.output_tokens += getattr(usage, "output_tokens", 0) or 0
+
+    def _describe(self, anthropic: Any, err: Exception) -> str:
+        """One line a reviewer can act on; never the key, never a multi-line body."""
+        retries = f"after {self.max_retries} retries"
+        if isinstance(err, anthropic.APITimeoutError):
+            return f"anthropic: request timed out ({self.timeout_seconds:g}s) {retries}"
+        if isinstance(err, anthropic.APIConnectionError):
+            return _one_line(f"anthropic: cannot reach the API {retries}: {err}")
+        if isinstance(err, anthropic.APIStatusError):
+            status = err.status_code
+            detail = ""
+            body = err.body
+            if isinstance(body, dict) and isinstance(body.get("error"), dict):
+                detail = str(body["error"].get("message") or "")
+            detail = redact_secrets(detail or str(err))
+            if status == 429:
+                return f"anthropic: rate limited (429) {retries}"
+            if status == 529:
+                return f"anthropic: API overloaded (529) {retries}"
+            if status >= 500:
+                return f"anthropic: server error ({status}) {retries}"
+            if status == 401:
+                return "anthropic: authentication failed (401); check ANTHROPIC_API_KEY"
+            if status == 403:
+                return _one_line(f"anthropic: permission denied (403): {detail}")
+            return _one_line(f"anthropic: request rejected ({status}): {detail}")
+        return _one_line(f"anthropic: {type(err).__name__}: {redact_secrets(str(err))}")
