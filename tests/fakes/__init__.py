@@ -1,0 +1,1 @@
+"""Local stand-ins for remote services, spoken to over real sockets (no monkeypatching)."""
