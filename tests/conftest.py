@@ -1,0 +1,44 @@
+"""Shared fixtures: real agent folders with real git, the way TypeClaw lays them out."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+# Tests never read the developer's git identity or hooks.
+os.environ.setdefault("GIT_CONFIG_GLOBAL", "/dev/null")
+os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+os.environ.pop("ANTHROPIC_API_KEY", None)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=tester", "-c", "user.email=tester@localhost", *args],
+        cwd=root, check=True, capture_output=True, text=True,
+    ).stdout
+
+
+@pytest.fixture
+def agent_dir(tmp_path: Path) -> Path:
+    """An agent folder as TypeClaw makes one: git repo, `.gitignore` listing memory/, one commit."""
+    root = tmp_path / "agent"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / ".gitignore").write_text("# system-managed roots\nmemory/\n")
+    (root / "SOUL.md").write_text("# Soul\nBe kind.\n")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init agent")
+    return root
+
+
+@pytest.fixture
+def ws(agent_dir: Path):
+    from core.workspace import Workspace
+
+    return Workspace.open(agent_dir, today="2026-05-22")
