@@ -266,8 +266,9 @@ class RewriteResult:
 def rewrite_stream(
     ws: Workspace,
     path: Path,
-    keep: Callable[[StreamLine], bool],
+    keep: Callable[[StreamLine], bool] | None = None,
     *,
+    keep_for: Callable[[list[StreamLine]], Callable[[StreamLine], bool]] | None = None,
     grace_seconds: float = 0.05,
 ) -> RewriteResult:
     """Rewrite `path` without the lines `keep` rejects, losing no concurrent append.
@@ -285,8 +286,12 @@ def rewrite_stream(
             data = old.read()
             cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
             lines = parse_stream_bytes(data[:cut])
-            kept = [ln for ln in lines if keep(ln)]
-            dropped = [ln for ln in lines if not keep(ln)]
+            # keep_for sees the very lines being rewritten (e.g. to find each source's last watermark)
+            rule = keep_for(lines) if keep_for is not None else keep
+            assert rule is not None, "rewrite_stream needs keep or keep_for"
+            verdicts = [rule(ln) for ln in lines]
+            kept = [ln for ln, ok in zip(lines, verdicts) if ok]
+            dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
             if not dropped:
                 return RewriteResult(False, kept, [], 0)
             tmp = path.with_name(path.name + ".tmp")
