@@ -1,0 +1,304 @@
+"""One dream run, in TypeClaw's order, with the review policy between the dreamer and the apply.
+
+collect undreamed → snapshot → strength table → dreamer (on a scratch copy) → invariants →
+split by policy → apply the automatic part through the one door (recompute, advance ids,
+compaction + gated GC, commit) → park the rest as a pending reflection.
+The dreamer never touches the disk, so a dreamer that fails or misbehaves changes nothing.
+"""
+from __future__ import annotations
+
+import os
+import secrets as _secrets
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+
+from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset, plan_changeset
+from core.citations import citation_keys, sectioned_citations, summarize_missing
+from core.dreaming.lock import DreamLock
+from core.dreaming.policy import needs_review
+from core.dreaming.protocol import DreamerError, DreamInput, DreamScratch, UndreamedFragment
+from core.reflections import ProposedFile, Reflection, meta_updates, next_reflection_id
+from core.settings import load_settings
+from core.shards import list_shard_files, parse_loose_shard, recompute_shard_text
+from core.state import load_state, save_state
+from core.strength import render_prompt_table, strength_table
+from core.streams import list_stream_days, read_stream_lines
+from core.tombstones import tombstoned_keys
+from core.workspace import Workspace, local_datetime_iso
+
+
+class DreamRefused(RuntimeError):
+    """The run could not start (corrupt state, busy lock); nothing was changed."""
+
+
+@dataclass
+class DreamReceipt:
+    id: str
+    started: str
+    dreamer: str
+    trigger: str
+    review: str
+    status: str = "skipped"  # skipped | applied | pending | mixed | reverted | failed | dry-run | nothing
+    fragments_seen: int = 0
+    days: list[str] = field(default_factory=list)
+    shards_created: list[str] = field(default_factory=list)
+    shards_changed: list[str] = field(default_factory=list)
+    shards_deleted: list[str] = field(default_factory=list)
+    auto_applied: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    citations_added: int = 0
+    superseded_added: int = 0
+    fragments_dropped: list[str] = field(default_factory=list)
+    watermarks_dropped: int = 0
+    reverted: bool = False
+    lost: list[str] = field(default_factory=list)
+    reflection: str | None = None
+    commit: str | None = None
+    summary: str = ""
+    questions: list[str] = field(default_factory=list)
+    contradictions: list[str] = field(default_factory=list)
+    tool_errors: list[str] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    elapsed_ms: int = 0
+    dreamer_ms: int = 0
+    message: str = ""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def choose_dreamer(name: str, ws: Workspace):
+    """auto → anthropic when ANTHROPIC_API_KEY is set, else offline; returns (dreamer, why)."""
+    settings = load_settings(ws.root).dreaming
+    if name == "auto":
+        name = "anthropic" if os.environ.get("ANTHROPIC_API_KEY") else "offline"
+        why = "auto: ANTHROPIC_API_KEY is set" if name == "anthropic" else "auto: no ANTHROPIC_API_KEY, using offline"
+    else:
+        why = f"{name} (asked for)"
+    if name == "offline":
+        from core.dreaming.offline import OfflineDreamer
+
+        return OfflineDreamer(), why
+    if name == "anthropic":
+        from core.dreaming.anthropic_dreamer import AnthropicDreamer
+
+        return AnthropicDreamer(
+            model=settings.model, max_output_tokens=settings.max_output_tokens,
+            timeout_seconds=settings.timeout_seconds, max_retries=settings.max_retries,
+        ), why
+    raise ValueError(f"unknown dreamer {name!r}: choose auto, offline or anthropic")
+
+
+def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
+    """Fragments not yet dreamed and not forgotten, oldest day first, file order within a day."""
+    stones = tombstoned_keys(ws)
+    out: list[UndreamedFragment] = []
+    for day, path in list_stream_days(ws):
+        dreamed = state.dreamed_ids(day)
+        for ln in read_stream_lines(path):
+            if ln.kind != "fragment":
+                continue
+            ev = ln.event
+            if ev["id"] in dreamed or (day, ev["id"]) in stones:  # type: ignore[index]
+                continue
+            out.append(UndreamedFragment(
+                date=day, id=ev["id"], topic=ev["topic"], body=ev["body"],  # type: ignore[index]
+                source=ev.get("source", ""), ts=ev.get("ts", ""), who=ev.get("who"),  # type: ignore[union-attr]
+            ))
+    return out
+
+
+def _receipt_id(now: datetime) -> str:
+    return "d-" + now.strftime("%Y%m%d-%H%M%S") + "-" + _secrets.token_hex(2)
+
+
+def run_dream(
+    ws: Workspace,
+    *,
+    dreamer=None,
+    dreamer_name: str | None = None,
+    review: str | None = None,
+    trigger: str = "manual",
+    dry_run: bool = False,
+    now: datetime | None = None,
+    fault=None,
+    lock_timeout: float = 0,
+) -> DreamReceipt:
+    settings = load_settings(ws.root)
+    review = review or settings.dreaming.review
+    if dreamer is None:
+        dreamer, _why = choose_dreamer(dreamer_name or settings.dreaming.dreamer, ws)
+    now = now or datetime.now(timezone.utc)
+    lock = DreamLock(ws, trigger, settings.dreaming.stale_lock_minutes)
+    if not dry_run:
+        lock.acquire(timeout=lock_timeout)
+    try:
+        return _run(ws, dreamer, review, trigger, dry_run, now, fault)
+    finally:
+        if not dry_run:
+            lock.release()
+
+
+def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: datetime, fault) -> DreamReceipt:
+    t0 = time.monotonic()
+    today = ws.today()
+    receipt = DreamReceipt(_receipt_id(now), now.isoformat(timespec="seconds"), dreamer.name, trigger, review)
+    state, problem = load_state(ws.state_path)
+    if problem:
+        raise DreamRefused(f"{problem}. Run `dreamdeck doctor` before dreaming.")
+    undreamed = collect_undreamed(ws, state)
+    if not undreamed:
+        receipt.message = "no undreamed fragments since last run; skipping"
+        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
+        return receipt
+    receipt.fragments_seen = len(undreamed)
+    receipt.days = sorted({f.date for f in undreamed})
+
+    # Snapshot: the bytes every decision below is made against.
+    before = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in list_shard_files(ws.topics_dir)}
+    vault = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in list_shard_files(ws.vault_dir)}
+    pinned = frozenset(vault)
+    rows = strength_table(ws.topics_dir, today, load_settings(ws.root).decay, pinned)
+    inp = DreamInput(
+        today=today, fragments=undreamed, strength_table=render_prompt_table(rows), pinned=pinned,
+        references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
+    )
+    scratch = DreamScratch(before, pinned)
+    td = time.monotonic()
+    try:
+        outcome = dreamer.dream(inp, scratch)
+    except DreamerError as exc:
+        # TypeClaw: nothing advances when the dreamer throws; the scratch is simply dropped.
+        receipt.status = "failed"
+        receipt.message = f"dreamer failed, nothing changed: {exc}"
+        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
+        return receipt
+    receipt.dreamer_ms = int((time.monotonic() - td) * 1000)
+    receipt.summary, receipt.questions = outcome.summary, outcome.questions
+    receipt.contradictions, receipt.tool_errors = outcome.contradictions, outcome.tool_errors
+    receipt.input_tokens, receipt.output_tokens = outcome.input_tokens, outcome.output_tokens
+
+    after = {slug: recompute_shard_text(text, slug, today)[0] for slug, text in scratch.files.items()}
+    changed = sorted(s for s in set(before) | set(after) if before.get(s) != after.get(s))
+    shown: dict[str, set[str]] = {}
+    for f in undreamed:
+        shown.setdefault(f.date, set()).add(f.id)
+
+    # Invariant 1: every (date, id) cited before, in topics or vault, is still cited.
+    vault_keys = set().union(*(citation_keys(t) for t in vault.values())) if vault else set()
+    old_keys = set().union(*(citation_keys(t) for t in before.values())) if before else set()
+    new_keys = set().union(*(citation_keys(t) for t in after.values())) if after else set()
+    lost = sorted((old_keys | vault_keys) - (new_keys | vault_keys))
+    if lost:
+        receipt.status, receipt.reverted = "reverted", True
+        receipt.lost = [f"{d}#{i}" for d, i in lost]
+        receipt.message = (
+            f"citation-superset violation: the dream dropped {len(lost)} previously-cited id(s); nothing was "
+            f"applied and the {len(undreamed)} fragment(s) it saw are marked dreamed (orphaned). "
+            f"missing={summarize_missing(lost)}"
+        )
+        if not dry_run:
+            ts = local_datetime_iso()
+            for day, ids in shown.items():
+                state = state.add_dreamed(day, ids, ts)
+            save_state(ws.state_path, state)  # anti-loop; no GC, no commit
+        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
+        return receipt
+
+    auto: list[FileEdit] = []
+    held: list[ProposedFile] = []
+    for slug in changed:
+        rel = f"topics/{slug}.md"
+        old, new = before.get(slug), after.get(slug)
+        (receipt.shards_created if old is None else receipt.shards_deleted if new is None else receipt.shards_changed).append(slug)
+        receipt.citations_added += len(citation_keys(new or "") - citation_keys(old or ""))
+        receipt.superseded_added += len(
+            sectioned_citations(parse_loose_shard(new or "").body).superseded_keys()
+            - sectioned_citations(parse_loose_shard(old or "").body).superseded_keys()
+        )
+        if needs_review(review, old, new, slug in pinned):
+            held.append(ProposedFile(rel, old, new, pinned=slug in pinned))
+        else:
+            auto.append(FileEdit(rel, old, new))
+    receipt.auto_applied = [e.path for e in auto]
+    receipt.pending = [f.path for f in held]
+
+    reflection = None
+    meta: dict[str, str | None] = {}
+    if held:
+        reflection = Reflection(
+            id=next_reflection_id(ws), created=now.isoformat(timespec="seconds"), dreamer=dreamer.name,
+            trigger=trigger, summary=outcome.summary, questions=outcome.questions,
+            contradictions=outcome.contradictions, archive=outcome.archive,
+            fragments=[{"date": f.date, "id": f.id, "topic": f.topic, "body": f.body} for f in undreamed],
+            files=held,
+        )
+        receipt.reflection = reflection.id
+    receipt.status = (
+        "nothing" if not changed else "applied" if not held else "pending" if not auto else "mixed"
+    )
+    if reflection is not None:
+        reflection.receipt = receipt.to_json()
+        meta.update(meta_updates(ws, [reflection], None))
+
+    cs = ChangeSet(
+        action="DREAM", actor=f"dreamer:{dreamer.name}", approval="auto", trigger=trigger,
+        summary=outcome.summary or f"{len(undreamed)} fragment(s) dreamed", ref=reflection.id if reflection else "",
+        dream_subject=True, edits=auto, advance=shown, gc_days=set(shown),
+        meta_files=meta,
+    )
+    if dry_run:
+        plan_changeset(ws, cs, today)
+        receipt.status = "dry-run"
+        receipt.message = f"dry run: would apply {len(auto)} change(s) and hold {len(held)} for review"
+        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
+        return receipt
+    receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
+    cs.meta_files[f"receipts/{receipt.id}.json"] = _receipt_text(receipt)
+    try:
+        result = apply_changeset(ws, cs, today=today, now=now, fault=fault)
+    except Refused as exc:
+        # Someone changed topics between the snapshot and the apply and it does not merge.
+        receipt.status = "failed"
+        receipt.message = f"not applied: {exc}"
+        return receipt
+    receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
+    receipt.watermarks_dropped = result.compaction.watermarks_dropped
+    receipt.commit = result.sha
+    receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
+    receipt.message = _message(receipt)
+    return receipt
+
+
+def _receipt_text(receipt: DreamReceipt) -> str:
+    import json
+
+    return json.dumps(receipt.to_json(), ensure_ascii=False, indent=2) + "\n"
+
+
+def _message(r: DreamReceipt) -> str:
+    parts = [f"{r.fragments_seen} fragment(s) from {len(r.days)} day(s)"]
+    if r.auto_applied:
+        parts.append(f"{len(r.auto_applied)} change(s) applied")
+    if r.pending:
+        parts.append(f"{len(r.pending)} held for review in {r.reflection}")
+    if r.fragments_dropped:
+        parts.append(f"{len(r.fragments_dropped)} uncited fragment(s) collected")
+    return ", ".join(parts)
+
+
+def list_receipts(ws: Workspace, limit: int = 20) -> list[dict]:
+    import json
+
+    folder = ws.meta_dir / "receipts"
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.glob("d-*.json"), reverse=True)[:limit]:
+        try:
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError):
+            continue
+    return out

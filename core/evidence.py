@@ -1,0 +1,51 @@
+"""Which fragments are cited, and so protected: topics, vault, archive, pending reflections.
+
+The citation-superset invariant is checked over `SHARD_AREAS` (what memory believes); fragment
+GC additionally spares whatever a pending reflection proposes to cite, so a human can still
+approve it later.
+"""
+from __future__ import annotations
+
+import json
+
+from core.citations import Key, citation_keys
+from core.shards import list_shard_files
+from core.workspace import Workspace
+
+SHARD_AREAS = ("topics", "vault", "archive")
+
+
+def shard_area_files(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS):
+    """(relpath under memory/, absolute path) of every flat shard file in the areas."""
+    for area in areas:
+        for slug, path in list_shard_files(ws.memory / area):
+            yield f"{area}/{slug}.md", path
+
+
+def cited_keys(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS) -> set[Key]:
+    keys: set[Key] = set()
+    for _, path in shard_area_files(ws, areas):
+        keys |= citation_keys(path.read_bytes().decode("utf-8", "replace"))
+    return keys
+
+
+def pending_reflection_keys(ws: Workspace) -> set[Key]:
+    """Citations in the proposed content of every pending reflection."""
+    keys: set[Key] = set()
+    folder = ws.meta_dir / "reflections"
+    if not folder.is_dir():
+        return keys
+    for path in folder.glob("r-*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        if data.get("status") != "pending":
+            continue
+        for change in data.get("files", []):
+            keys |= citation_keys(change.get("proposed") or "")
+    return keys
+
+
+def gc_protected_keys(ws: Workspace) -> set[Key]:
+    return cited_keys(ws) | pending_reflection_keys(ws)
