@@ -11,8 +11,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-# zod 4 `z.string().datetime()`: UTC `Z` only, any fractional precision.
-_ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z$")
+# zod 4 `z.string().datetime()`: UTC `Z` only, any fractional precision, seconds optional, and
+# only real calendar dates and clock times (zod's own regex; `[0-9]` because JS `\d` is ASCII).
+_DATE = (
+    r"(?:(?:[0-9]{2}(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29"
+    r"|[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    r"|02-(?:0[1-9]|1[0-9]|2[0-8])))"
+)
+_ISO_Z = re.compile(rf"^{_DATE}T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?Z$")
 FRAGMENT_KEYS = ("type", "id", "ts", "source", "entry", "topic", "body", "references", "who", "where")
 WHERE_KEYS = ("adapter", "workspace", "chat", "thread", "workspaceName", "chatName", "parentChat", "parentChatName")
 
@@ -50,13 +56,15 @@ def validate_event(ev: object) -> dict[str, Any]:
         _check_ts(ev)
         for key in ("source", "entry", "topic", "body"):
             _req_str(ev, key)
-        refs = ev.get("references")
-        if refs is not None and not (isinstance(refs, list) and all(isinstance(r, str) for r in refs)):
-            raise EventError("'references' must be a list of strings")
+        # zod `.optional()` accepts an absent key, never `null`.
+        if "references" in ev:
+            refs = ev["references"]
+            if not (isinstance(refs, list) and all(isinstance(r, str) for r in refs)):
+                raise EventError("'references' must be a list of strings")
         if "who" in ev:
             _req_str(ev, "who", min_len=1)
-        where = ev.get("where")
-        if where is not None:
+        if "where" in ev:
+            where = ev["where"]
             if not isinstance(where, dict):
                 raise EventError("'where' must be an object")
             for key in ("adapter", "workspace", "chat"):
@@ -64,6 +72,9 @@ def validate_event(ev: object) -> dict[str, Any]:
                     raise EventError(f"'where.{key}' must be a string")
             if "thread" in where and where["thread"] is not None and not isinstance(where["thread"], str):
                 raise EventError("'where.thread' must be a string or null")
+            for key in ("workspaceName", "chatName", "parentChat", "parentChatName"):
+                if key in where and not isinstance(where[key], str):
+                    raise EventError(f"'where.{key}' must be a string")
     elif kind == "watermark":
         _req_str(ev, "id", min_len=1)
         _check_ts(ev)
@@ -79,11 +90,15 @@ def validate_event(ev: object) -> dict[str, Any]:
     return ev
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # JSON.parse rejects NaN / Infinity; Python accepts them
+
+
 def parse_event_line(line: str) -> dict[str, Any]:
     """Parse one line; EventError (never anything else) when it is not a valid event."""
     try:
-        ev = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        ev = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
         raise EventError(f"invalid JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
     return validate_event(ev)
 
