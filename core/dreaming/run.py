@@ -180,7 +180,12 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     receipt.contradictions, receipt.tool_errors = outcome.contradictions, outcome.tool_errors
     receipt.input_tokens, receipt.output_tokens = outcome.input_tokens, outcome.output_tokens
 
-    after = {slug: recompute_shard_text(text, slug, today)[0] for slug, text in scratch.files.items()}
+    # TypeClaw recomputes (every shard) only when the dreamer rewrote shards: a no-op dream must
+    # not turn a stale hand-edited count into a "change" that enables fragment GC.
+    after = (
+        {slug: recompute_shard_text(text, slug, today)[0] for slug, text in scratch.files.items()}
+        if scratch.changed() else dict(before)
+    )
     changed = sorted(s for s in set(before) | set(after) if before.get(s) != after.get(s))
     shown: dict[str, set[str]] = {}
     for f in undreamed:
