@@ -1,8 +1,8 @@
 """Which fragments are cited, and so protected: topics, vault, archive, pending reflections.
 
 The citation-superset invariant is checked over `SHARD_AREAS` (what memory believes); fragment
-GC additionally spares whatever a pending reflection proposes to cite, so a human can still
-approve it later.
+GC additionally spares whatever a pending reflection proposes to cite or was shown, so a human
+can still approve it, or reject it and release its fragments back to the tail.
 """
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ def cited_keys(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS) -> set[Key]:
 
 
 def pending_reflection_keys(ws: Workspace) -> set[Key]:
-    """Citations in the proposed content of every pending reflection."""
+    """Citations in the proposed content of every pending reflection, and the fragments it was
+    shown: until a person decides, `reject --release` must still be able to return them."""
     keys: set[Key] = set()
     folder = ws.meta_dir / "reflections"
     if not folder.is_dir():
@@ -44,6 +45,9 @@ def pending_reflection_keys(ws: Workspace) -> set[Key]:
             continue
         for change in data.get("files", []):
             keys |= citation_keys(change.get("proposed") or "")
+        for shown in data.get("fragments", []):
+            if isinstance(shown, dict) and isinstance(shown.get("date"), str) and isinstance(shown.get("id"), str):
+                keys.add((shown["date"], shown["id"]))
     return keys
 
 

@@ -58,9 +58,14 @@ def body(belief: str, cites: list[str], superseded: list[str] = ()) -> str:
 
 
 def draft(belief: str, cites: list[str], superseded: list[str] = (), tags: str | None = None) -> str:
-    """What the dreaming prompt's template asks for: placeholder counts the runtime fixes."""
-    fm = f"---\nheading: {belief}\ncites: 0\ndays: 0\nlastReinforced: 2000-01-01\n" + (f"tags: {tags}\n" if tags else "") + "---\n"
-    return fm + body(belief, cites, superseded)
+    """What the dreaming prompt's template asks for: placeholder counts the runtime fixes.
+
+    Heading and sentence follow `helpers.shard_text` ("X" / "X."), so a draft that only adds
+    citations to a shard_text shard is a pure citation addition.
+    """
+    heading = belief.rstrip(".")
+    fm = f"---\nheading: {heading}\ncites: 0\ndays: 0\nlastReinforced: 2000-01-01\n" + (f"tags: {tags}\n" if tags else "") + "---\n"
+    return fm + body(heading + ".", cites, superseded)
 
 
 def citations_in(text: str) -> list[str]:
