@@ -1,0 +1,255 @@
+"""The dreamdeck app: seven screens over one workspace, a background watcher, and a palette.
+
+Threading: every core call runs in a thread worker; results come back as messages; after any
+action (ours or the watcher's) `memory_changed()` makes the views re-read core.
+"""
+from __future__ import annotations
+
+import os
+from functools import partial
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.reactive import reactive
+
+from core.workspace import Workspace
+from tui.config import UserConfig, load_user_config, save_theme
+from tui.screens.base import TABS, MemoryScreen, TabBar
+
+
+def _screen_classes() -> dict[str, type]:
+    from tui.screens.control import ControlScreen
+    from tui.screens.history import HistoryScreen
+    from tui.screens.proposals import ProposalsScreen
+    from tui.screens.reflections import ReflectionsScreen
+    from tui.screens.stream import StreamScreen
+    from tui.screens.topics import TopicsScreen
+    from tui.screens.vault import VaultScreen
+
+    return {
+        "topics": TopicsScreen, "reflections": ReflectionsScreen, "proposals": ProposalsScreen,
+        "vault": VaultScreen, "history": HistoryScreen, "stream": StreamScreen, "control": ControlScreen,
+    }
+
+
+class DreamdeckCommands(Provider):
+    """Every action in the palette: screens, app actions, and the current screen's bindings."""
+
+    def _entries(self) -> list[tuple[str, Any, str]]:
+        app: DreamdeckApp = self.app  # type: ignore[assignment]
+        out: list[tuple[str, Any, str]] = []
+        for mode, key, label in TABS:
+            out.append((f"Go to {label}", partial(app.switch_mode, mode), f"screen {key}"))
+        out += [
+            ("Dream now", app.action_dream_now, "run a dream with the configured dreamer and review policy"),
+            ("Dream dry run", partial(app.action_dream_now, True), "show what a dream would change, write nothing"),
+            ("Pause or resume the watcher", app.action_toggle_watcher, "background dreaming on new fragments"),
+        ]
+        screen = app.screen
+        seen = set()
+        for active in screen.active_bindings.values():
+            b = active.binding
+            if not b.description or b.action in seen or b.action.startswith("switch_mode"):
+                continue
+            seen.add(b.action)
+            out.append((f"{b.description}", partial(screen.run_action, b.action), f"key {active.binding.key_display or active.key}"))
+        return out
+
+    async def discover(self) -> Hits:
+        for name, cb, help_text in self._entries():
+            yield DiscoveryHit(name, cb, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, cb, help_text in self._entries():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), cb, help=help_text)
+
+
+class DreamdeckApp(App):
+    TITLE = "dreamdeck"
+    COMMANDS = App.COMMANDS | {DreamdeckCommands}
+    BINDINGS = [
+        *[Binding(key, f"switch_mode('{mode}')", label, show=False, id=f"app.screen.{mode}") for mode, key, label in TABS],
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("D", "dream_now", "Dream now", show=False, id="app.dream"),
+    ]
+    CSS = """
+    Screen { background: $background; }
+    """
+
+    counts: reactive[dict] = reactive(dict, always_update=True)
+
+    MODES = _screen_classes()
+
+    def __init__(self, ws: Workspace, *, watcher: bool | None = None, user_config: UserConfig | None = None):
+        super().__init__()
+        self.ws = ws
+        self.workspace_name = ws.root.name
+        self.user_config = user_config or load_user_config()
+        settings_watcher = True
+        try:
+            from core.settings import load_settings
+
+            settings_watcher = load_settings(ws.root).app.watcher
+        except Exception as exc:  # a broken dreamdeck.toml is shown, not fatal
+            self._settings_problem = str(exc)
+        self.watcher_wanted = watcher if watcher is not None else (
+            self.user_config.watcher if self.user_config.watcher is not None else settings_watcher)
+        self.watcher = None
+        self.last_receipt: dict | None = None
+        self.pending_jump: tuple[str, str] | None = None
+        self.mode_screens: dict[str, MemoryScreen] = {}  # filled by each screen as it mounts
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        if self.user_config.theme and self.user_config.theme in self.available_themes:
+            self.theme = self.user_config.theme
+        self.theme_changed_signal.subscribe(self, self._persist_theme)
+        if self.user_config.keymap:
+            self.set_keymap(self.user_config.keymap)
+        if self.user_config.problem:
+            self.notify(self.user_config.problem, title="user config ignored", severity="warning")
+        if getattr(self, "_settings_problem", None):
+            self.notify(self._settings_problem, title="dreamdeck.toml", severity="error", timeout=15)
+        self.switch_mode("topics")
+        if self.watcher_wanted:
+            self.start_watcher()
+        self.refresh_counts()
+
+    def _persist_theme(self, theme) -> None:
+        try:
+            save_theme(theme.name)
+        except OSError:
+            pass
+
+    def on_unmount(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop(timeout=2)
+
+    # --- watcher ---------------------------------------------------------------------------
+    def start_watcher(self) -> None:
+        from core.dreaming.watcher import Watcher
+
+        if self.watcher is None:
+            self.watcher = Watcher(self.ws, on_event=self._watch_event_from_thread)
+            self.watcher.start()
+
+    def _watch_event_from_thread(self, event) -> None:
+        try:
+            self.call_from_thread(self._on_watch_event, event)
+        except RuntimeError:  # the app is shutting down
+            pass
+
+    def _on_watch_event(self, event) -> None:
+        if event.kind == "run-done" and event.receipt:
+            self.last_receipt = event.receipt
+            r = event.receipt
+            msg = r.get("message") or r.get("status", "")
+            if r.get("reflection"):
+                msg += f" — review {r['reflection']} on screen 2"
+            self.notify(msg, title="Dream finished", timeout=8)
+            self.memory_changed()
+        elif event.kind == "error":
+            self.notify(event.message, title="Watcher", severity="error")
+        elif event.kind == "run-start":
+            self.refresh_counts()
+        screen = self.screen
+        if hasattr(screen, "on_watch_event"):
+            screen.on_watch_event(event)  # type: ignore[attr-defined]
+
+    def action_toggle_watcher(self) -> None:
+        if self.watcher is None:
+            self.start_watcher()
+            self.notify("watcher started")
+        elif self.watcher.status().paused:
+            self.watcher.resume()
+            self.notify("watcher resumed")
+        else:
+            self.watcher.pause()
+            self.notify("watcher paused")
+        self.refresh_counts()
+
+    def action_dream_now(self, dry_run: bool = False) -> None:
+        self._dream_worker(dry_run)
+
+    @work(thread=True, group="dream", exclusive=True, exit_on_error=False)
+    def _dream_worker(self, dry_run: bool) -> None:
+        from core.dreaming.run import run_dream
+
+        self.call_from_thread(self.notify, "dry run…" if dry_run else "dreaming…", title="Dream")
+        try:
+            receipt = run_dream(self.ws, trigger="manual", dry_run=dry_run).to_json()
+        except Exception as exc:
+            self.call_from_thread(self.notify, str(exc), title="Dream refused", severity="error", timeout=10)
+            return
+        self.last_receipt = receipt
+        msg = receipt.get("message") or receipt.get("status")
+        if receipt.get("reflection"):
+            msg += f" — review {receipt['reflection']} on screen 2"
+        self.call_from_thread(self.notify, msg, title="Dry run" if dry_run else "Dream finished", timeout=8)
+        self.call_from_thread(self.memory_changed)
+
+    # --- refresh ---------------------------------------------------------------------------
+    def memory_changed(self) -> None:
+        """Memory changed (our action, the watcher, another process): every view re-reads core."""
+        self.refresh_counts()
+        current = self.screen
+        for screen in self.mode_screens.values():
+            if screen is current:
+                screen.reload()
+            else:
+                screen.mark_stale()
+
+    def refresh_counts(self) -> None:
+        self._counts_worker()
+
+    @work(thread=True, group="counts", exclusive=True, exit_on_error=False)
+    def _counts_worker(self) -> None:
+        counts = compute_counts(self.ws, self.watcher)
+        self.call_from_thread(self._set_counts, counts)
+
+    def _set_counts(self, counts: dict) -> None:
+        self.counts = counts
+        for bar in self.screen.query(TabBar):
+            bar.refresh_bar()
+
+
+def compute_counts(ws: Workspace, watcher=None) -> dict:
+    """Badges: pending reflections, open proposals, vault size, alerts; plus a status line."""
+    from core.proposals_file import read_pending
+    from core.reflections import list_reflections
+
+    counts: dict[str, Any] = {}
+    counts["reflections"] = len(list_reflections(ws)[0])
+    try:
+        counts["proposals"] = sum(1 for p in read_pending(ws.root).proposals if p.is_open)
+    except Exception:
+        counts["proposals"] = 0
+    try:
+        from core.alerts import pending_alerts
+
+        counts["history"] = len(pending_alerts(ws.root))
+    except Exception:
+        counts["history"] = 0
+    status = []
+    if watcher is not None:
+        st = watcher.status()
+        status.append("watcher ⏸" if st.paused else "watcher ●")
+        counts["undreamed"] = st.undreamed
+        if st.undreamed:
+            status.append(f"{st.undreamed} undreamed")
+    else:
+        status.append("watcher off")
+    counts["status"] = " · ".join(status)
+    return counts
+
+
+def run_app(ws: Workspace) -> int:
+    app = DreamdeckApp(ws)
+    app.run()
+    return 0

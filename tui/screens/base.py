@@ -1,0 +1,162 @@
+"""What every dreamdeck screen shares: the tab bar, a purpose line, help, and the threading rule.
+
+The rule: `load()` runs in a thread worker and returns plain data from core; the result comes
+back as a `Loaded` message and `show()` (UI thread) renders it. Mutations go through `act()`,
+which runs the core call in a thread and, whatever happens, makes the app re-read core.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+TABS = [
+    ("topics", "1", "Topics"), ("reflections", "2", "Reflections"), ("proposals", "3", "Proposals"),
+    ("vault", "4", "Vault"), ("history", "5", "History"), ("stream", "6", "Stream"), ("control", "7", "Dream"),
+]
+
+
+class TabBar(Static):
+    """`dreamdeck · agent │ 1 Topics 2 Reflections (2) …` with counts that need attention."""
+
+    DEFAULT_CSS = """
+    TabBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    def __init__(self, current: str):
+        super().__init__("", markup=True)
+        self.current = current
+
+    def on_mount(self) -> None:
+        self.refresh_bar()
+
+    def refresh_bar(self) -> None:
+        app = self.app
+        counts = getattr(app, "counts", {}) or {}
+        parts = [f"[b]dreamdeck[/b] · {getattr(app, 'workspace_name', '')} │"]
+        for mode, key, label in TABS:
+            badge = ""
+            n = counts.get(mode, 0)
+            if n:
+                badge = f" [reverse $warning] {n} [/]"
+            text = f" {key} {label}{badge} "
+            parts.append(f"[reverse]{text}[/reverse]" if mode == self.current else text)
+        status = counts.get("status", "")
+        if status:
+            parts.append(f"│ {status}")
+        self.update(" ".join(parts))
+
+
+class MemoryScreen(Screen):
+    """Base for the seven screens."""
+
+    MODE = ""
+    PURPOSE = ""
+    HELP = ""  # markdown: what the screen is for; the key list is generated
+
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", key_display="?", id="screen.help"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="screen.reload"),
+    ]
+
+    DEFAULT_CSS = """
+    MemoryScreen .purpose { height: 1; color: $text-muted; padding: 0 1; background: $boost; }
+    MemoryScreen .empty { color: $text-muted; text-style: italic; padding: 1 2; }
+    """
+
+    class Loaded(Message):
+        def __init__(self, data: Any):
+            super().__init__()
+            self.data = data
+
+    def compose(self) -> ComposeResult:
+        yield TabBar(self.MODE)
+        yield Static(self.PURPOSE, classes="purpose")
+        yield from self.compose_body()
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    @property
+    def ws(self):
+        return self.app.ws  # type: ignore[attr-defined]
+
+    # --- loading -------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        modes = getattr(self.app, "mode_screens", None)
+        if modes is not None and self.MODE:
+            modes[self.MODE] = self
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_stale", False):
+            self._stale = False
+            self.reload()
+        self.query_one(TabBar).refresh_bar()
+
+    def mark_stale(self) -> None:
+        self._stale = True
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def reload(self) -> None:
+        self._load_worker()
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load_worker(self) -> None:
+        data = self.load()
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Loaded(data))
+
+    def load(self) -> Any:  # runs in a thread: core calls only, no widgets
+        return None
+
+    def on_memory_screen_loaded(self, message: "MemoryScreen.Loaded") -> None:
+        message.stop()
+        self.show(message.data)
+
+    def show(self, data: Any) -> None:  # UI thread
+        pass
+
+    # --- acting --------------------------------------------------------------------------
+    def act(self, label: str, fn: Callable[[], Any], done: Callable[[Any], str | None] | None = None) -> None:
+        """Run a core mutation in a thread; toast the outcome; re-read core everywhere."""
+        self._act_worker(label, fn, done)
+
+    @work(thread=True, group="act", exit_on_error=False)
+    def _act_worker(self, label: str, fn, done) -> None:
+        try:
+            result = fn()
+        except Exception as exc:  # refusals are ValueErrors/RuntimeErrors with a clear line
+            self.app.call_from_thread(self.notify, str(exc) or type(exc).__name__, title=f"{label}: refused",
+                                      severity="error", timeout=10)
+        else:
+            message = done(result) if done else None
+            if message:
+                self.app.call_from_thread(self.notify, message, title=label)
+        self.app.call_from_thread(self.app.memory_changed)  # type: ignore[attr-defined]
+
+    # --- help ----------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from tui.modals import HelpModal
+
+        rows = []
+        seen = set()
+        for key, active in self.active_bindings.items():
+            b = active.binding
+            if not b.description or (b.action, b.description) in seen:
+                continue
+            seen.add((b.action, b.description))
+            rows.append(f"| `{active.binding.key_display or key}` | {b.description} |")
+        keys = "\n".join(["| key | action |", "| --- | --- |", *rows])
+        text = f"# {self.MODE.title()}\n\n{self.PURPOSE}\n\n{self.HELP}\n\n## Keys\n\n{keys}\n\n" \
+               "Number keys `1`–`7` switch screens, `ctrl+p` opens the command palette, `q` quits."
+        self.app.push_screen(HelpModal(text))

@@ -1,0 +1,249 @@
+"""Screen 1, Topics: the strength table beside the selected shard with its citations resolved."""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Input, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.screens.base import MemoryScreen
+from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+
+TIER_STYLE = {"mentioned": "dim", "observed": "cyan", "consistently": "green", "always": "bold green"}
+STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange", "archived": "red", "pinned": "bold magenta"}
+
+COLUMNS = [
+    Column("slug", "slug", width=24),
+    Column("cites", "cites", width=5, align="right"),
+    Column("days", "days", width=4, align="right"),
+    Column("last_reinforced", "last", width=10),
+    Column("age", "age", width=4, align="right"),
+    Column("tier", "tier", width=12),
+    Column("score", "score", width=5, align="right", format=lambda v: f"{v:.2f}" if isinstance(v, float) else str(v)),
+    Column("status", "status", width=8),
+    Column("heading", "heading", width=None),  # last: it takes what is left
+]
+
+
+def cell_style(key: str, row) -> str | None:
+    if key == "tier":
+        return TIER_STYLE.get(str(row.get("tier")))
+    if key == "status":
+        return STATUS_STYLE.get(str(row.get("status")))
+    if key == "slug" and row.get("parse_error"):
+        return "bold red"
+    return None
+
+
+class TopicsScreen(MemoryScreen):
+    MODE = "topics"
+    AUTO_FOCUS = "#strength"
+    PURPOSE = "How strong is each belief? The strength table, and the selected shard with the fragments behind it."
+    HELP = (
+        "Each row is a topic shard in `memory/topics/`. **tier** is the wording ladder by distinct days "
+        "(mentioned → observed → consistently → always); **score/status** is Moltbot's decay "
+        "(active, fading, dormant, archived). Red slugs are shards TypeClaw cannot parse.\n\n"
+        "Sort with `s` on a column (←/→ to pick it) or by clicking a header; filter with `/`. "
+        "Tab moves to the citation list; `enter` on a citation opens that fragment in the Stream screen."
+    )
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", key_display="/", id="topics.filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="topics.clear_filter"),
+        Binding("p", "pin", "Pin", id="topics.pin"),
+        Binding("f", "forget", "Forget", id="topics.forget"),
+        Binding("e", "edit", "Edit", id="topics.edit"),
+        Binding("tab", "focus_next", "Next pane", show=False),
+    ]
+    DEFAULT_CSS = """
+    TopicsScreen #topics-body { height: 1fr; }
+    TopicsScreen #strength { width: 3fr; }
+    TopicsScreen #shard-pane { width: 2fr; border-left: solid $panel-lighten-1; }
+    TopicsScreen #shard-title { text-style: bold; padding: 0 1; height: auto; }
+    TopicsScreen #shard-meta { color: $text-muted; padding: 0 1; height: auto; }
+    TopicsScreen #shard-md { height: auto; }
+    TopicsScreen #citations { height: 1fr; min-height: 6; border-top: solid $panel-lighten-1; }
+    TopicsScreen #filter { display: none; height: 3; }
+    TopicsScreen #filter.-visible { display: block; }
+    """
+
+    def compose_body(self) -> ComposeResult:
+        yield Input(placeholder="filter topics (slug, heading, tier, status) — enter to keep, esc to clear",
+                    id="filter", disabled=True)
+        with Horizontal(id="topics-body"):
+            yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength",
+                               empty_message="No topics yet. Press D to dream, or `dreamdeck remember TEXT --topic T`.")
+            with Vertical(id="shard-pane"):
+                yield Static("", id="shard-title", markup=False)
+                yield Static("", id="shard-meta", markup=False)
+                with VerticalScroll():
+                    yield Markdown("", id="shard-md")
+                yield OptionList(id="citations")
+
+    # --- data ----------------------------------------------------------------------------
+    def load(self) -> Any:
+        from core.settings import load_settings
+        from core.shards import list_shard_files
+        from core.strength import strength_table
+
+        ws = self.ws
+        pinned = frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
+        rows = strength_table(ws.topics_dir, ws.today(), load_settings(ws.root).decay, pinned)
+        return [r.to_json() | {"score": r.score} for r in rows]
+
+    def show(self, rows: list[dict]) -> None:
+        table = self.query_one("#strength", VirtualTable)
+        table.set_source(ListRowSource(rows, filter_keys=("slug", "heading", "tier", "status")), keep_cursor_key="slug")
+        if not rows:
+            self._show_shard(None)
+        else:
+            self._load_shard(table.current_row())
+
+    @on(VirtualTable.RowHighlighted, "#strength")
+    def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        self._load_shard(event.row)
+
+    def _load_shard(self, row) -> None:
+        if row:
+            self._shard_worker(str(row["slug"]))
+
+    @work(thread=True, exclusive=True, group="shard", exit_on_error=False)
+    def _shard_worker(self, slug: str) -> None:
+        from tui.cli_read import shard_report
+
+        try:
+            rep = shard_report(self.ws, slug)
+        except Exception as exc:  # the shard vanished between the table read and now
+            rep = {"error": str(exc), "slug": slug}
+        self.app.call_from_thread(self._show_shard, rep)
+
+    def _show_shard(self, rep: dict | None) -> None:
+        title = self.query_one("#shard-title", Static)
+        meta = self.query_one("#shard-meta", Static)
+        md = self.query_one("#shard-md", Markdown)
+        cites = self.query_one("#citations", OptionList)
+        cites.clear_options()
+        if rep is None or "error" in rep:
+            title.update("" if rep is None else rep["error"])
+            meta.update("")
+            md.update("")
+            return
+        self.current_slug = rep["slug"]
+        title.update(("📌 " if rep["pinned"] else "") + (rep["heading"] or rep["slug"]))
+        if rep["parse_ok"]:
+            meta.update(f"{rep['path']} · cites {rep['cites']} · days {rep['days']} · last {rep['lastReinforced']}"
+                        + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else ""))
+        else:
+            meta.update(f"{rep['path']} · ⚠ TypeClaw cannot parse it: {rep['parse_error']}")
+        md.update(rep["body"])
+        for f in rep["fragments"]:
+            label = f"{'⊘ ' if f['section'] == 'superseded' else ''}{f['date']} "
+            if f["forgotten"]:
+                text = label + "(forgotten)"
+            elif not f["found"]:
+                text = label + "⚠ fragment not found"
+            else:
+                text = label + f"[{f['topic']}] {' '.join(f['body'].split())[:160]}"
+            cites.add_option(Option(Text(text), id=f"{f['date']}#{f['id']}"))
+
+    @on(OptionList.OptionSelected, "#citations")
+    def _jump(self, event: OptionList.OptionSelected) -> None:
+        day, fid = str(event.option.id).split("#", 1)
+        self.app.pending_jump = (day, fid)  # type: ignore[attr-defined]
+        self.app.switch_mode("stream")
+
+    # --- filter ----------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.disabled = False
+        box.add_class("-visible")
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_one("#strength", VirtualTable).set_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        self.query_one("#strength", VirtualTable).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        box.remove_class("-visible")
+        box.disabled = True
+        self.query_one("#strength", VirtualTable).set_filter("")
+        self.query_one("#strength", VirtualTable).focus()
+
+    # --- actions -----------------------------------------------------------------------------
+    def _slug(self) -> str | None:
+        row = self.query_one("#strength", VirtualTable).current_row()
+        return str(row["slug"]) if row else None
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action in ("pin", "forget", "edit"):
+            return self._slug() is not None if self.is_mounted else True
+        return True
+
+    def action_pin(self) -> None:
+        slug = self._slug()
+        if not slug:
+            return
+        from core import vault
+
+        self.act("Pin", lambda: vault.pin_topic(self.ws, slug, actor="human:tui"), lambda r: f"pinned {slug} to the vault")
+
+    def action_forget(self) -> None:
+        slug = self._slug()
+        if not slug:
+            return
+        from tui.modals import ReasonModal
+
+        def go(reason: str | None) -> None:
+            if reason:
+                from core import forget
+
+                self.act("Forget", lambda: forget.forget_topic(self.ws, slug, reason=reason, actor="human:tui"),
+                         lambda r: f"forgot {slug} (archived; its evidence stays protected)")
+
+        self.app.push_screen(ReasonModal(
+            f"Forget topic {slug}?",
+            detail="The shard moves to memory/archive/ (soft forget); its citations keep protecting their "
+                   "fragments. Undo with `dreamdeck unforget`.",
+            placeholder="reason (required)"), go)
+
+    def action_edit(self) -> None:
+        slug = self._slug()
+        if not slug:
+            return
+        path = self.ws.topics_dir / f"{slug}.md"
+        try:
+            base = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            self.notify(f"{slug} no longer exists", severity="error")
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        with tempfile.TemporaryDirectory(prefix="dreamdeck-edit-") as tmp:
+            tmp_path = Path(tmp) / f"{slug}.md"
+            tmp_path.write_text(base, encoding="utf-8")
+            with self.app.suspend():
+                status = subprocess.call([*shlex.split(editor), str(tmp_path)])
+            new = tmp_path.read_text(encoding="utf-8")
+        if status != 0 or new == base:
+            self.notify("edit cancelled: nothing changed")
+            return
+        from core.changeset import ChangeSet, FileEdit, apply_changeset
+
+        cs = ChangeSet(action="EDIT", actor="human:tui", approval="approved", trigger="edit",
+                       summary=f"edited {slug} by hand", subject=f"memory: edit {slug}",
+                       edits=[FileEdit(f"topics/{slug}.md", base, new)])
+        self.act("Edit", lambda: apply_changeset(self.ws, cs), lambda r: f"saved {slug}" + (f" ({r.sha[:8]})" if r.sha else ""))
