@@ -1,0 +1,28 @@
+"""Hold the dream lock of a workspace until stdin closes (or the process is killed).
+
+    python hold_lock.py <agent folder> <trigger>
+Prints "held <pid>" once the lock is taken.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from core.dreaming.lock import DreamLock  # noqa: E402
+from core.workspace import Workspace  # noqa: E402
+
+
+def main() -> None:
+    ws = Workspace.open(sys.argv[1])
+    lock = DreamLock(ws, sys.argv[2])
+    lock.acquire(timeout=10)
+    print(f"held {os.getpid()}", flush=True)
+    sys.stdin.read()
+    lock.release()
+
+
+if __name__ == "__main__":
+    main()
