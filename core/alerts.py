@@ -35,6 +35,8 @@ from typing import Any
 
 from filelock import FileLock
 
+from core.workspace import lock_file
+
 from core.atomic import atomic_write_text
 from core.audit import NO_APPROVAL, AuditEntry, append_entries
 
@@ -137,7 +139,7 @@ def _alert(record: dict[str, Any]) -> Alert:
 def _lock(root: Path) -> FileLock:
     path = baseline_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT)
+    return FileLock(lock_file(root, "critical-baseline"), timeout=LOCK_TIMEOUT)
 
 
 def check_alerts(

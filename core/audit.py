@@ -22,6 +22,8 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from core.workspace import lock_file
+
 from core.secrets import redact_secrets
 
 AUDIT_RELPATH = "memory/meta/audit.log"
@@ -170,7 +172,7 @@ def append_entries(root: Path | str, entries: Iterable[AuditEntry]) -> int:
         return 0
     path = audit_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT):
+    with FileLock(lock_file(root, "audit"), timeout=LOCK_TIMEOUT):
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             data = "".join(lines).encode("utf-8")

@@ -28,12 +28,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from filelock import FileLock
+
+from core.workspace import lock_file
 
 from core.atomic import atomic_write_text
 from core.secrets import detect_secrets
@@ -344,7 +346,7 @@ def read_pending(root: Path | str) -> ParseResult:
 def _lock(root: Path | str) -> FileLock:
     path = pending_path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT)
+    return FileLock(lock_file(root, "pending-memories"), timeout=LOCK_TIMEOUT)
 
 
 def _read(path: Path) -> str | None:
@@ -520,6 +522,28 @@ def update_status(root: Path | str, number: int, status: str, *, reason: str | N
         if new_text != text:
             atomic_write_text(path, new_text)
         return proposal
+
+
+def modify_proposals(
+    root: Path | str, change: Callable[[ParseResult], Iterable[Proposal]]
+) -> list[Proposal]:
+    """Change several proposals in one atomic rewrite, under the same lock appends take.
+
+    `change` receives the fresh parse, edits its proposals in place (status, reason,
+    conflict_with) and returns the ones it changed; only their blocks are re-rendered, every
+    other byte stays. An exception from `change` leaves the file untouched."""
+    path = pending_path(root)
+    with _lock(root):
+        text = _read(path)
+        if text is None:
+            raise ProposalNotFound(f"{PENDING_RELPATH} does not exist")
+        parsed = parse_pending(text)
+        changed = {p.number: p for p in change(parsed)}
+        if changed:
+            new_text = _splice(text, parsed, changed)
+            if new_text != text:
+                atomic_write_text(path, new_text)
+        return list(changed.values())
 
 
 # ------------------------------------------------------------------------------ conflicts

@@ -38,6 +38,11 @@ def local_datetime_iso(now: datetime | None = None) -> str:
     return now.isoformat(timespec="seconds")
 
 
+def lock_file(root: Path | str, name: str) -> str:
+    """A cross-process lock file for `root`, kept outside the agent folder (see Workspace.lock_dir)."""
+    return str(Workspace(Path(root).resolve()).lock_dir / f"{name}.lock")
+
+
 @dataclass(frozen=True)
 class Workspace:
     root: Path
