@@ -248,14 +248,15 @@ def _now_iso(now: datetime | None) -> str:
     return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
-def _require_open(r: Reflection, ws: Workspace, force: bool) -> None:
+def _require_open(r: Reflection, ws: Workspace, force: bool, now: datetime | None = None) -> None:
     from core.settings import load_settings
 
     if r.status != "pending" and not (force and r.status == "stale"):
         raise ReflectionError(f"{r.id} is {r.status}; only a pending reflection can be decided")
     expire = load_settings(ws.root).review.expire_days
-    if r.status == "pending" and expire and r.age_days() > expire and not force:
-        raise ReflectionError(f"{r.id} is {r.age_days()} days old (expiry {expire}): it is stale; review it again or pass --force")
+    age = r.age_days(now)  # judged at the decision's own time, as mark_stale does
+    if r.status == "pending" and expire and age > expire and not force:
+        raise ReflectionError(f"{r.id} is {age} days old (expiry {expire}): it is stale; review it again or pass --force")
 
 
 def _blame(r: Reflection, chosen: dict[str, set[str]], missing: list[Key]) -> list[str]:
@@ -286,7 +287,7 @@ def approve(
 ):
     """Apply all of a reflection, or only the chosen hunks (and/or edited texts), through the door."""
     r = load_reflection(ws, rid)
-    _require_open(r, ws, force)
+    _require_open(r, ws, force, now)
     known = {h.id: f.path for f, d in r.hunks() for h in d.hunks}
     chosen: dict[str, set[str]] = {}
     if hunks is not None:

@@ -1,0 +1,299 @@
+"""Deciding a pending reflection: approve all or some hunks, rebase, refuse, reject, release, expire."""
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core.audit import read_log
+from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset
+from core.dreaming.run import run_dream
+from core.gitops import DREAM_EMOJI, head
+from core.reflections import (
+    ProposedFile,
+    ReflectionError,
+    approve,
+    list_reflections,
+    load_reflection,
+    loss_meter,
+    mark_stale,
+    reject,
+)
+from core.shards import parse_shard
+from core.state import load_state, save_state
+from faults.scripted import Scripted, citations_in, commit_all, draft, git, merge_into
+from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+
+D1, D = "2026-05-20", "2026-05-22"
+EMOJI = "|".join(map(re.escape, DREAM_EMOJI))
+
+
+def cite(day: str, n: int) -> str:
+    return f"streams/{day}#{uuid_at(day, n)}"
+
+
+def topics(root):
+    return {p.name: p.read_bytes() for p in sorted((root / "memory/topics").glob("*.md"))}
+
+
+def fragment_ids(root, day):
+    path = root / "memory" / "streams" / f"{day}.jsonl"
+    return [json.loads(l)["id"] for l in path.read_text().splitlines() if json.loads(l)["type"] == "fragment"]
+
+
+def status_of(ws, rid="r-1"):
+    return json.loads((ws.meta_dir / "reflections" / f"{rid}.json").read_text())["status"]
+
+
+def hunk_ids(ws, rid="r-1") -> dict[str, list[str]]:
+    return {f.path: [h.id for h in d.hunks] for f, d in load_reflection(ws, rid).hunks()}
+
+
+def _seed(ws, agent_dir):
+    """Shards a (cites D1#1) and b (cites D1#2); today: D#1 for a, D#2 new, D#3 noise."""
+    write_stream(agent_dir, D1, [fragment_line(D1, 1, "a", "fact a"), fragment_line(D1, 2, "b", "fact b")])
+    write_shard(agent_dir, "a", shard_text("Belief a", [cite(D1, 1)]))
+    write_shard(agent_dir, "b", shard_text("Belief b", [cite(D1, 2)]))
+    state, _ = load_state(ws.state_path)
+    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1), uuid_at(D1, 2)}, "2026-05-20T10:00:00+00:00"))
+    write_stream(agent_dir, D, [
+        fragment_line(D, 1, "a", "a again"), fragment_line(D, 2, "n", "something new"),
+        fragment_line(D, 3, "noise", "cold coffee"),
+    ])
+    return commit_all(agent_dir)
+
+
+def _two_files(inp, scratch):
+    scratch.write_shard("a", draft("Belief a", [cite(D1, 1), cite(D, 1)]))
+    scratch.write_shard("n", draft("Something new", [cite(D, 2)]))
+
+
+def _pending(ws, agent_dir, script=_two_files):
+    seeded = _seed(ws, agent_dir)
+    r = run_dream(ws, dreamer=Scripted(script, summary="two changes"), review="all")
+    assert r.status == "pending" and r.reflection == "r-1"
+    return seeded
+
+
+# --- approve ---------------------------------------------------------------------------------------
+def test_approve_all_applies_every_file_through_the_door(ws, agent_dir):
+    _pending(ws, agent_dir)
+    proposed = {f.path: f.proposed for f in load_reflection(ws, "r-1").files}
+
+    result = approve(ws, "r-1")
+
+    assert topics(agent_dir)["a.md"].decode() == proposed["topics/a.md"]
+    assert topics(agent_dir)["n.md"].decode() == proposed["topics/n.md"]
+    assert parse_shard(proposed["topics/n.md"])[0].cites == 1
+    assert status_of(ws) == "approved"
+    assert "No reflection is pending." in (ws.meta_dir / "pending-reflection.md").read_text()
+    log = (ws.meta_dir / "reflection-log.md").read_text().splitlines()
+    assert re.fullmatch(r"- \S+ r-1 approved by human:cli: 2/2 hunks", log[-1])
+    subject = git(agent_dir, "log", "-1", "--format=%s").strip()
+    assert re.fullmatch(rf"dream: approved r-1 \(2/2 hunks\) ({EMOJI})", subject)
+    trailers = git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines()
+    assert trailers == ["Actor: human:cli", "Approval: approved", "Trigger: review", "Reflection: r-1"]
+    assert result.sha == head(agent_dir)
+    entries, problems = read_log(agent_dir)
+    assert not problems
+    mine = [(e.action, e.file, e.approval) for e in entries if e.actor == "human:cli"]
+    assert ("EDIT", "memory/topics/a.md", "approved") in mine and ("CREATE", "memory/topics/n.md", "approved") in mine
+    # the decision is a fresh citation judgment: the noise shown to r-1 is collected now
+    assert fragment_ids(agent_dir, D) == [uuid_at(D, 1), uuid_at(D, 2)]
+
+
+def test_approving_one_files_hunk_applies_only_that_file(ws, agent_dir):
+    _pending(ws, agent_dir)
+    before = topics(agent_dir)
+    ids = hunk_ids(ws)
+    assert len(ids["topics/n.md"]) == 1
+
+    approve(ws, "r-1", hunks=ids["topics/n.md"])
+
+    after = topics(agent_dir)
+    assert after["a.md"] == before["a.md"]
+    assert citations_in(after["n.md"].decode()) == [cite(D, 2)]
+    assert status_of(ws) == "partial"
+    assert re.fullmatch(rf"dream: partial r-1 \(1/2 hunks\) ({EMOJI})", git(agent_dir, "log", "-1", "--format=%s").strip())
+    decision = json.loads((ws.meta_dir / "reflections/r-1.json").read_text())["decisions"][-1]
+    assert decision["decision"] == "partial" and decision["hunks"] == ids["topics/n.md"]
+
+
+def test_an_unknown_hunk_id_is_refused_before_anything_happens(ws, agent_dir):
+    _pending(ws, agent_dir)
+    before = head(agent_dir)
+    with pytest.raises(ReflectionError, match="no hunk h-nope"):
+        approve(ws, "r-1", hunks=["h-nope"])
+    assert head(agent_dir) == before and status_of(ws) == "pending"
+
+
+def _rewrite_a(inp, scratch):
+    scratch.write_shard("a", draft("Belief a, rewritten", [cite(D1, 1)]))
+
+
+def test_a_stale_base_changed_elsewhere_is_rebased_and_both_changes_are_kept(ws, agent_dir):
+    _pending(ws, agent_dir, script=_rewrite_a)
+    current = (agent_dir / "memory/topics/a.md").read_text()
+    # meanwhile a later, mechanical change adds a citation at the end of the same shard
+    apply_changeset(ws, ChangeSet(
+        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="reinforce a",
+        edits=[FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))],
+    ))
+
+    result = approve(ws, "r-1")
+
+    assert result.rebased == ["topics/a.md"]
+    text = (agent_dir / "memory/topics/a.md").read_text()
+    meta, body = parse_shard(text)
+    assert meta.heading == "Belief a, rewritten" and body.startswith("Belief a, rewritten.\n")
+    assert citations_in(text) == sorted([cite(D1, 1), cite(D, 1)])
+    assert (meta.cites, meta.days) == (2, 2)
+
+
+def test_an_overlapping_change_since_the_proposal_is_refused_as_a_conflict(ws, agent_dir):
+    _pending(ws, agent_dir, script=_rewrite_a)
+    current = (agent_dir / "memory/topics/a.md").read_text()
+    apply_changeset(ws, ChangeSet(
+        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="human rewrite",
+        edits=[FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))],
+    ))
+    edited = (agent_dir / "memory/topics/a.md").read_bytes()
+    before = head(agent_dir)
+
+    with pytest.raises(Refused) as err:
+        approve(ws, "r-1")
+
+    assert err.value.conflicts == ["topics/a.md"]
+    assert (agent_dir / "memory/topics/a.md").read_bytes() == edited
+    assert head(agent_dir) == before and status_of(ws) == "pending"
+
+
+def test_a_partial_approval_that_would_lose_a_citation_is_refused_naming_ids_and_hunks(ws, agent_dir):
+    _pending(ws, agent_dir, script=merge_into("ab", ["a", "b"], "Beliefs a and b", extra=lambda inp: [cite(D, 1)]))
+    ids = hunk_ids(ws)
+    before_topics, before_head = topics(agent_dir), head(agent_dir)
+    audit_before = (ws.meta_dir / "audit.log").read_bytes() if (ws.meta_dir / "audit.log").exists() else b""
+    delete_a, create_ab = ids["topics/a.md"][0], ids["topics/ab.md"][0]
+
+    with pytest.raises(Refused) as err:
+        approve(ws, "r-1", hunks=[delete_a])
+
+    lost = (D1, uuid_at(D1, 1))
+    assert err.value.missing == [lost]
+    message = str(err.value)
+    assert f"{D1}#{uuid_at(D1, 1)}" in message
+    assert f"{delete_a} (topics/a.md) removes {cite(D1, 1)}" in message
+    assert f"{create_ab} (topics/ab.md) would keep {cite(D1, 1)} but is not chosen" in message
+    assert topics(agent_dir) == before_topics and head(agent_dir) == before_head
+    assert status_of(ws) == "pending"
+    assert ((ws.meta_dir / "audit.log").read_bytes() if (ws.meta_dir / "audit.log").exists() else b"") == audit_before
+    assert not (ws.memory / "meta/.journal.json").exists()
+    # choosing the hunk that carries the citation makes the same partial approval fine
+    approve(ws, "r-1", hunks=[delete_a, create_ab])
+    assert sorted(topics(agent_dir)) == ["ab.md", "b.md"]
+
+
+def test_an_edited_text_is_recomputed_and_applied_as_partial(ws, agent_dir):
+    _pending(ws, agent_dir)
+    edited = "---\nheading: Something new, in my words\ncites: 0\ndays: 0\nlastReinforced: 2000-01-01\n---\n" \
+             f"Something new, in my words.\n\nfragments:\n- {cite(D, 2)}\n"
+
+    approve(ws, "r-1", edited={"topics/n.md": edited})
+
+    meta, _ = parse_shard((agent_dir / "memory/topics/n.md").read_text())
+    assert (meta.heading, meta.cites, meta.last_reinforced) == ("Something new, in my words", 1, D)
+    assert status_of(ws) == "partial"
+
+
+# --- reject ----------------------------------------------------------------------------------------
+def test_reject_with_a_reason_applies_nothing_and_keeps_the_ids_dreamed(ws, agent_dir):
+    _pending(ws, agent_dir)
+    before = topics(agent_dir)
+
+    reject(ws, "r-1", reason="not what I said")
+
+    assert topics(agent_dir) == before
+    assert status_of(ws) == "rejected"
+    last = (ws.meta_dir / "reflection-log.md").read_text().splitlines()[-1]
+    assert re.fullmatch(r"- \S+ r-1 rejected by human:cli: not what I said", last)
+    state, _ = load_state(ws.state_path)
+    assert state.dreamed_ids(D) == {uuid_at(D, n) for n in (1, 2, 3)}
+    assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: reject r-1"
+    entries, _ = read_log(agent_dir)
+    assert (entries[-1].action, entries[-1].file, entries[-1].approval, entries[-1].summary) == (
+        "REJECT", "memory/meta/reflections/r-1.json", "rejected", "not what I said")
+    again = Scripted()
+    assert run_dream(ws, dreamer=again, review="none").status == "skipped"
+    with pytest.raises(ReflectionError):
+        approve(ws, "r-1")
+    with pytest.raises(ReflectionError, match="reason"):
+        reject(ws, "r-1", reason="  ")
+
+
+def test_reject_with_release_returns_the_ids_to_the_undreamed_tail(ws, agent_dir):
+    _pending(ws, agent_dir)
+
+    reject(ws, "r-1", reason="dream these again", release=True)
+
+    state, _ = load_state(ws.state_path)
+    assert state.dreamed_ids(D) == set()
+    assert state.dreamed_ids(D1) == {uuid_at(D1, 1), uuid_at(D1, 2)}
+    assert "(fragments released)" in (ws.meta_dir / "reflection-log.md").read_text()
+    redream = Scripted()
+    run_dream(ws, dreamer=redream, review="none")
+    assert redream.seen == [[cite(D, 1), cite(D, 2), cite(D, 3)]]
+
+
+# --- loss meter and expiry ----------------------------------------------------------------------------
+def test_the_loss_meter_counts_dropped_citations_rewritten_beliefs_deletions_and_supersessions():
+    a = shard_text("Belief a", [cite(D1, 1), cite(D1, 2)])
+    b = shard_text("Belief b", [cite(D1, 3)])
+    files = [
+        ProposedFile("topics/a.md", a, shard_text("Belief a, corrected", [cite(D, 1)], superseded=[cite(D1, 1)])),
+        ProposedFile("topics/b.md", b, None),
+        ProposedFile("topics/c.md", None, shard_text("Belief c", [cite(D1, 3)])),
+    ]
+
+    meter = loss_meter(files)
+
+    assert meter.citations_dropped == [(D1, uuid_at(D1, 2))]
+    assert meter.beliefs_removed == ["topics/a.md"]
+    assert meter.shards_deleted == ["topics/b.md"]
+    assert meter.superseded_added == [(D1, uuid_at(D1, 1))]
+    assert meter.to_json()["citations_dropped"] == [f"{D1}#{uuid_at(D1, 2)}"]
+
+
+def test_the_pending_markdown_shows_the_loss_meter_of_a_merge(ws, agent_dir):
+    _pending(ws, agent_dir, script=merge_into("ab", ["a", "b"], "Beliefs a and b", extra=lambda inp: [cite(D, 1)]))
+    md = (ws.meta_dir / "pending-reflection.md").read_text()
+    assert "**Loss meter**: 0 citations dropped, 0 beliefs rewritten, 2 shards deleted, 0 superseded" in md
+    meter = loss_meter(load_reflection(ws, "r-1").files)
+    assert meter.citations_dropped == [] and meter.shards_deleted == ["topics/a.md", "topics/b.md"]
+
+
+def test_expiry_marks_old_reflections_stale_and_approve_then_refuses(ws, agent_dir):
+    _pending(ws, agent_dir)
+    before = topics(agent_dir)
+    created = datetime.fromisoformat(load_reflection(ws, "r-1").created)
+
+    assert mark_stale(ws, now=created + timedelta(days=3)) == []
+    assert mark_stale(ws, now=created + timedelta(days=15)) == ["r-1"]
+
+    assert status_of(ws) == "stale"
+    assert list_reflections(ws)[0] == []
+    assert "No reflection is pending." in (ws.meta_dir / "pending-reflection.md").read_text()
+    with pytest.raises(ReflectionError, match="stale"):
+        approve(ws, "r-1")
+    assert topics(agent_dir) == before
+    approve(ws, "r-1", force=True)  # a person who looked again may still take it
+    assert "n.md" in topics(agent_dir)
+
+
+def test_approve_judges_expiry_at_the_time_it_is_given(ws, agent_dir):
+    _pending(ws, agent_dir)
+    created = datetime.fromisoformat(load_reflection(ws, "r-1").created)
+    with pytest.raises(ReflectionError, match="stale"):
+        approve(ws, "r-1", now=created + timedelta(days=20))
+    assert status_of(ws) == "pending"
