@@ -14,8 +14,12 @@ _last = [0, 0]  # (ms, counter): ids minted in the same millisecond still sort i
 
 def new_event_id(now_ms: int | None = None) -> str:
     """A canonical UUIDv7: 48 bits of Unix ms, version 7, a 12-bit counter, variant, random."""
+    if now_ms is not None:
+        # An explicit time (demo data, imports) must stay that time; order within it is random.
+        return _format((now_ms << 80) | (0x7 << 76) | (int.from_bytes(os.urandom(2), "big") & 0xFFF) << 64
+                       | (0b10 << 62) | (int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)))
     with _lock:
-        ms = int(time.time() * 1000) if now_ms is None else now_ms
+        ms = int(time.time() * 1000)
         if ms <= _last[0]:
             ms = _last[0]
             _last[1] += 1
@@ -27,7 +31,10 @@ def new_event_id(now_ms: int | None = None) -> str:
         _last[0] = ms
         counter = _last[1]
     rand = int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
-    value = (ms << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | rand
+    return _format((ms << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | rand)
+
+
+def _format(value: int) -> str:
     h = f"{value:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 

@@ -1,0 +1,180 @@
+"""Benchmark: a year of memory (10,000 shards citing 1,000,000 fragments) in one run.
+
+Reports, as ratios against the floor of merely reading the shard files:
+- the strength table built in-process, and `dreamdeck topics --json` as a command (issue: table
+  within 3x the read floor; the command under 1.5 s);
+- one dream run with a dreamer that changes 50 shards, minus the dreamer's own time (under 1.5 s);
+- applying a 50-shard approval through the one door, beside git's own commit time (under 300 ms
+  plus git's commit).
+Run: `.venv/bin/python bench/bench_memory.py [--shards 10000] [--fragments 1000000] [--keep DIR]`.
+Nothing here is a test: numbers vary with the machine; the ratios are what to watch.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.events import serialize_event  # noqa: E402
+from core.workspace import Workspace  # noqa: E402
+
+TODAY = "2026-11-22"
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "core.hooksPath=/dev/null"]
+
+
+def uid(ms: int, n: int) -> str:
+    h = f"{ms:012x}"
+    return f"{h[:8]}-{h[8:12]}-7{n % 4096:03x}-8{(n >> 12) % 4096:03x}-{n:012x}"
+
+
+def build(root: Path, shards: int, fragments: int, undreamed: int) -> dict:
+    """Write streams, shards and state in TypeClaw's exact formats, fast (plain writes)."""
+    rng = random.Random(1)
+    mem = root / "memory"
+    (mem / "streams").mkdir(parents=True)
+    (mem / "topics").mkdir()
+    end = date.fromisoformat(TODAY)
+    days = [(end - timedelta(days=365 - i)).isoformat() for i in range(366)]
+    per_day = fragments // (len(days) - 1)
+    cites: list[list[str]] = [[] for _ in range(shards)]
+    dreamed: dict[str, list[str]] = {}
+    n = 0
+    for di, day in enumerate(days):
+        last_day = day == TODAY
+        count = undreamed if last_day else per_day
+        base_ms = int(datetime.fromisoformat(day).replace(tzinfo=timezone.utc).timestamp() * 1000) + 3_600_000
+        lines = []
+        ids = []
+        for k in range(count):
+            n += 1
+            fid = uid(base_ms + k, n)
+            ms = base_ms + k
+            ts = datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+            shard = rng.randrange(shards)
+            ev = {"type": "fragment", "id": fid, "ts": ts, "source": "019e0000-0000-7000-8000-000000000001",
+                  "entry": f"{n:08x}", "topic": f"topic {shard}", "body": f"Observation number {n} about topic {shard}."}
+            lines.append(serialize_event(ev))
+            ids.append(fid)
+            if not last_day:
+                cites[shard].append(f"streams/{day}#{fid}")
+        (mem / "streams" / f"{day}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if not last_day:
+            dreamed[day] = {"dreamedIds": sorted(ids), "ts": f"{day}T04:00:00+00:00"}
+    for i in range(shards):
+        lines = cites[i]
+        cite_days = {c[8:18] for c in lines}
+        heading = f"The user consistently does thing {i}"
+        body = f"{heading}.\n\nfragments:\n" + "".join(f"- {c}\n" for c in lines)
+        text = (f"---\nheading: {heading}\ncites: {len(lines)}\ndays: {len(cite_days)}\n"
+                f"lastReinforced: {max(cite_days) if cite_days else TODAY}\n---\n{body}")
+        (mem / "topics" / f"topic-{i:05d}.md").write_text(text, encoding="utf-8")
+    (mem / ".dreaming-state.json").write_text(json.dumps({"version": 2, "dreamedThrough": dreamed}, indent=2) + "\n")
+    subprocess.run([*GIT, "init", "-q", "-b", "main"], cwd=root, check=True)
+    (root / ".gitignore").write_text("memory/\n")
+    subprocess.run([*GIT, "add", "-f", "."], cwd=root, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "bench: a year of memory"], cwd=root, check=True)
+    return {"fragments": n}
+
+
+class FiftyShards:
+    """A dreamer that reinforces 50 shards with today's fragments (its own time is subtracted)."""
+
+    name = "bench"
+
+    def dream(self, inp, scratch):
+        slugs = sorted(scratch.files)[:50]
+        for slug, frag in zip(slugs, inp.fragments):
+            text = scratch.files[slug]
+            scratch.write_shard(slug, text.replace("fragments:\n", f"fragments:\n- {frag.citation}\n", 1))
+        scratch.finish("bench reinforcement")
+        return scratch.outcome
+
+
+def timed(fn):
+    t = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - t, result
+
+
+def read_floor(ws: Workspace) -> float:
+    def read_all():
+        for p in sorted(ws.topics_dir.iterdir()):
+            p.read_bytes()
+    return min(timed(read_all)[0] for _ in range(3))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shards", type=int, default=10_000)
+    ap.add_argument("--fragments", type=int, default=1_000_000)
+    ap.add_argument("--keep", help="build into this folder and keep it")
+    args = ap.parse_args()
+    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dreamdeck-bench-")) / "agent"
+    root.mkdir(parents=True, exist_ok=True)
+    t_build, info = timed(lambda: build(root, args.shards, args.fragments, undreamed=60))
+    print(f"built {args.shards} shards citing {info['fragments']:,} fragments over a year in {t_build:.1f}s at {root}")
+    ws = Workspace.open(root, today=TODAY)
+
+    from core.settings import DecaySettings
+    from core.strength import strength_table
+
+    floor = read_floor(ws)
+    t_table = min(timed(lambda: strength_table(ws.topics_dir, TODAY, DecaySettings()))[0] for _ in range(3))
+    exe = Path(sys.executable).with_name("dreamdeck")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "tui.cli"]
+    t_cli = min(timed(lambda: subprocess.run([*cmd, "-w", str(root), "--today", TODAY, "topics", "--json"],
+                                              check=True, capture_output=True))[0] for _ in range(2))
+    print()
+    print(f"{'measure':48} {'seconds':>8} {'x floor':>8}")
+    print(f"{'read every shard file (floor)':48} {floor:8.3f} {1:8.1f}")
+    print(f"{'strength table in-process':48} {t_table:8.3f} {t_table / floor:8.1f}   target <= 3x")
+    print(f"{'`dreamdeck topics --json` (whole command)':48} {t_cli:8.3f} {t_cli / floor:8.1f}   target < 1.5 s")
+
+    from core.dreaming.run import run_dream
+
+    t_run, receipt = timed(lambda: run_dream(ws, dreamer=FiftyShards(), review="none", trigger="bench"))
+    git_commit = _git_commit_time(root)
+    minus = t_run - receipt.dreamer_ms / 1000
+    print(f"{'dream run, 50 shards changed, minus dreamer':48} {minus:8.3f} {minus / floor:8.1f}   target < 1.5 s"
+          f"  ({receipt.status}, {len(receipt.shards_changed)} changed)")
+    print(f"{'  of which git commit (measured alone)':48} {git_commit:8.3f}")
+
+    # A 50-shard approval through the door: prepare a reflection by dreaming with review=all.
+    from core.streams import append_fragment
+    from core.reflections import approve
+
+    for i in range(60):
+        append_fragment(ws, f"topic {i}", f"bench approval fragment {i}", source="bench")
+    r2 = run_dream(ws, dreamer=FiftyShards(), review="all", trigger="bench")
+    t_apply, result = timed(lambda: approve(ws, r2.reflection, actor="bench"))
+    print(f"{'approve a 50-shard reflection (the one door)':48} {t_apply:8.3f} {t_apply / floor:8.1f}"
+          f"   target < 0.300 s + git commit ({git_commit:.3f}s)")
+    if not args.keep:
+        shutil.rmtree(root.parent, ignore_errors=True)
+
+
+def _git_commit_time(root: Path) -> float:
+    """git's own cost of committing memory/ as TypeClaw does (skip-worktree off, add -f, commit,
+    skip-worktree on) for a one-line change: what every memory commit pays, for comparison."""
+    from core.gitops import Trailers, commit_memory
+
+    p = root / "memory" / "meta" / "bench-touch.txt"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(str(time.time()))
+    t = time.perf_counter()
+    commit_memory(root, "bench: git alone", Trailers("bench", "auto", "bench"))
+    return time.perf_counter() - t
+
+
+if __name__ == "__main__":
+    main()
