@@ -1,0 +1,75 @@
+"""Open a prepared workspace and change it through the one door, SIGKILLing ourselves at STEP.
+
+    python dream_with_fault.py <agent folder> <today> <scenario> <STEP> <plan.json>
+
+Scenarios (the workspace is built by tests/test_fault_injection.py, never here):
+- dream:  run_dream, review none: merge a+b into ab (plus today's #1), new shard n (#2), noise #3
+- mixed:  run_dream, review judgement: a gains today's #1 (auto), new shard n (#2) is held
+- forget: a FORGET change set: b deleted, its fragment tombstoned (the only way a step
+          "tombstones" is reached)
+- restore: a REVERT change set re-appending a collected fragment line and citing it again
+          (the only way a step "restore" is reached)
+Exit status 0 means STEP was never reached (the test fails on that).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS.parent))
+sys.path.insert(0, str(TESTS))
+
+from core.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
+from core.dreaming.run import run_dream  # noqa: E402
+from core.tombstones import Tombstone  # noqa: E402
+from core.workspace import Workspace  # noqa: E402
+from faults.scripted import Scripted, citations_in, draft  # noqa: E402
+
+
+def main() -> int:
+    root, today, scenario, step_name, plan_path = sys.argv[1:6]
+    ws = Workspace.open(root, today=today)
+    plan = json.loads(Path(plan_path).read_text())  # texts and records the test prepared
+
+    def fault(step: str) -> None:
+        if step == step_name:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    if scenario in ("dream", "mixed"):
+        def script(inp, scratch):
+            shown = [f.citation for f in inp.fragments]
+            if scenario == "dream":
+                union = citations_in(scratch.files["a"]) + citations_in(scratch.files["b"])
+                scratch.write_shard("ab", draft("Beliefs a and b", union + [shown[0]]))
+                scratch.delete_shard("a")
+                scratch.delete_shard("b")
+            else:
+                scratch.write_shard("a", draft("Belief a", citations_in(scratch.files["a"]) + [shown[0]]))
+            scratch.write_shard("n", draft("Something new", [shown[1]]))
+
+        review = "none" if scenario == "dream" else "judgement"
+        run_dream(ws, dreamer=Scripted(script), review=review, fault=fault)
+    elif scenario == "forget":
+        stone = Tombstone(**plan["tombstone"])
+        apply_changeset(ws, ChangeSet(
+            action="FORGET", actor="human:cli", approval="approved", trigger="forget", summary="forget b",
+            edits=[FileEdit("topics/b.md", plan["b"], None)], allow_drop={(stone.date, stone.id)},
+            tombstones=[("forget", stone)], gc_days={stone.date},
+        ), fault=fault)
+    elif scenario == "restore":
+        apply_changeset(ws, ChangeSet(
+            action="REVERT", actor="human:cli", approval="approved", trigger="rollback", summary="bring r back",
+            edits=[FileEdit("topics/r.md", None, plan["r"])],
+            restore_lines={plan["restore_day"]: [plan["restore_line"]]},
+        ), fault=fault)
+    else:
+        raise SystemExit(f"unknown scenario {scenario}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""Invariant 6 (crash safety): SIGKILL at every step of the one door, then recover as
+`dreamdeck doctor --fix` does (`recover_journal`), and check that nothing cited was lost.
+
+Each case runs tests/faults/dream_with_fault.py in a subprocess against a workspace built
+here; the subprocess kills itself with SIGKILL when the door announces the step.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.changeset import JOURNAL, recover_journal
+from core.citations import citation_keys
+from core.dreaming.run import run_dream
+from core.evidence import shard_area_files
+from core.events import fragment_content_hash
+from core.gitops import read_blobs, tree_files
+from core.reflections import load_reflection
+from core.shards import parse_shard
+from core.state import load_state, save_state
+from core.streams import append_fragment, iter_fragments
+from faults.scripted import Scripted, cite_all, commit_all, git
+from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+
+pytestmark = pytest.mark.slow
+
+D1, D = "2026-05-20", "2026-05-22"
+SCRIPT = Path(__file__).parent / "faults" / "dream_with_fault.py"
+
+CASES = [
+    *[("dream", s) for s in ("journal", "write:topics/a.md", "write:topics/ab.md", "write:topics/b.md",
+                              "write:topics/n.md", "state", "gc", "audit", "journal-removed", "commit")],
+    ("mixed", "journal"), ("mixed", "write:topics/a.md"), ("mixed", "gc"),
+    ("forget", "tombstones"), ("forget", "gc"),
+    ("restore", "restore"), ("restore", "audit"),
+]
+
+
+def cite(day: str, n: int) -> str:
+    return f"streams/{day}#{uuid_at(day, n)}"
+
+
+def _prepare(tmp_path: Path, agent_dir: Path, ws) -> tuple[str, Path]:
+    """A small workspace: a and b cite D1#1/#2; today brings #1 (a again), #2 (new), #3 (noise)."""
+    write_stream(agent_dir, D1, [fragment_line(D1, 1, "a", "fact a"), fragment_line(D1, 2, "b", "fact b")])
+    write_stream(agent_dir, D, [
+        fragment_line(D, 1, "a", "a again"), watermark_line(D, 4, "s1"), fragment_line(D, 2, "n", "something new"),
+        fragment_line(D, 3, "noise", "cold coffee"), watermark_line(D, 5, "s1"),
+    ])
+    a = shard_text("Belief a", [cite(D1, 1)])
+    b = shard_text("Belief b", [cite(D1, 2)])
+    write_shard(agent_dir, "a", a)
+    write_shard(agent_dir, "b", b)
+    state, _ = load_state(ws.state_path)
+    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1), uuid_at(D1, 2), uuid_at(D1, 3)}, "2026-05-20T10:00:00+00:00"))
+    plan = {
+        "b": b,
+        "tombstone": {"date": D1, "id": uuid_at(D1, 2), "hash": fragment_content_hash("b", "fact b"),
+                      "reason": "test", "actor": "human:cli", "ts": "2026-05-22T10:00:00+00:00",
+                      "hard": False, "topic": "b"},
+        "r": shard_text("Belief r", [cite(D1, 3)]),
+        "restore_day": D1,
+        "restore_line": fragment_line(D1, 3, "r", "collected once, wanted back"),
+    }
+    plan_path = tmp_path / "plan.json"
+    plan_path.write_text(json.dumps(plan))
+    return commit_all(agent_dir), plan_path
+
+
+def _cited(texts) -> set:
+    keys: set = set()
+    for text in texts:
+        keys |= citation_keys(text)
+    return keys
+
+
+def _cited_at(root: Path, rev: str) -> set:
+    paths = tree_files(root, rev, "memory/topics", "memory/vault")
+    return _cited(b.decode("utf-8") for b in read_blobs(root, rev, paths).values())
+
+
+def _check_invariants(ws, agent_dir: Path, pre: str, allowed_drop: set) -> None:
+    assert not (ws.memory / JOURNAL).exists()
+    assert not [p for p in ws.memory.rglob("*.tmp")], "a temporary file was left behind"
+    texts = []
+    for rel, path in shard_area_files(ws):
+        text = path.read_text(encoding="utf-8")
+        parse_shard(text)  # strict: raises on anything TypeClaw would skip
+        texts.append(text)
+    now_cited = _cited(texts)
+    assert _cited_at(agent_dir, pre) - allowed_drop <= now_cited
+    present = {f.key for f in iter_fragments(ws)}
+    assert now_cited <= present, f"cited but gone from the streams: {sorted(now_cited - present)}"
+
+
+def _check_completed(ws, agent_dir: Path, scenario: str) -> set:
+    """The interrupted change was finished, not half-applied; returns the ids it dropped on purpose."""
+    names = sorted(p.name for p in (agent_dir / "memory/topics").glob("*.md"))
+    fragments = {f.key for f in iter_fragments(ws)}
+    state, problem = load_state(ws.state_path)
+    assert problem is None
+    if scenario == "dream":
+        assert names == ["ab.md", "n.md"]
+        assert state.dreamed_ids(D) == {uuid_at(D, n) for n in (1, 2, 3)}
+        assert (D, uuid_at(D, 3)) not in fragments  # the noise was collected, by the run or the recovery
+        lines = (agent_dir / "memory/streams" / f"{D}.jsonl").read_text()
+        assert uuid_at(D, 4) not in lines and uuid_at(D, 5) in lines
+    elif scenario == "mixed":
+        assert names == ["a.md", "b.md"]
+        assert cite(D, 1) in (agent_dir / "memory/topics/a.md").read_text()
+        assert load_reflection(ws, "r-1").status == "pending"
+        assert {(D, uuid_at(D, n)) for n in (1, 2, 3)} <= fragments  # held by the pending reflection
+    elif scenario == "forget":
+        assert names == ["a.md"]
+        records = (ws.meta_dir / "tombstones.jsonl").read_text().splitlines()
+        assert len(records) == 1 and json.loads(records[0])["id"] == uuid_at(D1, 2)
+        return {(D1, uuid_at(D1, 2))}
+    elif scenario == "restore":
+        assert names == ["a.md", "b.md", "r.md"]
+        lines = (agent_dir / "memory/streams" / f"{D1}.jsonl").read_text().splitlines()
+        assert sum(uuid_at(D1, 3) in line for line in lines) == 1
+    return set()
+
+
+@pytest.mark.parametrize("scenario,step", CASES, ids=[f"{s}-{t}" for s, t in CASES])
+def test_a_kill_at_any_step_is_recovered_with_nothing_cited_lost(tmp_path, agent_dir, ws, scenario, step):
+    pre, plan = _prepare(tmp_path, agent_dir, ws)
+
+    proc = subprocess.run([sys.executable, str(SCRIPT), str(agent_dir), D, scenario, step, str(plan)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -9, f"step {step!r} was never reached (exit {proc.returncode}): {proc.stderr[-2000:]}"
+
+    recover_journal(ws)
+
+    allowed = _check_completed(ws, agent_dir, scenario)
+    _check_invariants(ws, agent_dir, pre, allowed)
+
+    # and dreaming goes on: a new fragment is dreamed and committed on top
+    append_fragment(ws, "later", "a later fact", day=D)
+    r = run_dream(ws, dreamer=Scripted(cite_all("later", "A later fact")), review="none")
+    assert r.status in ("applied", "mixed") and r.commit, r.message
+    _check_invariants(ws, agent_dir, pre, allowed)
+    assert _cited_at(agent_dir, pre) - allowed <= _cited_at(agent_dir, "HEAD")
+    assert git(agent_dir, "status", "--porcelain").strip() == ""
