@@ -28,9 +28,10 @@ from core.events import (
 )
 from core.ids import new_event_id, timestamp_from_id
 from core.secrets import detect_secrets
+from core.slugs import is_valid_slug
 from core.workspace import Workspace, parse_date
 
-STREAM_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl$")
+STREAM_FILE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl$")  # JS \d: ASCII only
 
 
 class AppendRefused(ValueError):
@@ -235,13 +236,16 @@ def append_fragment(
 
 
 def _existing_references(ws: Workspace, refs: list[str] | None) -> list[str] | None:
-    """Keep only reference slugs that exist (trimmed, no blanks, de-duplicated), as TypeClaw does."""
+    """Keep only reference slugs that exist (trimmed, no blanks, de-duplicated), as TypeClaw does.
+
+    A slug must be a valid slug first: `../x` must never reach a file outside references/.
+    """
     if not refs:
         return None
     kept: list[str] = []
     for ref in refs:
         ref = ref.strip()
-        if ref and ref not in kept and (ws.references_dir / f"{ref}.md").is_file():
+        if is_valid_slug(ref) and ref not in kept and (ws.references_dir / f"{ref}.md").is_file():
             kept.append(ref)
     return kept or None
 
@@ -289,7 +293,7 @@ def rewrite_stream(
             # keep_for sees the very lines being rewritten (e.g. to find each source's last watermark)
             rule = keep_for(lines) if keep_for is not None else keep
             assert rule is not None, "rewrite_stream needs keep or keep_for"
-            verdicts = [rule(ln) for ln in lines]
+            verdicts = [ln.event is None or rule(ln) for ln in lines]  # malformed lines are never dropped
             kept = [ln for ln, ok in zip(lines, verdicts) if ok]
             dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
             if not dropped:
