@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# JS `\w` is ASCII-only; Python's is Unicode, so spell the class out.
-CITATION = re.compile(r"(streams|memory)/(\d{4}-\d{2}-\d{2})#([A-Za-z0-9_-]+)")
-CITATION_LINE = re.compile(r"^[\s-]*(streams|memory)/(\d{4}-\d{2}-\d{2})#([A-Za-z0-9_-]+)\s*$", re.I)
+# JS `\w` and `\d` are ASCII-only; Python's are Unicode, so spell the classes out.
+CITATION = re.compile(r"(streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2})#([A-Za-z0-9_-]+)")
+CITATION_LINE = re.compile(r"^[\s-]*(streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2})#([A-Za-z0-9_-]+)\s*$", re.I)
 SECTION_HEADING = re.compile(r"^[\s-]*(fragments|superseded)\s*:\s*$", re.I)
 REFERENCES_HEADING = re.compile(r"^\s*references\s*:\s*$", re.I)
 
