@@ -18,7 +18,7 @@ from frontmatter.default_handlers import BaseHandler
 from core.citations import REFERENCES_HEADING, parse_citations, strip_citation_lines
 
 KEYS = ("heading", "cites", "days", "lastReinforced", "tags")
-DATE_VALUE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+DATE_VALUE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")  # JS \d: ASCII only
 BLOCK_TAG = re.compile(r"^  - (.*)$")
 
 
@@ -53,6 +53,7 @@ def _inline_tags(value: str) -> tuple[str, ...]:
 class TypeClawHandler(BaseHandler):
     """TypeClaw's `parseShard` / `renderShard` as a python-frontmatter handler."""
 
+    FM_BOUNDARY = re.compile(r"^-{3}$", re.MULTILINE)  # required by BaseHandler; split() is ours
     START_DELIMITER = "---"
     END_DELIMITER = "---"
 
