@@ -1,0 +1,215 @@
+"""core.state: `memory/.dreaming-state.json` v2 (dreaming-state.test.ts, reference §3).
+
+TypeClaw loads a bad file as empty state, silently; dreamdeck loads it as empty too and also
+returns the reason, so a corrupt file is reported instead of re-dreaming everything unnoticed.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from core.state import DreamingState, load_state, save_state
+
+TS = "2026-05-16T14:30:02+09:00"
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "memory" / ".dreaming-state.json"
+
+
+def write(path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def valid(**days) -> str:
+    return json.dumps({"version": 2, "dreamedThrough": days})
+
+
+# --- loading -------------------------------------------------------------------------------------------
+def test_a_missing_file_is_empty_state_and_no_problem(path):
+    state, problem = load_state(path)
+    assert state.days == {}
+    assert problem is None
+
+
+@pytest.mark.parametrize(
+    "text,why",
+    [
+        ("{not json", "invalid JSON"),
+        ("", "invalid JSON"),
+        ("2026-05-16:1-20\n2026-05-17:1-4\n", "invalid JSON"),  # the rejected v1 lines format
+        ('{"version": 1, "dreamedThrough": {}}', "version is 1, expected 2"),
+        ('{"version": "2", "dreamedThrough": {}}', "version is '2', expected 2"),
+        ('{"dreamedThrough": {}}', "version is None"),
+        ("[]", "not a JSON object"),
+        ('{"version": 2}', "'dreamedThrough' is not an object"),
+        ('{"version": 2, "dreamedThrough": []}', "'dreamedThrough' is not an object"),
+        ('{"version": 2, "dreamedThrough": {"2026-05-16": []}}', "entry for 2026-05-16 is not an object"),
+        ('{"version": 2, "dreamedThrough": {"2026-05-16": {"ts": "x"}}}', "dreamedIds for 2026-05-16"),
+        ('{"version": 2, "dreamedThrough": {"2026-05-16": {"dreamedIds": "a", "ts": "x"}}}', "dreamedIds for 2026-05-16"),
+        ('{"version": 2, "dreamedThrough": {"2026-05-16": {"dreamedIds": ["a", 7], "ts": "x"}}}', "dreamedIds for 2026-05-16"),
+        ('{"version": 2, "dreamedThrough": {"2026-05-16": {"dreamedIds": ["a", null], "ts": "x"}}}', "dreamedIds for 2026-05-16"),
+        ('{"version": 2, "dreamedThrough": {"2026-05-16": {"dreamedIds": ["a", ""], "ts": "x"}}}', "dreamedIds for 2026-05-16"),
+        ('{"version": 2, "dreamedThrough": {"2026-05-16": {"dreamedIds": ["a"]}}}', "ts for 2026-05-16"),
+        ('{"version": 2, "dreamedThrough": {"2026-05-16": {"dreamedIds": ["a"], "ts": 5}}}', "ts for 2026-05-16"),
+    ],
+)
+def test_a_bad_file_loads_as_empty_state_and_reports_why(path, text, why):
+    write(path, text)
+    state, problem = load_state(path)
+    assert state.days == {}
+    assert problem is not None
+    assert problem.startswith(".dreaming-state.json: ")
+    assert why in problem
+
+
+def test_a_bad_file_problem_says_what_it_costs(path):
+    write(path, '{"version": 1}')
+    assert "every fragment would be re-dreamed" in load_state(path)[1]
+
+
+def test_a_file_that_is_not_utf8_is_reported_not_raised(path):
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"version": 2, "dreamedThrough": {"\xff": 1}}')
+    state, problem = load_state(path)
+    assert state.days == {} and "unreadable" in problem
+
+
+def test_one_bad_day_empties_the_whole_state(path):
+    write(path, valid(**{"2026-05-15": {"dreamedIds": ["a"], "ts": TS}, "2026-05-16": {"dreamedIds": [1], "ts": TS}}))
+    assert load_state(path)[0].days == {}
+
+
+def test_a_valid_file_loads_with_no_problem(path):
+    write(path, valid(**{"2026-05-16": {"dreamedIds": ["b", "a"], "ts": TS}}))
+    state, problem = load_state(path)
+    assert problem is None
+    assert state.dreamed_ids("2026-05-16") == {"a", "b"}
+    assert state.dreamed_ids("2026-05-17") == set()
+
+
+def test_an_empty_id_list_is_valid(path):
+    write(path, valid(**{"2026-05-16": {"dreamedIds": [], "ts": TS}}))
+    state, problem = load_state(path)
+    assert problem is None and "2026-05-16" in state.days
+
+
+def test_loading_keeps_the_files_date_order(path):
+    write(path, valid(**{d: {"dreamedIds": ["x"], "ts": TS} for d in ("2026-05-20", "2026-05-01", "2026-05-10")}))
+    assert list(load_state(path)[0].days) == ["2026-05-20", "2026-05-01", "2026-05-10"]
+
+
+# --- saving ----------------------------------------------------------------------------------------------
+def test_save_writes_json_stringify_with_two_space_indent_and_a_newline(path):
+    state = DreamingState().add_dreamed("2026-05-16", ["019e...b", "019e...a"], TS)
+    save_state(path, state)
+    assert path.read_text(encoding="utf-8") == (
+        "{\n"
+        '  "version": 2,\n'
+        '  "dreamedThrough": {\n'
+        '    "2026-05-16": {\n'
+        '      "dreamedIds": [\n'
+        '        "019e...a",\n'
+        '        "019e...b"\n'
+        "      ],\n"
+        '      "ts": "2026-05-16T14:30:02+09:00"\n'
+        "    }\n"
+        "  }\n"
+        "}\n"
+    )
+
+
+def test_an_empty_state_saves_as_json_stringify_does(path):
+    save_state(path, DreamingState())
+    assert path.read_text() == '{\n  "version": 2,\n  "dreamedThrough": {}\n}\n'
+
+
+def test_an_empty_id_list_saves_as_an_empty_array(path):
+    save_state(path, DreamingState({"2026-05-16": {"dreamedIds": [], "ts": TS}}))
+    assert '"dreamedIds": [],' in path.read_text()
+
+
+def test_non_ascii_is_written_raw(path):
+    save_state(path, DreamingState().add_dreamed("2026-05-16", ["아이디"], TS))
+    assert '"아이디"' in path.read_text(encoding="utf-8")
+
+
+def test_save_creates_the_folder(path):
+    assert not path.parent.exists()
+    save_state(path, DreamingState())
+    assert path.is_file()
+
+
+def test_save_then_load_round_trips(path):
+    state = DreamingState().add_dreamed("2026-05-16", ["a", "b"], TS).add_dreamed("2026-05-15", ["c"], TS)
+    save_state(path, state)
+    loaded, problem = load_state(path)
+    assert problem is None
+    assert loaded.days == state.days
+    assert list(loaded.days) == ["2026-05-16", "2026-05-15"]
+
+
+def test_load_then_save_reproduces_a_typeclaw_file_byte_for_byte(path):
+    original = {"version": 2, "dreamedThrough": {
+        "2026-05-17": {"dreamedIds": ["019e-a", "019e-b"], "ts": "2026-05-17T01:00:00+09:00"},
+        "2026-05-16": {"dreamedIds": ["019e-c"], "ts": TS},
+    }}
+    text = json.dumps(original, indent=2) + "\n"
+    write(path, text)
+    save_state(path, load_state(path)[0])
+    assert path.read_text() == text
+
+
+def test_save_is_atomic_and_leaves_no_temp_file(path):
+    save_state(path, DreamingState())
+    inode = os.stat(path).st_ino
+    save_state(path, DreamingState().add_dreamed("2026-05-16", ["a"], TS))
+    assert os.stat(path).st_ino != inode  # replaced by rename, never rewritten in place
+    assert os.listdir(path.parent) == [".dreaming-state.json"]
+
+
+# --- updating ---------------------------------------------------------------------------------------------
+def test_add_dreamed_does_not_mutate_its_input():
+    before = DreamingState({"2026-05-16": {"dreamedIds": ["a"], "ts": "old"}})
+    snapshot = json.dumps(before.days)
+    after = before.add_dreamed("2026-05-16", ["b"], TS)
+    after2 = before.add_dreamed("2026-05-17", ["c"], TS)
+    assert json.dumps(before.days) == snapshot
+    assert after is not before and after2 is not before
+
+
+def test_add_dreamed_merges_deduplicates_and_sorts():
+    state = DreamingState().add_dreamed("2026-05-16", ["c", "a"], "t1").add_dreamed("2026-05-16", {"b", "a", "c"}, TS)
+    assert state.days["2026-05-16"] == {"dreamedIds": ["a", "b", "c"], "ts": TS}
+
+
+def test_add_dreamed_sorts_like_a_javascript_default_sort_for_ids():
+    ids = ["019e2eca-6fc6-7", "019e2eca-6fc5-7", "019E", "f-keep", "10", "9"]
+    assert DreamingState().add_dreamed("d", ids, TS).days["d"]["dreamedIds"] == ["019E", "019e2eca-6fc5-7", "019e2eca-6fc6-7", "10", "9", "f-keep"]
+
+
+def test_add_dreamed_keeps_other_dates():
+    state = DreamingState().add_dreamed("2026-05-15", ["x"], "t0").add_dreamed("2026-05-16", ["y"], TS)
+    assert state.days["2026-05-15"] == {"dreamedIds": ["x"], "ts": "t0"}
+
+
+def test_a_new_date_is_appended_at_the_end_and_an_existing_date_keeps_its_place():
+    state = DreamingState().add_dreamed("2026-05-20", ["a"], TS).add_dreamed("2026-05-01", ["b"], TS)
+    state = state.add_dreamed("2026-05-20", ["c"], TS).add_dreamed("2026-05-10", ["d"], TS)
+    assert list(state.days) == ["2026-05-20", "2026-05-01", "2026-05-10"]
+
+
+def test_remove_dreamed_returns_ids_to_the_undreamed_tail_without_mutating():
+    before = DreamingState().add_dreamed("2026-05-16", ["a", "b", "c"], "t0")
+    after = before.remove_dreamed("2026-05-16", {"b", "zz"}, TS)
+    assert after.days["2026-05-16"] == {"dreamedIds": ["a", "c"], "ts": TS}
+    assert before.dreamed_ids("2026-05-16") == {"a", "b", "c"}
+
+
+def test_remove_dreamed_on_an_unknown_date_changes_nothing():
+    state = DreamingState().add_dreamed("2026-05-16", ["a"], TS)
+    assert state.remove_dreamed("2026-05-17", {"a"}, TS).days == state.days
