@@ -331,7 +331,11 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step) -> None:
             fragment_gc=bool(c["topics_changed"]), purge=purge,  # type: ignore[arg-type]
         )
         step("gc")
-    _audit(ws, journal, result)
+    if not journal.get("audited"):
+        _audit(ws, journal, result)
+        # Mark it in the journal, so a recovery after a kill from here on does not log it twice.
+        journal["audited"] = True
+        atomic_write_text(ws.memory / JOURNAL, json.dumps(journal, ensure_ascii=False))
     step("audit")
     remove_file(ws.memory / JOURNAL)
     step("journal-removed")

@@ -138,6 +138,8 @@ def test_a_kill_at_any_step_is_recovered_with_nothing_cited_lost(tmp_path, agent
 
     allowed = _check_completed(ws, agent_dir, scenario)
     _check_invariants(ws, agent_dir, pre, allowed)
+    audit = (ws.meta_dir / "audit.log").read_text().splitlines()
+    assert audit and len(audit) == len(set(audit)), f"audit lines written twice: {audit}"
 
     # and dreaming goes on: a new fragment is dreamed and committed on top
     append_fragment(ws, "later", "a later fact", day=D)
