@@ -1,0 +1,211 @@
+"""core.strength: the strength table (reference §4a, strength.test.ts) with the ladder and decay."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from core.settings import DecaySettings
+from core.shards import Shard, ShardMeta, render_shard
+from core.strength import (
+    StrengthRow,
+    age_days,
+    decay_score,
+    decay_status,
+    ladder_tier,
+    render_prompt_table,
+    row_for,
+    sort_rows,
+    strength_table,
+)
+from helpers import shard_text, write_shard
+
+TODAY = "2026-05-22"
+DECAY = DecaySettings()
+
+
+def row(slug: str, cites: int = 1, days: int = 1, last: str = TODAY, heading: str = "H", age: int | None = 0) -> StrengthRow:
+    return StrengthRow(slug, heading, cites, days, last, age, ladder_tier(days), 0.5, "active")
+
+
+def shard_with(slug: str, heading: str, cites: int, days: int, last: str) -> Shard:
+    text = render_shard(ShardMeta(heading, cites, days, last), f"{heading}.\n")
+    return Shard.from_text(slug, None, text)  # type: ignore[arg-type]
+
+
+# --- the promotion ladder -------------------------------------------------------------------------
+@pytest.mark.parametrize("days,tier", [(0, "mentioned"), (1, "mentioned"), (2, "observed"), (3, "consistently"), (6, "consistently"), (7, "always"), (40, "always")])
+def test_the_ladder_is_gated_on_distinct_days(days, tier):
+    assert ladder_tier(days) == tier
+
+
+def test_many_cites_on_one_day_is_still_mentioned():
+    assert row_for(shard_with("s", "H", 12, 1, TODAY), TODAY, DECAY).tier == "mentioned"
+
+
+# --- age ---------------------------------------------------------------------------------------------
+def test_age_is_zero_on_the_same_day():
+    assert age_days(TODAY, TODAY) == 0
+
+
+def test_age_counts_whole_days():
+    assert age_days(TODAY, "2026-05-12") == 10
+
+
+def test_a_future_date_clamps_to_zero():
+    assert age_days(TODAY, "2026-06-30") == 0
+
+
+@pytest.mark.parametrize(
+    "today,last,age",
+    [
+        ("2026-03-01", "2026-02-28", 1),
+        ("2024-03-01", "2024-02-28", 2),  # leap year
+        ("2026-05-01", "2026-04-30", 1),
+        ("2026-01-01", "2025-12-31", 1),
+        ("2027-01-01", "2026-01-01", 365),
+        ("2025-01-01", "2024-01-01", 366),
+    ],
+)
+def test_month_and_year_boundaries(today, last, age):
+    assert age_days(today, last) == age
+
+
+@pytest.mark.parametrize("last", ["yesterday", "2026-02-30", ""])
+def test_an_unparseable_date_has_no_age(last):
+    assert age_days(TODAY, last) is None
+
+
+# --- rows ----------------------------------------------------------------------------------------------
+def test_a_row_takes_its_values_from_the_frontmatter():
+    r = row_for(shard_with("pnpm", "Uses pnpm", 3, 3, "2026-05-20"), TODAY, DECAY)
+    assert (r.slug, r.heading, r.cites, r.days, r.last_reinforced, r.age, r.tier) == ("pnpm", "Uses pnpm", 3, 3, "2026-05-20", 2, "consistently")
+    assert r.parse_error is None and not r.pinned
+
+
+def test_a_malformed_shard_is_listed_with_counts_from_its_body_and_its_error():
+    text = "---\nheading: H\nproposal: x\n---\nBelief.\n\nfragments:\n- streams/2026-05-18#a\n- streams/2026-05-20#b\n"
+    r = row_for(Shard.from_text("bad", None, text), TODAY, DECAY)  # type: ignore[arg-type]
+    assert (r.heading, r.cites, r.days, r.last_reinforced, r.age) == ("", 2, 2, "2026-05-20", 2)
+    assert r.parse_error == "frontmatter field 'proposal': unknown"
+
+
+def test_a_pinned_shard_never_decays():
+    r = row_for(shard_with("old", "H", 1, 1, "2020-01-01"), TODAY, DECAY, pinned=True)
+    assert (r.score, r.status, r.pinned) == (1.0, "pinned", True)
+
+
+def test_to_json_rounds_the_score():
+    r = row_for(shard_with("s", "H", 1, 1, "2026-04-22"), TODAY, DECAY)
+    data = r.to_json()
+    assert data["score"] == round(r.score, 4)
+    assert data["slug"] == "s" and data["age"] == 30
+
+
+# --- order ---------------------------------------------------------------------------------------------
+def test_the_table_is_in_typeclaw_row_order(tmp_path):
+    topics = tmp_path / "memory" / "topics"
+    rows = [
+        ("b-low", 1, 1, "2026-05-22"),
+        ("a-low", 1, 1, "2026-05-22"),
+        ("older", 1, 1, "2026-05-01"),
+        ("more-days", 2, 2, "2026-05-01"),
+        ("more-cites", 5, 1, "2026-05-01"),
+        ("same-cites-fewer-days", 5, 0, "2026-05-21"),
+    ]
+    for slug, cites, days, last in rows:
+        write_shard(tmp_path, slug, render_shard(ShardMeta(slug, cites, days, last), "x"))
+    table = strength_table(topics, TODAY, DECAY)
+    assert [r.slug for r in table] == ["more-cites", "same-cites-fewer-days", "more-days", "a-low", "b-low", "older"]
+
+
+def test_an_empty_topics_folder_gives_an_empty_table(tmp_path):
+    assert strength_table(tmp_path / "memory" / "topics", TODAY, DECAY) == []
+
+
+def test_the_table_marks_pinned_slugs(tmp_path):
+    write_shard(tmp_path, "p", shard_text("P", ["streams/2026-05-20#a"]))
+    write_shard(tmp_path, "q", shard_text("Q", ["streams/2026-05-20#b"]))
+    table = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY, pinned={"p"})
+    assert {r.slug: r.status for r in table} == {"p": "pinned", "q": "active"}
+
+
+def test_sorting_by_a_column_breaks_ties_by_slug_and_puts_missing_ages_last():
+    rows = [row("c", age=5), row("a", age=None), row("b", age=5), row("d", age=1)]
+    assert [r.slug for r in sort_rows(rows, "age")] == ["d", "b", "c", "a"]
+    assert [r.slug for r in sort_rows(rows, "slug", reverse=True)] == ["d", "c", "b", "a"]
+
+
+def test_sorting_by_an_unknown_column_is_refused():
+    with pytest.raises(ValueError, match="unknown column 'nope'"):
+        sort_rows([row("a")], "nope")
+
+
+# --- the prompt table --------------------------------------------------------------------------------
+def test_no_shards_means_no_prompt_table():
+    assert render_prompt_table([]) == ""
+
+
+def test_the_prompt_table_has_typeclaws_header_and_rows_in_order():
+    rows = [row("low", cites=1, heading="Low"), row("high", cites=3, days=2, last="2026-05-20", heading="High", age=2)]
+    assert render_prompt_table(rows) == (
+        "| slug | heading | cites | days | last reinforced | age (d) |\n"
+        "| --- | --- | ---: | ---: | --- | ---: |\n"
+        "| high | High | 3 | 2 | 2026-05-20 | 2 |\n"
+        "| low | Low | 1 | 1 | 2026-05-22 | 0 |"
+    )
+
+
+def test_the_prompt_table_escapes_pipes_in_headings():
+    assert "| s | a \\| b \\|\\| c | 1 |" in render_prompt_table([row("s", heading="a | b || c")])
+
+
+def test_the_prompt_table_shows_untitled_for_an_empty_heading():
+    assert "| s | (untitled) | 1 |" in render_prompt_table([row("s", heading="")])
+
+
+def test_the_prompt_table_shows_a_dash_for_an_unknown_age():
+    assert render_prompt_table([row("s", last="garbage", age=None)]).endswith("| s | H | 1 | 1 | garbage | — |")
+
+
+# --- decay -------------------------------------------------------------------------------------------------
+def test_decay_score_is_moltbots_formula():
+    # e^(-lambda * age) * log2(days + 1) * type_weight, with lambda 0.03 and weight 1.2
+    assert decay_score(1, 10, DECAY) == pytest.approx(math.exp(-0.3) * 1.0 * 1.2)
+    assert decay_score(3, 60, DECAY) == pytest.approx(math.exp(-1.8) * 2.0 * 1.2)
+
+
+def test_decay_score_is_clamped_to_one():
+    assert decay_score(7, 0, DECAY) == 1.0
+
+
+def test_decay_score_is_zero_without_days_or_age():
+    assert decay_score(0, 0, DECAY) == 0.0
+    assert decay_score(5, None, DECAY) == 0.0
+
+
+def test_decay_score_falls_with_age():
+    scores = [decay_score(1, age, DECAY) for age in (10, 30, 60, 120)]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("score,status", [(1.0, "active"), (0.5, "active"), (0.49, "fading"), (0.2, "fading"), (0.19, "dormant"), (0.05, "dormant"), (0.049, "archived"), (0.0, "archived")])
+def test_decay_status_bands(score, status):
+    assert decay_status(score, DECAY) == status
+
+
+def test_decay_parameters_come_from_settings():
+    fast = DecaySettings(lambda_=0.3)
+    assert decay_score(1, 10, fast) < decay_score(1, 10, DECAY)
+    heavy = DecaySettings(type_weight=2.0)
+    assert decay_score(1, 30, heavy) == pytest.approx(math.exp(-0.9) * 2.0)
+    strict = DecaySettings(archive_threshold=0.15)
+    assert decay_status(0.1, strict) == "archived"
+    assert decay_status(0.1, DECAY) == "dormant"
+
+
+def test_row_status_follows_the_score():
+    fresh = row_for(shard_with("f", "H", 3, 3, TODAY), TODAY, DECAY)
+    stale = row_for(shard_with("s", "H", 1, 1, "2025-05-22"), TODAY, DECAY)
+    assert fresh.status == "active"
+    assert stale.status == "archived"
