@@ -1,15 +1,696 @@
-"""Screen: What a dream proposes, hunk by hunk: approve, reject, edit."""
+"""Screen 2, Reflections: what a dream proposes, hunk by hunk: approve, reject, edit, apply.
+
+Left, the pending reflections; right, the selected one: summary, loss meter, contradictions,
+questions, then its diff in a HunkView. Decisions (hunk id → approve | reject) live here, in
+memory, until `enter` hands the approved hunks to core.reflections.approve (the one door).
+A file whose bytes changed since the dream is dry-run through the door's own rebase
+(core.changeset.plan_changeset, which merges with core.hunks.rebase_change/git merge-file):
+hunks that do not merge are shown as conflicts and cannot be approved.
+"""
 from __future__ import annotations
 
+import os
+import re
+import shlex
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
-from textual.widgets import Static
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.markup import escape
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
 from tui.screens.base import MemoryScreen
+from tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
+
+ACTOR = "human:tui"
+EMPTY = ("No pending reflections. Dreams whose changes need judgement appear here. "
+         "Press D to dream now.")
+_HUNK_ID = re.compile(r"\bh-[0-9a-f]{10}\b")
+_BLAME = re.compile(r"\b(h-[0-9a-f]{10}) \([^)]*\) (removes|would keep) (\S+)")
+
+FLAG_STYLE = {"⌛": "bold yellow", "⚠": "bold red", "~": "yellow"}
+
+
+@dataclass
+class ReflectionItem:
+    """A reflection as this screen shows it; built in the load thread from core objects."""
+
+    id: str
+    status: str  # pending | stale (expired: can only be rejected)
+    created: str
+    age_days: int
+    dreamer: str
+    trigger: str
+    summary: str
+    questions: list[str]
+    contradictions: list[str]
+    archive: list[str]
+    fragments: int
+    meter: dict
+    files: list[FileEntry] = field(default_factory=list)
+
+    @property
+    def hunks(self) -> list[HunkEntry]:
+        return [h for f in self.files for h in f.hunks]
+
+    @property
+    def stale_files(self) -> list[FileEntry]:
+        return [f for f in self.files if f.stale]
+
+    @property
+    def conflicts(self) -> list[HunkEntry]:
+        return [h for h in self.hunks if h.conflict]
+
+    @property
+    def age(self) -> str:
+        return "today" if self.age_days == 0 else f"{self.age_days}d"
+
+    @property
+    def flag(self) -> str:
+        if self.status == "stale":
+            return "⌛"
+        if self.conflicts or any(f.stale == "conflict" for f in self.files):
+            return "⚠"
+        if self.stale_files:
+            return "~"
+        return ""
+
+    def prompt(self) -> Text:
+        """Two lines in the list: id, age, dreamer, hunks and flag; then the summary."""
+        text = Text()
+        text.append(f"{self.id:<5}", style="bold" if self.status == "pending" else "dim")
+        text.append(f"{self.age:>6} {self.dreamer[:10]:<10}{_plural(len(self.hunks), 'hunk'):>9}")
+        if self.flag:
+            label = {"⌛": "expired", "⚠": "conflict", "~": "rebase"}[self.flag]
+            text.append(f" {self.flag} {label}", style=FLAG_STYLE[self.flag])
+        summary = " ".join(self.summary.split()) or "(no summary)"
+        text.append("\n" + summary, style="dim" if self.status == "stale" else "")
+        return text
+
+
+# --- loading (thread) ---------------------------------------------------------------------------
+def _age_days(created: str, today: str) -> int:
+    """Whole days from the reflection's (UTC) creation date to the workspace's today."""
+    try:
+        return max(0, (date.fromisoformat(today) - date.fromisoformat(created[:10])).days)
+    except ValueError:
+        return 0
+
+
+def _read_current(ws, rel: str) -> str | None:
+    try:
+        return (ws.memory / rel).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return "\x00unreadable"  # never equal to a base: shown as changed
+
+
+def _conflicts(ws, path: str, base: str | None, new: str | None) -> bool:
+    """Would the door refuse this text for `path` as a conflict? (a dry run; nothing is written)"""
+    from core.changeset import ChangeSet, FileEdit, Refused, plan_changeset
+
+    cs = ChangeSet(action="APPROVE", actor=ACTOR, approval="partial", trigger="review", summary="dry merge check",
+                   edits=[FileEdit(path, base, new)])
+    try:
+        plan_changeset(ws, cs)
+    except Refused as exc:
+        return bool(exc.conflicts)
+    except Exception:  # anything else the door would say is shown when applying
+        return False
+    return False
+
+
+def build_item(ws, r, today: str) -> ReflectionItem:
+    from core.hunks import apply_hunks
+    from core.reflections import loss_meter
+
+    files: list[FileEntry] = []
+    for f, diff in r.hunks():
+        current = _read_current(ws, f.path)
+        stale = ""
+        hunks: list[HunkEntry] = []
+        changed = current != f.base
+        if changed:
+            stale = "conflict" if _conflicts(ws, f.path, f.base, f.proposed) else "clean"
+        for h in diff.hunks:
+            conflict = False
+            if changed:
+                only = apply_hunks(f.base, f.proposed, {h.id}, f.path)
+                conflict = _conflicts(ws, f.path, f.base, only)
+            hunks.append(HunkEntry(h.id, f.path, h.header, h.lines, h.added, h.removed,
+                                   conflict=conflict, rebased=changed and not conflict))
+        if any(h.conflict for h in hunks):
+            stale = "conflict"
+        files.append(FileEntry(f.path, diff.status, f.pinned, stale, tuple(hunks)))
+    return ReflectionItem(
+        id=r.id, status=r.status, created=r.created, age_days=_age_days(r.created, today),
+        dreamer=r.dreamer, trigger=r.trigger, summary=r.summary, questions=list(r.questions),
+        contradictions=list(r.contradictions), archive=list(r.archive), fragments=len(r.fragments),
+        meter=loss_meter(r.files).to_json(), files=files,
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 class ReflectionsScreen(MemoryScreen):
     MODE = "reflections"
-    PURPOSE = "What a dream proposes, hunk by hunk: approve, reject, edit."
+    AUTO_FOCUS = "#hunks"
+    PURPOSE = "What a dream proposes, hunk by hunk: approve, reject, edit — nothing changes until you press enter."
+    HELP = (
+        "Each pending reflection is a dream's proposal that waits for a person. On the right: its summary, "
+        "the **loss meter** (citations dropped, beliefs rewritten, shards deleted, superseded), contradictions "
+        "(⚠), questions (?), then the diff per shard.\n\n"
+        "The `┃` gutter marks the current hunk; `n`/`p` move between hunks, `j`/`k` scroll. `space` toggles "
+        "*approve* on it, `x` toggles *reject*, `a` approves every hunk, `u` clears your choices. Nothing is "
+        "written until `enter`: a confirm lists what will be applied, then only the approved hunks go through "
+        "the one door (rejected and undecided hunks are left out; a partial approval closes the reflection). "
+        "`E` opens the chosen result in `$EDITOR` before accepting. `R` rejects the whole reflection with a "
+        "reason; `X` rejects it and releases its fragments to the next dream.\n\n"
+        "**Stale bases.** When a shard changed on disk since the dream, its header says *stale: base changed* "
+        "and each hunk is dry-run through a 3-way merge: *rebases cleanly*, or *⚠ conflict* — a conflicting "
+        "hunk cannot be approved. A refused approval (say, a partial choice that would drop a citation) is "
+        "shown with the fragment ids it would lose and the hunks responsible, and stays on screen.\n\n"
+        "List flags: `~` a base changed (rebases), `⚠` a conflict, `⌛` expired (can only be rejected)."
+    )
+    BINDINGS = [
+        Binding("space", "toggle", "Approve hunk", id="reflections.toggle"),
+        Binding("x", "reject_hunk", "Reject hunk", id="reflections.reject_hunk"),
+        Binding("a", "approve_all", "Approve all", id="reflections.approve_all"),
+        Binding("n", "next_hunk", "Next hunk", key_display="n/p", id="reflections.next_hunk"),
+        Binding("p", "prev_hunk", "Previous hunk", show=False, id="reflections.prev_hunk"),
+        Binding("enter", "apply", "Apply", id="reflections.apply"),
+        Binding("E", "edit", "Edit & accept", id="reflections.edit"),
+        Binding("R", "reject", "Reject reflection", id="reflections.reject"),
+        Binding("X", "reject_release", "Reject and release fragments", show=False,
+                id="reflections.reject_release"),
+        Binding("u", "clear_decisions", "Clear decisions", show=False, id="reflections.clear"),
+        Binding("tab", "focus_next", "Next pane", show=False),
+    ]
+    DEFAULT_CSS = """
+    ReflectionsScreen #refl-body { height: 1fr; }
+    ReflectionsScreen #reflection-list { width: 46; height: 1fr; border: none; }
+    ReflectionsScreen #refl-pane { width: 1fr; border-left: solid $panel-lighten-1; }
+    ReflectionsScreen #refl-info { height: auto; max-height: 50%; padding: 0 1; overflow-y: auto; }
+    ReflectionsScreen #refl-decisions { height: auto; padding: 0 1; background: $boost; }
+    ReflectionsScreen #refl-refusal { height: auto; padding: 0 1; color: $text-error; background: $error 10%; }
+    ReflectionsScreen #refl-refusal.-none { display: none; }
+    ReflectionsScreen #refl-empty { height: 1fr; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._items: dict[str, ReflectionItem] = {}
+        self._selected: str | None = None
+        self._decisions: dict[str, dict[str, str]] = {}  # reflection id → {hunk id: approve|reject}
+        self._refusal: tuple[str, str] | None = None  # (reflection id, message) of the last refusal
+        self._problems_seen: tuple[str, ...] = ()
 
     def compose_body(self) -> ComposeResult:
-        yield Static("(coming up)", classes="empty")
+        with Horizontal(id="refl-body"):
+            yield OptionList(id="reflection-list")
+            with Vertical(id="refl-pane"):
+                yield Static("", id="refl-info")
+                yield Static("", id="refl-decisions")
+                yield Static("", id="refl-refusal", classes="-none", markup=False)
+                yield HunkView(id="hunks", empty_message="Select a reflection on the left.")
+        yield Static(EMPTY, id="refl-empty", classes="empty", markup=False)
+
+    # --- data ----------------------------------------------------------------------------------
+    def load(self) -> Any:
+        from core.reflections import list_reflections
+
+        ws = self.ws
+        today = ws.today()
+        reflections, problems = list_reflections(ws, include_decided=True)
+        items = []
+        for r in reflections:
+            if r.status not in ("pending", "stale"):
+                continue
+            try:
+                items.append(build_item(ws, r, today))
+            except Exception as exc:  # a broken reflection must not hide the others
+                problems.append(f"{r.id}: cannot show it ({exc})")
+        return items, problems
+
+    def show(self, data: tuple[list[ReflectionItem], list[str]]) -> None:
+        items, problems = data
+        self._items = {i.id: i for i in items}
+        for rid in list(self._decisions):  # forget choices for reflections that are gone
+            if rid not in self._items:
+                del self._decisions[rid]
+            else:
+                ids = {h.id for h in self._items[rid].hunks}
+                self._decisions[rid] = {k: v for k, v in self._decisions[rid].items() if k in ids}
+        if self._refusal and self._refusal[0] not in self._items:
+            self._refusal = None
+        listing = self.query_one("#reflection-list", OptionList)
+        keep = self._selected
+        with self.app.batch_update():
+            listing.clear_options()
+            listing.add_options([Option(i.prompt(), id=i.id) for i in items])
+            if items:
+                ids = [i.id for i in items]
+                listing.highlighted = ids.index(keep) if keep in ids else 0
+        empty = not items
+        self.query_one("#refl-body").display = not empty
+        self.query_one("#refl-empty").display = empty
+        if problems and tuple(problems) != self._problems_seen:
+            self.notify("\n".join(problems), title="Unreadable reflections", severity="warning", timeout=10)
+        self._problems_seen = tuple(problems)
+        self._select(str(listing.highlighted_option.id) if listing.highlighted_option else None)
+        if not empty and self.focused is None:
+            self.query_one("#hunks", HunkView).focus()
+
+    @on(OptionList.OptionHighlighted, "#reflection-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id != self._selected:
+            self._select(str(event.option.id))
+
+    @on(OptionList.OptionSelected, "#reflection-list")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id != self._selected:
+            self._select(str(event.option.id))
+        self.query_one("#hunks", HunkView).focus()
+
+    def _select(self, rid: str | None) -> None:
+        item = self._items.get(rid) if rid else None
+        self._selected = item.id if item else None
+        view = self.query_one("#hunks", HunkView)
+        if item is None:
+            self.query_one("#refl-info", Static).update("")
+            view.set_files([])
+        else:
+            self.query_one("#refl-info", Static).update(self._info(item))
+            view.set_files(item.files, self.decisions, self._flagged())
+        self._show_decisions()
+        self._show_refusal()
+        self.refresh_bindings()
+
+    # --- what the right pane says ------------------------------------------------------------------
+    def _info(self, r: ReflectionItem) -> str:
+        m = r.meter
+        created = r.created[:16].replace("T", " ") + " UTC" if len(r.created) >= 16 else r.created
+        n_hunks = len(r.hunks)
+        lines = [
+            f"[b]{r.id}[/b] · {r.status} · {escape(r.dreamer or '?')}, {escape(r.trigger or '?')} · "
+            f"{created} ({r.age}) · {_plural(r.fragments, 'fragment')} shown · "
+            f"{_plural(len(r.files), 'file')}, {_plural(n_hunks, 'hunk')}",
+            f"[b]{escape(r.summary)}[/b]" if r.summary.strip() else "[dim](the dream left no summary)[/dim]",
+        ]
+
+        def count(n: int, word: str, verb: str, style: str) -> str:
+            text = f"{_plural(n, word)} {verb}"
+            return f"[{style}]{text}[/]" if n else text
+
+        dropped = m.get("citations_dropped", [])
+        loss = (f"Loss meter: {count(len(dropped), 'citation', 'dropped', '$text-error')} · "
+                f"{count(len(m.get('beliefs_removed', [])), 'belief', 'rewritten', '$text-warning')} · "
+                f"{count(len(m.get('shards_deleted', [])), 'shard', 'deleted', '$text-warning')} · "
+                f"{len(m.get('superseded_added', []))} superseded")
+        if dropped:
+            shown = ", ".join(dropped[:3]) + (f" (+{len(dropped) - 3} more)" if len(dropped) > 3 else "")
+            loss += f"  [$text-error]dropped: {escape(shown)}[/]"
+        lines.append(loss)
+        if r.status == "stale":
+            lines.append(f"[$text-warning]⌛ expired after {r.age}: it can only be rejected (R), or rejected "
+                         f"with its fragments released to the next dream (X).[/]")
+        stale = r.stale_files
+        if stale:
+            conflicts = r.conflicts
+            text = (f"[$text-warning]~ {_plural(len(stale), 'file')} changed since the dream: "
+                    f"{', '.join(escape(f.path) for f in stale)} — rebased with a 3-way merge on apply")
+            if conflicts:
+                text += f"; {_plural(len(conflicts), 'hunk')} in conflict (cannot be approved)"
+            lines.append(text + "[/]")
+        lines += [f"[$text-warning]⚠ {escape(c)}[/]" for c in r.contradictions]
+        lines += [f"[$accent]? {escape(q)}[/]" for q in r.questions]
+        if r.archive:
+            lines.append("📦 proposes archiving: " + ", ".join(escape(a) for a in r.archive))
+        return "\n".join(lines)
+
+    def _show_decisions(self) -> None:
+        bar = self.query_one("#refl-decisions", Static)
+        item = self._current()
+        if item is None:
+            bar.update("")
+            return
+        hunks = item.hunks
+        d = self.decisions
+        ok = sum(1 for h in hunks if d.get(h.id) == "approve")
+        no = sum(1 for h in hunks if d.get(h.id) == "reject")
+        rest = len(hunks) - ok - no
+        view = self.query_one("#hunks", HunkView)
+        where = f"hunk {view.cursor + 1}/{len(hunks)}" if hunks else "no hunks"
+        hint = (f"enter applies {_plural(ok, 'hunk')}" if ok else
+                "all rejected: enter offers to reject it" if hunks and no == len(hunks) else
+                "space approves the ┃ hunk")
+        if item.status == "stale":
+            hint = "expired: R rejects, X rejects and releases"
+        bar.update(f"{where} · [$text-success]✓ {ok} approved[/] · [$text-error]✗ {no} rejected[/] · "
+                   f"{rest} undecided — {hint}")
+
+    def _show_refusal(self) -> None:
+        box = self.query_one("#refl-refusal", Static)
+        if self._refusal and self._refusal[0] == self._selected:
+            box.update(f"⊘ last refusal: {self._refusal[1]}")
+            box.remove_class("-none")
+        else:
+            box.update("")
+            box.add_class("-none")
+
+    def _flagged(self) -> dict[str, str]:
+        """hunk id → what the last refusal says about it (core names the hunks to blame)."""
+        if not (self._refusal and self._refusal[0] == self._selected):
+            return {}
+        message = self._refusal[1]
+        notes = {hid: "named in the last refusal" for hid in _HUNK_ID.findall(message)}
+        for hid, verb, cited in _BLAME.findall(message):
+            if verb == "removes":
+                notes[hid] = f"refused: drops {cited.rstrip(';,.').removeprefix('streams/')}"
+            else:
+                notes[hid] = "keeps the cited fragment: approve it too"
+        return notes
+
+    # --- state ----------------------------------------------------------------------------------------
+    def _current(self) -> ReflectionItem | None:
+        return self._items.get(self._selected) if self._selected else None
+
+    @property
+    def decisions(self) -> dict[str, str]:
+        """hunk id → "approve" | "reject" for the selected reflection (undecided hunks are absent)."""
+        if not self._selected:
+            return {}
+        return self._decisions.setdefault(self._selected, {})
+
+    def _hunk(self) -> HunkEntry | None:
+        return self.query_one("#hunks", HunkView).current
+
+    def _decisions_changed(self) -> None:
+        self.query_one("#hunks", HunkView).set_decisions(self.decisions)
+        self._show_decisions()
+
+    @on(HunkView.CursorMoved, "#hunks")
+    def _cursor_moved(self, event: HunkView.CursorMoved) -> None:
+        self._show_decisions()
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if not self.is_mounted:
+            return True
+        item = self._current()
+        if action in ("next_hunk", "prev_hunk"):
+            return item is not None and bool(item.hunks)
+        if action in ("toggle", "reject_hunk", "approve_all", "clear_decisions"):
+            return item is not None and item.status == "pending" and bool(item.hunks)
+        if action in ("apply", "edit"):
+            return item is not None and item.status == "pending"
+        if action in ("reject", "reject_release"):
+            return item is not None
+        return True
+
+    # --- hunk decisions ---------------------------------------------------------------------------------
+    def action_next_hunk(self) -> None:
+        self.query_one("#hunks", HunkView).move(1)
+
+    def action_prev_hunk(self) -> None:
+        self.query_one("#hunks", HunkView).move(-1)
+
+    def _refuse_conflict(self, h: HunkEntry) -> None:
+        self.notify(f"{h.id} conflicts: {h.path} changed since the dream and this hunk does not merge onto it. "
+                    "Reject it (x), or reject the reflection (R) and dream again.",
+                    title="Cannot approve a conflicting hunk", severity="warning", timeout=8)
+
+    def action_toggle(self) -> None:
+        h = self._hunk()
+        item = self._current()
+        if h is None or item is None or item.status != "pending":
+            return
+        d = self.decisions
+        if d.get(h.id) == "approve":
+            del d[h.id]
+        elif h.conflict:
+            self._refuse_conflict(h)
+            return
+        else:
+            d[h.id] = "approve"
+        self._decisions_changed()
+
+    def action_reject_hunk(self) -> None:
+        h = self._hunk()
+        if h is None:
+            return
+        d = self.decisions
+        if d.get(h.id) == "reject":
+            del d[h.id]
+        else:
+            d[h.id] = "reject"
+        self._decisions_changed()
+
+    def action_approve_all(self) -> None:
+        item = self._current()
+        if item is None:
+            return
+        d = self.decisions
+        skipped = 0
+        for h in item.hunks:
+            if h.conflict:
+                skipped += 1
+                continue
+            d[h.id] = "approve"
+        self._decisions_changed()
+        if skipped:
+            self.notify(f"{_plural(skipped, 'conflicting hunk')} left out: they cannot be approved",
+                        title="Approve all", severity="warning")
+
+    def action_clear_decisions(self) -> None:
+        self.decisions.clear()
+        self._decisions_changed()
+
+    # --- applying -----------------------------------------------------------------------------------------
+    def _decide(self, label: str, rid: str, fn, done) -> None:
+        """act() with bookkeeping: a refusal is kept on screen; a success resets the choices."""
+
+        def run():
+            try:
+                result = fn()
+            except Exception as exc:
+                self.app.call_from_thread(self._record_refusal, rid, str(exc) or type(exc).__name__)
+                raise
+            self.app.call_from_thread(self._record_success, rid)
+            return result
+
+        self.act(label, run, done)
+
+    def _record_refusal(self, rid: str, message: str) -> None:
+        self._refusal = (rid, message)
+        if rid == self._selected:
+            self._show_refusal()
+            self.query_one("#hunks", HunkView).set_decisions(self.decisions, self._flagged())
+
+    def _record_success(self, rid: str) -> None:
+        self._decisions.pop(rid, None)
+        if self._refusal and self._refusal[0] == rid:
+            self._refusal = None
+
+    @staticmethod
+    def _applied(rid: str):
+        def done(result) -> str:
+            msg = f"{rid}: {_plural(len(result.written), 'file')} written, {len(result.deleted)} deleted"
+            if result.rebased:
+                msg += f", rebased {', '.join(result.rebased)}"
+            if result.sha:
+                msg += f" → commit {result.sha[:8]}"
+            return msg
+        return done
+
+    def _plan(self, item: ReflectionItem) -> tuple[list[str] | None, list[str]]:
+        """(hunks argument for approve — None for all —, one line per file for the confirm)."""
+        d = self.decisions
+        hunks = item.hunks
+        approved = [h.id for h in hunks if d.get(h.id) == "approve"]
+        every = len(approved) == len(hunks)
+        lines = []
+        for f in item.files:
+            picked = sum(1 for h in f.hunks if d.get(h.id) == "approve")
+            if not f.hunks:
+                what = "applied (no line changes)" if every else "not applied"
+            elif picked:
+                what = f"{picked} of {_plural(len(f.hunks), 'hunk')}"
+            else:
+                what = "not applied"
+            note = {"clean": " · base changed: rebased", "conflict": " · base changed"}.get(f.stale, "")
+            mark = "✓" if picked or (every and not f.hunks) else "·"
+            lines.append(f"{mark} {f.path} — {f.status}: {what}{note}")
+        return (None if every else approved), lines
+
+    def action_apply(self) -> None:
+        item = self._current()
+        if item is None or item.status != "pending":
+            return
+        d = self.decisions
+        hunks = item.hunks
+        approved = [h for h in hunks if d.get(h.id) == "approve"]
+        if not approved and hunks:
+            if all(d.get(h.id) == "reject" for h in hunks):
+                self._ask_reject(item.id, release=False,
+                                 title=f"Every hunk of {item.id} is rejected — reject the reflection instead?")
+            else:
+                self.notify("Nothing chosen yet: space approves the hunk under ┃, a approves every hunk.",
+                            title="Apply", severity="warning")
+            return
+        hunks_arg, lines = self._plan(item)
+        rejected = sum(1 for h in hunks if d.get(h.id) == "reject")
+        undecided = len(hunks) - len(approved) - rejected
+        kind = "approval" if hunks_arg is None else "partial approval"
+        body = [f"{len(approved)} of {_plural(len(hunks), 'hunk')} will be applied ({kind}):", "", *lines]
+        if rejected or undecided:
+            body += ["", f"Left out: {rejected} rejected, {undecided} undecided. A partial approval closes "
+                     f"{item.id}: what is left out is not applied."]
+        if item.stale_files:
+            body += ["", "Files that changed since the dream are rebased with a 3-way merge."]
+        body += ["", "One commit, through the one door; a change that would lose a citation is refused."]
+        rid = item.id
+        title = (f"Apply {rid}?" if not hunks else
+                 f"Apply all {_plural(len(hunks), 'hunk')} of {rid}?" if hunks_arg is None else
+                 f"Apply {len(approved)} of {_plural(len(hunks), 'hunk')} of {rid}?")
+
+        def go(ok: bool | None) -> None:
+            if ok:
+                from core.reflections import approve
+
+                self._decide("Apply", rid, lambda: approve(self.ws, rid, hunks=hunks_arg, actor=ACTOR),
+                             self._applied(rid))
+
+        from tui.modals import ConfirmModal
+
+        self.app.push_screen(ConfirmModal(title, "\n".join(body), "Apply"), go)
+
+    # --- rejecting ---------------------------------------------------------------------------------------
+    def _ask_reject(self, rid: str, *, release: bool, title: str | None = None) -> None:
+        from tui.modals import ReasonModal
+
+        if release:
+            detail = ("Nothing of it is applied, and the fragments it was shown go back to the undreamed tail: "
+                      "the next dream sees them again.")
+        else:
+            detail = ("Nothing of it is applied. Its fragments stay dreamed (X, or the palette's "
+                      "“Reject and release fragments”, returns them to the next dream).")
+
+        def go(reason: str | None) -> None:
+            if reason:
+                from core.reflections import reject
+
+                self._decide("Reject", rid,
+                             lambda: reject(self.ws, rid, reason=reason, release=release, actor=ACTOR),
+                             lambda r: f"rejected {rid}" + (" and released its fragments" if release else ""))
+
+        self.app.push_screen(ReasonModal(
+            title or (f"Reject {rid} and release its fragments?" if release else f"Reject {rid}?"),
+            placeholder="reason (required)", detail=detail), go)
+
+    def action_reject(self) -> None:
+        if self._selected:
+            self._ask_reject(self._selected, release=False)
+
+    def action_reject_release(self) -> None:
+        if self._selected:
+            self._ask_reject(self._selected, release=True)
+
+    # --- edit before accepting ----------------------------------------------------------------------------
+    def action_edit(self) -> None:
+        item = self._current()
+        if item is None or item.status != "pending":
+            return
+        d = self.decisions
+        hunks = item.hunks
+        chosen = [h.id for h in hunks if d.get(h.id) == "approve"]
+        if not chosen:  # nothing approved yet: start from everything not rejected
+            chosen = [h.id for h in hunks if d.get(h.id) != "reject" and not h.conflict]
+        if hunks and not chosen:
+            self.notify("Every hunk is rejected or conflicting: there is nothing to edit.", title="Edit",
+                        severity="warning")
+            return
+        self._edit_texts_worker(item.id, chosen, len(chosen) == len(hunks))
+
+    @work(thread=True, exclusive=True, group="edit", exit_on_error=False)
+    def _edit_texts_worker(self, rid: str, chosen: list[str], every: bool) -> None:
+        from core.hunks import apply_hunks
+        from core.reflections import load_reflection
+
+        try:
+            r = load_reflection(self.ws, rid)
+            texts: dict[str, str | None] = {}
+            for f, diff in r.hunks():
+                picked = {h.id for h in diff.hunks if h.id in chosen}
+                if picked:
+                    texts[f.path] = apply_hunks(f.base, f.proposed, picked, f.path)
+                elif not diff.hunks and every:
+                    texts[f.path] = f.proposed
+        except Exception as exc:
+            self.app.call_from_thread(self.notify, str(exc), title="Edit", severity="error")
+            return
+        self.app.call_from_thread(self._edit_in_editor, rid, texts, None if every else chosen)
+
+    def _run_editor(self, paths: list[Path]) -> int:
+        from textual.app import SuspendNotSupported
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        command = [*shlex.split(editor), *map(str, paths)]
+        try:
+            with self.app.suspend():
+                return subprocess.call(command)
+        except SuspendNotSupported:
+            if not self.app.is_headless:
+                self.notify("this terminal cannot hand over to an editor; use `dreamdeck approve ID --edit`",
+                            title="Edit", severity="error")
+                return 1
+            return subprocess.call(command, stdin=subprocess.DEVNULL)  # headless: nothing to share
+
+    def _edit_in_editor(self, rid: str, texts: dict[str, str | None], hunks_arg: list[str] | None) -> None:
+        with tempfile.TemporaryDirectory(prefix="dreamdeck-edit-") as tmp:
+            paths = {}
+            for rel, text in texts.items():
+                path = Path(tmp) / rel.replace("/", "__")
+                path.write_bytes((text or "").encode("utf-8"))
+                paths[rel] = path
+            status = self._run_editor(list(paths.values()))
+            if status != 0:
+                self.notify(f"the editor exited with status {status}: nothing was applied", title="Edit",
+                            severity="warning")
+                return
+            edited: dict[str, str | None] = {}
+            for rel, path in paths.items():
+                new = path.read_bytes().decode("utf-8", "replace")
+                new_value = new if new.strip() else None
+                if new_value != texts[rel]:
+                    edited[rel] = new_value
+        lines = [f"  {rel} — " + ("edited" if rel in edited and edited[rel] is not None else
+                                  "emptied: the file is deleted" if rel in edited else "as chosen")
+                 for rel in texts]
+        title = f"Accept {rid} with {_plural(len(edited), 'edited file')}?" if edited else \
+            f"No edits — accept {rid} as chosen?"
+
+        def go(ok: bool | None) -> None:
+            if ok:
+                from core.reflections import approve
+
+                self._decide("Edit & accept", rid,
+                             lambda: approve(self.ws, rid, hunks=hunks_arg, edited=edited or None, actor=ACTOR),
+                             self._applied(rid))
+
+        from tui.modals import ConfirmModal
+
+        self.app.push_screen(ConfirmModal(title, "\n".join(
+            [*lines, "", "Edited texts are applied as written (frontmatter counts are recomputed); "
+             "a change that would lose a citation is refused."]), "Accept"), go)
