@@ -391,3 +391,25 @@ def test_the_receipt_is_stored_beside_the_commit(ws, agent_dir):
     assert stored["status"] == "applied" and stored["shards_created"] == ["pm"]
     assert f"memory/meta/receipts/{r.id}.json" in changed_in(agent_dir)
     assert isinstance(r, DreamReceipt)
+
+
+def test_a_reverted_dream_does_not_undo_a_release_made_while_it_was_dreaming(ws, agent_dir):
+    # r-1 holds today's #1; while the next (slow, LLM) dream runs, a person rejects r-1 and
+    # releases #1. The dream then drops a citation and is reverted: its anti-loop advance must
+    # add its own ids to the state as it is now, not write back the state it read at the start.
+    from core.reflections import reject
+
+    _seed_two_shards(ws, agent_dir)
+    run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pnpm-use", draft(
+        "The user uses pnpm", [cite(D1, 1), cite(D, 1)]))), review="all")
+    assert dreamed(ws, D) == {uuid_at(D, 1), uuid_at(D, 4)}
+    write_stream(agent_dir, D, [fragment_line(D, 6, "late", "arrived later")])
+
+    def hostile(inp, scratch):
+        reject(ws, "r-1", reason="try again", release=True)
+        scratch.delete_shard("pnpm-lockfile")
+
+    r = run_dream(ws, dreamer=Scripted(hostile), review="none")
+
+    assert r.status == "reverted"
+    assert dreamed(ws, D) == {uuid_at(D, 6)}  # released ids stay released; the run's own id is advanced

@@ -84,13 +84,18 @@ def _seed(ws, agent_dir):
     return commit_all(agent_dir)
 
 
-def _everything(inp, scratch):
-    """One of each kind of change."""
+def _unpinned(inp, scratch):
+    """One of each kind of change to unpinned topics."""
     scratch.write_shard("a", draft("Belief a", [cite(D1, 1), cite(D, 1), cite(D1, 4)]))  # + moved-in e's citation
     scratch.write_shard("n", draft("Something new", [cite(D, 2)]))  # new
     scratch.write_shard("b", draft("Belief b, rewritten", [cite(D1, 2)]))  # rewritten belief
     scratch.write_shard("s", draft("Belief s, corrected", [cite(D, 3)], superseded=[cite(D1, 3)]))  # supersession
     scratch.delete_shard("e")  # deletion (its citation moved into a)
+
+
+def _everything(inp, scratch):
+    """One of each kind of change, a pinned topic included."""
+    _unpinned(inp, scratch)
     scratch.write_shard("p", draft("Belief p", [cite(D1, 5), cite(D, 1)]))  # pinned topic, citation added
 
 
@@ -98,7 +103,7 @@ def test_review_none_applies_everything(ws, agent_dir):
     _seed(ws, agent_dir)
     vault = (agent_dir / "memory/vault/p.md").read_bytes()
 
-    r = run_dream(ws, dreamer=Scripted(_everything), review="none")
+    r = run_dream(ws, dreamer=Scripted(_unpinned), review="none")
 
     assert r.status == "applied" and r.pending == [] and r.reflection is None
     assert sorted(topics(agent_dir)) == ["a.md", "b.md", "n.md", "p.md", "s.md"]
@@ -200,3 +205,16 @@ def test_review_judgement_with_only_mechanical_changes_creates_no_reflection(ws,
     assert r.status == "applied" and r.reflection is None
     assert not (agent_dir / "memory/meta/reflections").exists()
     assert fragment_ids(agent_dir, D) == [uuid_at(D, 1)]
+
+
+def test_a_pinned_topic_is_never_auto_applied_even_with_review_none(ws, agent_dir):
+    # Invariant 2: "A dream that touches a pinned topic is flagged and never auto-applied."
+    _seed(ws, agent_dir)
+    before = topics(agent_dir)
+
+    r = run_dream(ws, dreamer=Scripted(_everything), review="none")
+
+    assert r.status == "mixed" and r.pending == ["topics/p.md"] and "topics/p.md" not in r.auto_applied
+    assert topics(agent_dir)["p.md"] == before["p.md"]
+    assert [(f.path, f.pinned) for f in load_reflection(ws, "r-1").files] == [("topics/p.md", True)]
+    assert needs_review("none", PM, PM + "x", pinned=True)

@@ -205,10 +205,16 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
             f"missing={summarize_missing(lost)}"
         )
         if not dry_run:
-            ts = local_datetime_iso()
-            for day, ids in shown.items():
-                state = state.add_dreamed(day, ids, ts)
-            save_state(ws.state_path, state)  # anti-loop; no GC, no commit
+            # Anti-loop; no GC, no commit. Re-read the state under the memory lock: a person may
+            # have released ids (reject --release) while the dreamer ran, and that must stand.
+            from core.changeset import memory_lock
+
+            with memory_lock(ws):
+                ts = local_datetime_iso()
+                state, _problem = load_state(ws.state_path)
+                for day, ids in shown.items():
+                    state = state.add_dreamed(day, ids, ts)
+                save_state(ws.state_path, state)
         receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
         return receipt
 
