@@ -79,7 +79,7 @@ class DreamdeckApp(App):
         Binding("D", "dream_now", "Dream now", show=False, id="app.dream"),
     ]
     CSS = """
-    Screen { background: $background; }
+    MemoryScreen { background: $background; }
     """
 
     counts: reactive[dict] = reactive(dict, always_update=True)
