@@ -124,6 +124,15 @@ def _check(s: Settings) -> None:
         raise SettingsError(f"dreamdeck.toml [dreaming] dreamer: expected one of {', '.join(DREAMERS)}")
     if len(s.dreaming.schedule.split()) != 5 or not croniter.is_valid(s.dreaming.schedule):
         raise SettingsError(f"dreamdeck.toml [dreaming] schedule: {s.dreaming.schedule!r} is not a 5-field cron expression")
+    # Values that pass the type check but would only fail later, mid-dream, with a worse message.
+    if not s.dreaming.model.strip():
+        raise SettingsError("dreamdeck.toml [dreaming] model: must not be empty")
+    if s.dreaming.max_output_tokens < 1:
+        raise SettingsError("dreamdeck.toml [dreaming] max_output_tokens: must be at least 1")
+    if s.dreaming.timeout_seconds <= 0:
+        raise SettingsError("dreamdeck.toml [dreaming] timeout_seconds: must be more than 0")
+    if s.decay.archive_threshold > 1:
+        raise SettingsError("dreamdeck.toml [decay] archive_threshold: scores run from 0 to 1, so it must be at most 1")
 
 
 def load_settings(root: Path) -> Settings:
