@@ -15,7 +15,7 @@ from git.cmd import Git
 from git.exc import GitCommandError
 
 DREAM_EMOJI = ("💤", "🌙", "⭐", "🛌", "😴", "🧠", "💭", "🔮")
-STREAM_PATH = re.compile(r"^memory/(?:streams/)?\d{4}-\d{2}-\d{2}\.jsonl$")
+STREAM_PATH = re.compile(r"^memory/(?:streams/)?[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl$")
 SKILL_PATH = re.compile(r"^memory/skills/([^/]+)/SKILL\.md$")
 FALLBACK_IDENTITY = ("-c", "user.name=dreamdeck", "-c", "user.email=dreamdeck@localhost")
 
@@ -84,9 +84,10 @@ def staged_memory_paths(root: Path) -> list[str]:
 
 def dream_summary(root: Path) -> str:
     """TypeClaw's subject summary: `N fragments`, `+ new skill 'x'`, or `watermarks only`."""
+    # --no-renames: a renamed shard would print "R100 old new" and shift the pairs parsed below.
     try:
-        numstat = run_git(root, "diff", "--cached", "--numstat", "-z", "--", "memory/", strip=False)
-        names = run_git(root, "diff", "--cached", "--name-status", "-z", "--", "memory/", strip=False)
+        numstat = run_git(root, "diff", "--cached", "--no-renames", "--numstat", "-z", "--", "memory/", strip=False)
+        names = run_git(root, "diff", "--cached", "--no-renames", "--name-status", "-z", "--", "memory/", strip=False)
     except GitError:
         return "snapshot"
     fragments = 0
@@ -190,7 +191,11 @@ def show_file(root: Path, rev: str, path: str) -> bytes | None:
     if extra is None:
         return None
     cmd = ["git", "-c", "core.hooksPath=/dev/null", *extra, "cat-file", "blob", f"{rev}:{path}"]
-    status, out, _ = Git(str(root)).execute(cmd, with_extended_output=True, with_exceptions=False, as_process=False, stdout_as_string=False)
+    # strip_newline_in_stdout=False: GitPython would otherwise eat the blob's final newline.
+    status, out, _ = Git(str(root)).execute(
+        cmd, with_extended_output=True, with_exceptions=False, as_process=False, stdout_as_string=False,
+        strip_newline_in_stdout=False,
+    )
     return out if status == 0 else None
 
 
