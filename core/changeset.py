@@ -223,7 +223,12 @@ def apply_changeset(
     now = now or datetime.now(timezone.utc)
     step = fault or (lambda _name: None)
     with memory_lock(ws):
+        # A change a crash interrupted is finished first: its half-written files must not become
+        # the base of this one, and its journal must not be overwritten (invariant 6).
+        interrupted = _recover_locked(ws)
         result = ApplyResult()
+        if interrupted:
+            result.warnings.append(interrupted)
         plan = _resolve(ws, cs, today, result)
         _check_superset(ws, plan, cs.allow_drop)
         result.targets = {p: t for p, (_, t) in plan.items()}
@@ -390,7 +395,17 @@ def _audit(ws: Workspace, journal: dict, result: ApplyResult) -> None:
 
 
 def recover_journal(ws: Workspace) -> str | None:
-    """Finish an apply that a crash interrupted (doctor --fix). Returns what was done, or None."""
+    """Finish an apply that a crash interrupted (doctor --fix). Returns what was done, or None.
+
+    The next apply (and the next dream) does this by itself; doctor --fix does it without one.
+    """
+    if not (ws.memory / JOURNAL).exists():
+        return None
+    with memory_lock(ws):
+        return _recover_locked(ws)
+
+
+def _recover_locked(ws: Workspace) -> str | None:
     path = ws.memory / JOURNAL
     try:
         journal = json.loads(path.read_text(encoding="utf-8"))
@@ -400,15 +415,14 @@ def recover_journal(ws: Workspace) -> str | None:
         # A torn journal means the crash hit before any shard was written: drop it.
         remove_file(path)
         return "removed a torn journal (the interrupted change had not started writing)"
-    with memory_lock(ws):
-        result = ApplyResult()
-        for rel, target in journal["targets"].items():
-            file = ws.memory / rel
-            if _read(file) != target:
-                if target is None:
-                    remove_file(file)
-                else:
-                    atomic_write_text(file, target)
-        _finish(ws, journal, result, lambda _n: None)
+    result = ApplyResult()
+    for rel, target in journal["targets"].items():
+        file = ws.memory / rel
+        if _read(file) != target:
+            if target is None:
+                remove_file(file)
+            else:
+                atomic_write_text(file, target)
+    _finish(ws, journal, result, lambda _n: None)
     c = journal["changeset"]
     return f"completed the interrupted {c['action'].lower()} ({c['summary']})" + (f" as {result.sha[:10]}" if result.sha else "")

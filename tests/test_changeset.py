@@ -228,3 +228,24 @@ def test_a_torn_journal_is_dropped(ws, agent_dir, seeded):
     assert "torn" in recover_journal(ws)  # type: ignore[operator]
     assert not (ws.memory / JOURNAL).exists()
     assert (agent_dir / "memory/topics/a.md").read_bytes() == before
+
+
+def test_the_next_apply_finishes_an_interrupted_one_before_its_own(ws, agent_dir, seeded):
+    class Killed(BaseException):
+        pass
+
+    def die(step: str) -> None:
+        if step == "write:topics/c.md":
+            raise Killed()
+
+    with pytest.raises(Killed):
+        apply_changeset(ws, cs(*_three_edits(), summary="interrupted"), fault=die)
+    # b.md is still there and c.md exists: without recovery the next change would build on this
+
+    result = apply_changeset(ws, cs(FileEdit("topics/z.md", None, shard_text("Belief z", [cite(D, 3)])), summary="next"))
+
+    assert result.warnings and "interrupted" in result.warnings[0]
+    assert sorted(p.name for p in (agent_dir / "memory/topics").glob("*.md")) == ["a.md", "c.md", "z.md"]
+    assert not (ws.memory / JOURNAL).exists()
+    subjects = git(agent_dir, "log", "-2", "--format=%s").split("\n")
+    assert subjects[:2] == ["memory: next", "memory: interrupted"]

@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
-from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset, plan_changeset
+from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset, plan_changeset, recover_journal
 from core.citations import citation_keys, sectioned_citations, summarize_missing
 from core.dreaming.lock import DreamLock
 from core.dreaming.policy import needs_review
@@ -145,6 +145,10 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     t0 = time.monotonic()
     today = ws.today()
     receipt = DreamReceipt(_receipt_id(now), now.isoformat(timespec="seconds"), dreamer.name, trigger, review)
+    if not dry_run:
+        # A change a crash interrupted is finished before the snapshot, so this dream neither
+        # re-sees its fragments nor builds on its half-written files (invariant 6).
+        recover_journal(ws)
     state, problem = load_state(ws.state_path)
     if problem:
         raise DreamRefused(f"{problem}. Run `dreamdeck doctor` before dreaming.")
