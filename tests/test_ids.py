@@ -40,24 +40,39 @@ def test_ids_minted_in_a_burst_sort_in_mint_order_as_strings():
     assert len(set(ids)) == len(ids)
 
 
+def hold_the_clock_at(ms: int, counter: int = 0) -> None:
+    """Make the clock look stuck at `ms` (the process-wide floor is ahead of the real time)."""
+    import core.ids
+
+    core.ids._last[:] = [ms, counter]
+
+
 def test_ids_minted_in_the_same_millisecond_still_sort_in_order():
-    ids = [new_event_id(now_ms=FAR_FUTURE_MS) for _ in range(50)]
+    hold_the_clock_at(FAR_FUTURE_MS)
+    ids = [new_event_id() for _ in range(50)]
     assert ids == sorted(ids)
-    assert len(set(ids)) == 50
+    assert {timestamp_from_id(i) for i in ids} == {iso_from_ms(FAR_FUTURE_MS)}
 
 
 def test_an_exhausted_millisecond_counter_borrows_the_next_millisecond():
-    ms = FAR_FUTURE_MS + 10_000
-    ids = [new_event_id(now_ms=ms) for _ in range(4097)]
+    hold_the_clock_at(FAR_FUTURE_MS, counter=0xFFE)
+    ids = [new_event_id() for _ in range(3)]
     assert ids == sorted(ids)
-    assert timestamp_from_id(ids[0]) == iso_from_ms(ms)
-    assert timestamp_from_id(ids[-1]) == iso_from_ms(ms + 1)
+    assert [timestamp_from_id(i) for i in ids] == [iso_from_ms(FAR_FUTURE_MS)] + [iso_from_ms(FAR_FUTURE_MS + 1)] * 2
 
 
 def test_the_first_48_bits_are_the_unix_milliseconds():
     ms = FAR_FUTURE_MS + 20_000
     eid = new_event_id(now_ms=ms)
     assert int(eid.replace("-", "")[:12], 16) == ms
+
+
+def test_an_explicit_time_stays_that_time_even_in_the_past():
+    new_event_id()  # the clock-driven floor is now ahead of 2026-05-16
+    ms = 1_778_901_794_117  # 2026-05-16T03:23:14.117Z
+    eid = new_event_id(now_ms=ms)
+    assert timestamp_from_id(eid) == "2026-05-16T03:23:14.117Z"
+    assert uuid.UUID(eid).version == 7 and uuid.UUID(eid).variant == uuid.RFC_4122
 
 
 def test_timestamp_from_id_round_trips_the_mint_time():
