@@ -23,6 +23,7 @@ from core.settings import load_settings
 from core.shards import list_shard_files, parse_loose_shard, recompute_shard_text
 from core.state import load_state, save_state
 from core.strength import render_prompt_table, strength_table
+from core.stream_scan import fragment_ids
 from core.streams import list_stream_days, read_stream_lines
 from core.tombstones import tombstoned_keys
 from core.workspace import Workspace, local_datetime_iso
@@ -97,6 +98,9 @@ def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
     out: list[UndreamedFragment] = []
     for day, path in list_stream_days(ws):
         dreamed = state.dreamed_ids(day)
+        # Cheap pre-check: most days of a year are fully dreamed; only parse a day that is not.
+        if all(fid in dreamed or (day, fid) in stones for fid in fragment_ids(path)):
+            continue
         for ln in read_stream_lines(path):
             if ln.kind != "fragment":
                 continue
