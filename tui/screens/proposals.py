@@ -1,15 +1,408 @@
-"""Screen: What sub-agents propose: commit, reject or defer each one."""
+"""Screen 3, Proposals: the sub-agent inbox, grouped by agent; commit, reject or defer each one.
+
+Sub-agents never write memory: they append proposals to `memory/meta/pending-memories.md`
+(`dreamdeck propose …`). Here a person decides. When the selected proposal contradicts another
+proposal or an existing topic, the two are shown side by side under a ⚠ CONFLICT label.
+"""
 from __future__ import annotations
 
+from datetime import date, datetime, timezone
+from typing import Any, Mapping
+
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
-from textual.widgets import Static
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import var
+from textual.widgets import Input, Label, Static
 
 from tui.screens.base import MemoryScreen
+from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+
+STATUS_STYLE = {"pending": "yellow", "deferred": "cyan", "conflict": "bold red", "committed": "green",
+                "rejected": "dim red"}
+CONFIDENCE_STYLE = {"high": "green", "medium": "yellow", "low": "dark_orange"}
+STORE_STYLE = {"semantic": "cyan", "vault": "bold magenta", "episodic": "blue", "procedural": "green"}
+
+COLUMNS = [
+    Column("group", "agent", width=16),
+    Column("id", "id", width=5),
+    Column("store", "store", width=10),
+    Column("confidence", "conf", width=6),
+    Column("age", "age", width=4, align="right"),
+    Column("state", "status", width=10),
+    Column("summary", "content", width=24),
+]
+
+EMPTY = "No proposals waiting. Sub-agents send them with `dreamdeck propose …`."
+
+
+def status_word(status: str) -> str:
+    return (status.split() or ["pending"])[0].lower()
+
+
+def cell_style(key: str, row: Mapping[str, object]) -> str | None:
+    if key == "group":
+        return "bold"
+    if key == "state":
+        return STATUS_STYLE.get(str(row.get("word")))
+    if key == "confidence":
+        return CONFIDENCE_STYLE.get(str(row.get("confidence")))
+    if key == "store":
+        return STORE_STYLE.get(str(row.get("store")))
+    if key == "age" and row.get("stale"):
+        return "bold red"
+    return None
+
+
+class GroupedRows(ListRowSource):
+    """Rows sorted by agent; the agent's name shows on the first row of each group only."""
+
+    def row(self, index: int) -> Mapping[str, object]:
+        row = super().row(index)
+        first = index == 0 or super().row(index - 1).get("agent") != row.get("agent")
+        return {**row, "group": row["agent_label"] if first else ""}
+
+
+def queue_now(ws) -> datetime:
+    """The moment ages are measured at: now, or the end of `--today` when the day is fixed."""
+    if ws.today_override:
+        day = date.fromisoformat(ws.today_override)
+        return datetime(day.year, day.month, day.day, 23, 59, tzinfo=timezone.utc)
+    return datetime.now(timezone.utc)
+
+
+def _row(item: dict, counts: dict[str, int]) -> dict:
+    word = status_word(item["status"])
+    conflicts = item["conflicts_with"] + [f"topic {s}" for s in item["conflicts_with_topic"]]
+    state = ("⚠ conflict" if conflicts and item["status"].lower().startswith(("pending", "deferred", "conflict"))
+             else word)
+    if word == "deferred" and conflicts:
+        state = "⚠ deferred"
+    age = item["age_days"]
+    return {
+        **item,
+        "word": "conflict" if state.startswith("⚠") else word,
+        "state": state,
+        "agent_label": f"{item['agent']} ({counts[item['agent']]})",
+        "age": ("?" if age is None else f"{age}d") + ("!" if item["stale"] else ""),
+        "summary": " ".join(item["content"].split()),
+        "conflicts": conflicts,
+    }
 
 
 class ProposalsScreen(MemoryScreen):
     MODE = "proposals"
-    PURPOSE = "What sub-agents propose: commit, reject or defer each one."
+    AUTO_FOCUS = "#proposals"
+    PURPOSE = "What sub-agents propose, grouped by agent: commit (c), reject with a reason (x) or defer (d) each one."
+    HELP = (
+        "Sub-agents cannot write memory; they propose (`dreamdeck propose …`, or by appending to "
+        "`memory/meta/pending-memories.md`). Each row is one proposal, grouped by the agent that made it, "
+        "with the store it asks for, its confidence and its age (a `!` marks one older than "
+        "`[review] expire_days`).\n\n"
+        "**Commit** (`c`) writes the content as a fragment in today's stream; a *semantic* proposal also "
+        "lands in a topic shard, a *vault* proposal in the vault. **Reject** (`x`) asks for a reason. "
+        "**Defer** (`d`) keeps it open for later.\n\n"
+        "When the selected proposal contradicts another proposal (or a belief already in a topic), both are "
+        "shown side by side under **⚠ CONFLICT**: committing one rejects the other in the same commit."
+    )
+    BINDINGS = [
+        Binding("c", "commit", "Commit", id="proposals.commit"),
+        Binding("x", "reject", "Reject", id="proposals.reject"),
+        Binding("d", "defer", "Defer", id="proposals.defer"),
+        Binding("a", "toggle_decided", "Show decided", id="proposals.toggle_decided"),
+        Binding("slash", "filter", "Filter", key_display="/", id="proposals.filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="proposals.clear_filter"),
+    ]
+    DEFAULT_CSS = """
+    ProposalsScreen #proposals-body { height: 1fr; }
+    ProposalsScreen #proposals { width: 2fr; }
+    ProposalsScreen #proposal-pane { width: 1fr; border-left: solid $panel-lighten-1; padding: 0 1; }
+    ProposalsScreen #proposal-title { text-style: bold; height: auto; }
+    ProposalsScreen #proposal-meta { color: $text-muted; height: auto; }
+    ProposalsScreen #proposal-content { height: auto; margin: 1 0; }
+    ProposalsScreen #proposal-extra { height: auto; }
+    ProposalsScreen #problems { display: none; height: auto; color: $warning; padding: 0 1; }
+    ProposalsScreen #problems.-visible { display: block; }
+    ProposalsScreen #conflict { display: none; height: auto; max-height: 45%; border-top: heavy $error; }
+    ProposalsScreen #conflict.-visible { display: block; }
+    ProposalsScreen #conflict-label { color: $error; text-style: bold; padding: 0 1; height: auto; }
+    ProposalsScreen #conflict-sides { height: 8; }
+    ProposalsScreen .side { width: 1fr; height: 100%; border: round $error 60%;
+        padding: 0 1; margin: 0 1; }
+    ProposalsScreen .side-title { text-style: bold; height: auto; }
+    ProposalsScreen #filter { display: none; height: 3; }
+    ProposalsScreen #filter.-visible { display: block; }
+    """
+
+    show_decided: var[bool] = var(False, bindings=True)
 
     def compose_body(self) -> ComposeResult:
-        yield Static("(coming up)", classes="empty")
+        yield Input(placeholder="filter proposals (agent, id, store, status, content) — enter to keep, esc to clear",
+                    id="filter", disabled=True)
+        yield Static("", id="problems", markup=False)
+        with Horizontal(id="proposals-body"):
+            yield VirtualTable(COLUMNS, GroupedRows([]), cell_style=cell_style, id="proposals", empty_message=EMPTY)
+            with VerticalScroll(id="proposal-pane"):
+                yield Static("", id="proposal-title", markup=False)
+                yield Static("", id="proposal-meta", markup=False)
+                yield Static("", id="proposal-content", markup=False)
+                yield Static("", id="proposal-extra")
+        with Vertical(id="conflict"):
+            yield Label("", id="conflict-label")
+            with Horizontal(id="conflict-sides"):
+                with VerticalScroll(classes="side", id="side-this"):
+                    yield Static("", classes="side-title", id="side-this-title", markup=False)
+                    yield Static("", id="side-this-body", markup=False)
+                with VerticalScroll(classes="side", id="side-other"):
+                    yield Static("", classes="side-title", id="side-other-title", markup=False)
+                    yield Static("", id="side-other-body", markup=False)
+
+    # --- data ----------------------------------------------------------------------------
+    def load(self) -> Any:
+        from core.proposals import get_proposal, list_proposals
+        from core.shards import parse_loose_shard
+
+        ws = self.ws
+        now = queue_now(ws)
+        items, problems = list_proposals(ws, include_decided=self.show_decided, now=now)
+        data = [i.to_json() for i in items]
+        known = {i["id"]: i for i in data}
+        partners: dict[str, dict] = {}
+        topics: dict[str, dict] = {}
+        for item in data:
+            for pid in item["conflicts_with"]:
+                if pid in known:
+                    partners[pid] = known[pid]
+                elif pid not in partners:
+                    try:
+                        partners[pid] = get_proposal(ws, pid, now=now).to_json()
+                    except Exception:  # the partner block is malformed or gone
+                        pass
+            for slug in item["conflicts_with_topic"]:
+                if slug in topics:
+                    continue
+                try:
+                    text = (ws.topics_dir / f"{slug}.md").read_bytes().decode("utf-8", "replace")
+                except OSError:
+                    continue
+                loose = parse_loose_shard(text)
+                topics[slug] = {"slug": slug, "heading": loose.heading, "body": loose.body}
+        return {"items": data, "problems": problems, "partners": partners, "topics": topics}
+
+    def show(self, data: dict) -> None:
+        self._data = data
+        items = sorted(data["items"], key=lambda i: (i["agent"].casefold(), i["number"]))
+        counts: dict[str, int] = {}
+        for item in items:
+            counts[item["agent"]] = counts.get(item["agent"], 0) + 1
+        rows = [_row(i, counts) for i in items]
+        table = self.query_one("#proposals", VirtualTable)
+        table.empty_message = EMPTY if not self.show_decided else "No proposals at all yet. " + EMPTY.split(". ", 1)[1]
+        table.set_source(GroupedRows(rows, filter_keys=("agent", "id", "store", "state", "summary", "confidence")),
+                         keep_cursor_key="id")
+        problems = self.query_one("#problems", Static)
+        if data["problems"]:
+            problems.update("⚠ pending-memories.md: " + "; ".join(data["problems"][:3])
+                            + (f" (+{len(data['problems']) - 3} more)" if len(data["problems"]) > 3 else ""))
+            problems.add_class("-visible")
+        else:
+            problems.remove_class("-visible")
+        self._show_detail(table.current_row())
+        self.refresh_bindings()
+
+    @on(VirtualTable.RowHighlighted, "#proposals")
+    def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        self._show_detail(event.row)
+        self.refresh_bindings()
+
+    def _show_detail(self, row: Mapping[str, object] | None) -> None:
+        title = self.query_one("#proposal-title", Static)
+        meta = self.query_one("#proposal-meta", Static)
+        content = self.query_one("#proposal-content", Static)
+        extra = self.query_one("#proposal-extra", Static)
+        conflict = self.query_one("#conflict")
+        if row is None:
+            title.update("Nothing to decide")
+            meta.update("")
+            content.update(
+                "Sub-agents write here instead of writing memory. A proposal names the store it wants "
+                "(semantic, episodic, procedural, vault), a confidence and the entities it is about.\n\n"
+                "Try: dreamdeck propose --from researcher --store semantic --content \"User prefers pnpm\""
+            )
+            extra.update("")
+            conflict.remove_class("-visible")
+            return
+        title.update(f"{row['id']} from {row['agent']}")
+        days = row["age_days"]
+        age = ("age unknown" if days is None else "proposed today" if days == 0
+               else f"{days} day{'s' if days != 1 else ''} old")
+        meta.update(f"{row['store']} · confidence {row['confidence']} · {age}"
+                    + (" (stale)" if row["stale"] else "") + f" · {row['timestamp']}")
+        content.update(str(row["content"]))
+        lines = Text()
+
+        def field_line(label: str, value: str, style: str = "") -> None:
+            lines.append(f"{label:<11}", style="dim")
+            lines.append(value + "\n", style=style)
+
+        field_line("status", str(row["status"]), STATUS_STYLE.get(status_word(str(row["status"])), ""))
+        if row.get("reason"):
+            field_line("reason", str(row["reason"]))
+        field_line("entities", ", ".join(row["entities"]) or "—")  # type: ignore[arg-type]
+        field_line("trigger", str(row["trigger"]) or "—")
+        if row["slug"]:
+            where = "vault + topic" if row["store"] == "vault" else "topic"
+            field_line("lands in", f"{where} {row['slug']}")
+        else:
+            field_line("lands in", "a fragment in today's stream (the next dream decides)")
+        if row["core_worthy"]:
+            field_line("core", "yes — the agent marked it core-worthy", "bold")
+        extra.update(lines)
+        self._show_conflict(row)
+
+    def _show_conflict(self, row: Mapping[str, object]) -> None:
+        conflict = self.query_one("#conflict")
+        data = getattr(self, "_data", {"partners": {}, "topics": {}})
+        others: list[tuple[str, str, str]] = []
+        for pid in row["conflicts_with"]:  # type: ignore[union-attr]
+            other = data["partners"].get(pid)
+            if other is None:
+                others.append((pid, f"{pid} (cannot be read)", ""))
+                continue
+            others.append((
+                pid,
+                f"{pid} from {other['agent']} · {other['store']} · confidence {other['confidence']}"
+                f" · {status_word(other['status'])}",
+                other["content"],
+            ))
+        for slug in row["conflicts_with_topic"]:  # type: ignore[union-attr]
+            topic = data["topics"].get(slug)
+            body = topic["body"].split("\nfragments:")[0].strip() if topic else ""
+            others.append((f"topic {slug}", f"topic {slug} — what memory believes now",
+                           body or (topic or {}).get("heading", "")))
+        is_open = str(row["status"]).lower().startswith(("pending", "deferred", "conflict"))
+        if not others or not is_open:
+            conflict.remove_class("-visible")
+            return
+        names = ", ".join(o[0] for o in others)
+        if row["conflicts_with"]:
+            advice = "commit one (its rival is rejected in the same commit), or reject with a reason"
+        else:
+            advice = "committing adds it as evidence to that topic; reject it if memory is right"
+        self.query_one("#conflict-label", Label).update(f"⚠ CONFLICT  {row['id']} contradicts {names} — {advice}")
+        self.query_one("#side-this-title", Static).update(
+            f"{row['id']} from {row['agent']} · {row['store']} · confidence {row['confidence']}")
+        self.query_one("#side-this-body", Static).update(str(row["content"]))
+        self.query_one("#side-other-title", Static).update(others[0][1])
+        body = others[0][2]
+        for _name, head, text in others[1:]:
+            body += f"\n\n— {head}\n{text}"
+        self.query_one("#side-other-body", Static).update(body)
+        conflict.add_class("-visible")
+
+    # --- filter ----------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.disabled = False
+        box.add_class("-visible")
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_one("#proposals", VirtualTable).set_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        self.query_one("#proposals", VirtualTable).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        box.remove_class("-visible")
+        box.disabled = True
+        table = self.query_one("#proposals", VirtualTable)
+        table.set_filter("")
+        table.focus()
+
+    # --- actions -----------------------------------------------------------------------------
+    def _current(self) -> Mapping[str, object] | None:
+        if not self.is_mounted:
+            return None
+        try:
+            return self.query_one("#proposals", VirtualTable).current_row()
+        except Exception:
+            return None
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action in ("commit", "reject", "defer"):
+            row = self._current()
+            if row is None:
+                return False
+            word = status_word(str(row["status"]))
+            if word not in ("pending", "deferred", "conflict"):
+                return False
+            if action == "defer" and word == "deferred":
+                return None  # shown, greyed: it is already deferred
+            return True
+        if action == "clear_filter":
+            return self.is_mounted and bool(self.query_one("#filter", Input).value or
+                                            self.query_one("#filter", Input).has_class("-visible"))
+        return True
+
+    def watch_show_decided(self, value: bool) -> None:
+        if self.is_mounted:
+            self.reload()
+
+    def action_toggle_decided(self) -> None:
+        self.show_decided = not self.show_decided
+        self.notify("showing every proposal, decided ones too" if self.show_decided else "showing open proposals only")
+
+    def action_commit(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        from core.proposals import approve_proposal
+
+        pid = str(row["id"])
+
+        def done(r) -> str:
+            msg = f"committed {pid}" + (f" → {', '.join(r.files)}" if r.files else f" → {r.fragment}")
+            if r.also_rejected:
+                msg += f"; rejected {', '.join(r.also_rejected)} (conflict)"
+            return msg
+
+        self.act("Commit", lambda: approve_proposal(self.ws, pid, actor="human:tui"), done)
+
+    def action_reject(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        from tui.modals import ReasonModal
+
+        pid = str(row["id"])
+
+        def go(reason: str | None) -> None:
+            if reason:
+                from core.proposals import reject_proposal
+
+                self.act("Reject", lambda: reject_proposal(self.ws, pid, reason=reason, actor="human:tui"),
+                         lambda r: f"rejected {pid}" + (f"; {', '.join(r.conflicts_cleared)} no longer in conflict"
+                                                        if r.conflicts_cleared else ""))
+
+        self.app.push_screen(ReasonModal(
+            f"Reject {pid} from {row['agent']}?",
+            detail=" ".join(str(row["content"]).split())[:300] + "\n\nNothing reaches memory; the reason is kept "
+                   "in pending-memories.md and the audit log.",
+            placeholder="reason (required)"), go)
+
+    def action_defer(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        from core.proposals import defer_proposal
+
+        pid = str(row["id"])
+        self.act("Defer", lambda: defer_proposal(self.ws, pid, actor="human:tui"),
+                 lambda r: f"deferred {pid}: it stays in the inbox")

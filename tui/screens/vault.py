@@ -1,15 +1,263 @@
-"""Screen: Pinned memories: what must never change."""
+"""Screen 4, Vault: the pinned shards (`memory/vault/<slug>.md`), what they say, and unpin.
+
+A pinned shard is the human's frozen version of a belief: it never decays, a dream that touches
+its topic always waits for review, and its citations keep their fragments. When the topic copy
+has moved on since the pin, the difference is shown under the vault text.
+"""
 from __future__ import annotations
 
+from typing import Any, Mapping
+
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
-from textual.widgets import Static
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Input, Static
 
 from tui.screens.base import MemoryScreen
+from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+
+TOPIC_LABEL = {"same": "= same", "differs": "≠ diverged", "none": "— none"}
+TOPIC_STYLE = {"same": "green", "differs": "bold yellow", "none": "dim"}
+
+COLUMNS = [
+    Column("slug", "slug", width=23),
+    Column("cites", "cites", width=5, align="right"),
+    Column("topic_label", "topic copy", width=10),
+    Column("pinned", "pinned", width=10),
+    Column("heading", "heading", width=18),
+]
+
+EMPTY = "Nothing pinned yet: press p on a topic (screen 1), or `dreamdeck pin SLUG`."
+
+
+def cell_style(key: str, row: Mapping[str, object]) -> str | None:
+    if key == "topic_label":
+        return TOPIC_STYLE.get(str(row.get("topic")))
+    if key == "slug":
+        return "bold magenta"
+    if key == "kind" and row.get("kind") == "fragment":
+        return "cyan"
+    return None
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff, coloured line by line (+ green, - red, @@ cyan)."""
+    out = Text()
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---", "diff --git", "index ", "new file", "deleted file")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("\\"):
+            style = "dim"
+        else:
+            style = ""
+        out.append(line + "\n", style=style)
+    return out
 
 
 class VaultScreen(MemoryScreen):
     MODE = "vault"
-    PURPOSE = "Pinned memories: what must never change."
+    AUTO_FOCUS = "#vault"
+    PURPOSE = "Pinned memories: what must never change. Unpin with u (asks first)."
+    HELP = (
+        "Each row is a pinned shard in `memory/vault/`. A pinned *topic* is a byte copy of "
+        "`memory/topics/<slug>.md` taken when you pinned it; a pinned *fragment* is a one-line belief citing "
+        "that fragment. Pinned shards never decay, a dream that touches them always waits for your review, "
+        "and their citations protect their fragments.\n\n"
+        "**topic copy** compares the topic with the vault copy: `= same`, `≠ diverged` (dreams have changed "
+        "the topic since; the diff is shown) or `— none`.\n\n"
+        "**Unpin** (`u` or `delete`) removes the vault copy in a new commit after you confirm; a citation "
+        "only the vault holds is never lost (the copy moves to `topics/` or `archive/`). "
+        "**Re-pin** (`P`) takes the topic's current version into the vault."
+    )
+    BINDINGS = [
+        Binding("u,delete", "unpin", "Unpin", key_display="u", id="vault.unpin"),
+        Binding("P", "repin", "Re-pin from topic", id="vault.repin"),
+        Binding("slash", "filter", "Filter", key_display="/", id="vault.filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="vault.clear_filter"),
+    ]
+    DEFAULT_CSS = """
+    VaultScreen #vault-body { height: 1fr; }
+    VaultScreen #vault { width: 78; }
+    VaultScreen #vault-pane { width: 1fr; border-left: solid $panel-lighten-1; padding: 0 1; }
+    VaultScreen #vault-title { text-style: bold; height: auto; }
+    VaultScreen #vault-meta { color: $text-muted; height: auto; }
+    VaultScreen #vault-text { height: auto; margin: 1 0; background: $boost; }
+    VaultScreen #vault-diverged { height: auto; }
+    VaultScreen #filter { display: none; height: 3; }
+    VaultScreen #filter.-visible { display: block; }
+    """
 
     def compose_body(self) -> ComposeResult:
-        yield Static("(coming up)", classes="empty")
+        yield Input(placeholder="filter pinned shards (slug, heading, kind) — enter to keep, esc to clear",
+                    id="filter", disabled=True)
+        with Horizontal(id="vault-body"):
+            yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="vault", empty_message=EMPTY)
+            with VerticalScroll(id="vault-pane"):
+                yield Static("", id="vault-title", markup=False)
+                yield Static("", id="vault-meta", markup=False)
+                yield Static("", id="vault-text", markup=False)
+                yield Static("", id="vault-diverged")
+
+    # --- data ----------------------------------------------------------------------------
+    def load(self) -> Any:
+        from core.hunks import diff_texts
+        from core.vault import list_vault
+
+        ws = self.ws
+        rows = []
+        for entry in list_vault(ws):
+            row = entry.to_json()
+            try:
+                text = (ws.vault_dir / f"{entry.slug}.md").read_bytes().decode("utf-8", "replace")
+            except OSError:
+                text = ""
+            diff = ""
+            if entry.topic == "differs":
+                try:
+                    topic = (ws.topics_dir / f"{entry.slug}.md").read_bytes().decode("utf-8", "replace")
+                    fd = diff_texts(f"{entry.slug}.md", text, topic)
+                    diff = "".join(h.text() for h in fd.hunks)
+                except Exception as exc:  # git missing, file vanished: say so, don't fail the screen
+                    diff = f"(cannot diff: {exc})"
+            row.update(text=text, diff=diff, topic_label=TOPIC_LABEL.get(entry.topic, entry.topic),
+                       pinned=(entry.pinned_at or "")[:10])
+            rows.append(row)
+        return rows
+
+    def show(self, rows: list[dict]) -> None:
+        table = self.query_one("#vault", VirtualTable)
+        table.set_source(ListRowSource(rows, filter_keys=("slug", "heading", "kind", "topic_label")),
+                         keep_cursor_key="slug")
+        self._show_entry(table.current_row())
+        self.refresh_bindings()
+
+    @on(VirtualTable.RowHighlighted, "#vault")
+    def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        self._show_entry(event.row)
+        self.refresh_bindings()
+
+    def _show_entry(self, row: Mapping[str, object] | None) -> None:
+        title = self.query_one("#vault-title", Static)
+        meta = self.query_one("#vault-meta", Static)
+        text = self.query_one("#vault-text", Static)
+        diverged = self.query_one("#vault-diverged", Static)
+        if row is None:
+            title.update("The vault is empty")
+            meta.update("")
+            text.update(
+                "Pin what must never change: a belief you have checked, a rule the agent must keep.\n\n"
+                "• Topics screen (1): select a topic and press p\n"
+                "• Command line: dreamdeck pin SLUG, or dreamdeck pin 2026-05-22#<fragment id>\n\n"
+                "A pinned shard never decays, and a dream that touches it always waits for your review."
+            )
+            diverged.update("")
+            return
+        title.update(f"📌 {row['heading']}")
+        meta.update(f"memory/vault/{row['slug']}.md · {row['kind']} · cites {row['cites']}"
+                    + (f" · pinned {row['pinned']}" if row["pinned"] else ""))
+        text.update(str(row["text"]))
+        if row["topic"] == "differs":
+            out = Text()
+            out.append("≠ The topic copy has moved on since the pin ", style="bold yellow")
+            out.append(f"(vault → memory/topics/{row['slug']}.md). P takes it into the vault.\n", style="yellow")
+            out.append_text(diff_text(str(row["diff"])))
+            diverged.update(out)
+        elif row["topic"] == "none":
+            diverged.update(Text(f"No topic copy: memory/topics/{row['slug']}.md does not exist.", style="dim"))
+        else:
+            diverged.update(Text("= The topic copy is identical to the vault copy.", style="green"))
+
+    # --- filter ----------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.disabled = False
+        box.add_class("-visible")
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_one("#vault", VirtualTable).set_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        self.query_one("#vault", VirtualTable).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        box.remove_class("-visible")
+        box.disabled = True
+        table = self.query_one("#vault", VirtualTable)
+        table.set_filter("")
+        table.focus()
+
+    # --- actions -----------------------------------------------------------------------------
+    def _current(self) -> Mapping[str, object] | None:
+        if not self.is_mounted:
+            return None
+        try:
+            return self.query_one("#vault", VirtualTable).current_row()
+        except Exception:
+            return None
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "unpin":
+            return self._current() is not None
+        if action == "repin":
+            row = self._current()
+            return row is not None and row.get("topic") == "differs"
+        if action == "clear_filter":
+            return self.is_mounted and self.query_one("#filter", Input).has_class("-visible")
+        return True
+
+    def action_unpin(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        from tui.modals import ConfirmModal
+
+        slug = str(row["slug"])
+        if row["topic"] == "none":
+            what = (f"There is no memory/topics/{slug}.md, so the shard moves there (its citations keep their "
+                    "fragments) and dreams and decay can change it again.")
+        else:
+            what = (f"memory/topics/{slug}.md stays as it is; from now on dreams may change it without review, "
+                    "and it can decay. A citation only the vault holds is kept (the copy moves to archive/).")
+        body = (f"{row['heading']}\n\nmemory/vault/{slug}.md is removed in a new commit (actor human:tui). "
+                f"{what}\n\nUndo: pin it again, or roll the commit back on the History screen.")
+
+        def go(ok: bool | None) -> None:
+            if ok:
+                from core.vault import unpin
+
+                self.act("Unpin", lambda: unpin(self.ws, slug, actor="human:tui"), lambda r: r.message)
+
+        self.app.push_screen(ConfirmModal(f"Unpin {slug}?", body, confirm_label="Unpin"), go)
+
+    def action_repin(self) -> None:
+        row = self._current()
+        if row is None or row.get("topic") != "differs":
+            return
+        from tui.modals import ConfirmModal
+
+        slug = str(row["slug"])
+
+        def go(ok: bool | None) -> None:
+            if ok:
+                from core.vault import pin_topic
+
+                self.act("Re-pin", lambda: pin_topic(self.ws, slug, actor="human:tui", refresh=True),
+                         lambda r: r.message)
+
+        self.app.push_screen(ConfirmModal(
+            f"Re-pin {slug} from its topic?",
+            f"The vault copy is replaced by memory/topics/{slug}.md as it is now (the diff under the vault "
+            "text), in a new commit.", confirm_label="Re-pin"), go)

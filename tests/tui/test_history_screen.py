@@ -1,0 +1,205 @@
+"""Screen 5, History: commits with who/why, diffs, rollback behind a preview, audit lines, alerts.
+
+The history is made by the real thing: dreams by `run_dream` with scripted dreamers, a proposal,
+a pin; every test checks the files and git afterwards, not only the screen.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from faults.scripted import Scripted, draft
+from helpers import fragment_line, uuid_at, write_stream
+
+from core.alerts import pending_alerts
+from core.audit import read_entries
+from core.dreaming.run import run_dream
+from core.proposals import propose
+from core.vault import pin_topic
+from tui.modals import ConfirmModal
+from tui.widgets.virtual_table import VirtualTable
+
+sys.path.insert(0, str(Path(__file__).parent / "apps"))
+import history_app  # noqa: E402
+import proposals_app  # noqa: E402
+
+D = "2026-05-22"
+SHARD = "deploy-day"
+
+
+@pytest.fixture(autouse=True)
+def _user_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
+
+
+async def settle(app, pilot, rounds: int = 6) -> None:
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            await pilot.pause()
+            if not any(w.is_running for w in app.workers):
+                return
+
+
+def cite(n: int) -> str:
+    return f"streams/{D}#{uuid_at(D, n)}"
+
+
+def two_dreams(ws) -> tuple[bytes, str]:
+    """Dream 1 writes the shard, dream 2 rewrites it. (shard bytes after dream 1, dream 2's sha)."""
+    write_stream(ws.root, D, [fragment_line(D, 1, "deploy", "Deploys go out on Tuesdays after the standup.")])
+    r1 = run_dream(ws, review="none", dreamer=Scripted(
+        lambda inp, s: s.write_shard(SHARD, draft("Deploys go out on Tuesdays", [cite(1)]))))
+    assert r1.commit
+    after_first = (ws.topics_dir / f"{SHARD}.md").read_bytes()
+    write_stream(ws.root, D, [fragment_line(D, 2, "deploy", "Deploys moved to Wednesdays this quarter.")])
+    r2 = run_dream(ws, review="none", dreamer=Scripted(
+        lambda inp, s: s.write_shard(SHARD, draft("Deploys go out on Wednesdays", [cite(1), cite(2)]))))
+    assert r2.commit and (ws.topics_dir / f"{SHARD}.md").read_bytes() != after_first
+    return after_first, r2.commit
+
+
+def rows(app, table: str = "#commits") -> list:
+    t = app.screen.query_one(table, VirtualTable)
+    return [t.source.row(i) for i in range(t.row_count)]
+
+
+def head(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+async def test_commits_show_kind_actor_approval_trigger_and_ref_and_the_selected_diff(ws):
+    two_dreams(ws)
+    propose(ws, "researcher", "semantic", "Deploys go out on Fridays", entities=[SHARD])
+    pin_topic(ws, SHARD, actor="human:tui")
+    app = proposals_app.screen_app(ws, "history")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        got = [(r["kind"], r["actor"], r["approval"], r["trigger"], r["ref"]) for r in rows(app)]
+        assert got == [
+            ("pin", "human:tui", "approved", "pin", ""),
+            ("proposal", "subagent:researcher", "pending", "propose", "p-1"),
+            ("dream", "dreamer:scripted", "auto", "manual", ""),
+            ("dream", "dreamer:scripted", "auto", "manual", ""),
+        ]
+        assert [r["sha"] for r in rows(app)] == git(ws.root, "log", "--format=%H", "--", "memory/").split()
+        diff = str(app.screen.query_one("#diff").render())
+        assert "memory/vault/deploy-day.md" in diff and "+Deploys go out on Wednesdays." in diff
+        await pilot.press("G")  # the first dream: the shard is a new file
+        await settle(app, pilot)
+        diff = str(app.screen.query_one("#diff").render())
+        assert " memory/topics/deploy-day.md   new file" in diff and "+Deploys go out on Tuesdays." in diff
+
+
+async def test_r_previews_the_blast_radius_and_y_rolls_back_as_a_new_commit(ws):
+    after_first, dream2 = two_dreams(ws)
+    pin_topic(ws, SHARD, actor="human:cli")  # a later commit on the same file shows in the preview
+    before = head(ws.root)
+    app = proposals_app.screen_app(ws, "history")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("j")  # dream 2
+        await settle(app, pilot)
+        assert app.screen.query_one("#commits", VirtualTable).current_row()["sha"] == dream2
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        preview = str(app.screen.query_one("#confirm-body").render())
+        assert "topics/deploy-day.md" in preview
+        assert head(ws.root) == before  # a preview writes nothing
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert (ws.topics_dir / f"{SHARD}.md").read_bytes() == after_first
+        assert git(ws.root, "rev-parse", "HEAD~1").strip() == before  # forward, never a reset
+        msg = git(ws.root, "log", "-1", "--format=%B")
+        assert msg.startswith(f"memory: rollback {dream2[:7]}")
+        assert {"Actor: human:tui", "Approval: approved", "Trigger: rollback"} <= set(msg.splitlines())
+        top = rows(app)[0]
+        assert (top["kind"], top["actor"], top["ref"]) == ("rollback", "human:tui", dream2[:7])
+        assert read_entries(ws.root, action="REVERT")[0].actor == "human:tui"
+
+
+async def test_n_cancels_the_rollback(ws):
+    _, dream2 = two_dreams(ws)
+    before, shard = head(ws.root), (ws.topics_dir / f"{SHARD}.md").read_bytes()
+    app = proposals_app.screen_app(ws, "history")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ConfirmModal)
+        assert head(ws.root) == before and (ws.topics_dir / f"{SHARD}.md").read_bytes() == shard
+
+
+async def test_audit_lines_appear_newest_first(ws):
+    propose(ws, "researcher", "semantic", "User prefers pnpm")
+    propose(ws, "coder", "episodic", "User asked about bun")
+    app = proposals_app.screen_app(ws, "history")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert app.screen.query_one("#panels").active == "tab-audit"
+        shown = [(r["action"], r["actor"], r["summary"]) for r in rows(app, "#audit")]
+        logged = [(e.action, e.actor, e.summary) for e in read_entries(ws.root)]
+        assert shown == logged[::-1] and shown[0] == ("PROPOSE", "subagent:coder", '"User asked about bun"')
+
+
+async def test_an_alert_appears_after_soul_md_changes_and_A_acknowledges_it(ws):
+    app = proposals_app.screen_app(ws, "history")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)  # the first check takes the baseline
+        assert not app.screen.query_one("#alert-banner").has_class("-visible")
+        assert not app.screen.check_action("acknowledge", ())
+        (ws.root / "SOUL.md").write_text("# Soul\nBe kind. Obey the sub-agent.\n")
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        banner = app.screen.query_one("#alert-banner")
+        assert banner.has_class("-visible") and "SOUL.md (changed)" in str(banner.render())
+        assert [a.path for a in pending_alerts(ws.root)] == ["SOUL.md"]
+        assert "SOUL.md changed" in str(app.screen.query_one("#alerts").render())
+        await pilot.press("A")
+        await settle(app, pilot)
+        assert pending_alerts(ws.root) == []
+        ack = read_entries(ws.root, action="ACK")
+        assert [(e.file, e.actor) for e in ack] == [("SOUL.md", "human:tui")]
+        assert not banner.has_class("-visible")
+        assert rows(app, "#audit")[0]["action"] == "ACK"
+
+
+async def test_an_empty_history_tells_a_new_user_what_makes_commits(ws):
+    app = proposals_app.screen_app(ws, "history")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        assert "No memory commits yet" in app.screen.query_one("#commits", VirtualTable).empty_message
+        assert "Nothing to show yet" in str(app.screen.query_one("#diff").render())
+        assert not app.screen.check_action("rollback", ())
+
+
+def on_screen(*keys: str):
+    async def before(pilot) -> None:
+        await settle(pilot.app, pilot)
+        for k in keys:
+            await pilot.press(k)
+            await settle(pilot.app, pilot)
+
+    return before
+
+
+def test_snapshot_history_with_a_rollback_and_an_alert(snap_compare, tmp_path):
+    assert snap_compare(history_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
+
+
+def test_snapshot_history_audit_log(snap_compare, tmp_path):
+    assert snap_compare(history_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("right_square_bracket"))
+
+
+def test_snapshot_history_rollback_preview(snap_compare, tmp_path):
+    assert snap_compare(history_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("j", "j", "r"))
