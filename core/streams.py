@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -217,6 +218,8 @@ def append_fragment(
     day = parse_date(day or ws.today())
     content_hash = fragment_content_hash(topic, body)
     refs = _existing_references(ws, references)
+    who = safe_who(who)
+    where = _safe_where(where)
     with stream_lock(ws):
         if content_hash in tombstoned_hashes(ws):
             raise AppendRefused("refused: this fragment was forgotten (tombstoned); nothing was written")
@@ -233,6 +236,34 @@ def append_fragment(
         )
         _append_line(path, (serialize_event(ev) + "\n").encode("utf-8"))
     return Fragment.from_event(day, ev)
+
+
+_WHO_FORBIDDEN = re.compile(r"[`*_\[\]<>|\\]|[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+_WHO_LEADING = re.compile(r"^(?:#|>|---|- |\+ |[0-9]+[.)](?:\s|$))")
+WHERE_NAME_KEYS = ("workspaceName", "chatName", "parentChatName")
+
+
+def safe_who(who: str | None) -> str | None:
+    """TypeClaw's `who` sanitizer: the trimmed name, or None when it is unsafe to show an LLM.
+
+    Unsafe: over 256 characters; control, bidi or zero-width characters; the markdown
+    characters ` * _ [ ] < > | \\; or a leading #, >, ---, "- ", "+ " or list number.
+    """
+    if who is None:
+        return None
+    who = who.strip()
+    if not who or len(who) > 256 or _WHO_FORBIDDEN.search(who) or _WHO_LEADING.match(who):
+        return None
+    if any(unicodedata.category(ch) == "Cc" for ch in who):
+        return None
+    return who
+
+
+def _safe_where(where: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A credential-shaped channel name is dropped; the raw ids (chat, workspace) are kept."""
+    if where is None:
+        return None
+    return {k: v for k, v in where.items() if not (k in WHERE_NAME_KEYS and isinstance(v, str) and detect_secrets(v))}
 
 
 def _existing_references(ws: Workspace, refs: list[str] | None) -> list[str] | None:

@@ -377,6 +377,46 @@ def test_an_empty_topic_or_body_is_refused(ws, topic, body):
     assert not ws.memory.exists()
 
 
+@pytest.mark.parametrize("who", ["Jisoo", "지수", "Min-jun Kim", "3 people", "O'Brien", "+x"])
+def test_a_safe_who_is_kept(ws, who):
+    assert append_fragment(ws, "t", "b", who=who).who == who
+
+
+def test_who_is_trimmed(ws):
+    assert append_fragment(ws, "t", "b", who="  Jisoo ").who == "Jisoo"
+
+
+@pytest.mark.parametrize(
+    "who",
+    [
+        "a_b", "*bold*", "[link]", "<script>", "a|b", "back\\slash", "`code`",
+        "# heading", "> quote", "--- rule", "- item", "+ item", "1. item", "2) item",
+        "zero\u200bwidth", "bidi\u202eevil", "isolate\u2066x", "bom\ufeff", "bell\x07", "tab\tname",
+        "x" * 257, "   ",
+    ],
+)
+def test_an_unsafe_who_is_dropped_and_the_fragment_kept(ws, who):
+    frag = append_fragment(ws, "t", "b", who=who)
+    assert frag.who is None
+    assert "who" not in json.loads(lines_of(write_path_for(ws, DAY))[0])
+
+
+def test_a_credential_shaped_channel_name_is_dropped_but_the_raw_ids_kept(ws):
+    where = {"adapter": "slack", "workspace": "T01", "workspaceName": "acme", "chat": "C0456",
+             "chatName": f"leak {GITHUB_TOKEN}", "parentChat": "C0001", "parentChatName": "incidents"}
+    append_fragment(ws, "t", "b", where=where)
+    written = json.loads(lines_of(write_path_for(ws, DAY))[0])["where"]
+    assert written == {"adapter": "slack", "workspace": "T01", "chat": "C0456", "workspaceName": "acme",
+                       "parentChat": "C0001", "parentChatName": "incidents"}
+
+
+def test_where_keeps_the_thread_parent_fields_in_order(ws):
+    where = {"parentChatName": "general", "parentChat": "C1", "thread": "th-1", "chat": "C9", "workspace": "G1", "adapter": "discord"}
+    append_fragment(ws, "t", "b", where=where)
+    text = lines_of(write_path_for(ws, DAY))[0]
+    assert text.endswith('"where":{"adapter":"discord","workspace":"G1","chat":"C9","thread":"th-1","parentChat":"C1","parentChatName":"general"}}')
+
+
 def test_reference_slugs_are_trimmed_deduplicated_and_must_exist(ws):
     ws.references_dir.mkdir(parents=True)
     (ws.references_dir / "pnpm-policy.md").write_text("x")
