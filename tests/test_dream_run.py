@@ -467,3 +467,28 @@ def test_a_dreamer_that_crashes_unexpectedly_changes_nothing_and_frees_the_lock(
 
     assert not ws.state_path.exists() and not (agent_dir / "memory/topics").exists()
     assert run_dream(ws, dreamer=Scripted(cite_all("pm", "Uses pnpm")), review="none").status == "applied"
+
+
+def test_vault_citations_pin_their_fragments_against_gc(ws, agent_dir):
+    write_shard(agent_dir, "pinned", shard_text("A pinned belief", [cite(D, 1)]), folder="vault")
+    write_stream(agent_dir, D, [fragment_line(D, 1, "pin", "pinned evidence"), fragment_line(D, 2, "pm", "uses pnpm"),
+                                fragment_line(D, 3, "x", "noise")])
+
+    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 2)]))), review="none")
+
+    assert r.status == "applied" and r.fragments_dropped == [key(D, 3)]
+    assert fragment_ids(agent_dir, D) == [uuid_at(D, 1), uuid_at(D, 2)]
+
+
+def test_a_forgotten_fragment_is_never_shown_to_a_dream(ws, agent_dir):
+    from core.events import fragment_content_hash
+    from core.tombstones import Tombstone, record
+
+    write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm"), fragment_line(D, 2, "secret", "forget me")])
+    record(ws, "forget", Tombstone(D, uuid_at(D, 2), fragment_content_hash("secret", "forget me"), "asked to",
+                                   "human:cli", "2026-05-22T10:00:00+00:00"))
+    dreamer = Scripted()
+
+    run_dream(ws, dreamer=dreamer, review="none")
+
+    assert dreamer.seen == [[cite(D, 1)]]
