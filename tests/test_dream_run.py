@@ -213,20 +213,22 @@ def test_the_first_run_never_trips_the_superset_check(ws, agent_dir):
 
 
 # --- runtime-owned frontmatter -------------------------------------------------------------------
-def test_stale_counts_are_recomputed_on_every_shard_when_a_run_rewrites_shards(ws, agent_dir):
-    stale_body = body("The user consistently uses pnpm.", [cite(D1, 1), cite(D2, 1), cite(D, 1)])
-    write_shard(agent_dir, "pm", render_shard(ShardMeta("The user consistently uses pnpm", 7, 9, "2020-01-01", ("tooling",)), stale_body))
+def test_stale_counts_written_by_the_dreamer_are_recomputed(ws, agent_dir):
+    # The dreamer reinforces pm but copies its stale frontmatter along (the prompt's template even
+    # asks for placeholder counts): 3 citations on 3 days give cites 3, days 3, last = max.
+    meta = ShardMeta("The user consistently uses pnpm", 7, 9, "2020-01-01", ("tooling",))
+    write_shard(agent_dir, "pm", render_shard(meta, body("The user consistently uses pnpm.", [cite(D1, 1), cite(D2, 1)])))
     for day in (D1, D2):
         write_stream(agent_dir, day, [fragment_line(day, 1, "pm", f"pnpm on {day}")])
         mark_dreamed(ws, day, 1)
-    write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "pnpm today"), fragment_line(D, 2, "os", "uses linux")])
-    mark_dreamed(ws, D, 1)
+    write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "pnpm today")])
     commit_all(agent_dir)
+    reinforced = body("The user consistently uses pnpm.", [cite(D1, 1), cite(D2, 1), cite(D, 1)])
 
-    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("os", draft("The user runs Linux", [cite(D, 2)]))), review="none")
+    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pm", render_shard(meta, reinforced))), review="none")
 
     assert r.status == "applied"
-    expected = render_shard(ShardMeta("The user consistently uses pnpm", 3, 3, D, ("tooling",)), stale_body)
+    expected = render_shard(ShardMeta("The user consistently uses pnpm", 3, 3, D, ("tooling",)), reinforced)
     assert (agent_dir / "memory/topics/pm.md").read_text() == expected
 
 
