@@ -206,8 +206,26 @@ def plan_changeset(ws: Workspace, cs: ChangeSet, today: str | None = None) -> Ap
     result = ApplyResult()
     plan = _resolve(ws, cs, today, result)
     _check_superset(ws, plan, cs.allow_drop)
+    _check_tombstones(ws, plan)
     result.targets = {p: t for p, (_, t) in plan.items()}
     return result
+
+
+def _check_tombstones(ws: Workspace, plan: dict[str, tuple[str | None, str | None]]) -> None:
+    """Invariant 8: no change may add a citation of a forgotten fragment (e.g. an old proposal)."""
+    added: set[Key] = set()
+    for current, target in plan.values():
+        added |= citation_keys(target or "") - citation_keys(current or "")
+    if not added:
+        return
+    from core.tombstones import tombstoned_keys
+
+    bad = sorted(added & tombstoned_keys(ws))
+    if bad:
+        raise Refused(
+            f"refused: would cite {len(bad)} forgotten fragment(s): {summarize_missing(bad)} "
+            "(tombstoned; `dreamdeck unforget` first)"
+        )
 
 
 def apply_changeset(
@@ -231,6 +249,7 @@ def apply_changeset(
             result.warnings.append(interrupted)
         plan = _resolve(ws, cs, today, result)
         _check_superset(ws, plan, cs.allow_drop)
+        _check_tombstones(ws, plan)
         result.targets = {p: t for p, (_, t) in plan.items()}
         journal = _journal_payload(cs, plan, today, now)
         atomic_write_text(ws.memory / JOURNAL, json.dumps(journal, ensure_ascii=False))
@@ -305,8 +324,11 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step) -> None:
         live = load_tombstones(ws)
         for op, data in c["tombstones"]:
             stone = Tombstone(**data)
-            if (op == "forget") != (stone.key in live):  # already recorded on a previous attempt
+            # already recorded on a previous attempt? (a soft->hard upgrade is a new record)
+            done = live.get(stone.key) == stone if op == "forget" else stone.key not in live
+            if not done:
                 record(ws, op, stone)
+                live = load_tombstones(ws)
         step("tombstones")
     if c["advance"] or c["release"]:
         state, _problem = load_state(ws.state_path)
@@ -329,12 +351,19 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step) -> None:
             atomic_write_text(path, text)
     purge = {tuple(k) for k in c["purge"]}
     gc_days = set(c["gc_days"]) | {d for d, _ in purge}
+    gc_lines: list[tuple[str, str]] = []
     if gc_days:
+        from core.tombstones import load_tombstones
+
         state, _ = load_state(ws.state_path)
+        # A soft-forgotten fragment keeps its bytes (unforget can bring it back).
+        protected = gc_protected_keys(ws) | {k for k, s in load_tombstones(ws).items() if not s.hard}
+        before_gc = _fragment_lines(ws, gc_days) if c["topics_changed"] else {}
         result.compaction = compact_days(
-            ws, state, gc_protected_keys(ws), gc_days,
+            ws, state, protected, gc_days,
             fragment_gc=bool(c["topics_changed"]), purge=purge,  # type: ignore[arg-type]
         )
+        gc_lines = [(k[0], before_gc[k]) for k in result.compaction.fragments_dropped if k in before_gc and k not in purge]
         step("gc")
     if not journal.get("audited"):
         _audit(ws, journal, result)
@@ -350,7 +379,23 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step) -> None:
         Trailers(c["actor"], c["approval"], c["trigger"], c["ref"], c["ref_kind"]),
         body=c["summary"] if c["dream_subject"] else "",
     )
+    if result.sha and gc_lines:
+        # Lines appended since the last commit and collected now were never in git: keep them
+        # in a git note on this commit so a rollback can put them back.
+        from core.rollback import record_gc_lines
+
+        record_gc_lines(ws.root, result.sha, gc_lines)
     step("commit")
+
+
+def _fragment_lines(ws: Workspace, days: set[str]) -> dict[Key, str]:
+    out: dict[Key, str] = {}
+    for day in days:
+        path = read_path_for(ws, day)
+        for ln in read_stream_lines(path) if path else []:
+            if ln.kind == "fragment":
+                out[(day, ln.event["id"])] = ln.raw.decode("utf-8")  # type: ignore[index]
+    return out
 
 
 def _restore_lines(ws: Workspace, day: str, lines: list[str]) -> None:
