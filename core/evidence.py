@@ -7,6 +7,7 @@ can still approve it, or reject it and release its fragments back to the tail.
 from __future__ import annotations
 
 import json
+import os
 
 from core.citations import Key, citation_keys
 from core.shards import list_shard_files
@@ -22,10 +23,47 @@ def shard_area_files(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS):
             yield f"{area}/{slug}.md", path
 
 
-def cited_keys(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS) -> set[Key]:
+# path -> ((size, mtime_ns, ino), keys): a process-local projection so a run that already read
+# every shard, or a second scan in the same process, re-reads only files that changed.
+_KEYS_CACHE: dict[str, tuple[tuple[int, int, int], frozenset[Key]]] = {}
+
+
+def _stamp(path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def file_keys(path, text: str | None = None) -> frozenset[Key]:
+    """Citation keys of one shard file, from the cache when the file is unchanged."""
+    stamp = _stamp(path)
+    hit = _KEYS_CACHE.get(str(path))
+    if stamp is not None and hit is not None and hit[0] == stamp:
+        return hit[1]
+    if text is None:
+        try:
+            text = open(path, "rb").read().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return frozenset()
+    keys = frozenset(citation_keys(text))
+    if stamp is not None:
+        _KEYS_CACHE[str(path)] = (stamp, keys)
+    return keys
+
+
+def prime(path, text: str) -> None:
+    """Record keys for a file whose text the caller just read (saves the second read)."""
+    file_keys(path, text)
+
+
+def cited_keys(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS, days: set[str] | None = None) -> set[Key]:
+    """Every (date, id) cited in the areas; with `days`, only citations under those dates."""
     keys: set[Key] = set()
     for _, path in shard_area_files(ws, areas):
-        keys |= citation_keys(path.read_bytes().decode("utf-8", "replace"))
+        found = file_keys(path)
+        keys.update(found if days is None else (k for k in found if k[0] in days))
     return keys
 
 
@@ -51,5 +89,9 @@ def pending_reflection_keys(ws: Workspace) -> set[Key]:
     return keys
 
 
-def gc_protected_keys(ws: Workspace) -> set[Key]:
-    return cited_keys(ws) | pending_reflection_keys(ws)
+def gc_protected_keys(ws: Workspace, days: set[str] | None = None) -> set[Key]:
+    """What fragment GC must spare; with `days`, only what matters on those dates."""
+    pending = pending_reflection_keys(ws)
+    if days is not None:
+        pending = {k for k in pending if k[0] in days}
+    return cited_keys(ws, days=days) | pending

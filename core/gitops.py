@@ -72,9 +72,11 @@ def _memory_files(root: Path) -> list[str]:
 
 def set_skip_worktree(root: Path, on: bool) -> None:
     files = _memory_files(root)
+    if not files:
+        return
     flag = "--skip-worktree" if on else "--no-skip-worktree"
-    for i in range(0, len(files), 500):  # keep argv bounded on big memories
-        run_git(root, "update-index", flag, "--", *files[i : i + 500], check=False)
+    # One call, paths on stdin: argv stays bounded and a big memory costs one process, not dozens.
+    run_git(root, "update-index", "-z", flag, "--stdin", check=False, stdin="\0".join(files) + "\0")
 
 
 def staged_memory_paths(root: Path) -> list[str]:

@@ -22,7 +22,9 @@ from core.reflections import ProposedFile, Reflection, meta_updates, next_reflec
 from core.settings import load_settings
 from core.shards import list_shard_files, parse_loose_shard, recompute_shard_text
 from core.state import load_state, save_state
-from core.strength import render_prompt_table, strength_table
+from core import evidence
+from core.shards import Shard
+from core.strength import render_prompt_table, row_for, sort_rows
 from core.stream_scan import fragment_ids
 from core.streams import list_stream_days, read_stream_lines
 from core.tombstones import tombstoned_keys
@@ -165,10 +167,15 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     receipt.days = sorted({f.date for f in undreamed})
 
     # Snapshot: the bytes every decision below is made against.
-    before = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in list_shard_files(ws.topics_dir)}
+    topic_files = list_shard_files(ws.topics_dir)
+    before = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in topic_files}
+    for slug, path in topic_files:
+        evidence.prime(path, before[slug])  # the GC's citation judgment will not re-read them
     vault = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in list_shard_files(ws.vault_dir)}
     pinned = frozenset(vault)
-    rows = strength_table(ws.topics_dir, today, load_settings(ws.root).decay, pinned)
+    decay = load_settings(ws.root).decay
+    rows = sort_rows([row_for(Shard.from_text(slug, path, before[slug]), today, decay, slug in pinned)
+                      for slug, path in topic_files])
     inp = DreamInput(
         today=today, fragments=undreamed, strength_table=render_prompt_table(rows), pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
@@ -190,20 +197,32 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
 
     # TypeClaw recomputes (every shard) only when the dreamer rewrote shards: a no-op dream must
     # not turn a stale hand-edited count into a "change" that enables fragment GC.
-    after = (
-        {slug: recompute_shard_text(text, slug, today)[0] for slug, text in scratch.files.items()}
-        if scratch.changed() else dict(before)
-    )
+    # Only what the dreamer wrote is recomputed: re-rendering 10,000 untouched shards per run
+    # costs seconds; a stale hand-edited count elsewhere is `dreamdeck doctor --fix`'s job.
+    after = {
+        slug: (text if before.get(slug) == text else recompute_shard_text(text, slug, today)[0])
+        for slug, text in scratch.files.items()
+    }
     changed = sorted(s for s in set(before) | set(after) if before.get(s) != after.get(s))
     shown: dict[str, set[str]] = {}
     for f in undreamed:
         shown.setdefault(f.date, set()).add(f.id)
 
     # Invariant 1: every (date, id) cited before, in topics or vault, is still cited.
-    vault_keys = set().union(*(citation_keys(t) for t in vault.values())) if vault else set()
-    old_keys = set().union(*(citation_keys(t) for t in before.values())) if before else set()
-    new_keys = set().union(*(citation_keys(t) for t in after.values())) if after else set()
-    lost = sorted((old_keys | vault_keys) - (new_keys | vault_keys))
+    # Only changed shards can lose a citation; a candidate survives if any unchanged shard or
+    # the vault still holds it.
+    candidates: set = set()
+    for slug in changed:
+        candidates |= citation_keys(before.get(slug) or "")
+    for slug in changed:
+        candidates -= citation_keys(after.get(slug) or "")
+    if candidates:
+        for slug, text in after.items():
+            if slug not in changed:
+                candidates -= citation_keys(text)
+        for text in vault.values():
+            candidates -= citation_keys(text)
+    lost = sorted(candidates)
     if lost:
         receipt.status, receipt.reverted = "reverted", True
         receipt.lost = [f"{d}#{i}" for d, i in lost]
