@@ -330,6 +330,7 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step) -> None:
                 record(ws, op, stone)
                 live = load_tombstones(ws)
         step("tombstones")
+    state = None  # loaded once: a year of dreamed ids is megabytes of JSON
     if c["advance"] or c["release"]:
         state, _problem = load_state(ws.state_path)
         for day, ids in c["advance"].items():
@@ -355,9 +356,11 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step) -> None:
     if gc_days:
         from core.tombstones import load_tombstones
 
-        state, _ = load_state(ws.state_path)
-        # A soft-forgotten fragment keeps its bytes (unforget can bring it back).
-        protected = gc_protected_keys(ws) | {k for k, s in load_tombstones(ws).items() if not s.hard}
+        if state is None:
+            state, _ = load_state(ws.state_path)
+        # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
+        # under the compacted dates can pin anything there, so only those are gathered.
+        protected = gc_protected_keys(ws, days=gc_days) | {k for k, s in load_tombstones(ws).items() if not s.hard}
         before_gc = _fragment_lines(ws, gc_days) if c["topics_changed"] else {}
         result.compaction = compact_days(
             ws, state, protected, gc_days,
