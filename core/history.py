@@ -10,7 +10,7 @@ from core.events import try_parse_event_line
 from core.gitops import DREAM_EMOJI, GitError, repo_args, run_git
 
 _DREAM_SUBJECT = re.compile(r"^dream:\s+(.*)$")
-_TRAILER = re.compile(r"^(Actor|Approval|Trigger|Reflection|Proposal):\s*(.*)$", re.M)
+_TRAILER = re.compile(r"^(Actor|Approval|Trigger|Reflection|Proposal|Reverts):\s*(.*)$", re.M)
 _STREAM = re.compile(r"^memory/(?:streams/)?(\d{4}-\d{2}-\d{2})\.jsonl$")
 _TOPIC = re.compile(r"^memory/topics/([^/]+)\.md$")
 _SKILL = re.compile(r"^memory/skills/([^/]+)/SKILL\.md$")
@@ -131,7 +131,7 @@ def _commit(row: tuple[str, str, str, str]) -> MemoryCommit:
         actor=t.get("Actor", "typeclaw" if dream else "unknown"),
         approval=t.get("Approval", "auto" if dream else "—"),
         trigger=t.get("Trigger", "schedule" if dream else "—"),
-        ref=t.get("Reflection") or t.get("Proposal") or "",
+        ref=t.get("Reflection") or t.get("Proposal") or (f"reverts {t['Reverts'][:10]}" if t.get("Reverts") else ""),
     )
     if dream:
         commit.summary, commit.emoji, commit.kind = dream

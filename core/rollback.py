@@ -174,6 +174,39 @@ class RollbackPlan:
     def empty(self) -> bool:
         return not self.edits and not self.restore_lines
 
+    def describe(self) -> str:
+        """The blast radius in plain lines, for `rollback --preview` and the app's confirm modal."""
+        verb = "Roll back" if self.kind == "rollback" else "Restore memory to"
+        out = [f"{verb} {self.short} ({self.subject})", ""]
+        if self.empty:
+            out.append("Nothing to change: memory already matches.")
+        out += ["Files:"] + [
+            f"  {f.action:8} memory/{f.path}" + ("  ⚠ overlaps later changes (the earlier side wins)" if f.overlap else "")
+            + ("  📌 pinned" if f.pinned else "") for f in self.files
+        ]
+        if self.later_commits:
+            out += ["", "Later commits touching the same files:"]
+            for c in self.later_commits:
+                out.append(f"  {c.sha[:10]} {c.subject}")
+                out += [f"      goes with it: {line}" for line in c.lost[:5]]
+                if len(c.lost) > 5:
+                    out.append(f"      (+{len(c.lost) - 5} more lines)")
+        for label, items in (("Pins affected", self.pins_affected),):
+            if items:
+                out += ["", f"{label}: " + ", ".join(items)]
+        keys = lambda ks: ", ".join(f"{d}#{i}" for d, i in ks[:6]) + (f" (+{len(ks) - 6} more)" if len(ks) > 6 else "")  # noqa: E731
+        for label, ks in (
+            ("Fragments returned to the undreamed tail", [] if self.no_redream else self.released),
+            ("Fragments restored into their streams", self.restored),
+            ("Citations removed", self.dropped),
+            ("Forgotten fragments kept out", self.filtered),
+        ):
+            if ks:
+                out += ["", f"{label} ({len(ks)}): {keys(ks)}"]
+        if self.would_lose:
+            out += ["", f"REFUSED: would lose {len(self.would_lose)} citation(s) present before: {keys(self.would_lose)}"]
+        return "\n".join(out)
+
     def to_json(self) -> dict:
         keys = lambda ks: [f"{d}#{i}" for d, i in ks]  # noqa: E731
         return {

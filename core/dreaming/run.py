@@ -232,16 +232,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
             f"missing={summarize_missing(lost)}"
         )
         if not dry_run:
-            # Anti-loop; no GC, no commit. Re-read the state under the memory lock: a person may
-            # have released ids (reject --release) while the dreamer ran, and that must stand.
-            from core.changeset import memory_lock
-
-            with memory_lock(ws):
-                ts = local_datetime_iso()
-                state, _problem = load_state(ws.state_path)
-                for day, ids in shown.items():
-                    state = state.add_dreamed(day, ids, ts)
-                save_state(ws.state_path, state)
+            _advance_only(ws, shown)  # anti-loop; no GC, no commit
         receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
         return receipt
 
@@ -298,9 +289,12 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     try:
         result = apply_changeset(ws, cs, today=today, now=now, fault=fault)
     except Refused as exc:
-        # Someone changed topics between the snapshot and the apply and it does not merge.
+        # The door refused (a concurrent edit that does not merge, a forgotten fragment cited):
+        # nothing is applied, but the fragments were shown, so they are marked dreamed as after
+        # a revert (invariant 5) — otherwise the same refusal would repeat on every run.
         receipt.status = "failed"
-        receipt.message = f"not applied: {exc}"
+        receipt.message = f"not applied: {exc}; its {len(undreamed)} fragment(s) are marked dreamed"
+        _advance_only(ws, shown)
         return receipt
     receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
@@ -308,6 +302,19 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
     receipt.message = _message(receipt)
     return receipt
+
+
+def _advance_only(ws: Workspace, shown: dict[str, set[str]]) -> None:
+    """Mark the shown fragments dreamed without applying anything. The state is re-read under the
+    memory lock: a person may have released ids (reject --release) while the dreamer ran."""
+    from core.changeset import memory_lock
+
+    with memory_lock(ws):
+        ts = local_datetime_iso()
+        state, _problem = load_state(ws.state_path)
+        for day, ids in shown.items():
+            state = state.add_dreamed(day, ids, ts)
+        save_state(ws.state_path, state)
 
 
 def _receipt_text(receipt: DreamReceipt) -> str:
