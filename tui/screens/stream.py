@@ -1,15 +1,382 @@
-"""Screen: Fragments as the agent appends them, live."""
+"""Screen 6, Stream: the live tail of fragments across every day, newest at the bottom.
+
+The table is a VirtualTable over `core.stream_view.StreamView`, which indexes day files by byte
+offset (newest days first) and reads only the rows on screen. New bytes are noticed by a cheap
+stat poll every 50 ms; the new lines are indexed in a thread and installed here, so the row count
+never changes under the table while it paints. Following keeps the cursor on the newest fragment;
+moving up (or `f`) pauses, and the purpose line counts what arrived meanwhile.
+"""
 from __future__ import annotations
 
+import json
+from typing import Any
+
+from rich.json import JSON
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
 
 from tui.screens.base import MemoryScreen
+from tui.widgets.virtual_table import Column, VirtualTable
+
+POLL_SECONDS = 0.05  # a stat per loaded day file: appends show within ~100 ms
+LOAD_MARGIN = 3  # rows from the top of the loaded window that trigger loading older days
+OLDER_ROWS = 500  # fragments to load per step when scrolling into the past
+
+COLUMNS = [
+    Column("date", "date", width=10, sortable=False),
+    Column("time", "time", width=8, sortable=False),
+    Column("topic", "topic", width=16, sortable=False),
+    Column("who", "who", width=10, sortable=False),
+    Column("body", "body", width=40, sortable=False),  # FitTable widens it to fit
+]
+
+
+def pretty_json(raw: str) -> Text:
+    """The fragment line pretty-printed and highlighted, wrapping long strings (verbatim when not JSON)."""
+    try:
+        text = JSON(raw, indent=2, ensure_ascii=False).text
+    except (ValueError, TypeError):
+        return Text(raw)
+    text.no_wrap = False
+    text.overflow = "fold"
+    return text
+
+
+class FitTable(VirtualTable):
+    """A VirtualTable whose last column takes whatever width the others leave; no sorting.
+
+    (Used by the Stream and Dream control screens; a `fill` option on VirtualTable would replace it.)
+    """
+
+    DEFAULT_CSS = """
+    FitTable { overflow-x: hidden; }
+    FitTable > .virtual-table--header-cursor { text-style: bold; }
+    FitTable:focus > .virtual-table--header-cursor { text-style: bold; background: $panel; }
+    """
+
+    _fitted_for = -1
+
+    def _ensure_widths(self) -> None:
+        width = self.scrollable_content_region.width
+        if width and width != self._fitted_for:
+            self._fitted_for = width
+            fixed = sum(w + 2 for w in self._widths[:-1])
+            self._widths[-1] = max(8, width - fixed - 2)
+            self._line_cache.clear()
+            self._update_virtual_size()
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action in ("sort_column", "column_left", "column_right"):
+            return False
+        return super().check_action(action, parameters)
 
 
 class StreamScreen(MemoryScreen):
     MODE = "stream"
+    AUTO_FOCUS = "#stream-table"
     PURPOSE = "Fragments as the agent appends them, live."
+    HELP = (
+        "Every fragment of every day, oldest at the top and the newest at the bottom, as the agent "
+        "appends them to `memory/streams/YYYY-MM-DD.jsonl`. Forgotten (tombstoned) fragments are hidden.\n\n"
+        "**Following** keeps the cursor on the newest fragment. Moving up pauses it and the top line "
+        "counts the fragments that arrived since; `f` (or going back to the bottom with `G`) follows "
+        "again. Scrolling to the top loads older days; only the days you look at are read.\n\n"
+        "The right pane shows the selected fragment's JSON line (`enter` opens it in a window). A citation opened from the Topics "
+        "screen (`enter` on it) lands here with that fragment selected and following paused."
+    )
+    BINDINGS = [
+        Binding("f", "toggle_follow", "Follow/pause", id="stream.follow"),
+        Binding("o", "load_older", "Older days", id="stream.older"),
+        Binding("tab", "focus_next", "Next pane", show=False),
+    ]
+    DEFAULT_CSS = """
+    StreamScreen #stream-body { height: 1fr; }
+    StreamScreen #stream-table { width: 1fr; }
+    StreamScreen #detail { width: 52; border-left: solid $panel-lighten-1; }
+    StreamScreen #detail-title { text-style: bold; padding: 0 1; height: auto; }
+    StreamScreen #detail-meta { color: $text-muted; padding: 0 1; height: auto; }
+    StreamScreen #detail-json { padding: 0 1; height: auto; }
+    """
+
+    class Scanned(Message):
+        def __init__(self, view, plan, error: str | None):
+            super().__init__()
+            self.view, self.plan, self.error = view, plan, error
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.view = None  # core.stream_view.StreamView, built in the load worker
+        self.new_count = 0  # fragments appended while paused
+        self.jumped_key: str | None = None  # the fragment a citation jump landed on
+        self._scanning = False
+        self._again = False
+        self._want_older = 0
+        self._want_until: str | None = None
+        self._jump: tuple[str, str] | None = None
+        self._scan_error: str | None = None
 
     def compose_body(self) -> ComposeResult:
-        yield Static("(coming up)", classes="empty")
+        with Horizontal(id="stream-body"):
+            yield FitTable(COLUMNS, None, cell_style=self._cell_style, follow=True, id="stream-table",
+                           empty_message="No fragments yet. The agent's appends show up here as they land.")
+            with Vertical(id="detail"):
+                yield Static("", id="detail-title", markup=False)
+                yield Static("", id="detail-meta", markup=False)
+                with VerticalScroll():
+                    yield Static("", id="detail-json")
+
+    @property
+    def table(self) -> VirtualTable:
+        return self.query_one("#stream-table", VirtualTable)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._poll_timer = self.set_interval(POLL_SECONDS, self._poll, pause=True)
+        self.watch(self.table, "follow", self._follow_changed, init=False)
+        self.watch(self.table, "scroll_y", self._scrolled, init=False)
+        self._update_status()
+
+    # --- loading -------------------------------------------------------------------------
+    def load(self) -> Any:  # thread: list the days, index the newest ones
+        from core.stream_view import StreamView
+
+        try:
+            return StreamView(self.ws)
+        except OSError as exc:  # an unreadable folder: say so; ctrl+r tries again
+            return f"cannot read the streams: {exc}"
+
+    def show(self, view) -> None:
+        if isinstance(view, str):
+            self.notify(view, title="Stream", severity="error")
+            return
+        self.view = view
+        self.table.set_source(view)
+        self._update_status()
+        if self.is_current:
+            self._poll_timer.resume()
+        self._take_pending_jump()
+
+    def reload(self) -> None:
+        """Memory changed (a dream compacted, a fragment was forgotten): re-read what moved."""
+        if self.view is None:
+            super().reload()
+        else:
+            self._kick_scan()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if self.view is not None:
+            self._poll_timer.resume()
+            self._kick_scan()
+        self._take_pending_jump()
+
+    def on_screen_suspend(self) -> None:
+        if hasattr(self, "_poll_timer"):
+            self._poll_timer.pause()
+
+    # --- following the files -----------------------------------------------------------------
+    def _poll(self) -> None:
+        view = self.view
+        if view is None or self._scanning:
+            return
+        try:
+            changed = view.changed()
+        except OSError:
+            changed = True
+        if changed:
+            self._kick_scan()
+
+    def _kick_scan(self, older_rows: int = 0, until: str | None = None) -> None:
+        if self.view is None:
+            return
+        self._want_older = max(self._want_older, older_rows)
+        if until is not None:
+            self._want_until = until if self._want_until is None else min(self._want_until, until)
+        if self._scanning:
+            self._again = True
+            return
+        self._scanning = True
+        older, until = self._want_older, self._want_until
+        self._want_older, self._want_until = 0, None
+        self._scan_worker(self.view, older, until)
+
+    @work(thread=True, group="stream-scan", exit_on_error=False)
+    def _scan_worker(self, view, older: int, until: str | None) -> None:
+        try:
+            plan, error = view.scan(older_rows=older, until=until), None
+        except Exception as exc:  # an unreadable folder: say so, keep polling
+            plan, error = None, f"{type(exc).__name__}: {exc}"
+        self.post_message(self.Scanned(view, (plan, older, until), error))
+
+    def on_stream_screen_scanned(self, message: "StreamScreen.Scanned") -> None:
+        message.stop()
+        self._scanning = False
+        plan, older, until = message.plan
+        if message.view is not self.view:
+            return
+        if message.error:
+            if message.error != self._scan_error:
+                self.notify(message.error, title="Stream", severity="error")
+            self._scan_error = message.error
+        else:
+            self._scan_error = None
+            self._install(plan, older, until)
+        if self._again:
+            self._again = False
+            self._kick_scan()
+
+    def _install(self, plan, older: int, until: str | None) -> None:
+        view, table = self.view, self.table
+        current = table.current_row() if table.row_count else None
+        key = current.get("key") if current else None
+        cursor, scroll_y = table.cursor_row, table.scroll_y
+        delta = view.apply(plan)
+        if delta.stale:  # something else was installed first: read again from there
+            self._kick_scan(older, until)
+            return
+        if delta.changed:
+            table.refresh_rows()
+            if not table.follow:
+                if delta.reshaped and key:
+                    date, fid = key.split("#", 1)
+                    index = view.find(date, fid, load=False)
+                    if index is not None and index != table.cursor_row:
+                        table.scroll_to(y=index - (cursor - round(scroll_y)), animate=False)
+                        table.move_cursor(index)
+                elif delta.prepended:
+                    table.scroll_to(y=scroll_y + delta.prepended, animate=False)
+                    table.move_cursor(cursor + delta.prepended, scroll=False)
+                self.new_count += delta.appended
+        if self._jump is not None and (until is not None or self._jump[0] >= (view.oldest_loaded or "")):
+            self._finish_jump()
+        self._update_status()
+
+    # --- follow / pause ------------------------------------------------------------------
+    def action_toggle_follow(self) -> None:
+        self.table.follow = not self.table.follow
+
+    def _follow_changed(self, follow: bool) -> None:
+        if follow:
+            self.new_count = 0
+        self._update_status()
+
+    def action_load_older(self) -> None:
+        if self.view is not None and self.view.older_days:
+            self._kick_scan(older_rows=OLDER_ROWS)
+        else:
+            self.notify("every day is loaded")
+
+    def _scrolled(self, scroll_y: float) -> None:
+        self._maybe_load_older(round(scroll_y))
+
+    @on(VirtualTable.RowHighlighted, "#stream-table")
+    def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        self._show_detail(event.row)
+        self._maybe_load_older(event.index)
+
+    def _maybe_load_older(self, index: int) -> None:
+        view = self.view
+        if view is not None and index < LOAD_MARGIN and view.older_days and not self._scanning:
+            self._kick_scan(older_rows=OLDER_ROWS)
+
+    # --- citation jump -------------------------------------------------------------------
+    def _take_pending_jump(self) -> None:
+        jump = getattr(self.app, "pending_jump", None)
+        if not jump or self.view is None:
+            return
+        self.app.pending_jump = None  # type: ignore[attr-defined]
+        self._jump = (str(jump[0]), str(jump[1]))
+        self._kick_scan(until=self._jump[0])
+
+    def _finish_jump(self) -> None:
+        date, fid = self._jump  # type: ignore[misc]
+        self._jump = None
+        table = self.table
+        index = self.view.find(date, fid, load=False)
+        if index is None:
+            self.notify(f"{date}#{fid} is not in the stream (forgotten, or collected after dreaming)",
+                        title="Citation", severity="warning")
+            return
+        table.follow = False
+        self.jumped_key = f"{date}#{fid}"
+        self.new_count = 0
+        body = table._body_height  # noqa: SLF001 - center the row when the table knows its height
+        table.scroll_to(y=max(0, index - body // 2), animate=False)
+        table.move_cursor(index)
+        table.refresh_rows()  # repaint with the jump mark
+        self._show_detail(table.current_row())
+        table.focus()
+
+    # --- rendering -----------------------------------------------------------------------
+    def _cell_style(self, key: str, row) -> str | None:
+        if row.get("malformed"):
+            return "red"
+        if self.jumped_key and row.get("key") == self.jumped_key:
+            return "bold reverse" if key == "date" else "bold"
+        if key == "topic":
+            return "cyan"
+        if key in ("who", "time"):
+            return "dim"
+        return None
+
+    def _show_detail(self, row) -> None:
+        title = self.query_one("#detail-title", Static)
+        meta = self.query_one("#detail-meta", Static)
+        body = self.query_one("#detail-json", Static)
+        if not row:
+            title.update("")
+            meta.update("")
+            body.update("")
+            return
+        if row.get("malformed"):
+            title.update(f"⚠ {row['date']}: malformed line")
+            meta.update(str(row.get("body", "")))
+            body.update(Text(str(row.get("raw", ""))))
+            return
+        jumped = " ← citation" if row.get("key") == self.jumped_key else ""
+        title.update(f"{row['date']} {row['time']} · {row['topic']}{jumped}")
+        meta.update(f"streams/{row['date']}#{row['id']}")
+        body.update(pretty_json(str(row["raw"])))
+
+    def _update_status(self) -> None:
+        purpose = self.query_one(".purpose", Static)
+        text = Text(self.PURPOSE + "  ")
+        table = self.table
+        if table.follow:
+            text.append("● following", style="bold green")
+        else:
+            text.append("‖ paused", style="bold yellow")
+            if self.new_count:
+                text.append(" ")
+                text.append(f" {self.new_count} new ", style="bold reverse yellow")
+            text.append(" · f to follow")
+        view = self.view
+        if view is not None:
+            text.append(f"  │ {len(view):,} fragments in {view.loaded_days} of {view.total_days} days")
+            if view.older_days:
+                text.append(f" · ▲ {view.older_days} older (scroll up or o)")
+            if view.hidden:
+                text.append(f" · {view.hidden} forgotten hidden")
+        purpose.update(text)
+
+    @on(VirtualTable.RowSelected, "#stream-table")
+    def _selected(self, event: VirtualTable.RowSelected) -> None:
+        self.open_json(event.row)
+
+    def open_json(self, row) -> None:
+        """`enter`: the selected line in a modal, for copying or long bodies."""
+        if not row:
+            return
+        from tui.modals import TextModal
+
+        raw = str(row.get("raw", ""))
+        try:
+            text = json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
+        except ValueError:
+            text = raw
+        self.app.push_screen(TextModal(f"{row.get('date')}#{row.get('id')}", text))

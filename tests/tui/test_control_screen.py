@@ -1,0 +1,186 @@
+"""Dream control screen (7): dream now, dry run, the watcher; asserted on receipts, git and the screen."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from core.dreaming.watcher import WatchEvent
+from core.streams import append_fragment
+from core.workspace import Workspace
+from helpers import fragment_line, uuid_at, write_stream
+
+APPS = Path(__file__).parent / "apps"
+SIZE = (140, 40)
+TODAY = "2026-05-22"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"dreamdeck_snapshot_{name}", APPS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+control_app = _load("control_app")
+
+
+@pytest.fixture(autouse=True)
+def user_config_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
+
+
+@pytest.fixture
+def utc():
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if old is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
+async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "condition") -> None:
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await pilot.pause(0.02)
+
+
+def automatic_workspace(agent_dir: Path, **dreaming) -> Workspace:
+    """Offline dreamer, review "none": a dream applies and commits by itself."""
+    settings = {"dreamer": "offline", "review": "none", **dreaming}
+    (agent_dir / "dreamdeck.toml").write_text(
+        "[dreaming]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items()), encoding="utf-8")
+    write_stream(agent_dir, TODAY, [
+        fragment_line(TODAY, 1, "coffee", "Drinks oat flat whites, no sugar."),
+        fragment_line(TODAY, 2, "editor", "Uses Helix with the default keymap."),
+    ])
+    return Workspace.open(agent_dir, today=TODAY)
+
+
+async def open_control(pilot):
+    app = pilot.app
+    await pilot.press("7")
+    await wait_for(pilot, lambda: type(app.screen).__name__.endswith("Control") or
+                   type(app.screen).__name__ == "ControlScreen", what="the control screen")
+    screen = app.screen
+    await wait_for(pilot, lambda: screen.data is not None, what="the first load")
+    await pilot.pause()
+    return screen
+
+
+def text_of(screen, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+def receipts(agent_dir: Path) -> list[Path]:
+    return sorted((agent_dir / "memory/meta/receipts").glob("d-*.json"))
+
+
+def make_app(agent_dir: Path, **kwargs):
+    from tui.app import DreamdeckApp
+    from tui.config import UserConfig
+
+    return DreamdeckApp(Workspace.open(agent_dir, today=TODAY), user_config=UserConfig(), **kwargs)
+
+
+async def test_d_dreams_now_writing_a_receipt_and_a_dream_commit(agent_dir):
+    automatic_workspace(agent_dir)
+    head = git(agent_dir, "rev-parse", "HEAD").strip()
+    async with make_app(agent_dir, watcher=False).run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        assert "2 fragments" in text_of(screen, "#watcher-panel") and "○ off" in text_of(screen, "#watcher-panel")
+        assert "none" in text_of(screen, "#gates-panel") and "offline" in text_of(screen, "#gates-panel")
+        await pilot.press("d")
+        await wait_for(pilot, lambda: receipts(agent_dir), what="a receipt file")
+        await pilot.app.workers.wait_for_complete()
+        receipt = json.loads(receipts(agent_dir)[-1].read_text())
+        assert receipt["status"] == "applied" and receipt["fragments_seen"] == 2 and receipt["trigger"] == "manual"
+        sha = git(agent_dir, "rev-parse", "HEAD").strip()
+        assert sha != head and git(agent_dir, "log", "-1", "--format=%s").startswith("dream:")
+        assert f"memory/meta/receipts/{receipt['id']}.json" in git(agent_dir, "show", "--name-only", "--format=", sha)
+        table = screen.query_one("#receipts")
+        await wait_for(pilot, lambda: table.row_count == 1 and table.current_row()["id"] == receipt["id"],
+                       what="the receipt on screen")
+        assert table.current_row()["commit"] == sha[:8]  # found in git: the receipt is committed with its dream
+        await wait_for(pilot, lambda: "0 fragments" in text_of(screen, "#watcher-panel"), what="undreamed 0")
+        assert any(n.title == "Dream finished" for n in pilot.app._notifications)
+
+
+async def test_shift_d_dry_run_writes_nothing_and_shows_what_would_change(agent_dir):
+    automatic_workspace(agent_dir)
+    head = git(agent_dir, "rev-parse", "HEAD").strip()
+    before = sorted(p.relative_to(agent_dir).as_posix() for p in (agent_dir / "memory").rglob("*"))
+    async with make_app(agent_dir, watcher=False).run_test(size=SIZE) as pilot:
+        await open_control(pilot)
+        await pilot.press("D")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "TextModal", what="the dry-run modal")
+        text = str(pilot.app.screen.query("VerticalScroll Static").first().render())
+        assert "would apply 2 change(s) and hold 0 for review" in text
+        assert "new shards: coffee, editor" in text and "Nothing was written" in text
+        await pilot.press("escape")
+    assert git(agent_dir, "rev-parse", "HEAD").strip() == head
+    assert sorted(p.relative_to(agent_dir).as_posix() for p in (agent_dir / "memory").rglob("*")) == before
+    assert not receipts(agent_dir)
+
+
+async def test_watcher_events_update_the_screen(agent_dir):
+    automatic_workspace(agent_dir)
+    app = make_app(agent_dir, watcher=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        assert "none yet" in text_of(screen, "#decision")
+        app._on_watch_event(WatchEvent("decision", "skip: 2 undreamed (< min_fragments 5)", at=datetime(2026, 5, 22, 9)))
+        assert "skip: 2 undreamed (< min_fragments 5)" in text_of(screen, "#decision")
+        assert "09:00:00 decision" in text_of(screen, "#events")
+        app._on_watch_event(WatchEvent("run-start", "dream started (watch, dreamer offline)"))
+        assert "dreaming now" in text_of(screen, "#watcher-panel")
+        app._on_watch_event(WatchEvent("error", "error: dream failed (RuntimeError): boom"))
+        await wait_for(pilot, lambda: "dreaming now" not in text_of(screen, "#watcher-panel"), what="the reload")
+        assert "boom" in text_of(screen, "#events")
+
+
+async def test_the_background_watcher_dreams_on_an_append_and_w_pauses_it(agent_dir):
+    ws = automatic_workspace(agent_dir, min_fragments=1)
+    app = make_app(agent_dir, watcher=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        assert app.watcher is not None and "● on" in text_of(screen, "#watcher-panel")
+        await wait_for(pilot, lambda: app.watcher.status().watching is not None, what="watchfiles to start")
+        append_fragment(ws, "coffee", "Switched to decaf after 3 pm.", event_id=uuid_at(TODAY, 3))
+        table = screen.query_one("#receipts")
+        await wait_for(pilot, lambda: table.row_count == 1, what="the watched dream on screen")
+        receipt = json.loads(receipts(agent_dir)[-1].read_text())
+        assert receipt["trigger"] == "watch" and receipt["status"] == "applied" and receipt["fragments_seen"] == 3
+        assert table.current_row()["id"] == receipt["id"]
+        assert any(ev.message == "run: 3 undreamed fragments (watch)" for ev in app.watcher.events)
+        assert "run-done" in text_of(screen, "#events")
+        assert text_of(screen, "#decision").startswith("last decision  ")
+        await wait_for(pilot, lambda: "runs       1" in text_of(screen, "#watcher-panel"), what="the run count")
+
+        await pilot.press("w")
+        assert app.watcher.status().paused
+        await wait_for(pilot, lambda: "paused" in text_of(screen, "#watcher-panel"), what="paused")
+        await pilot.press("w")
+        assert not app.watcher.status().paused
+        await wait_for(pilot, lambda: "● on" in text_of(screen, "#watcher-panel"), what="resumed")
+
+
+def test_snapshot_control_screen(snap_compare, agent_dir, utc):
+    control_app.build(agent_dir)
+
+    async def run_before(pilot):
+        await open_control(pilot)
+
+    assert snap_compare(control_app.make_app(agent_dir), terminal_size=SIZE, run_before=run_before)
