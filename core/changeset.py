@@ -78,6 +78,11 @@ class ChangeSet:
     tombstones: list[tuple[str, Tombstone]] = field(default_factory=list)  # ("forget"|"unforget", stone)
     meta_files: dict[str, str | None] = field(default_factory=dict)  # memory/meta/* bookkeeping
     audit: list[tuple[str, str, str]] = field(default_factory=list)  # extra (ACTION, FILE, SUMMARY)
+    # Bookkeeping that must land in the same commit but cannot be a whole-file text computed in
+    # advance (e.g. a status rewrite in a file sub-agents append to). It runs after every file of
+    # the change is written and before the audit, the journal removal and the commit. It is not
+    # journaled: a caller must be able to run its decision again if a crash skipped it.
+    before_commit: Callable[[], None] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -255,7 +260,7 @@ def apply_changeset(
         atomic_write_text(ws.memory / JOURNAL, json.dumps(journal, ensure_ascii=False))
         step("journal")
         _write_files(ws, plan, result, step)
-        _finish(ws, journal, result, step)
+        _finish(ws, journal, result, step, cs.before_commit)
     return result
 
 
@@ -314,7 +319,7 @@ def _write_files(ws: Workspace, plan, result: ApplyResult, step) -> None:
         raise Refused(f"refused: could not write ({exc}); nothing was changed") from None
 
 
-def _finish(ws: Workspace, journal: dict, result: ApplyResult, step) -> None:
+def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit=None) -> None:
     """Everything after the shard writes; idempotent, so a recovery can run it again."""
     c = journal["changeset"]
     ts = local_datetime_iso()
@@ -368,6 +373,8 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step) -> None:
         )
         gc_lines = [(k[0], before_gc[k]) for k in result.compaction.fragments_dropped if k in before_gc and k not in purge]
         step("gc")
+    if before_commit is not None:
+        before_commit()
     if not journal.get("audited"):
         _audit(ws, journal, result)
         # Mark it in the journal, so a recovery after a kill from here on does not log it twice.

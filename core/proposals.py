@@ -23,8 +23,8 @@ nothing, and a crash after the journal is finished by `recover_journal`. The sta
 NOT passed as a whole-file `meta_files` text: the file is appended to by sub-agents at any
 time, and a text computed before the apply would erase any proposal appended in between (or,
 replayed by a recovery, any proposal appended before `doctor --fix`). Instead the door's
-step callback records the decision (an in-place block rewrite under the file's own lock,
-plus this module's audit lines) at the `audit` step: after every file of the change is on
+`before_commit` hook records the decision (an in-place block rewrite under the file's own lock,
+plus this module's audit lines) as the door's `before_commit` hook: after every file of the change is on
 disk and before the door drops its journal and commits, so it lands in the same commit.
 - killed before that step: the journal finishes the change without the status; the
   proposal still reads open, and approving it again reuses its fragment (found by
@@ -48,7 +48,6 @@ from core.audit import AuditEntry, append_entries
 from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset
 from core.citations import CITATION, CITATION_LINE, SECTION_HEADING, Key, citation_keys, format_citation
 from core.events import build_fragment, fragment_content_hash, serialize_event
-from core.gitops import Trailers, commit_memory
 from core.ids import new_event_id, timestamp_from_id
 from core.proposals_file import (
     AGENT_NAME,
@@ -359,8 +358,8 @@ class DecisionResult:
 class _Recorder:
     """Records a decision from inside the door: the status rewrite and the audit lines.
 
-    It runs at the door's `audit` step (every file written, journal still present, commit
-    next), so the status lands in the same commit. It never raises into the door: an error is
+    It runs as the door's `before_commit` hook (every file written, journal still present,
+    commit next), so the status lands in the same commit. It never raises into the door: an error is
     kept and reported after the apply (the change itself is then committed and the proposal
     still reads open, so running the same decision again finishes it)."""
 
@@ -373,10 +372,6 @@ class _Recorder:
         self.entries: list[AuditEntry] = []
         self.changed: list[Proposal] = []
         self.gone: str | None = None  # the proposal was decided by hand meanwhile
-
-    def step(self, name: str) -> None:
-        if name == "audit" and not self.fired:
-            self.record()
 
     def record(self) -> None:
         self.fired = True
@@ -396,13 +391,8 @@ class _Recorder:
 
 
 def _decide(ws: Workspace, cs: ChangeSet, recorder: _Recorder, now: datetime, today: str | None = None):
-    result = apply_changeset(ws, cs, today=today, now=now, fault=recorder.step)
-    if not recorder.fired:
-        # The door no longer offers the `audit` step: record now, in a commit of its own.
-        recorder.record()
-        result.sha = commit_memory(
-            ws.root, cs.subject, Trailers(cs.actor, cs.approval, cs.trigger, cs.ref, cs.ref_kind)
-        ) or result.sha
+    cs.before_commit = recorder.record  # the door runs it after the writes, before its commit
+    result = apply_changeset(ws, cs, today=today, now=now)
     pid = f"p-{recorder.number}"
     if recorder.error is not None:
         raise ProposalError(

@@ -289,12 +289,15 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     try:
         result = apply_changeset(ws, cs, today=today, now=now, fault=fault)
     except Refused as exc:
-        # The door refused (a concurrent edit that does not merge, a forgotten fragment cited):
-        # nothing is applied, but the fragments were shown, so they are marked dreamed as after
-        # a revert (invariant 5) — otherwise the same refusal would repeat on every run.
         receipt.status = "failed"
-        receipt.message = f"not applied: {exc}; its {len(undreamed)} fragment(s) are marked dreamed"
-        _advance_only(ws, shown)
+        if exc.conflicts:
+            # A concurrent edit that does not merge is transient: the next run dreams again.
+            receipt.message = f"not applied: {exc}; the next run will try again"
+        else:
+            # A refusal that would repeat (e.g. citing a forgotten fragment): mark the shown
+            # fragments dreamed, as after a revert (invariant 5), so the loop cannot spin.
+            receipt.message = f"not applied: {exc}; its {len(undreamed)} fragment(s) are marked dreamed"
+            _advance_only(ws, shown)
         return receipt
     receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
