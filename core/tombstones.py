@@ -40,11 +40,17 @@ def load_tombstones(ws: Workspace) -> dict[tuple[str, str], Tombstone]:
         text = tombstones_path(ws).read_text(encoding="utf-8")
     except FileNotFoundError:
         return live
-    for line in text.splitlines():
+    # split("\n"), not splitlines(): a reason may hold U+2028 or U+0085, which stay raw in JSON
+    # and would cut the record in two, silently un-forgetting its fragment.
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
         try:
             rec = json.loads(line)
             key = (rec["date"], rec["id"])
         except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+        if not (isinstance(key[0], str) and isinstance(key[1], str)):
             continue
         if rec.get("op") == "unforget":
             stone = live.get(key)

@@ -608,3 +608,55 @@ def test_no_append_is_lost_while_the_stream_is_rewritten_again_and_again(ws):
     # Every line arrives whole and exactly once. Order is not promised: a line the agent wrote to
     # the old inode just after the rename is copied over after lines it already wrote to the new one.
     assert sorted(lines_of(path)) == sorted(expected)
+
+
+# --- tombstones (the forgotten never come back) -------------------------------------------------------
+def stone(day: str = "2026-05-01", fid: str = "f1", *, reason: str = "wrong", hard: bool = False, text: tuple[str, str] = ("t", "b")) -> Tombstone:
+    return Tombstone(day, fid, fragment_content_hash(*text), reason, "human:me", "2026-05-02T00:00:00+00:00", hard=hard, topic=text[0])
+
+
+def test_a_forget_record_is_live_and_an_unforget_lifts_it(ws):
+    from core.tombstones import load_tombstones, tombstoned_keys
+
+    record(ws, "forget", stone())
+    assert tombstoned_keys(ws) == {("2026-05-01", "f1")}
+    assert load_tombstones(ws)[("2026-05-01", "f1")].reason == "wrong"
+    record(ws, "unforget", stone())
+    assert tombstoned_keys(ws) == set()
+
+
+def test_a_hard_forget_cannot_be_unforgotten(ws):
+    from core.tombstones import tombstoned_keys
+
+    record(ws, "forget", stone(hard=True))
+    record(ws, "unforget", stone())
+    assert tombstoned_keys(ws) == {("2026-05-01", "f1")}
+
+
+def test_a_reason_with_a_unicode_line_separator_keeps_its_tombstone(ws):
+    from core.tombstones import load_tombstones, tombstoned_hashes
+
+    record(ws, "forget", stone(reason="said twice\u2028and\x85again\u2029"))
+    assert load_tombstones(ws)[("2026-05-01", "f1")].reason == "said twice\u2028and\x85again\u2029"
+    with pytest.raises(AppendRefused, match="forgotten"):
+        append_fragment(ws, "t", "b")
+    assert fragment_content_hash("t", "b") in tombstoned_hashes(ws)
+
+
+def test_unreadable_tombstone_lines_are_skipped_not_fatal(ws):
+    from core.tombstones import tombstoned_keys, tombstones_path
+
+    record(ws, "forget", stone())
+    with open(tombstones_path(ws), "a", encoding="utf-8") as fh:
+        fh.write('{broken\n{"date":["x"],"id":"y"}\n{"id":"no-date"}\n[1,2]\n\n')
+    record(ws, "forget", stone(fid="f2"))
+    assert tombstoned_keys(ws) == {("2026-05-01", "f1"), ("2026-05-01", "f2")}
+
+
+def test_tombstones_live_in_meta_as_one_json_line_each(ws):
+    from core.tombstones import tombstones_path
+
+    record(ws, "forget", stone())
+    assert tombstones_path(ws) == ws.memory / "meta" / "tombstones.jsonl"
+    (line,) = lines_of(tombstones_path(ws))
+    assert json.loads(line)["op"] == "forget"
