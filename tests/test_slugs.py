@@ -110,3 +110,59 @@ def test_a_real_date_passes_unchanged():
     from core.workspace import parse_date
 
     assert parse_date("2024-02-29") == "2024-02-29"
+
+
+# --- the workspace's own paths ------------------------------------------------------------------------
+def test_a_workspace_must_be_an_existing_folder(tmp_path):
+    from core.workspace import WorkspaceError
+
+    with pytest.raises(WorkspaceError, match="does not exist"):
+        Workspace.open(tmp_path / "missing")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(WorkspaceError, match="is not a folder"):
+        Workspace.open(tmp_path / "file")
+    with pytest.raises(WorkspaceError, match="bad date"):
+        Workspace.open(tmp_path, today="2026-02-30")
+
+
+def test_the_workspace_places_follow_typeclaws_layout(tmp_path):
+    ws = Workspace.open(tmp_path)
+    assert ws.root == tmp_path.resolve()
+    assert ws.memory == ws.root / "memory"
+    assert (ws.topics_dir, ws.references_dir, ws.skills_dir, ws.state_path) == (
+        ws.memory / "topics", ws.memory / "references", ws.memory / "skills", ws.memory / ".dreaming-state.json",
+    )
+    assert ws.settings_path == ws.root / "dreamdeck.toml"
+
+
+def test_locks_live_outside_the_agent_folder_one_folder_per_workspace(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = Workspace.open(tmp_path / "a"), Workspace.open(tmp_path / "b")
+    assert a.lock_dir.is_dir() and a.lock_dir != b.lock_dir
+    assert a.root not in a.lock_dir.parents
+
+
+def test_rel_gives_forward_slash_paths_inside_the_workspace(tmp_path):
+    ws = Workspace.open(tmp_path)
+    assert ws.rel(ws.topics_dir / "pnpm.md") == "memory/topics/pnpm.md"
+    with pytest.raises(ValueError):
+        ws.rel(tmp_path.parent)
+
+
+def test_today_is_the_override_or_the_local_date(tmp_path):
+    from datetime import datetime
+
+    assert Workspace.open(tmp_path, today="2026-05-22").today() == "2026-05-22"
+    assert Workspace.open(tmp_path).today() == datetime.now().astimezone().strftime("%Y-%m-%d")
+
+
+def test_local_datetime_has_an_offset_and_no_milliseconds():
+    import re
+    from datetime import datetime, timedelta, timezone
+
+    from core.workspace import local_datetime_iso
+
+    moment = datetime(2026, 5, 16, 14, 30, 2, 999_000, tzinfo=timezone(timedelta(hours=9)))
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}", local_datetime_iso(moment))
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}", local_datetime_iso())

@@ -213,3 +213,39 @@ def test_remove_dreamed_returns_ids_to_the_undreamed_tail_without_mutating():
 def test_remove_dreamed_on_an_unknown_date_changes_nothing():
     state = DreamingState().add_dreamed("2026-05-16", ["a"], TS)
     assert state.remove_dreamed("2026-05-17", {"a"}, TS).days == state.days
+
+
+# --- atomic writes (core.atomic, which state saves go through) ----------------------------------------
+def test_atomic_write_creates_folders_and_writes_exact_bytes(tmp_path):
+    from core.atomic import atomic_write_bytes
+
+    target = tmp_path / "a" / "b" / "f.bin"
+    atomic_write_bytes(target, b"\x00raw\r\nbytes")
+    assert target.read_bytes() == b"\x00raw\r\nbytes"
+
+
+def test_a_failed_atomic_write_keeps_the_old_bytes_and_leaves_no_temp_file(tmp_path, monkeypatch):
+    from core import atomic
+
+    target = tmp_path / "state.json"
+    target.write_bytes(b"old")
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(atomic.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        atomic.atomic_write_text(target, "new")
+    monkeypatch.undo()
+    assert target.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["state.json"]
+
+
+def test_remove_file_reports_whether_there_was_a_file(tmp_path):
+    from core.atomic import remove_file
+
+    target = tmp_path / "x"
+    target.write_text("x")
+    assert remove_file(target) is True
+    assert not target.exists()
+    assert remove_file(target) is False
