@@ -131,7 +131,7 @@ def _commit(row: tuple[str, str, str, str]) -> MemoryCommit:
         actor=t.get("Actor", "typeclaw" if dream else "unknown"),
         approval=t.get("Approval", "auto" if dream else "—"),
         trigger=t.get("Trigger", "schedule" if dream else "—"),
-        ref=t.get("Reflection") or t.get("Proposal") or (f"reverts {t['Reverts'][:10]}" if t.get("Reverts") else ""),
+        ref=t.get("Reflection") or t.get("Proposal") or t.get("Reverts", "")[:7],
     )
     if dream:
         commit.summary, commit.emoji, commit.kind = dream

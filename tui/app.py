@@ -76,7 +76,6 @@ class DreamdeckApp(App):
     BINDINGS = [
         *[Binding(key, f"switch_mode('{mode}')", label, show=False, id=f"app.screen.{mode}") for mode, key, label in TABS],
         Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("D", "dream_now", "Dream now", show=False, id="app.dream"),
     ]
     CSS = """
     MemoryScreen { background: $background; }

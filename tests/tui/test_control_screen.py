@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from tui_waits import wait_workers
 
 from conftest import git
 from core.dreaming.watcher import WatchEvent
@@ -104,7 +105,7 @@ async def test_d_dreams_now_writing_a_receipt_and_a_dream_commit(agent_dir):
         assert "none" in text_of(screen, "#gates-panel") and "offline" in text_of(screen, "#gates-panel")
         await pilot.press("d")
         await wait_for(pilot, lambda: receipts(agent_dir), what="a receipt file")
-        await pilot.app.workers.wait_for_complete()
+        await wait_workers(pilot.app)
         receipt = json.loads(receipts(agent_dir)[-1].read_text())
         assert receipt["status"] == "applied" and receipt["fragments_seen"] == 2 and receipt["trigger"] == "manual"
         sha = git(agent_dir, "rev-parse", "HEAD").strip()

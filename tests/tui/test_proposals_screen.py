@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from tui_waits import wait_workers
 
 from conftest import git
 from core.proposals import propose
@@ -29,7 +30,7 @@ def _user_config(tmp_path, monkeypatch):
 async def settle(app, pilot, rounds: int = 6) -> None:
     """Until every worker (load, act, the re-read after an act) is done."""
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        await wait_workers(app)
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()

@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:  # the project is not installed and pytest has no 
     sys.path.insert(0, str(ROOT))
 
 from textual.worker import WorkerCancelled  # noqa: E402
+from tui_waits import wait_workers  # noqa: E402
 
 from core.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
 from core.dreaming.run import run_dream  # noqa: E402
@@ -80,7 +81,7 @@ def make_app(ws) -> DreamdeckApp:
 async def settle(app, pilot) -> None:
     for _ in range(3):  # an action's worker, then the reload it triggers
         try:
-            await app.workers.wait_for_complete()
+            await wait_workers(app)
         except WorkerCancelled:  # an exclusive reload replaced an older one
             pass
         await pilot.pause()

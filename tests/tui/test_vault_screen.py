@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tui_waits import wait_workers
 
 from conftest import git
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
@@ -28,7 +29,7 @@ def _user_config(tmp_path, monkeypatch):
 
 async def settle(app, pilot, rounds: int = 6) -> None:
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        await wait_workers(app)
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()

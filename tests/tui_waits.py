@@ -1,0 +1,18 @@
+"""Waiting for the app's thread workers in Pilot tests.
+
+`App.workers.wait_for_complete()` raises WorkerCancelled when an exclusive worker (a reload)
+was superseded by a newer one; for a test that only wants "everything settled", a cancelled
+reload is an expected outcome, not a failure.
+"""
+from __future__ import annotations
+
+from textual.worker import WorkerCancelled
+
+
+async def wait_workers(app) -> None:
+    for _ in range(5):
+        try:
+            await app.workers.wait_for_complete()
+            return
+        except WorkerCancelled:
+            continue
