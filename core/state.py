@@ -7,6 +7,7 @@ reason is returned so callers can report it instead of silently re-dreaming ever
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,8 +92,28 @@ def _validate(data: object) -> DreamingState:
     return DreamingState(days)
 
 
+# path -> ((size, mtime_ns, ino), state): a year of ids is tens of megabytes of JSON, and the
+# watcher and the app ask often. States are never mutated in place (updates return new ones).
+_CACHE: dict[str, tuple[tuple[int, int, int], DreamingState]] = {}
+
+
 def load_state(path: Path) -> tuple[DreamingState, str | None]:
     """(state, problem). A missing file is no problem; anything unreadable is empty + a reason."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    except OSError:
+        stamp = None
+    hit = _CACHE.get(str(path))
+    if stamp is not None and hit is not None and hit[0] == stamp:
+        return hit[1], None
+    state, problem = _load(path)
+    if stamp is not None and problem is None:
+        _CACHE[str(path)] = (stamp, state)
+    return state, problem
+
+
+def _load(path: Path) -> tuple[DreamingState, str | None]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
