@@ -6,8 +6,10 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write_bytes(path: Path | str, data: bytes) -> None:
-    """Replace `path` with `data` so a reader (or a crash) sees the old bytes or the new, never half."""
+def atomic_write_bytes(path: Path | str, data: bytes, *, sync_dir: bool = True) -> None:
+    """Replace `path` with `data` so a reader (or a crash) sees the old bytes or the new, never half.
+
+    `sync_dir=False` leaves the folder's fsync to the caller (one per folder for a batch)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -23,11 +25,12 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(path.parent)
+    if sync_dir:
+        fsync_dir(path.parent)
 
 
-def atomic_write_text(path: Path | str, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path | str, text: str, *, sync_dir: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), sync_dir=sync_dir)
 
 
 def fsync_dir(folder: Path) -> None:

@@ -19,7 +19,7 @@ from typing import Callable
 
 from filelock import FileLock
 
-from core.atomic import atomic_write_text, remove_file
+from core.atomic import atomic_write_text, fsync_dir, remove_file
 from core.citations import Key, citation_keys, summarize_missing
 from core.compaction import CompactionResult, compact_days
 from core.evidence import SHARD_AREAS, gc_protected_keys, shard_area_files
@@ -290,6 +290,7 @@ def _journal_payload(cs: ChangeSet, plan, today: str, now: datetime) -> dict:
 
 def _write_files(ws: Workspace, plan, result: ApplyResult, step) -> None:
     done: list[tuple[str, str | None]] = []
+    folders: set = set()
     try:
         for rel, (current, target) in plan.items():
             if current == target:
@@ -299,10 +300,13 @@ def _write_files(ws: Workspace, plan, result: ApplyResult, step) -> None:
                 remove_file(path)
                 result.deleted.append(rel)
             else:
-                atomic_write_text(path, target)
+                atomic_write_text(path, target, sync_dir=False)  # each file fsynced; folders once below
+                folders.add(path.parent)
                 result.written.append(rel)
             done.append((rel, current))
             step(f"write:{rel}")
+        for folder in folders:
+            fsync_dir(folder)
     except OSError as exc:
         try:
             for rel, original in reversed(done):

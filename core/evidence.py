@@ -61,9 +61,24 @@ def prime(path, text: str) -> None:
 def cited_keys(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS, days: set[str] | None = None) -> set[Key]:
     """Every (date, id) cited in the areas; with `days`, only citations under those dates."""
     keys: set[Key] = set()
+    if days is None:
+        for _, path in shard_area_files(ws, areas):
+            keys.update(file_keys(path))
+        return keys
+    # Day-scoped (the GC's question): a substring test finds the few files that cite those
+    # dates at all; only they are scanned with the citation regex.
+    markers = [f"/{d}#".encode() for d in days]
     for _, path in shard_area_files(ws, areas):
-        found = file_keys(path)
-        keys.update(found if days is None else (k for k in found if k[0] in days))
+        hit = _KEYS_CACHE.get(str(path))
+        if hit is not None and hit[0] == _stamp(path):
+            keys.update(k for k in hit[1] if k[0] in days)
+            continue
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            continue
+        if any(m in data for m in markers):
+            keys.update(k for k in file_keys(path, data.decode("utf-8", "replace")) if k[0] in days)
     return keys
 
 

@@ -88,8 +88,10 @@ def dream_summary(root: Path) -> str:
     """TypeClaw's subject summary: `N fragments`, `+ new skill 'x'`, or `watermarks only`."""
     # --no-renames: a renamed shard would print "R100 old new" and shift the pairs parsed below.
     try:
-        numstat = run_git(root, "diff", "--cached", "--no-renames", "--numstat", "-z", "--", "memory/", strip=False)
-        names = run_git(root, "diff", "--cached", "--no-renames", "--name-status", "-z", "--", "memory/", strip=False)
+        # Only streams and skills feed the subject; diffing a year-long state file is wasted work.
+        numstat = run_git(root, "diff", "--cached", "--no-renames", "--numstat", "-z", "--",
+                          "memory/streams/", ":(glob)memory/*.jsonl", strip=False)
+        names = run_git(root, "diff", "--cached", "--no-renames", "--name-status", "-z", "--", "memory/skills/", strip=False)
     except GitError:
         return "snapshot"
     fragments = 0

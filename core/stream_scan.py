@@ -7,6 +7,8 @@ process-local, rebuilt on demand, never the truth.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import threading
@@ -53,3 +55,52 @@ def _slow_ids(data: bytes) -> list[str]:
             if ev is not None and ev.get("type") == "fragment":
                 out.append(ev["id"])
     return out
+
+
+class DreamedDays:
+    """A persisted projection: stream files known to hold no undreamed fragment.
+
+    An entry says "this file, as it was (size, mtime, inode), was fully dreamed against this
+    day's dreamed-id list (digest)". Any append, rewrite or change to that day's list (a release
+    puts ids back on the tail) invalidates it. It lives beside the locks, outside the agent
+    folder, and losing it only costs one scan.
+    """
+
+    def __init__(self, ws):
+        self.path = ws.lock_dir / "dreamed-days.json"
+        try:
+            self.entries: dict[str, list] = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.entries = {}
+        self.dirty = False
+
+    @staticmethod
+    def digest(dreamed_ids: list[str]) -> str:
+        return hashlib.sha1("\n".join(dreamed_ids).encode("utf-8", "surrogatepass")).hexdigest()
+
+    @staticmethod
+    def _stamp(path: Path) -> list[int] | None:
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None
+        return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+    def fully_dreamed(self, path: Path, digest: str) -> bool:
+        entry = self.entries.get(str(path))
+        return entry is not None and entry == [*(self._stamp(path) or []), digest]
+
+    def mark(self, path: Path, digest: str) -> None:
+        stamp = self._stamp(path)
+        if stamp is not None:
+            self.entries[str(path)] = [*stamp, digest]
+            self.dirty = True
+
+    def save(self) -> None:
+        if self.dirty:
+            from core.atomic import atomic_write_text
+
+            try:
+                atomic_write_text(self.path, json.dumps(self.entries))
+            except OSError:
+                pass  # a projection: next time we scan again

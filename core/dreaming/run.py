@@ -22,10 +22,9 @@ from core.reflections import ProposedFile, Reflection, meta_updates, next_reflec
 from core.settings import load_settings
 from core.shards import list_shard_files, parse_loose_shard, recompute_shard_text
 from core.state import load_state, save_state
-from core import evidence
 from core.shards import Shard
 from core.strength import render_prompt_table, row_for, sort_rows
-from core.stream_scan import fragment_ids
+from core.stream_scan import DreamedDays, fragment_ids
 from core.streams import list_stream_days, read_stream_lines
 from core.tombstones import tombstoned_keys
 from core.workspace import Workspace, local_datetime_iso
@@ -97,11 +96,21 @@ def choose_dreamer(name: str, ws: Workspace):
 def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
     """Fragments not yet dreamed and not forgotten, oldest day first, file order within a day."""
     stones = tombstoned_keys(ws)
+    known = DreamedDays(ws)
     out: list[UndreamedFragment] = []
     for day, path in list_stream_days(ws):
-        dreamed = state.dreamed_ids(day)
-        # Cheap pre-check: most days of a year are fully dreamed; only parse a day that is not.
-        if all(fid in dreamed or (day, fid) in stones for fid in fragment_ids(path)):
+        entry = state.days.get(day)
+        dreamed_list = list(entry["dreamedIds"]) if entry else []  # type: ignore[call-overload]
+        # The digest covers what decides "dreamed": the day's id list and its tombstones.
+        digest = DreamedDays.digest(dreamed_list + ["#tombstones"] + sorted(i for d, i in stones if d == day))
+        # Most days of a year are fully dreamed: known from the projection, else from a regex
+        # scan of ids; only a day that still has undreamed fragments is parsed.
+        if known.fully_dreamed(path, digest):
+            continue
+        dreamed = set(dreamed_list)
+        ids = fragment_ids(path)
+        if dreamed.issuperset(ids) or all(fid in dreamed or (day, fid) in stones for fid in ids):
+            known.mark(path, digest)
             continue
         for ln in read_stream_lines(path):
             if ln.kind != "fragment":
@@ -113,6 +122,7 @@ def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
                 date=day, id=ev["id"], topic=ev["topic"], body=ev["body"],  # type: ignore[index]
                 source=ev.get("source", ""), ts=ev.get("ts", ""), who=ev.get("who"),  # type: ignore[union-attr]
             ))
+    known.save()
     return out
 
 
@@ -169,8 +179,6 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     # Snapshot: the bytes every decision below is made against.
     topic_files = list_shard_files(ws.topics_dir)
     before = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in topic_files}
-    for slug, path in topic_files:
-        evidence.prime(path, before[slug])  # the GC's citation judgment will not re-read them
     vault = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in list_shard_files(ws.vault_dir)}
     pinned = frozenset(vault)
     decay = load_settings(ws.root).decay
