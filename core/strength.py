@@ -8,7 +8,7 @@ counts taken from its body and its parse error, so nobody loses sight of it.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -72,9 +72,13 @@ class StrengthRow:
     parse_error: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        data = asdict(self)
-        data["score"] = round(self.score, 4)
-        return data
+        # Spelled out: dataclasses.asdict deep-copies and costs a tenth of a second per 10k rows.
+        return {
+            "slug": self.slug, "heading": self.heading, "cites": self.cites, "days": self.days,
+            "last_reinforced": self.last_reinforced, "age": self.age, "tier": self.tier,
+            "score": round(self.score, 4), "status": self.status, "pinned": self.pinned,
+            "parse_error": self.parse_error,
+        }
 
 
 def row_for(shard: Shard, today: str, decay: DecaySettings, pinned: bool = False) -> StrengthRow:

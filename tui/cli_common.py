@@ -21,7 +21,9 @@ def open_ws(args) -> Workspace:
 
 
 def emit_json(data: Any) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    # Indented for people; a long list is written compact (the indenting encoder is pure Python).
+    indent = None if isinstance(data, list) and len(data) > 500 else 2
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=indent))
     sys.stdout.write("\n")
 
 
