@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -275,16 +276,32 @@ class Shard:
             return cls(slug, path, text, None, parse_loose_shard(text).body, str(exc))
 
 
+# folder -> (mtime_ns, listing): adding, removing or renaming a file changes the folder's mtime,
+# so a run that lists topics/ five times builds its 10,000 Paths once.
+_LISTINGS: dict[str, tuple[int, list[tuple[str, Path]]]] = {}
+
+
 def list_shard_files(folder: Path) -> list[tuple[str, Path]]:
     """(slug, path) of every flat `*.md` in `folder`, sorted; nested files are ignored."""
-    if not folder.is_dir():
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    key = str(folder)
+    hit = _LISTINGS.get(key)
+    if hit is not None and hit[0] == mtime:
+        return list(hit[1])
     out = []
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file():
                 out.append((entry.name[:-3], Path(entry.path)))
-    return sorted(out)
+    out.sort()
+    # Racy-git rule: timestamps tick coarsely, so a folder changed in the last second might
+    # change again under the same mtime; only an older listing is trusted later.
+    if time.time_ns() - mtime > 1_000_000_000:
+        _LISTINGS[key] = (mtime, out)
+    return list(out)
 
 
 def read_shard(slug: str, path: Path) -> Shard:

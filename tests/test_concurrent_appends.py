@@ -84,7 +84,9 @@ def test_no_append_is_lost_while_hundreds_of_dreams_compact_the_stream(tmp_path,
     receipts = []
     start.set()
     deadline = time.monotonic() + 50
-    while len(receipts) < RUNS and time.monotonic() < deadline:
+    # Count only runs that had fragments to dream: a fast run that finds nothing new proves
+    # nothing about compaction racing the appenders.
+    while sum(r.status != "skipped" for r in receipts) < RUNS and time.monotonic() < deadline:
         receipts.append(run_dream(ws, dreamer=dreamer, review="none"))
     stop.set()
     for p in procs:
@@ -92,9 +94,8 @@ def test_no_append_is_lost_while_hundreds_of_dreams_compact_the_stream(tmp_path,
         assert p.exitcode == 0
     receipts.append(run_dream(ws, dreamer=dreamer, review="none"))  # whatever arrived last
 
-    assert len(receipts) > RUNS, f"only {len(receipts)} dream runs in time"
     worked = [r for r in receipts if r.status != "skipped"]
-    assert len(worked) >= RUNS * 3 // 4, f"only {len(worked)} of the runs had fragments to dream"
+    assert len(worked) >= RUNS, f"only {len(worked)} of the runs had fragments to dream"
     assert sum(len(r.fragments_dropped) for r in receipts) > 0 and any(r.watermarks_dropped for r in receipts)
 
     appended = [(D, i) for out in outs for i in json.loads(out.read_text())]

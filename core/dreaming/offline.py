@@ -306,6 +306,7 @@ class OfflineDreamer:
     """Deterministic dreamer; see the module docstring for every rule it applies."""
 
     name = "offline"
+    reads_strength_table = False  # groups by topic; the table is for LLM dreamers
 
     def dream(self, inp: DreamInput, scratch: DreamScratch) -> DreamOutcome:
         run = _Run(inp, scratch)

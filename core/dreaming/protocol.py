@@ -69,6 +69,9 @@ class DreamerError(RuntimeError):
 
 class Dreamer(Protocol):
     name: str
+    # A dreamer that never reads the strength table (the offline one) sets this False, and the
+    # run skips building it: parsing every shard's frontmatter is a large share of a run.
+    reads_strength_table: bool
 
     def dream(self, inp: DreamInput, scratch: "DreamScratch") -> DreamOutcome: ...
 

@@ -183,7 +183,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     pinned = frozenset(vault)
     decay = load_settings(ws.root).decay
     rows = sort_rows([row_for(Shard.from_text(slug, path, before[slug]), today, decay, slug in pinned)
-                      for slug, path in topic_files])
+                      for slug, path in topic_files]) if getattr(dreamer, "reads_strength_table", True) else []
     inp = DreamInput(
         today=today, fragments=undreamed, strength_table=render_prompt_table(rows), pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
