@@ -46,7 +46,13 @@ class ProposedFile:
         return None if self.base is None else hashlib.sha256(self.base.encode()).hexdigest()
 
     def diff(self) -> FileDiff:
-        return diff_texts(self.path, self.base, self.proposed)
+        # Memoized: base and proposed never change after the reflection is made, and each diff
+        # is a git process (a 50-shard approval asked for 150 of them).
+        cached = self.__dict__.get("_diff")
+        if cached is None or cached[0] != (self.base, self.proposed):
+            cached = ((self.base, self.proposed), diff_texts(self.path, self.base, self.proposed))
+            self.__dict__["_diff"] = cached
+        return cached[1]
 
 
 @dataclass
@@ -310,7 +316,8 @@ def approve(
             continue
         if not picked:
             continue
-        edits.append(FileEdit(f.path, f.base, apply_hunks(f.base, f.proposed, picked, f.path)))
+        whole = picked == {h.id for h in diff.hunks}  # every hunk: the proposed text itself
+        edits.append(FileEdit(f.path, f.base, f.proposed if whole else apply_hunks(f.base, f.proposed, picked, f.path)))
     total = len(known)
     picked_count = sum(len(v) for v in chosen.values())
     partial = hunks is not None and picked_count < total or bool(edited)
