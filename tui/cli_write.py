@@ -66,7 +66,8 @@ def _queue(ws):
     from core.proposals import list_proposals
     from core.reflections import list_reflections
 
-    reflections, problems = list_reflections(ws)
+    everything, problems = list_reflections(ws, include_decided=True)
+    reflections = [r for r in everything if r.status in ("pending", "stale")]  # stale: shown, never applied
     proposals, p_problems = list_proposals(ws)
     return reflections, proposals, problems + list(p_problems)
 

@@ -165,6 +165,10 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         # A change a crash interrupted is finished before the snapshot, so this dream neither
         # re-sees its fragments nor builds on its half-written files (invariant 6).
         recover_journal(ws)
+        # Reflections nobody decided within [review] expire_days become stale: kept, never applied.
+        from core.reflections import mark_stale
+
+        mark_stale(ws, now=now)
     state, problem = load_state(ws.state_path)
     if problem:
         raise DreamRefused(f"{problem}. Run `dreamdeck doctor` before dreaming.")
