@@ -28,6 +28,7 @@ class DreamingSettings:
     timeout_seconds: float = 120.0
     max_retries: int = 3
     stale_lock_minutes: int = 60  # a lock record older than this, from a dead holder, is cleared
+    dream_timeout_seconds: float = 900.0  # a whole dream (all turns); past it the dream changes nothing
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,8 @@ def _check(s: Settings) -> None:
         raise SettingsError("dreamdeck.toml [dreaming] model: must not be empty")
     if s.dreaming.max_output_tokens < 1:
         raise SettingsError("dreamdeck.toml [dreaming] max_output_tokens: must be at least 1")
+    if s.dreaming.dream_timeout_seconds <= 0:
+        raise SettingsError("dreamdeck.toml [dreaming] dream_timeout_seconds: must be more than 0")
     if s.dreaming.timeout_seconds <= 0:
         raise SettingsError("dreamdeck.toml [dreaming] timeout_seconds: must be more than 0")
     if s.decay.archive_threshold > 1:

@@ -141,8 +141,10 @@ def run_dream(
     now: datetime | None = None,
     fault=None,
     lock_timeout: float = 0,
+    dream_timeout: float | None = None,
 ) -> DreamReceipt:
     settings = load_settings(ws.root)
+    dream_timeout = dream_timeout or settings.dreaming.dream_timeout_seconds
     review = review or settings.dreaming.review
     if dreamer is None:
         dreamer, _why = choose_dreamer(dreamer_name or settings.dreaming.dreamer, ws)
@@ -151,13 +153,37 @@ def run_dream(
     if not dry_run:
         lock.acquire(timeout=lock_timeout)
     try:
-        return _run(ws, dreamer, review, trigger, dry_run, now, fault)
+        return _run(ws, dreamer, review, trigger, dry_run, now, fault, dream_timeout)
     finally:
         if not dry_run:
             lock.release()
 
 
-def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: datetime, fault) -> DreamReceipt:
+def _dream_within(dreamer, inp: DreamInput, scratch: DreamScratch, seconds: float):
+    """Run the dreamer in a thread; past `seconds` it is abandoned (its scratch is dropped), so a
+    dreamer that hangs cannot hold the dream lock or change anything."""
+    import threading
+
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["outcome"] = dreamer.dream(inp, scratch)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, name=f"dreamer-{dreamer.name}", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise DreamerError(f"dreamer {dreamer.name!r} did not finish within {seconds:g} s; nothing changed")
+    if "error" in box:
+        raise box["error"]
+    return box["outcome"]
+
+
+def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: datetime, fault,
+         dream_timeout: float = 900.0) -> DreamReceipt:
     t0 = time.monotonic()
     today = ws.today()
     receipt = DreamReceipt(_receipt_id(now), now.isoformat(timespec="seconds"), dreamer.name, trigger, review)
@@ -195,7 +221,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     scratch = DreamScratch(before, pinned)
     td = time.monotonic()
     try:
-        outcome = dreamer.dream(inp, scratch)
+        outcome = _dream_within(dreamer, inp, scratch, dream_timeout)
     except DreamerError as exc:
         # TypeClaw: nothing advances when the dreamer throws; the scratch is simply dropped.
         receipt.status = "failed"
