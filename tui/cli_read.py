@@ -136,19 +136,22 @@ def cmd_stream(args) -> int:
         days = [day]
     elif not args.all:
         days = days[-1:] if days else []
+    shown: set[tuple[str, str]] = set()
     for day in days:
         path = read_path_for(ws, day)
         if path is None:
             continue
         for ln in read_stream_lines(path):
             if ln.kind == "fragment" and (day, ln.event["id"]) not in stones:
+                shown.add((day, ln.event["id"]))
                 _print_fragment(Fragment.from_event(day, ln.event), args.json)
+    sys.stdout.flush()
     if not args.follow:
         return 0
-    return _follow(ws, args, stones)
+    return _follow(ws, args, stones, shown)
 
 
-def _follow(ws, args, stones) -> int:
+def _follow(ws, args, stones, shown: set[tuple[str, str]]) -> int:
     """Tail today's stream by byte offset; a rewrite (compaction) is detected by inode/size."""
     import os
 
@@ -157,9 +160,10 @@ def _follow(ws, args, stones) -> int:
 
     day = args.date or ws.today()
     path = write_path_for(ws, day)
-    pos = path.stat().st_size if path.exists() else 0
-    inode = path.stat().st_ino if path.exists() else None
-    seen: set[str] = set()
+    # Start from the top and skip what was printed: an append landing between the first dump
+    # and this point is then never missed.
+    pos, inode = 0, (path.stat().st_ino if path.exists() else None)
+    seen: set[str] = {fid for d, fid in shown if d == day}  # never print a fragment twice
     try:
         while True:
             if path.exists():
@@ -227,8 +231,13 @@ def cmd_log(args) -> int:
 
 
 def cmd_audit(args) -> int:
+    import re
+
     from core.audit import read_entries
 
+    for flag, value in (("--since", args.since), ("--until", args.until)):
+        if value is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}Z?)?", value.strip()):
+            raise CliError(f"{flag} {value!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM")
     ws = open_ws(args)
     entries = read_entries(ws.root, action=args.action, actor=args.actor, file=args.file, since=args.since, until=args.until)
     if args.json:

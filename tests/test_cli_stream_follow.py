@@ -1,0 +1,62 @@
+"""`dreamdeck stream --follow` prints appends live, and a compaction rewrite does not repeat lines."""
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from core.streams import append_fragment, write_path_for
+
+TODAY = "2026-05-22"
+
+
+def read_lines_until(proc, predicate, timeout: float) -> list[str]:
+    """Lines the process printed, read from the raw pipe (no Python buffering hiding lines
+    from select) until `predicate(lines)` holds or the timeout passes."""
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    lines: list[str] = []
+    pending = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not predicate(lines):
+        if sel.select(timeout=0.1):
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            pending += chunk
+            *done, pending = pending.split(b"\n")
+            lines += [d.decode("utf-8") for d in done]
+    return lines
+
+
+def test_follow_prints_new_fragments_and_not_again_after_a_rewrite(ws, agent_dir):
+    append_fragment(ws, "pm", "already there before following")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "-w", str(agent_dir), "--today", TODAY, "stream", "--follow"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent,
+    )
+    try:
+        first = read_lines_until(proc, lambda ls: any("already there" in l for l in ls), 15)
+        assert any("already there" in l for l in first)
+        append_fragment(ws, "ci", "appended while following")
+        live = read_lines_until(proc, lambda ls: any("appended while following" in l for l in ls), 10)
+        assert any("[ci] appended while following" in l for l in live)
+        # A compaction-style rewrite (new inode) must not replay what was already printed.
+        path = write_path_for(ws, TODAY)
+        data = path.read_bytes()
+        tmp = path.with_suffix(".tmp2")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        append_fragment(ws, "tz", "after the rewrite")
+        after = read_lines_until(proc, lambda ls: any("after the rewrite" in l for l in ls), 10)
+        assert any("after the rewrite" in l for l in after), after
+        assert not any("already there" in l or "appended while following" in l for l in after)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
+    assert proc.returncode in (0, 130)
+    assert b"Traceback" not in proc.stderr.read()
