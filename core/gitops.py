@@ -52,7 +52,6 @@ def run_git(root: Path, *args: str, check: bool = True, stdin: str | None = None
 
 
 def _stdin(text: str):
-    import io
     import tempfile
 
     fh = tempfile.TemporaryFile()

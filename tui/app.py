@@ -5,7 +5,6 @@ action (ours or the watcher's) `memory_changed()` makes the views re-read core.
 """
 from __future__ import annotations
 
-import os
 from functools import partial
 from typing import Any
 

@@ -153,8 +153,6 @@ def cmd_stream(args) -> int:
 
 def _follow(ws, args, stones, shown: set[tuple[str, str]]) -> int:
     """Tail today's stream by byte offset; a rewrite (compaction) is detected by inode/size."""
-    import os
-
     from core.events import Fragment, try_parse_event_line
     from core.streams import write_path_for
 

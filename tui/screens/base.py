@@ -65,7 +65,13 @@ class MemoryScreen(Screen):
         Binding("ctrl+r", "reload", "Reload", show=False, id="screen.reload"),
     ]
 
+    # Selectors of the VirtualTables that `/` narrows (the first one gets focus back); a screen
+    # that lists things sets it and yields `self.filter_box(...)` in its body.
+    FILTER_TABLES: tuple[str, ...] = ()
+
     DEFAULT_CSS = """
+    MemoryScreen #filter { display: none; height: 3; }
+    MemoryScreen #filter.-visible { display: block; }
     MemoryScreen .purpose { height: 1; color: $text-muted; padding: 0 1; background: $boost; }
     MemoryScreen .empty { color: $text-muted; text-style: italic; padding: 1 2; }
     """
@@ -125,6 +131,50 @@ class MemoryScreen(Screen):
 
     def show(self, data: Any) -> None:  # UI thread
         pass
+
+    # --- filtering -----------------------------------------------------------------------
+    def filter_box(self, placeholder: str):
+        from textual.widgets import Input
+
+        return Input(placeholder=f"{placeholder} — enter to keep, esc to clear", id="filter", disabled=True)
+
+    def filter_visible(self) -> bool:
+        boxes = self.query("#filter") if self.is_mounted else []
+        return any(box.has_class("-visible") for box in boxes)
+
+    def _filter_tables(self):
+        from tui.widgets.virtual_table import VirtualTable
+
+        return [self.query_one(sel, VirtualTable) for sel in self.FILTER_TABLES]
+
+    def action_filter(self) -> None:
+        if not self.FILTER_TABLES:
+            return
+        box = self.query_one("#filter")
+        box.disabled = False
+        box.add_class("-visible")
+        box.focus()
+
+    def on_input_changed(self, event) -> None:
+        if event.input.id == "filter":
+            for table in self._filter_tables():
+                table.set_filter(event.value)
+
+    def on_input_submitted(self, event) -> None:
+        if event.input.id == "filter" and self.FILTER_TABLES:
+            self._filter_tables()[0].focus()
+
+    def action_clear_filter(self) -> None:
+        if not self.FILTER_TABLES:
+            return
+        box = self.query_one("#filter")
+        box.value = ""
+        box.remove_class("-visible")
+        box.disabled = True
+        tables = self._filter_tables()
+        for table in tables:
+            table.set_filter("")
+        tables[0].focus()
 
     # --- acting --------------------------------------------------------------------------
     def act(self, label: str, fn: Callable[[], Any], done: Callable[[Any], str | None] | None = None) -> None:

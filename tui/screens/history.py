@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from tui.screens.base import MemoryScreen
 from tui.screens.vault import diff_text
@@ -174,6 +174,7 @@ def render_patch(patch: str) -> Text:
 
 class HistoryScreen(MemoryScreen):
     MODE = "history"
+    FILTER_TABLES = ("#commits", "#audit",)
     AUTO_FOCUS = "#commits"
     PURPOSE = ("Every memory commit, who made it and why; its diff; the audit log and critical-file alerts. "
                "r rolls back.")
@@ -208,13 +209,10 @@ class HistoryScreen(MemoryScreen):
     HistoryScreen #diff { height: auto; padding: 0 1; }
     HistoryScreen #alerts { height: auto; padding: 0 1; }
     HistoryScreen TabPane { padding: 0; }
-    HistoryScreen #filter { display: none; height: 3; }
-    HistoryScreen #filter.-visible { display: block; }
     """
 
     def compose_body(self) -> ComposeResult:
-        yield Input(placeholder="filter commits and audit lines (actor, kind, subject, file…) — "
-                                "enter to keep, esc to clear", id="filter", disabled=True)
+        yield self.filter_box("filter commits and audit lines (actor, kind, subject, file…)")
         yield Static("", id="alert-banner", markup=False)
         yield VirtualTable(COMMIT_COLUMNS, ListRowSource([]), cell_style=commit_style, id="commits",
                            empty_message=EMPTY_COMMITS)
@@ -362,30 +360,6 @@ class HistoryScreen(MemoryScreen):
     def action_previous_tab(self) -> None:
         self._cycle(-1)
 
-    def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.disabled = False
-        box.add_class("-visible")
-        box.focus()
-
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.query_one("#commits", VirtualTable).set_filter(event.value)
-        self.query_one("#audit", VirtualTable).set_filter(event.value)
-
-    @on(Input.Submitted, "#filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
-        self.query_one("#commits", VirtualTable).focus()
-
-    def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.value = ""
-        box.remove_class("-visible")
-        box.disabled = True
-        for table in self.query(VirtualTable):
-            table.set_filter("")
-        self.query_one("#commits", VirtualTable).focus()
-
     # --- actions -----------------------------------------------------------------------------
     def _current(self) -> Mapping[str, object] | None:
         if not self.is_mounted:
@@ -401,7 +375,7 @@ class HistoryScreen(MemoryScreen):
         if action == "acknowledge":
             return bool(getattr(self, "_alerts", None))
         if action == "clear_filter":
-            return self.is_mounted and self.query_one("#filter", Input).has_class("-visible")
+            return self.filter_visible()
         return True
 
     def action_rollback(self) -> None:

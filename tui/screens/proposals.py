@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import var
-from textual.widgets import Input, Label, Static
+from textual.widgets import Label, Static
 
 from tui.screens.base import MemoryScreen
 from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -94,6 +94,7 @@ def _row(item: dict, counts: dict[str, int]) -> dict:
 
 class ProposalsScreen(MemoryScreen):
     MODE = "proposals"
+    FILTER_TABLES = ("#proposals",)
     AUTO_FOCUS = "#proposals"
     PURPOSE = "What sub-agents propose, grouped by agent: commit (c), reject with a reason (x) or defer (d) each one."
     HELP = (
@@ -132,15 +133,12 @@ class ProposalsScreen(MemoryScreen):
     ProposalsScreen .side { width: 1fr; height: 100%; border: round $error 60%;
         padding: 0 1; margin: 0 1; }
     ProposalsScreen .side-title { text-style: bold; height: auto; }
-    ProposalsScreen #filter { display: none; height: 3; }
-    ProposalsScreen #filter.-visible { display: block; }
     """
 
     show_decided: var[bool] = var(False, bindings=True)
 
     def compose_body(self) -> ComposeResult:
-        yield Input(placeholder="filter proposals (agent, id, store, status, content) — enter to keep, esc to clear",
-                    id="filter", disabled=True)
+        yield self.filter_box("filter proposals (agent, id, store, status, content)")
         yield Static("", id="problems", markup=False)
         with Horizontal(id="proposals-body"):
             yield VirtualTable(COLUMNS, GroupedRows([]), cell_style=cell_style, id="proposals", empty_message=EMPTY)
@@ -303,29 +301,6 @@ class ProposalsScreen(MemoryScreen):
         conflict.add_class("-visible")
 
     # --- filter ----------------------------------------------------------------------------
-    def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.disabled = False
-        box.add_class("-visible")
-        box.focus()
-
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.query_one("#proposals", VirtualTable).set_filter(event.value)
-
-    @on(Input.Submitted, "#filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
-        self.query_one("#proposals", VirtualTable).focus()
-
-    def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.value = ""
-        box.remove_class("-visible")
-        box.disabled = True
-        table = self.query_one("#proposals", VirtualTable)
-        table.set_filter("")
-        table.focus()
-
     # --- actions -----------------------------------------------------------------------------
     def _current(self) -> Mapping[str, object] | None:
         if not self.is_mounted:
@@ -347,8 +322,7 @@ class ProposalsScreen(MemoryScreen):
                 return None  # shown, greyed: it is already deferred
             return True
         if action == "clear_filter":
-            return self.is_mounted and bool(self.query_one("#filter", Input).value or
-                                            self.query_one("#filter", Input).has_class("-visible"))
+            return self.filter_visible()
         return True
 
     def watch_show_decided(self, value: bool) -> None:

@@ -13,7 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from tui.screens.base import MemoryScreen
 from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -64,6 +64,7 @@ def diff_text(diff: str) -> Text:
 
 class VaultScreen(MemoryScreen):
     MODE = "vault"
+    FILTER_TABLES = ("#vault",)
     AUTO_FOCUS = "#vault"
     PURPOSE = "Pinned memories: what must never change. Unpin with u (asks first)."
     HELP = (
@@ -91,13 +92,10 @@ class VaultScreen(MemoryScreen):
     VaultScreen #vault-meta { color: $text-muted; height: auto; }
     VaultScreen #vault-text { height: auto; margin: 1 0; background: $boost; }
     VaultScreen #vault-diverged { height: auto; }
-    VaultScreen #filter { display: none; height: 3; }
-    VaultScreen #filter.-visible { display: block; }
     """
 
     def compose_body(self) -> ComposeResult:
-        yield Input(placeholder="filter pinned shards (slug, heading, kind) — enter to keep, esc to clear",
-                    id="filter", disabled=True)
+        yield self.filter_box("filter pinned shards (slug, heading, kind)")
         with Horizontal(id="vault-body"):
             yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="vault", empty_message=EMPTY)
             with VerticalScroll(id="vault-pane"):
@@ -176,29 +174,6 @@ class VaultScreen(MemoryScreen):
             diverged.update(Text("= The topic copy is identical to the vault copy.", style="green"))
 
     # --- filter ----------------------------------------------------------------------------
-    def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.disabled = False
-        box.add_class("-visible")
-        box.focus()
-
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.query_one("#vault", VirtualTable).set_filter(event.value)
-
-    @on(Input.Submitted, "#filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
-        self.query_one("#vault", VirtualTable).focus()
-
-    def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.value = ""
-        box.remove_class("-visible")
-        box.disabled = True
-        table = self.query_one("#vault", VirtualTable)
-        table.set_filter("")
-        table.focus()
-
     # --- actions -----------------------------------------------------------------------------
     def _current(self) -> Mapping[str, object] | None:
         if not self.is_mounted:
@@ -215,7 +190,7 @@ class VaultScreen(MemoryScreen):
             row = self._current()
             return row is not None and row.get("topic") == "differs"
         if action == "clear_filter":
-            return self.is_mounted and self.query_one("#filter", Input).has_class("-visible")
+            return self.filter_visible()
         return True
 
     def action_unpin(self) -> None:
