@@ -46,7 +46,8 @@ from filelock import FileLock
 
 from core.audit import AuditEntry, append_entries
 from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset
-from core.citations import CITATION, CITATION_LINE, SECTION_HEADING, Key, citation_keys, format_citation
+from core.shards import add_citation_lines
+from core.citations import CITATION, Key, citation_keys, format_citation
 from core.events import build_fragment, fragment_content_hash, serialize_event
 from core.ids import new_event_id, timestamp_from_id
 from core.proposals_file import (
@@ -449,29 +450,6 @@ def new_shard_text(content: str, citation: str, slug: str, today: str) -> str:
     return render_shard(ShardMeta(_heading(belief, slug), cites, days, last, None), body)
 
 
-def add_citation(text: str, citation: str) -> str:
-    """`text` with `- <citation>` after the last citation line of its last `fragments:`
-    section (or a new section at the end); the door recomputes the counts."""
-    text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    body_start = 0
-    if text.startswith("---\n"):
-        close = next((i for i in range(1, len(lines)) if lines[i].startswith("---")), None)
-        if close is not None:
-            body_start = close + 1
-    heads = [
-        i for i in range(body_start, len(lines))
-        if (m := SECTION_HEADING.match(lines[i])) and m.group(1).lower() == "fragments"
-    ]
-    if heads:
-        at = heads[-1] + 1
-        while at < len(lines) and CITATION_LINE.match(lines[at]):
-            at += 1
-        return "\n".join(lines[:at] + [f"- {citation}"] + lines[at:])
-    base = text.rstrip("\n")
-    return (base + "\n\n" if base else "") + f"fragments:\n- {citation}\n"
-
-
 def _own_fragment(ws: Workspace, p: Proposal, source: str, content_hash: str) -> Key | None:
     """The fragment an earlier, interrupted approval of this proposal left (same source, entry
     and content), so approving again finishes the job instead of refusing a duplicate."""
@@ -537,7 +515,7 @@ def _shard_edits(ws: Workspace, p: Proposal, slug: str, key: Key, today: str) ->
         if current is None:
             edits.append(FileEdit(rel, None, new_shard_text(p.content, citation, slug, today)))
         elif key not in citation_keys(current):
-            edits.append(FileEdit(rel, current, add_citation(current, citation)))
+            edits.append(FileEdit(rel, current, add_citation_lines(current, [key], today)))
     return edits, f"memory/{areas[0]}/{slug}.md"
 
 
@@ -671,7 +649,7 @@ def defer_proposal(
 
 __all__ = [
     "DecisionResult", "ProposalDecided", "ProposalError", "ProposalNotFound", "ProposalRefused",
-    "QueueItem", "UnknownProposal", "add_citation", "agent_name", "approve_proposal", "defer_proposal",
+    "QueueItem", "UnknownProposal", "agent_name", "approve_proposal", "defer_proposal",
     "get_proposal", "list_proposals", "new_shard_text", "parse_pid", "propose", "proposal_slug",
     "proposal_topic", "reject_proposal", "topic_conflicts",
 ]

@@ -16,7 +16,7 @@ from pathlib import Path
 import frontmatter
 from frontmatter.default_handlers import BaseHandler
 
-from core.citations import REFERENCES_HEADING, parse_citations, strip_citation_lines
+from core.citations import CITATION_LINE, REFERENCES_HEADING, SECTION_HEADING, parse_citations, strip_citation_lines
 
 KEYS = ("heading", "cites", "days", "lastReinforced", "tags")
 DATE_VALUE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")  # JS \d: ASCII only
@@ -310,3 +310,39 @@ def read_shard(slug: str, path: Path) -> Shard:
 
 def load_shards(folder: Path) -> list[Shard]:
     return [read_shard(slug, path) for slug, path in list_shard_files(folder)]
+
+
+def add_citation_lines(text: str, keys: list[tuple[str, str]], today: str) -> str:
+    """Citations-only edit: insert `- streams/DATE#ID` lines under the body's last
+    `fragments:` heading (or a new one at the end), leaving every other byte as it is.
+    A strictly-parsed shard also gets its counts recomputed."""
+    if not keys:
+        return text
+    crlf = "\r\n" in text
+    lines = text.split("\n")  # under CRLF each line keeps its "\r"
+    body_start = 0
+    if text.replace("\r\n", "\n").startswith("---\n"):
+        # TypeClaw closes the frontmatter at the first "\n---" from index 4.
+        close = next((i for i in range(2, len(lines)) if lines[i].startswith("---")), None)
+        if close is not None:
+            body_start = close + 1
+    heads = [
+        i for i in range(body_start, len(lines))
+        if (m := SECTION_HEADING.match(lines[i])) and m.group(1).lower() == "fragments"
+    ]
+    if heads:
+        at = heads[-1] + 1
+        while at < len(lines) and CITATION_LINE.match(lines[at]):
+            at += 1
+        eol = "\r" if crlf and at < len(lines) else ""
+        out = "\n".join(lines[:at] + [f"- streams/{k[0]}#{k[1]}" + eol for k in keys] + lines[at:])
+    else:
+        nl = "\r\n" if crlf else "\n"
+        base = text.rstrip("\r\n")
+        out = (base + nl + nl if base else "") + "fragments:" + nl + nl.join((f"- streams/{d}#{i}" for d, i in keys)) + nl
+    try:
+        meta, body = parse_shard(out)
+    except ShardParseError:
+        return out
+    cites, days, last = strength_of(body, today)
+    return render_shard(ShardMeta(meta.heading, cites, days, last, meta.tags), body)

@@ -49,7 +49,8 @@ from core.citations import CITATION, CITATION_LINE, REFERENCES_HEADING, SECTION_
 from core.dreaming.contradiction import STOPWORDS, contradicts, stem
 from core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from core.shards import (
-    ShardMeta, ShardParseError, first_belief_sentence, parse_loose_shard, parse_shard, render_shard, strength_of,
+    ShardMeta, ShardParseError, add_citation_lines, first_belief_sentence, parse_loose_shard, parse_shard,
+    render_shard, strength_of,
 )
 from core.slugs import heading_to_slug
 from core.strength import ladder_tier
@@ -234,42 +235,6 @@ def parse_belief(text: str) -> Belief | None:
     if not claim:
         return None
     return Belief(claim, active, superseded, list(dict.fromkeys(refs)), meta.tags)
-
-
-def add_citation_lines(text: str, keys: list[Key], today: str) -> str:
-    """Citations-only edit: insert `- streams/DATE#ID` lines under the body's last
-    `fragments:` heading (or a new one at the end), leaving every other byte as it is.
-    A strictly-parsed shard also gets its counts recomputed."""
-    if not keys:
-        return text
-    crlf = "\r\n" in text
-    lines = text.split("\n")  # under CRLF each line keeps its "\r"
-    body_start = 0
-    if text.replace("\r\n", "\n").startswith("---\n"):
-        # TypeClaw closes the frontmatter at the first "\n---" from index 4.
-        close = next((i for i in range(2, len(lines)) if lines[i].startswith("---")), None)
-        if close is not None:
-            body_start = close + 1
-    heads = [
-        i for i in range(body_start, len(lines))
-        if (m := SECTION_HEADING.match(lines[i])) and m.group(1).lower() == "fragments"
-    ]
-    if heads:
-        at = heads[-1] + 1
-        while at < len(lines) and CITATION_LINE.match(lines[at]):
-            at += 1
-        eol = "\r" if crlf and at < len(lines) else ""
-        out = "\n".join(lines[:at] + [_cite(k) + eol for k in keys] + lines[at:])
-    else:
-        nl = "\r\n" if crlf else "\n"
-        base = text.rstrip("\r\n")
-        out = (base + nl + nl if base else "") + "fragments:" + nl + nl.join(map(_cite, keys)) + nl
-    try:
-        meta, body = parse_shard(out)
-    except ShardParseError:
-        return out
-    cites, days, last = strength_of(body, today)
-    return render_shard(ShardMeta(meta.heading, cites, days, last, meta.tags), body)
 
 
 # --- the dreamer -----------------------------------------------------------------------
