@@ -273,13 +273,13 @@ def test_llm_written_shard_is_matched_by_word_overlap():
     assert sorted(scratch.files) == ["js-package-manager"]
     assert scratch.files["js-package-manager"] == (
         "---\n"
-        "heading: Consistently (4 days): The user consistently uses pnpm (not bun) for this repo\n"
+        "heading: The user consistently uses pnpm (not bun) for this repo\n"
         "cites: 4\n"
         "days: 4\n"
         "lastReinforced: 2026-05-21\n"
         "tags: [tooling]\n"
         "---\n"
-        "Consistently (4 days): The user consistently uses pnpm (not bun) for this repo.\n"
+        "The user consistently uses pnpm (not bun) for this repo.\n"
         "\n"
         "fragments:\n"
         "- streams/2026-05-19#x2\n"
@@ -538,3 +538,15 @@ def test_contradiction_heuristic_positives(old, new, reason):
 def test_contradiction_heuristic_negatives(old, new):
     assert contradiction_reason(old, new) is None
     assert not contradicts(old, new)
+
+
+def test_a_belief_worded_on_the_ladder_moves_its_own_adverb_instead_of_stacking_a_prefix():
+    from core.dreaming.offline import ladder_sentence
+
+    assert ladder_sentence("The user consistently runs pytest -x before pushing.", 7) == (
+        "The user always runs pytest -x before pushing.")
+    assert ladder_sentence("The user always deploys on Tuesdays.", 4) == "The user consistently deploys on Tuesdays."
+    assert ladder_sentence("The user mentioned using uv.", 1) == "The user mentioned using uv."
+    # no ladder word of its own: the prefix carries the strength
+    assert ladder_sentence("The user deploys on Tuesdays.", 3) == "Consistently (3 days): The user deploys on Tuesdays."
+    assert ladder_sentence("The user mentioned using uv.", 2) == "Observed on 2 days: The user mentioned using uv."

@@ -109,8 +109,25 @@ def claim_of(fragment: UndreamedFragment) -> str:
     )
 
 
+# A belief already worded on the ladder ("The user always runs…", "…consistently deploys…")
+# keeps its own sentence: the adverb is moved to the new tier instead of stacking a prefix.
+_INLINE_ADVERB = re.compile(r"\b(always|consistently)\b")
+_INLINE_WORD = {"mentioned": re.compile(r"\bmentioned\b"), "observed": re.compile(r"\bobserved\b")}
+
+
+def _inline_ladder(claim: str, tier: str) -> str | None:
+    if tier in ("always", "consistently") and _INLINE_ADVERB.search(claim):
+        return _INLINE_ADVERB.sub(tier, claim, count=1)
+    if tier in _INLINE_WORD and _INLINE_WORD[tier].search(claim) and not _INLINE_ADVERB.search(claim):
+        return claim
+    return None
+
+
 def ladder_sentence(claim: str, days: int) -> str:
     tier = ladder_tier(days)
+    inline = _inline_ladder(claim, tier)
+    if inline is not None:
+        return inline
     if tier == "always":
         prefix = f"Always ({days} days)"
     elif tier == "consistently":
