@@ -160,6 +160,8 @@ def _edit_texts(texts: dict[str, str | None]) -> dict[str, str | None]:
 def cmd_approve(args) -> int:
     ws = open_ws(args)
     if args.id.startswith("p-"):
+        if args.hunk or args.edit:
+            raise CliError("--hunk and --edit apply to reflections (r-N); a proposal is approved whole")
         from core.proposals import approve_proposal
 
         result = approve_proposal(ws, args.id, actor=args.actor)
@@ -187,6 +189,8 @@ def cmd_approve(args) -> int:
 def cmd_reject(args) -> int:
     ws = open_ws(args)
     if args.id.startswith("p-"):
+        if args.release:
+            raise CliError("--release applies to reflections (r-N); a proposal has no fragments to release")
         from core.proposals import reject_proposal
 
         reject_proposal(ws, args.id, reason=args.reason, actor=args.actor)
@@ -286,7 +290,13 @@ def cmd_forget(args) -> int:
     else:
         result = forget.forget_topic(ws, args.target, reason=args.reason, actor=args.actor, hard=args.hard)
     say(f"forgot {args.target}{' (hard: bytes removed)' if args.hard else ''}" + _sha(result))
+    _warn(result)
     return 0
+
+
+def _warn(result) -> None:
+    for line in getattr(result, "warnings", None) or []:
+        print(f"dreamdeck: warning: {line}", file=sys.stderr)
 
 
 def cmd_unforget(args) -> int:
@@ -296,6 +306,7 @@ def cmd_unforget(args) -> int:
     key = _key_or_slug(args.target)
     result = forget.unforget(ws, key[0], key[1], actor=args.actor) if key else forget.unforget_topic(ws, args.target, actor=args.actor)
     say(f"unforgot {args.target}" + _sha(result))
+    _warn(result)
     return 0
 
 
@@ -319,6 +330,10 @@ def cmd_rollback(args) -> int:
     from core import rollback
 
     ws = open_ws(args)
+    from core.gitops import repo_args, resolve_rev
+
+    if repo_args(ws.root) is not None:
+        resolve_rev(ws.root, args.rev)  # an unknown revision is bad input (exit 2), as for `verify`
     if args.preview:
         plan = rollback.preview_rollback(ws, args.rev, strict=args.strict)
         if args.json:
@@ -344,7 +359,7 @@ def cmd_alerts(args) -> int:
     alerts = check_alerts(ws.root, files)
     if args.json:
         emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts])
-        return 0
+        return 1 if alerts else 0  # the same status as the text output
     if not alerts:
         say("No critical-file alerts.")
         return 0
