@@ -1,6 +1,6 @@
-"""A realistic TypeClaw agent folder, built the way TypeClaw would have built it over 24 days.
+"""A realistic TypeClaw agent folder, built the way TypeClaw would have built it over 60 days.
 
-`build_demo(root)` writes Pico, a software-team assistant: its agent files, 24 days of memory
+`build_demo(root)` writes Pico, a software-team assistant: its agent files, 60 days of memory
 streams from four sessions (a terminal, two Slack channels, a Discord server), and a git history
 made dream by dream: every two or three days the fragments so far are consolidated into topic
 shards, the dreaming state advances, the dreamed-and-uncited fragments and redundant watermarks
@@ -35,13 +35,13 @@ from core.state import DreamingState, save_state
 from core.strength import ladder_tier
 from core.workspace import WorkspaceError, local_today, parse_date
 
-HISTORY_DAYS = 24
-DREAM_DAYS = (22, 20, 17, 15, 12, 10, 7, 5, 3)  # days before today on which a dream ran that night
+HISTORY_DAYS = 60  # old enough that some beliefs fade (Moltbot decay) before the recent weeks
+DREAM_DAYS = (50, 34, 22, 20, 17, 15, 12, 10, 7, 5, 3)  # days before today on which a dream ran that night
 SKILL_DREAM = 10  # the dream that codified the review procedure into a skill
 
 # --- sessions ------------------------------------------------------------------------------------
 TERM, PLATFORM, OSS, RELEASES = range(4)
-SESSION_START = {TERM: (24, 8, 21), PLATFORM: (24, 8, 24), OSS: (19, 9, 2), RELEASES: (20, 9, 40)}
+SESSION_START = {TERM: (60, 8, 21), PLATFORM: (60, 8, 24), OSS: (19, 9, 2), RELEASES: (20, 9, 40)}
 SLACK_WS = {"workspace": "T04K2ACME9", "workspaceName": "acme"}
 WHERE: dict[int, dict[str, Any]] = {
     PLATFORM: {"adapter": "slack-bot", **SLACK_WS, "chat": "C05LQ8R2ZK1", "thread": None, "chatName": "eng-platform"},
@@ -202,7 +202,7 @@ NOTES: tuple[Note, ...] = (
     Note(13, "release-cadence", RELEASES, "release cadence", "Release v2.12 was cut at 14:00 as usual; Dana asked the agent to draft the changelog on release mornings.", MARCO),
     Note(6, "release-cadence", TERM, "release cadence", "User asked the agent to draft the Tuesday release notes from the PRs merged since the last release."),
     # a one-off mention
-    Note(23, "meetup-talk", TERM, "meetup talk", "User mentioned she is giving a talk on monorepo tooling at the Berlin JS meetup and may ask for slides help."),
+    Note(55, "meetup-talk", TERM, "meetup talk", "User mentioned she is giving a talk on monorepo tooling at the Berlin JS meetup and may ask for slides help."),
     # on-call
     Note(18, "on-call", PLATFORM, "on-call", "Priya posted the on-call rotation: weekly, handing over on Mondays at 10:00; Dana is on call every fourth week.", PRIYA),
     Note(11, "on-call", TERM, "on-call", "User is on call this week and asked the agent to summarize overnight PagerDuty alerts each morning."),
@@ -220,7 +220,7 @@ NOTES: tuple[Note, ...] = (
     Note(15, "commit-messages", PLATFORM, "commit messages", "Dana said squash-merge titles must be Conventional Commits too, since the changelog is generated from them.", DANA),
     # python tooling, staging, standup
     Note(21, "python-tooling", TERM, "python tooling", "User set up the api/ virtualenv with `uv sync` and said pip is not used in this repo any more."),
-    Note(17, "staging-db", PLATFORM, "staging db", "Priya mentioned that the staging database is reset from an anonymized prod snapshot every Sunday night.", PRIYA),
+    Note(38, "staging-db", PLATFORM, "staging db", "Priya mentioned that the staging database is reset from an anonymized prod snapshot every Sunday night.", PRIYA),
     Note(19, "standup", PLATFORM, "standup", "Dana asked the agent to post a standup digest in #eng-standup at 09:30 Berlin time: yesterday's merged PRs and open reviews.", DANA),
     Note(18, "standup", PLATFORM, "standup", "Dana said standup is async in #eng-standup: no meeting, just the 09:30 digest and replies in the thread.", DANA, thread=True),
     # feature flags
@@ -604,7 +604,7 @@ def _write_stream(root: Path, day: str, lines: list[dict[str, Any]]) -> None:
 
 
 def build_demo(root: Path, *, today: str | None = None, seed: int = 7) -> Path:
-    """Build Pico's agent folder at `root` (new or empty) with 24 days of memory and dream history.
+    """Build Pico's agent folder at `root` (new or empty) with 60 days of memory and dream history.
 
     ValueError when `root` exists and is not an empty folder, or `today` is not a YYYY-MM-DD day.
     Dream commits are dated through GIT_AUTHOR_DATE/GIT_COMMITTER_DATE in the process
