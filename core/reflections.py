@@ -250,6 +250,16 @@ def meta_updates(ws: Workspace, changed: list[Reflection], log_entry: str | None
 
 
 # --- decisions ---------------------------------------------------------------------------------
+def workspace_now(ws: Workspace, now: datetime | None = None) -> datetime:
+    """`now`, else noon of `--today` when the workspace pretends a date, else the clock: ages and
+    expiry follow the same day as everything else that depends on the date."""
+    if now is not None:
+        return now
+    if ws.today_override:
+        return datetime.fromisoformat(f"{ws.today_override}T12:00:00+00:00")
+    return datetime.now(timezone.utc)
+
+
 def _now_iso(now: datetime | None) -> str:
     return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
 
@@ -292,6 +302,7 @@ def approve(
     now: datetime | None = None,
 ):
     """Apply all of a reflection, or only the chosen hunks (and/or edited texts), through the door."""
+    now = workspace_now(ws, now)
     r = load_reflection(ws, rid)
     _require_open(r, ws, force, now)
     known = {h.id: f.path for f, d in r.hunks() for h in d.hunks}

@@ -73,6 +73,8 @@ def _queue(ws):
 
 
 def cmd_review(args) -> int:
+    from core.reflections import workspace_now
+
     ws = open_ws(args)
     if args.id:
         return _review_one(ws, args)
@@ -80,7 +82,7 @@ def cmd_review(args) -> int:
     items = []
     for r in reflections:
         hunks = sum(len(d.hunks) for _, d in r.hunks())
-        items.append({"id": r.id, "kind": "reflection", "created": r.created, "age_days": r.age_days(),
+        items.append({"id": r.id, "kind": "reflection", "created": r.created, "age_days": r.age_days(workspace_now(ws)),
                       "summary": r.summary, "files": len(r.files), "hunks": hunks, "status": r.status})
     for p in proposals:
         items.append({"id": p.id, "kind": "proposal", "created": p.timestamp, "age_days": p.age_days,
@@ -103,6 +105,8 @@ def cmd_review(args) -> int:
 
 
 def _review_one(ws, args) -> int:
+    from core.reflections import workspace_now
+
     if args.id.startswith("p-"):
         from core.proposals import get_proposal
 
@@ -118,7 +122,7 @@ def _review_one(ws, args) -> int:
     meter = loss_meter(r.files)
     if args.json:
         emit_json({
-            "id": r.id, "status": r.status, "created": r.created, "age_days": r.age_days(), "summary": r.summary,
+            "id": r.id, "status": r.status, "created": r.created, "age_days": r.age_days(workspace_now(ws)), "summary": r.summary,
             "questions": r.questions, "contradictions": r.contradictions, "archive": r.archive,
             "fragments": r.fragments, "loss": meter.to_json(), "decisions": r.decisions,
             "files": [{"path": f.path, "status": d.status, "pinned": f.pinned,
@@ -126,7 +130,7 @@ def _review_one(ws, args) -> int:
                                  for h in d.hunks]} for f, d in r.hunks()],
         })
         return 0
-    say(f"{r.id} [{r.status}] {r.created} ({r.age_days()}d) by {r.dreamer}", r.summary or "", "")
+    say(f"{r.id} [{r.status}] {r.created} ({r.age_days(workspace_now(ws))}d) by {r.dreamer}", r.summary or "", "")
     say(f"loss meter: {plural(len(meter.citations_dropped), 'citation')} dropped, "
         f"{plural(len(meter.beliefs_removed), 'belief')} rewritten, {plural(len(meter.shards_deleted), 'shard')} deleted, "
         f"{len(meter.superseded_added)} superseded")

@@ -148,7 +148,7 @@ def run_dream(
     review = review or settings.dreaming.review
     if dreamer is None:
         dreamer, _why = choose_dreamer(dreamer_name or settings.dreaming.dreamer, ws)
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(timezone.utc)  # receipts record real time; the date follows ws.today()
     lock = DreamLock(ws, trigger, settings.dreaming.stale_lock_minutes)
     if not dry_run:
         lock.acquire(timeout=lock_timeout)
@@ -192,9 +192,9 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         # re-sees its fragments nor builds on its half-written files (invariant 6).
         recover_journal(ws)
         # Reflections nobody decided within [review] expire_days become stale: kept, never applied.
-        from core.reflections import mark_stale
+        from core.reflections import mark_stale, workspace_now
 
-        mark_stale(ws, now=now)
+        mark_stale(ws, now=workspace_now(ws) if ws.today_override else now)
     state, problem = load_state(ws.state_path)
     if problem:
         raise DreamRefused(f"{problem}. Run `dreamdeck doctor` before dreaming.")
