@@ -82,7 +82,7 @@ class ChangeSet:
     # advance (e.g. a status rewrite in a file sub-agents append to). It runs after every file of
     # the change is written and before the audit, the journal removal and the commit. It is not
     # journaled: a caller must be able to run its decision again if a crash skipped it.
-    before_commit: Callable[[], None] | None = field(default=None, repr=False)
+    before_commit: Callable[["ApplyResult"], None] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -378,7 +378,7 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_comm
         gc_lines = [(k[0], before_gc[k]) for k in result.compaction.fragments_dropped if k in before_gc and k not in purge]
         step("gc")
     if before_commit is not None:
-        before_commit()
+        before_commit(result)  # what the GC dropped is known by now
     if not journal.get("audited"):
         _audit(ws, journal, result)
         # Mark it in the journal, so a recovery after a kill from here on does not log it twice.

@@ -374,7 +374,7 @@ class _Recorder:
         self.changed: list[Proposal] = []
         self.gone: str | None = None  # the proposal was decided by hand meanwhile
 
-    def record(self) -> None:
+    def record(self, _result=None) -> None:
         self.fired = True
         try:
             def change(parsed: ParseResult) -> list[Proposal]:

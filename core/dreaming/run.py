@@ -13,6 +13,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
+from core.atomic import atomic_write_text
 from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset, plan_changeset, recover_journal
 from core.citations import citation_keys, sectioned_citations, summarize_missing
 from core.dreaming.lock import DreamLock
@@ -323,7 +324,20 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
         return receipt
     receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
+    receipt_path = ws.meta_dir / "receipts" / f"{receipt.id}.json"
+
+    def final_receipt(result) -> None:
+        # Written inside the door, after its GC and before its commit, so the committed receipt
+        # says what was collected (the commit's own sha is git's to record).
+        receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
+        receipt.watermarks_dropped = result.compaction.watermarks_dropped
+        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
+        receipt.message = _message(receipt)
+        atomic_write_text(receipt_path, _receipt_text(receipt))
+
+    # The journal carries a first version too, so a recovered apply still leaves a receipt.
     cs.meta_files[f"receipts/{receipt.id}.json"] = _receipt_text(receipt)
+    cs.before_commit = final_receipt
     try:
         result = apply_changeset(ws, cs, today=today, now=now, fault=fault)
     except Refused as exc:
