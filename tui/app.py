@@ -47,14 +47,15 @@ class DreamdeckCommands(Provider):
             ("Dream dry run", partial(app.action_dream_now, True), "show what a dream would change, write nothing"),
             ("Pause or resume the watcher", app.action_toggle_watcher, "background dreaming on new fragments"),
         ]
-        screen = app.screen
+        # The screen the palette was opened on (app.screen is the palette itself by now).
+        screen = self.screen
         seen = set()
-        for active in screen.active_bindings.values():
+        for key, active in screen.active_bindings.items():
             b = active.binding
             if not b.description or b.action in seen or b.action.startswith("switch_mode"):
                 continue
             seen.add(b.action)
-            out.append((f"{b.description}", partial(screen.run_action, b.action), f"key {active.binding.key_display or active.key}"))
+            out.append((f"{b.description}", partial(screen.run_action, b.action), f"key {b.key_display or key}"))
         return out
 
     async def discover(self) -> Hits:

@@ -198,14 +198,18 @@ class MemoryScreen(Screen):
     def action_help(self) -> None:
         from tui.modals import HelpModal
 
-        rows = []
-        seen = set()
+        # Every key of an action on one row (`j` `down`), not only the first one met.
+        keys_of: dict[tuple[str, str], list[str]] = {}
         for key, active in self.active_bindings.items():
             b = active.binding
-            if not b.description or (b.action, b.description) in seen:
+            if not b.description:
                 continue
-            seen.add((b.action, b.description))
-            rows.append(f"| `{active.binding.key_display or key}` | {b.description} |")
+            shown = keys_of.setdefault((b.action, b.description), [])
+            display = b.key_display or key
+            if display not in shown:
+                shown.append(display)
+        rows = [f"| {' '.join(f'`{k}`' for k in shown)} | {description} |"
+                for (_action, description), shown in keys_of.items()]
         keys = "\n".join(["| key | action |", "| --- | --- |", *rows])
         text = f"# {self.MODE.title()}\n\n{self.PURPOSE}\n\n{self.HELP}\n\n## Keys\n\n{keys}\n\n" \
                "Number keys `1`–`7` switch screens, `ctrl+p` opens the command palette, `q` quits."

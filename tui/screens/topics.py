@@ -22,14 +22,15 @@ from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 TIER_STYLE = {"mentioned": "dim", "observed": "cyan", "consistently": "green", "always": "bold green"}
 STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange", "archived": "red", "pinned": "bold magenta"}
 
+# Widths leave room for the label and the sort mark ("cites ▼"), so a sorted header is never cut.
 COLUMNS = [
-    Column("slug", "slug", width=24),
-    Column("cites", "cites", width=5, align="right"),
-    Column("days", "days", width=4, align="right"),
+    Column("slug", "slug", width=22),
+    Column("cites", "cites", width=7, align="right"),
+    Column("days", "days", width=6, align="right"),
     Column("last_reinforced", "last", width=10),
-    Column("age", "age", width=4, align="right"),
+    Column("age", "age", width=5, align="right"),
     Column("tier", "tier", width=12),
-    Column("score", "score", width=5, align="right", format=lambda v: f"{v:.2f}" if isinstance(v, float) else str(v)),
+    Column("score", "score", width=7, align="right", format=lambda v: f"{v:.2f}" if isinstance(v, float) else str(v)),
     Column("status", "status", width=8),
     Column("heading", "heading", width=None),  # last: it takes what is left
 ]
@@ -62,16 +63,20 @@ class TopicsScreen(MemoryScreen):
         Binding("p", "pin", "Pin", id="topics.pin"),
         Binding("f", "forget", "Forget", id="topics.forget"),
         Binding("e", "edit", "Edit", id="topics.edit"),
-        Binding("tab", "focus_next", "Next pane", show=False),
+        Binding("tab", "next_pane(1)", "Next pane", show=False, id="topics.next_pane"),
+        Binding("shift+tab", "next_pane(-1)", "Previous pane", show=False, id="topics.previous_pane"),
     ]
     DEFAULT_CSS = """
     TopicsScreen #topics-body { height: 1fr; }
-    TopicsScreen #strength { width: 3fr; }
-    TopicsScreen #shard-pane { width: 2fr; border-left: solid $panel-lighten-1; }
+    TopicsScreen #strength { height: 1fr; }
+    TopicsScreen #shard-pane { height: 1fr; border-top: solid $panel-lighten-1; }
     TopicsScreen #shard-title { text-style: bold; padding: 0 1; height: auto; }
     TopicsScreen #shard-meta { color: $text-muted; padding: 0 1; height: auto; }
+    TopicsScreen #shard-meta.-error { color: $error; }
+    TopicsScreen #shard-split { height: 1fr; }
+    TopicsScreen #shard-body { width: 1fr; }
     TopicsScreen #shard-md { height: auto; }
-    TopicsScreen #citations { height: 1fr; min-height: 6; border-top: solid $panel-lighten-1; }
+    TopicsScreen #citations { width: 1fr; height: 1fr; border: none; border-left: solid $panel-lighten-1; }
     TopicsScreen #filter { display: none; height: 3; }
     TopicsScreen #filter.-visible { display: block; }
     """
@@ -79,15 +84,18 @@ class TopicsScreen(MemoryScreen):
     def compose_body(self) -> ComposeResult:
         yield Input(placeholder="filter topics (slug, heading, tier, status) — enter to keep, esc to clear",
                     id="filter", disabled=True)
-        with Horizontal(id="topics-body"):
+        # Stacked like History: the table keeps every column at 140 cells; the shard sits below,
+        # its text beside the citations resolved to fragments.
+        with Vertical(id="topics-body"):
             yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength",
                                empty_message="No topics yet. Press D to dream, or `dreamdeck remember TEXT --topic T`.")
             with Vertical(id="shard-pane"):
                 yield Static("", id="shard-title", markup=False)
                 yield Static("", id="shard-meta", markup=False)
-                with VerticalScroll():
-                    yield Markdown("", id="shard-md")
-                yield OptionList(id="citations")
+                with Horizontal(id="shard-split"):
+                    with VerticalScroll(id="shard-body"):
+                        yield Markdown("", id="shard-md")
+                    yield OptionList(id="citations")
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
@@ -98,7 +106,8 @@ class TopicsScreen(MemoryScreen):
         ws = self.ws
         pinned = frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
         rows = strength_table(ws.topics_dir, ws.today(), load_settings(ws.root).decay, pinned)
-        return [r.to_json() | {"score": r.score} for r in rows]
+        # "(untitled)" as `dreamdeck topics` prints it (an unparseable shard has no heading)
+        return [r.to_json() | {"score": r.score, "heading": r.heading or "(untitled)"} for r in rows]
 
     def show(self, rows: list[dict]) -> None:
         table = self.query_one("#strength", VirtualTable)
@@ -132,6 +141,7 @@ class TopicsScreen(MemoryScreen):
         md = self.query_one("#shard-md", Markdown)
         cites = self.query_one("#citations", OptionList)
         cites.clear_options()
+        meta.set_class(bool(rep) and not rep.get("parse_ok", True), "-error")
         if rep is None or "error" in rep:
             title.update("" if rep is None else rep["error"])
             meta.update("")
@@ -154,12 +164,25 @@ class TopicsScreen(MemoryScreen):
             else:
                 text = label + f"[{f['topic']}] {' '.join(f['body'].split())[:160]}"
             cites.add_option(Option(Text(text), id=f"{f['date']}#{f['id']}"))
+        if cites.option_count:
+            cites.highlighted = 0  # tab, enter: the first citation opens without a cursor key first
 
     @on(OptionList.OptionSelected, "#citations")
     def _jump(self, event: OptionList.OptionSelected) -> None:
         day, fid = str(event.option.id).split("#", 1)
         self.app.pending_jump = (day, fid)  # type: ignore[attr-defined]
         self.app.switch_mode("stream")
+
+    # --- panes -----------------------------------------------------------------------------
+    def action_next_pane(self, step: int = 1) -> None:
+        """Tab: table → citations → shard text (the help promises the citations next to the table)."""
+        panes = [w for w in (self.query_one("#filter", Input), self.query_one("#strength"),
+                             self.query_one("#citations"), self.query_one("#shard-body")) if w.focusable]
+        if not panes:
+            return
+        focused = self.focused
+        index = panes.index(focused) if focused in panes else (-1 if step > 0 else 0)
+        panes[(index + step) % len(panes)].focus()
 
     # --- filter ----------------------------------------------------------------------------
     def action_filter(self) -> None:
@@ -221,6 +244,20 @@ class TopicsScreen(MemoryScreen):
                    "fragments. Undo with `dreamdeck unforget`.",
             placeholder="reason (required)"), go)
 
+    def _run_editor(self, command: list[str]) -> int | None:
+        """The editor's exit status; None when this terminal cannot hand over to it (said in a toast)."""
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.app.suspend():
+                return subprocess.call(command)
+        except SuspendNotSupported:
+            if not self.app.is_headless:
+                self.notify("this terminal cannot hand over to an editor: nothing was edited",
+                            title="Edit", severity="error")
+                return None
+            return subprocess.call(command, stdin=subprocess.DEVNULL)  # headless: nothing to share
+
     def action_edit(self) -> None:
         slug = self._slug()
         if not slug:
@@ -235,11 +272,16 @@ class TopicsScreen(MemoryScreen):
         with tempfile.TemporaryDirectory(prefix="dreamdeck-edit-") as tmp:
             tmp_path = Path(tmp) / f"{slug}.md"
             tmp_path.write_text(base, encoding="utf-8")
-            with self.app.suspend():
-                status = subprocess.call([*shlex.split(editor), str(tmp_path)])
+            status = self._run_editor([*shlex.split(editor), str(tmp_path)])
+            if status is None:
+                return
             new = tmp_path.read_text(encoding="utf-8")
-        if status != 0 or new == base:
-            self.notify("edit cancelled: nothing changed")
+        if status != 0:
+            self.notify(f"the editor exited with status {status}: nothing was saved", title="Edit",
+                        severity="warning")
+            return
+        if new == base:
+            self.notify("edit cancelled: nothing changed", title="Edit")
             return
         from core.changeset import ChangeSet, FileEdit, apply_changeset
 

@@ -1,0 +1,235 @@
+"""The app around the screens: number keys, the tab bar and its badges, help, the command
+palette, the user config (theme, keymap) and quitting; checked on disk where something is written."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from tui_waits import wait_workers
+
+from faults.scripted import Scripted, commit_all, draft
+from helpers import fragment_line, uuid_at, write_stream
+
+from core.dreaming.run import run_dream
+from textual.command import CommandList, CommandPalette
+from tui.app import DreamdeckApp
+from tui.config import UserConfig, load_user_config
+from tui.modals import HelpModal
+from tui.screens.base import TABS, TabBar
+from tui.screens.topics import TopicsScreen
+
+sys.path.insert(0, str(Path(__file__).parent / "apps"))
+import topics_app  # noqa: E402
+
+SIZE = (140, 40)
+PM = "package-manager"
+
+
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "user-config"
+    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def topics(ws):
+    topics_app.build_topics(ws.root)
+    return ws
+
+
+async def settle(app, pilot, rounds: int = 6) -> None:
+    for _ in range(rounds):
+        await wait_workers(app)
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            await pilot.pause()
+            if not any(w.is_running for w in app.workers):
+                return
+
+
+def bar_text(app) -> str:
+    return str(app.screen.query_one(TabBar).render())
+
+
+def current_tab(app) -> str:
+    """The label drawn reversed in the tab bar."""
+    content = app.screen.query_one(TabBar).render()
+    spans = [content.plain[s.start:s.end] for s in content.spans if "reverse" in str(s.style)]
+    return " ".join(x.strip() for x in spans if x.strip())
+
+
+async def test_number_keys_switch_screens_and_the_tab_bar_shows_the_current_one(topics):
+    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current_mode == "topics" and current_tab(app) == "1 Topics"
+        assert bar_text(app).startswith("dreamdeck · agent │") and "watcher off" in bar_text(app)
+        for mode, key, label in [*TABS[1:], TABS[0]]:
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert app.current_mode == mode and app.screen.MODE == mode
+            assert app.screen.query_one(TabBar).current == mode
+            assert current_tab(app) == f"{key} {label}"
+
+
+async def test_question_mark_lists_the_current_screens_keys_and_escape_closes_it(topics):
+    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpModal)
+        text = app.screen._markdown
+        assert text.startswith("# Topics\n\nHow strong is each belief?")
+        for row in ("| `/` | Filter |", "| `p` | Pin |", "| `f` | Forget |", "| `e` | Edit |", "| `s` | Sort |",
+                    "| `down` `j` | Down |", "| `up` `k` | Up |", "| `tab` | Next pane |", "| `?` | Help |",
+                    "| `ctrl+q` `q` | Quit |", "| `1` | Topics |", "| `7` | Dream |"):
+            assert row in text, row
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TopicsScreen)
+        # another screen, other keys
+        await pilot.press("4", "question_mark")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpModal)
+        text = app.screen._markdown
+        assert text.startswith("# Vault") and "| `p` | Pin |" not in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.MODE == "vault"
+
+
+async def palette_entries(app, pilot, query: str = "") -> list[str]:
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    assert isinstance(app.screen, CommandPalette)
+    if query:
+        await pilot.press(*query)
+    else:
+        await pilot.press("down")  # discovery: the list shows without a query
+    for _ in range(50):
+        await pilot.pause(0.02)
+        options = app.screen.query_one(CommandList)
+        if options.option_count:
+            break
+    options = app.screen.query_one(CommandList)
+    return [str(options.get_option_at_index(i).prompt).split("\n")[0] for i in range(options.option_count)]
+
+
+async def test_the_palette_lists_screens_and_the_current_screens_actions_and_runs_them(topics):
+    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        names = await palette_entries(app, pilot)
+        for _, _, label in TABS:
+            assert f"Go to {label}" in names
+        assert {"Dream now", "Pin", "Forget", "Edit", "Filter"} <= set(names)
+        await pilot.press("escape")
+        await pilot.pause()
+        names = await palette_entries(app, pilot, "pin")
+        assert names[0] == "Pin"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, TopicsScreen)
+        assert (topics.vault_dir / f"{PM}.md").read_bytes() == (topics.topics_dir / f"{PM}.md").read_bytes()
+        assert any(f"pinned {PM}" in n.message for n in app._notifications)
+        # "Go to …" switches screens
+        await palette_entries(app, pilot, "go to history")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.current_mode == "history"
+
+
+async def test_a_theme_change_is_saved_to_the_user_config_and_used_by_the_next_app(ws, config_dir):
+    (config_dir).mkdir()
+    (config_dir / "config.toml").write_text('watcher = false\n[keymap]\n"topics.pin" = "P"\n')
+    app = DreamdeckApp(ws, watcher=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme != "gruvbox"
+        app.theme = "gruvbox"
+        await pilot.pause()
+    saved = (config_dir / "config.toml").read_text()
+    assert saved.splitlines()[0] == 'theme = "gruvbox"'
+    assert '[keymap]\n"topics.pin" = "P"' in saved  # the rest of the file is kept
+    cfg = load_user_config()
+    assert (cfg.theme, cfg.watcher, cfg.keymap, cfg.problem) == ("gruvbox", False, {"topics.pin": "P"}, None)
+    again = DreamdeckApp(ws, watcher=False)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(again, pilot)
+        assert again.theme == "gruvbox"
+
+
+async def test_the_palette_changes_the_theme_too(ws, config_dir):
+    app = DreamdeckApp(ws, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await palette_entries(app, pilot, "theme")
+        await pilot.press("enter")  # "Theme": the theme picker
+        await pilot.pause()
+        await pilot.press(*"nord")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if app.screen.query_one(CommandList).option_count:
+                break
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.theme == "nord"
+    assert load_user_config().theme == "nord"
+
+
+async def test_a_user_keymap_remaps_pin(topics, config_dir):
+    config_dir.mkdir()
+    (config_dir / "config.toml").write_text('[keymap]\n"topics.pin" = "P"\n')
+    app = DreamdeckApp(topics, watcher=False)
+    vault = topics.vault_dir / f"{PM}.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("p")
+        await settle(app, pilot)
+        assert not vault.exists()
+        footer_keys = {b.binding.id: b.binding.key for b in app.screen.active_bindings.values()}
+        assert footer_keys["topics.pin"] == "P"
+        await pilot.press("P")
+        await settle(app, pilot)
+        assert vault.read_bytes() == (topics.topics_dir / f"{PM}.md").read_bytes()
+
+
+async def test_a_broken_user_config_is_reported_not_fatal(ws, config_dir):
+    config_dir.mkdir()
+    (config_dir / "config.toml").write_text("theme = \n")
+    app = DreamdeckApp(ws, watcher=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, TopicsScreen)
+        assert any(n.title == "user config ignored" for n in app._notifications)
+
+
+async def test_a_pending_reflection_shows_a_badge_on_the_reflections_tab(ws):
+    D = "2026-05-22"
+    write_stream(ws.root, D, [fragment_line(D, 1, "ci", "CI runs on every push to main")])
+    commit_all(ws.root)
+    cite = f"streams/{D}#{uuid_at(D, 1)}"
+    receipt = run_dream(ws, review="all", dreamer=Scripted(
+        lambda inp, scratch: scratch.write_shard("ci", draft("CI runs on every push to main", [cite]))))
+    assert receipt.reflection == "r-1", receipt.to_json()
+    app = DreamdeckApp(ws, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.counts["reflections"] == 1
+        assert " 2 Reflections  1  " in bar_text(app)
+        assert "Proposals  " in bar_text(app) and " 3 Proposals  0 " not in bar_text(app)
+        content = app.screen.query_one(TabBar).render()
+        badge = [s for s in content.spans if content.plain[s.start:s.end] == " 1 "]
+        assert badge and "reverse" in str(badge[0].style)
+
+
+async def test_q_quits(ws):
+    app = DreamdeckApp(ws, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.is_running
