@@ -79,7 +79,9 @@ def set_skip_worktree(root: Path, on: bool) -> None:
 
 
 def staged_memory_paths(root: Path) -> list[str]:
-    out = run_git(root, "diff", "--cached", "--name-only", "-z", "--", "memory/", check=False, strip=False)
+    # --no-renames: a moved file (topics/ -> archive/) must list its old path too, or
+    # `commit --only` would leave the deletion staged and uncommitted.
+    out = run_git(root, "diff", "--cached", "--name-only", "--no-renames", "-z", "--", "memory/", check=False, strip=False)
     return [p for p in out.split("\0") if p]
 
 

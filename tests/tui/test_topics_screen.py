@@ -326,10 +326,6 @@ async def test_f_with_a_reason_archives_the_topic_in_a_commit(topics):
         assert "editor" not in slugs(app) and len(slugs(app)) == 5
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core bug (core/gitops.py staged_memory_paths): `git diff --cached --name-only` detects the "
-    "topics/ → archive/ move as a rename and lists only the archive path, so `commit --only` leaves "
-    "the topic's deletion staged but uncommitted; needs --no-renames"))
 def test_the_forget_commit_removes_the_topic_from_the_tree(topics):
     from core.forget import forget_topic
 
