@@ -322,7 +322,8 @@ async def test_f_with_a_reason_archives_the_topic_in_a_commit(topics):
         msg = git(topics.root, "log", "-1", "--format=%B")
         assert msg.startswith("memory: forget editor") and "Actor: human:tui" in msg.splitlines()
         assert "topic editor archived: switched to vim" in (topics.meta_dir / "audit.log").read_text()
-        assert "A\tmemory/archive/editor.md" in git(topics.root, "show", "--name-status", "--format=", "HEAD")
+        shown = git(topics.root, "show", "--name-status", "--no-renames", "--format=", "HEAD")
+        assert "A\tmemory/archive/editor.md" in shown and "D\tmemory/topics/editor.md" in shown
         assert "editor" not in slugs(app) and len(slugs(app)) == 5
 
 
