@@ -48,6 +48,7 @@ def cell_style(key: str, row) -> str | None:
 
 class TopicsScreen(MemoryScreen):
     MODE = "topics"
+    FILTER_TABLES = ("#strength",)
     AUTO_FOCUS = "#strength"
     PURPOSE = "How strong is each belief? The strength table, and the selected shard with the fragments behind it."
     HELP = (
@@ -77,13 +78,10 @@ class TopicsScreen(MemoryScreen):
     TopicsScreen #shard-body { width: 1fr; }
     TopicsScreen #shard-md { height: auto; }
     TopicsScreen #citations { width: 1fr; height: 1fr; border: none; border-left: solid $panel-lighten-1; }
-    TopicsScreen #filter { display: none; height: 3; }
-    TopicsScreen #filter.-visible { display: block; }
     """
 
     def compose_body(self) -> ComposeResult:
-        yield Input(placeholder="filter topics (slug, heading, tier, status) — enter to keep, esc to clear",
-                    id="filter", disabled=True)
+        yield self.filter_box("filter topics (slug, heading, tier, status)")
         # Stacked like History: the table keeps every column at 140 cells; the shard sits below,
         # its text beside the citations resolved to fragments.
         with Vertical(id="topics-body"):
@@ -184,28 +182,7 @@ class TopicsScreen(MemoryScreen):
         index = panes.index(focused) if focused in panes else (-1 if step > 0 else 0)
         panes[(index + step) % len(panes)].focus()
 
-    # --- filter ----------------------------------------------------------------------------
-    def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.disabled = False
-        box.add_class("-visible")
-        box.focus()
-
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.query_one("#strength", VirtualTable).set_filter(event.value)
-
-    @on(Input.Submitted, "#filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
-        self.query_one("#strength", VirtualTable).focus()
-
-    def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.value = ""
-        box.remove_class("-visible")
-        box.disabled = True
-        self.query_one("#strength", VirtualTable).set_filter("")
-        self.query_one("#strength", VirtualTable).focus()
+    # --- filter: the base screen's (FILTER_TABLES) -----------------------------------------
 
     # --- actions -----------------------------------------------------------------------------
     def _slug(self) -> str | None:
