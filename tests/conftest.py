@@ -42,3 +42,10 @@ def ws(agent_dir: Path):
     from core.workspace import Workspace
 
     return Workspace.open(agent_dir, today="2026-05-22")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_config(tmp_path, monkeypatch):
+    """Every test has its own user config folder: the developer's theme and keymap are never
+    read, and nothing is written to their home."""
+    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))

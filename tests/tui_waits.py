@@ -16,3 +16,14 @@ async def wait_workers(app) -> None:
             return
         except WorkerCancelled:
             continue
+
+
+async def settle(app, pilot, rounds: int = 6) -> None:
+    """Until no worker runs: an action's worker, then the reloads it triggers."""
+    for _ in range(rounds):
+        await wait_workers(app)
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            await pilot.pause()
+            if not any(w.is_running for w in app.workers):
+                return

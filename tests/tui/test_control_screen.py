@@ -32,11 +32,6 @@ def _load(name: str):
 control_app = _load("control_app")
 
 
-@pytest.fixture(autouse=True)
-def user_config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
-
-
 @pytest.fixture
 def utc():
     old = os.environ.get("TZ")

@@ -8,8 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-from tui_waits import wait_workers
+from tui_waits import settle
 
 from conftest import git
 from faults.scripted import Scripted, draft
@@ -29,21 +28,6 @@ import proposals_app  # noqa: E402
 
 D = "2026-05-22"
 SHARD = "deploy-day"
-
-
-@pytest.fixture(autouse=True)
-def _user_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
-
-
-async def settle(app, pilot, rounds: int = 6) -> None:
-    for _ in range(rounds):
-        await wait_workers(app)
-        await pilot.pause()
-        if not any(w.is_running for w in app.workers):
-            await pilot.pause()
-            if not any(w.is_running for w in app.workers):
-                return
 
 
 def cite(n: int) -> str:

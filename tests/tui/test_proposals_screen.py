@@ -5,7 +5,6 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pytest
 from tui_waits import wait_workers
 
 from conftest import git
@@ -20,11 +19,6 @@ sys.path.insert(0, str(Path(__file__).parent / "apps"))
 import proposals_app  # noqa: E402
 
 NOW = datetime(2026, 5, 22, 10, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture(autouse=True)
-def _user_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
 
 
 async def settle(app, pilot, rounds: int = 6) -> None:

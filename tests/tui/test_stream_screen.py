@@ -28,11 +28,6 @@ stream_app = _load("stream_app")
 TODAY = stream_app.TODAY
 
 
-@pytest.fixture(autouse=True)
-def user_config_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
-
-
 @pytest.fixture
 def utc():
     """Fragment times are shown in local time: pin the zone for snapshots."""

@@ -27,11 +27,6 @@ SIZE = (140, 40)
 PM = "package-manager"
 
 
-@pytest.fixture(autouse=True)
-def _user_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
-
-
 @pytest.fixture
 def topics(ws):
     topics_app.build_topics(ws.root)

@@ -4,8 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-from tui_waits import wait_workers
+from tui_waits import settle
 
 from conftest import git
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
@@ -20,21 +19,6 @@ import proposals_app  # noqa: E402
 import vault_app  # noqa: E402
 
 D = "2026-05-20"
-
-
-@pytest.fixture(autouse=True)
-def _user_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
-
-
-async def settle(app, pilot, rounds: int = 6) -> None:
-    for _ in range(rounds):
-        await wait_workers(app)
-        await pilot.pause()
-        if not any(w.is_running for w in app.workers):
-            await pilot.pause()
-            if not any(w.is_running for w in app.workers):
-                return
 
 
 def commits(root: Path) -> int:
