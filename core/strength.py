@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date
+from operator import attrgetter
 from pathlib import Path
 
 from core.settings import DecaySettings
-from core.shards import Shard, list_shard_files, read_shard, strength_of
+from core.shards import Shard, ShardMeta, list_shard_files, read_shard, read_shard_meta, strength_of
 
 COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status")
 
@@ -83,37 +84,54 @@ class StrengthRow:
 
 def row_for(shard: Shard, today: str, decay: DecaySettings, pinned: bool = False) -> StrengthRow:
     if shard.meta is not None:
-        heading = shard.meta.heading
-        cites, days, last = shard.meta.cites, shard.meta.days, shard.meta.last_reinforced
-    else:
-        heading = ""
-        cites, days, last = strength_of(shard.body, today)
-    age = age_days(today, last)
+        return _row_from_meta(shard.slug, shard.meta, today, decay, pinned)
+    cites, days, last = strength_of(shard.body, today)
+    return _row(shard.slug, "", cites, days, last, today, decay, pinned, shard.error)
+
+
+def _row_from_meta(slug: str, meta: ShardMeta, today: str, decay: DecaySettings, pinned: bool,
+                   ages: dict[str, int | None] | None = None) -> StrengthRow:
+    return _row(slug, meta.heading, meta.cites, meta.days, meta.last_reinforced, today, decay, pinned, None, ages)
+
+
+def _row(slug: str, heading: str, cites: int, days: int, last: str, today: str, decay: DecaySettings,
+         pinned: bool, error: str | None, ages: dict[str, int | None] | None = None) -> StrengthRow:
+    if ages is None:
+        age = age_days(today, last)
+    else:  # a table has a few hundred distinct dates for thousands of shards
+        age = ages[last] if last in ages else ages.setdefault(last, age_days(today, last))
     score = 1.0 if pinned else decay_score(days, age, decay)  # pinned items never decay
     return StrengthRow(
-        slug=shard.slug, heading=heading, cites=cites, days=days, last_reinforced=last,
+        slug=slug, heading=heading, cites=cites, days=days, last_reinforced=last,
         age=age, tier=ladder_tier(days), score=score,
         status="pinned" if pinned else decay_status(score, decay),
-        pinned=pinned, parse_error=shard.error,
+        pinned=pinned, parse_error=error,
     )
 
 
 def strength_table(
     topics_dir: Path, today: str, decay: DecaySettings, pinned: frozenset[str] | set[str] = frozenset()
 ) -> list[StrengthRow]:
-    """One row per shard, in TypeClaw's order: cites desc, days desc, last desc, slug asc."""
-    rows = [
-        row_for(read_shard(slug, path), today, decay, slug in pinned)
-        for slug, path in list_shard_files(topics_dir)
-    ]
+    """One row per shard, in TypeClaw's order: cites desc, days desc, last desc, slug asc.
+
+    Only a shard's frontmatter is read when its first bytes hold it and it parses strictly;
+    any other shard is read whole, as `row_for` takes it."""
+    rows = []
+    ages: dict[str, int | None] = {}
+    for slug, path in list_shard_files(topics_dir):
+        meta = read_shard_meta(path)
+        if meta is not None:
+            rows.append(_row_from_meta(slug, meta, today, decay, slug in pinned, ages))
+        else:
+            rows.append(row_for(read_shard(slug, path), today, decay, slug in pinned))
     return sort_rows(rows)
 
 
 def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool = False) -> list[StrengthRow]:
     if column is None:
-        rows = sorted(rows, key=lambda r: r.slug)
-        rows.sort(key=lambda r: r.last_reinforced, reverse=True)
-        rows.sort(key=lambda r: (r.cites, r.days), reverse=True)
+        rows = sorted(rows, key=attrgetter("slug"))
+        rows.sort(key=attrgetter("last_reinforced"), reverse=True)
+        rows.sort(key=attrgetter("cites", "days"), reverse=True)
         return rows
     if column not in COLUMNS:
         raise ValueError(f"unknown column {column!r}; choose one of {', '.join(COLUMNS)}")
