@@ -49,3 +49,19 @@ def _isolated_user_config(tmp_path, monkeypatch):
     """Every test has its own user config folder: the developer's theme and keymap are never
     read, and nothing is written to their home."""
     monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
+
+
+@pytest.fixture
+def utc():
+    """Fragment times are shown in local time: pin the zone for snapshots."""
+    import time
+
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if old is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = old
+    time.tzset()

@@ -27,3 +27,15 @@ async def settle(app, pilot, rounds: int = 6) -> None:
             await pilot.pause()
             if not any(w.is_running for w in app.workers):
                 return
+
+
+async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "condition") -> float:
+    """Pause until `predicate()` holds; the seconds it took, or AssertionError after `timeout`."""
+    import time
+
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await pilot.pause(0.01)
+    return time.monotonic() - start

@@ -3,13 +3,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import time
 from datetime import datetime
 from pathlib import Path
 
-import pytest
-from tui_waits import wait_workers
+from tui_waits import wait_for, wait_workers
 
 from conftest import git
 from core.dreaming.watcher import WatchEvent
@@ -30,27 +27,6 @@ def _load(name: str):
 
 
 control_app = _load("control_app")
-
-
-@pytest.fixture
-def utc():
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if old is None:
-        os.environ.pop("TZ", None)
-    else:
-        os.environ["TZ"] = old
-    time.tzset()
-
-
-async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "condition") -> None:
-    start = time.monotonic()
-    while not predicate():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await pilot.pause(0.02)
 
 
 def automatic_workspace(agent_dir: Path, **dreaming) -> Workspace:

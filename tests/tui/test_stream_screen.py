@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import importlib.util
-import os
-import time
 from pathlib import Path
 
-import pytest
+from tui_waits import wait_for
 
 from core.events import fragment_content_hash
 from core.streams import append_fragment, rewrite_stream
@@ -26,29 +24,6 @@ def _load(name: str):
 
 stream_app = _load("stream_app")
 TODAY = stream_app.TODAY
-
-
-@pytest.fixture
-def utc():
-    """Fragment times are shown in local time: pin the zone for snapshots."""
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if old is None:
-        os.environ.pop("TZ", None)
-    else:
-        os.environ["TZ"] = old
-    time.tzset()
-
-
-async def wait_for(pilot, predicate, timeout: float = 5.0, what: str = "condition") -> float:
-    start = time.monotonic()
-    while not predicate():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await pilot.pause(0.01)
-    return time.monotonic() - start
 
 
 async def open_stream(pilot):

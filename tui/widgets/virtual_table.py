@@ -425,31 +425,24 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # -- messages ------------------------------------------------------------
 
-    class RowHighlighted(Message):
+    class _RowMessage(Message):
+        """A message about one row (its position in the source and its values)."""
+
+        def __init__(self, table: VirtualTable, index: int, row: Mapping[str, object]) -> None:
+            super().__init__()
+            self.table = table
+            self.index = index
+            self.row = row
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class RowHighlighted(_RowMessage):
         """The cursor moved to a row."""
 
-        def __init__(self, table: VirtualTable, index: int, row: Mapping[str, object]) -> None:
-            super().__init__()
-            self.table = table
-            self.index = index
-            self.row = row
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class RowSelected(Message):
+    class RowSelected(_RowMessage):
         """Enter was pressed (or the row double-clicked)."""
-
-        def __init__(self, table: VirtualTable, index: int, row: Mapping[str, object]) -> None:
-            super().__init__()
-            self.table = table
-            self.index = index
-            self.row = row
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
 
     class SortChanged(Message):
         """The sort column or direction changed."""
