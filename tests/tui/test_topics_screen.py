@@ -229,7 +229,7 @@ async def test_an_empty_workspace_says_how_to_start(ws):
         t = table(app)
         assert t.row_count == 0
         shown = "\n".join(t.render_line(y).text for y in range(t.size.height))
-        assert "No topics yet. Press D to dream, or `dreamdeck remember TEXT --topic T`." in shown
+        assert "No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d." in shown
         assert text_of(app, "#shard-title") == "" and citation_texts(app) == []
         assert not app.screen.check_action("pin", ()) and not app.screen.check_action("forget", ())
         keys = {b.binding.id for b in app.screen.active_bindings.values()}

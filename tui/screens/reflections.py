@@ -33,7 +33,7 @@ from tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
 
 ACTOR = "human:tui"
 EMPTY = ("No pending reflections. Dreams whose changes need judgement appear here. "
-         "Press D to dream now.")
+         "To dream now: 7, then d.")
 _HUNK_ID = re.compile(r"\bh-[0-9a-f]{10}\b")
 _BLAME = re.compile(r"\b(h-[0-9a-f]{10}) \([^)]*\) (removes|would keep) (\S+)")
 

@@ -90,7 +90,7 @@ class TopicsScreen(MemoryScreen):
         # its text beside the citations resolved to fragments.
         with Vertical(id="topics-body"):
             yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength",
-                               empty_message="No topics yet. Press D to dream, or `dreamdeck remember TEXT --topic T`.")
+                               empty_message="No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d.")
             with Vertical(id="shard-pane"):
                 yield Static("", id="shard-title", markup=False)
                 yield Static("", id="shard-meta", markup=False)
