@@ -6,6 +6,7 @@ action (ours or the watcher's) `memory_changed()` makes the views re-read core.
 from __future__ import annotations
 
 from functools import partial
+from importlib import import_module
 from typing import Any
 
 from textual import work
@@ -19,19 +20,21 @@ from tui.config import UserConfig, load_user_config, save_theme
 from tui.screens.base import TABS, MemoryScreen, TabBar
 
 
-def _screen_classes() -> dict[str, type]:
-    from tui.screens.control import ControlScreen
-    from tui.screens.history import HistoryScreen
-    from tui.screens.proposals import ProposalsScreen
-    from tui.screens.reflections import ReflectionsScreen
-    from tui.screens.stream import StreamScreen
-    from tui.screens.topics import TopicsScreen
-    from tui.screens.vault import VaultScreen
+SCREENS = {
+    "topics": "tui.screens.topics:TopicsScreen", "reflections": "tui.screens.reflections:ReflectionsScreen",
+    "proposals": "tui.screens.proposals:ProposalsScreen", "vault": "tui.screens.vault:VaultScreen",
+    "history": "tui.screens.history:HistoryScreen", "stream": "tui.screens.stream:StreamScreen",
+    "control": "tui.screens.control:ControlScreen",
+}
 
-    return {
-        "topics": TopicsScreen, "reflections": ReflectionsScreen, "proposals": ProposalsScreen,
-        "vault": VaultScreen, "history": HistoryScreen, "stream": StreamScreen, "control": ControlScreen,
-    }
+
+def _screen_factory(mode: str):
+    """The mode's screen, its module imported on the first visit: importing all seven at once
+    is launch time spent on screens nobody has opened yet."""
+    def make():
+        module, name = SCREENS[mode].split(":")
+        return getattr(import_module(module), name)()
+    return make
 
 
 class DreamdeckCommands(Provider):
@@ -83,7 +86,7 @@ class DreamdeckApp(App):
 
     counts: reactive[dict] = reactive(dict, always_update=True)
 
-    MODES = _screen_classes()
+    MODES = {mode: _screen_factory(mode) for mode in SCREENS}
 
     def __init__(self, ws: Workspace, *, watcher: bool | None = None, user_config: UserConfig | None = None):
         super().__init__()
@@ -103,6 +106,7 @@ class DreamdeckApp(App):
         self.last_receipt: dict | None = None
         self.pending_jump: tuple[str, str] | None = None
         self.mode_screens: dict[str, MemoryScreen] = {}  # filled by each screen as it mounts
+        self._counts_after_first_load = True
 
     # --- lifecycle -------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -118,7 +122,14 @@ class DreamdeckApp(App):
         self.switch_mode("topics")
         if self.watcher_wanted:
             self.start_watcher()
-        self.refresh_counts()
+
+    def first_load_finished(self) -> None:
+        """A screen's load worker is done (or failed): the first time, count the badges. Counting
+        at launch would share the interpreter lock with the first screen's read, and its rows are
+        what the user is waiting for."""
+        if self._counts_after_first_load:
+            self._counts_after_first_load = False
+            self.refresh_counts()
 
     def _persist_theme(self, theme) -> None:
         try:

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 TABS = [
     ("topics", "1", "Topics"), ("reflections", "2", "Reflections"), ("proposals", "3", "Proposals"),
@@ -124,6 +124,12 @@ class MemoryScreen(Screen):
 
     def load(self) -> Any:  # runs in a thread: core calls only, no widgets
         return None
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "load" and event.worker.is_finished:
+            first_load_finished = getattr(self.app, "first_load_finished", None)
+            if first_load_finished is not None:
+                first_load_finished()
 
     def on_memory_screen_loaded(self, message: "MemoryScreen.Loaded") -> None:
         message.stop()
