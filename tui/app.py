@@ -107,6 +107,7 @@ class DreamdeckApp(App):
         self.pending_jump: tuple[str, str] | None = None
         self.mode_screens: dict[str, MemoryScreen] = {}  # filled by each screen as it mounts
         self._counts_after_first_load = True
+        self._unmounted = False
 
     # --- lifecycle -------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -120,16 +121,31 @@ class DreamdeckApp(App):
         if getattr(self, "_settings_problem", None):
             self.notify(self._settings_problem, title="dreamdeck.toml", severity="error", timeout=15)
         self.switch_mode("topics")
-        if self.watcher_wanted:
-            self.start_watcher()
 
     def first_load_finished(self) -> None:
-        """A screen's load worker is done (or failed): the first time, count the badges. Counting
-        at launch would share the interpreter lock with the first screen's read, and its rows are
-        what the user is waiting for."""
+        """A screen's load worker is done (or failed): the first time, start the watcher and count
+        the badges. Both at launch would share the interpreter lock with the first screen's read
+        (the watcher's start counts the undreamed fragments of the year), and its rows are what
+        the user is waiting for."""
         if self._counts_after_first_load:
             self._counts_after_first_load = False
-            self.refresh_counts()
+            if self.watcher_wanted:
+                self._start_watcher_worker()  # then the counts, with the watcher's status
+            else:
+                self.refresh_counts()
+
+    @work(thread=True, group="watcher-start", exit_on_error=False)
+    def _start_watcher_worker(self) -> None:
+        try:
+            self.start_watcher()
+        except Exception as exc:  # a broken dreamdeck.toml: said, not fatal
+            self.call_from_thread(self.notify, str(exc) or type(exc).__name__, title="Watcher not started",
+                                  severity="error", timeout=15)
+        if self._unmounted:  # the app closed while the watcher was starting
+            if self.watcher is not None:
+                self.watcher.stop(timeout=2)
+            return
+        self.call_from_thread(self.refresh_counts)
 
     def _persist_theme(self, theme) -> None:
         try:
@@ -138,6 +154,7 @@ class DreamdeckApp(App):
             pass
 
     def on_unmount(self) -> None:
+        self._unmounted = True
         if self.watcher is not None:
             self.watcher.stop(timeout=2)
 
