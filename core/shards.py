@@ -153,7 +153,7 @@ def parse_shard(text: str) -> tuple[ShardMeta, str]:
 HEAD_BYTES = 4096
 
 
-def read_shard_meta(path: Path) -> ShardMeta | None:
+def read_shard_meta(path: str | Path) -> ShardMeta | None:
     """The strict frontmatter of a shard file from its first bytes only, as `parse_shard` would
     read it from the whole file; None when that cannot be told from the head (no closing `---`
     in it, a CR before it) or the strict parse fails: then read the whole shard instead.
@@ -307,32 +307,57 @@ class Shard:
             return cls(slug, path, text, None, parse_loose_shard(text).body, str(exc))
 
 
-# folder -> (mtime_ns, listing): adding, removing or renaming a file changes the folder's mtime,
-# so a run that lists topics/ five times builds its 10,000 Paths once.
-_LISTINGS: dict[str, tuple[int, list[tuple[str, Path]]]] = {}
+class _Listing:
+    __slots__ = ("mtime", "names", "paths")
+
+    def __init__(self, mtime: int, names: list[tuple[str, str]]):
+        self.mtime = mtime
+        self.names = names  # (slug, path string), sorted
+        self.paths: list[tuple[str, Path]] | None = None  # the same as Paths, built when asked
+
+
+# folder -> its listing: adding, removing or renaming a file changes the folder's mtime, so a
+# run that lists topics/ five times builds its 10,000 Paths once.
+_LISTINGS: dict[str, _Listing] = {}
+
+
+def _listing(folder: Path) -> _Listing | None:
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    key = str(folder)
+    hit = _LISTINGS.get(key)
+    if hit is not None and hit.mtime == mtime:
+        return hit
+    names = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file():
+                names.append((entry.name[:-3], entry.path))
+    names.sort()
+    listing = _Listing(mtime, names)
+    # Racy-git rule: timestamps tick coarsely, so a folder changed in the last second might
+    # change again under the same mtime; only an older listing is trusted later.
+    if time.time_ns() - mtime > 1_000_000_000:
+        _LISTINGS[key] = listing
+    return listing
 
 
 def list_shard_files(folder: Path) -> list[tuple[str, Path]]:
     """(slug, path) of every flat `*.md` in `folder`, sorted; nested files are ignored."""
-    try:
-        mtime = os.stat(folder).st_mtime_ns
-    except (FileNotFoundError, NotADirectoryError):
+    listing = _listing(folder)
+    if listing is None:
         return []
-    key = str(folder)
-    hit = _LISTINGS.get(key)
-    if hit is not None and hit[0] == mtime:
-        return list(hit[1])
-    out = []
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file():
-                out.append((entry.name[:-3], Path(entry.path)))
-    out.sort()
-    # Racy-git rule: timestamps tick coarsely, so a folder changed in the last second might
-    # change again under the same mtime; only an older listing is trusted later.
-    if time.time_ns() - mtime > 1_000_000_000:
-        _LISTINGS[key] = (mtime, out)
-    return list(out)
+    if listing.paths is None:
+        listing.paths = [(slug, Path(path)) for slug, path in listing.names]
+    return list(listing.paths)
+
+
+def list_shard_paths(folder: Path) -> list[tuple[str, str]]:
+    """`list_shard_files` with each path as a string: 100,000 Path objects cost a second."""
+    listing = _listing(folder)
+    return [] if listing is None else list(listing.names)
 
 
 def read_shard(slug: str, path: Path) -> Shard:

@@ -14,7 +14,7 @@ from operator import attrgetter
 from pathlib import Path
 
 from core.settings import DecaySettings
-from core.shards import Shard, ShardMeta, list_shard_files, read_shard, read_shard_meta, strength_of
+from core.shards import Shard, ShardMeta, list_shard_paths, read_shard, read_shard_meta, strength_of
 
 COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status")
 
@@ -118,12 +118,12 @@ def strength_table(
     any other shard is read whole, as `row_for` takes it."""
     rows = []
     ages: dict[str, int | None] = {}
-    for slug, path in list_shard_files(topics_dir):
+    for slug, path in list_shard_paths(topics_dir):
         meta = read_shard_meta(path)
         if meta is not None:
             rows.append(_row_from_meta(slug, meta, today, decay, slug in pinned, ages))
         else:
-            rows.append(row_for(read_shard(slug, path), today, decay, slug in pinned))
+            rows.append(row_for(read_shard(slug, Path(path)), today, decay, slug in pinned))
     return sort_rows(rows)
 
 
