@@ -765,9 +765,19 @@ class VirtualTable(ScrollView, can_focus=True):
             self._scroll_cursor_into_view()
         if self.follow and grew and body:
             self.scroll_to(y=self.max_scroll_y, animate=False)
+        if moved or grew:
+            # The new virtual size only counts for scrolling after the next layout: a scroll
+            # made now is clamped to the old height (a first load would stay at the top).
+            self.call_after_refresh(self._settle_scroll)
         if moved or always_highlight:
             self._post_highlighted()
         self.refresh()
+
+    def _settle_scroll(self) -> None:
+        if self.follow and self._row_count:
+            self.scroll_to(y=self.max_scroll_y, animate=False)
+        else:
+            self._scroll_cursor_into_view()
 
     def _find_row(self, key: str, value: object, near: int, count: int) -> int | None:
         find = getattr(self._source, "find", None)

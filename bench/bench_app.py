@@ -1,0 +1,457 @@
+"""Benchmark: the dreamdeck app over big memories, headless (a script, not a test).
+
+    .venv/bin/python bench/bench_app.py [--keep DIR] [--big-shards 100000] [--big-cites 5]
+
+Builds, in TypeClaw's formats (bench_memory.build):
+  * a year: 10,000 topic shards citing 1,000,000 fragments (the Topics launch at 10k, and the
+    Stream screen over the whole year);
+  * 100,000 topic shards citing 5 fragments each (the Topics launch and keys at 100k);
+  * 100 shards, as the baseline of what Textual itself costs to start.
+then, in one run, with the app headless (`run_test(size=(140, 40))`, watcher off, an empty user
+config dir):
+  * launch: from constructing the app until the Topics table has painted a row with a slug; and
+    cold, from spawning a fresh interpreter (imports included) to the same paint;
+  * keys on the Topics screen, sent to the driver as a terminal would (not through the Pilot,
+    whose wait for the whole screen after each key is its own cost), each timed from the key
+    until the table has repainted in its new state: 50 × `j` back to back (a held key), one `j`
+    until the shard pane shows the row, 10 × `j` 0.3 s apart, 20 × pagedown, a click on the
+    `score` header, `s` (reverse it), `/`, one filter character, a second one, `escape`;
+  * the floor: reading every shard file, and the strength table built in-process (core only);
+  * Stream: on the year, switching to screen 6 until its last rows (today's) are painted; beside
+    the floor of reading every stream file.
+Seconds are the best of --repeat launches (keys: one run). Ratios are what to compare between
+machines; nothing here asserts a time.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+for extra in (ROOT, ROOT / "bench"):
+    if str(extra) not in sys.path:
+        sys.path.insert(0, str(extra))
+
+from bench_memory import TODAY, build  # noqa: E402
+from core.workspace import Workspace  # noqa: E402
+
+SIZE = (140, 40)
+FILTER_KEY = "a filter keystroke ('7') → repaint"
+
+# --- paint detection --------------------------------------------------------------------------
+# VirtualTable.render_lines is what the compositor calls to paint the table; wrap it once to
+# remember, per table id, the last paint: a sequence number, the table's state and the lines.
+
+
+class Paints:
+    seq = 0
+    last: dict[str, tuple] = {}
+    event: asyncio.Event | None = None  # set on every paint, so a wait wakes when there is news
+
+    @classmethod
+    def install(cls) -> None:
+        from tui.widgets.virtual_table import VirtualTable
+
+        original = VirtualTable.render_lines
+
+        def render_lines(self, crop):
+            lines = original(self, crop)
+            cls.seq += 1
+            cls.last[self.id or ""] = (cls.seq, self.row_count, self.cursor_row, self.sort_key,
+                                       self.sort_reverse, self.filter_text, lines)
+            if cls.event is not None:
+                cls.event.set()
+            return lines
+
+        VirtualTable.render_lines = render_lines
+
+    @classmethod
+    def since(cls, table_id: str, seq: int):
+        paint = cls.last.get(table_id)
+        return paint if paint is not None and paint[0] > seq else None
+
+
+def painted_text(paint) -> str:
+    return "\n".join(strip.text for strip in paint[6])
+
+
+async def until(predicate, timeout: float = 120.0, what: str = "") -> None:
+    """Wake on every paint of a table (and every 10 ms for anything else) until `predicate()`."""
+    if Paints.event is None:
+        Paints.event = asyncio.Event()
+    start = time.perf_counter()
+    while not predicate():
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
+        Paints.event.clear()
+        try:
+            await asyncio.wait_for(Paints.event.wait(), 0.01)
+        except asyncio.TimeoutError:
+            pass
+
+
+async def settle(app) -> None:
+    """Wait for the app's workers (a superseded exclusive worker counts as done)."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(10):
+        try:
+            await app.workers.wait_for_complete()
+            return
+        except WorkerCancelled:
+            continue
+
+
+async def quiet(app, pilot) -> None:
+    """Workers done and every queued message handled (a shard's Markdown mounted): one step's
+    work does not leak into the next step's time."""
+    await settle(app)
+    await pilot.pause()
+    await settle(app)
+
+
+def topics_painted(seq: int):
+    def ok() -> bool:
+        paint = Paints.since("strength", seq)
+        return bool(paint and paint[1] and "topic-" in painted_text(paint))
+    return ok
+
+
+# --- the runs --------------------------------------------------------------------------------
+
+
+def new_app(root: Path, watcher: bool = False):
+    from tui.app import DreamdeckApp
+
+    return DreamdeckApp(Workspace.open(root, today=TODAY), watcher=watcher)
+
+
+async def launch(root: Path) -> float:
+    """Construct the app, run it headless, stop the clock when the Topics table shows rows."""
+    gc.collect()
+    seq = Paints.seq
+    start = time.perf_counter()
+    app = new_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(topics_painted(seq), what="the first rows of the Topics table")
+        elapsed = time.perf_counter() - start
+        await pilot.pause()
+    return elapsed
+
+
+CHARACTERS = {"slash": "/", "escape": "\x1b", "pagedown": None}
+
+
+def send_key(app, key: str) -> None:
+    """What a terminal does: hand the key to the driver (the Pilot also waits for the whole
+    screen to settle after each key, which is its own cost, not the app's)."""
+    from textual import events
+
+    event = events.Key(key, CHARACTERS.get(key, key if len(key) == 1 else None))
+    event.set_sender(app)
+    app._driver.send_message(event)  # noqa: SLF001
+
+
+async def key_latency(app, key: str, done, what: str) -> float:
+    """Seconds from sending `key` until `done(seq_before)` holds (checked on every paint)."""
+    seq = Paints.seq
+    t = time.perf_counter()
+    send_key(app, key)
+    await until(lambda: done(seq), what=what)
+    return time.perf_counter() - t
+
+
+async def keys_run(root: Path, jumps: int = 50, pages: int = 20) -> dict[str, float]:
+    from tui.screens.topics import TopicsScreen
+    from tui.widgets.virtual_table import VirtualTable
+
+    out: dict[str, float] = {}
+    app = new_app(root)
+    seq = Paints.seq
+    async with app.run_test(size=SIZE) as pilot:
+        await until(topics_painted(seq), what="the Topics table")
+        screen = app.screen
+        assert isinstance(screen, TopicsScreen)
+        table = screen.query_one("#strength", VirtualTable)
+        await until(lambda: getattr(screen, "current_slug", None) is not None, what="the first shard")
+        await quiet(app, pilot)
+        rows = table.row_count
+
+        def at(cursor: int):
+            return lambda s: bool((p := Paints.since("strength", s)) and p[2] == cursor)
+
+        async def pane_shows(slug: str) -> None:
+            await until(lambda: getattr(screen, "current_slug", None) == slug, what="the shard pane")
+            await pilot.pause()  # the shard's Markdown and citations mounted, the screen idle
+
+        # Back to back, as when a key is held: each key sent as soon as the last one is painted.
+        first = table.cursor_row
+        t = time.perf_counter()
+        worst = 0.0
+        for i in range(jumps):
+            worst = max(worst, await key_latency(app, "j", at(first + i + 1), f"j #{i + 1}"))
+        out[f"{jumps} × j held (key → repaint, back to back)"] = time.perf_counter() - t
+        out["  the slowest of them"] = worst
+        await pane_shows(str(table.current_row()["slug"]))
+        out["  … until the shard pane shows where it stopped"] = time.perf_counter() - t
+        await quiet(app, pilot)
+
+        # One deliberate press: the table at once, the pane after its settle.
+        first = table.cursor_row
+        t = time.perf_counter()
+        out["one j: key → repaint"] = await key_latency(app, "j", at(first + 1), "j")
+        await pane_shows(str(table.current_row()["slug"]))
+        out["one j: key → the shard pane shows the row"] = time.perf_counter() - t
+        await quiet(app, pilot)
+
+        # Deliberate presses, 0.3 s apart: the panes drawn in between are on the UI thread too.
+        first = table.cursor_row
+        latencies = []
+        for i in range(10):
+            latencies.append(await key_latency(app, "j", at(first + i + 1), f"j #{i + 1}"))
+            await asyncio.sleep(0.3)
+        out["10 × j, 0.3 s apart: mean key → repaint"] = sum(latencies) / len(latencies)
+        out["10 × j, 0.3 s apart: slowest key → repaint"] = max(latencies)
+        await quiet(app, pilot)
+
+        first = table.cursor_row
+        body = table._body_height  # noqa: SLF001
+        t = time.perf_counter()
+        for i in range(pages):
+            await key_latency(app, "pagedown", at(min(rows - 1, first + (i + 1) * body)), f"pagedown #{i + 1}")
+        out[f"{pages} × pagedown held"] = time.perf_counter() - t
+        await quiet(app, pilot)
+
+        left, _ = table._column_span([c.key for c in table.columns].index("score"))  # noqa: SLF001
+        seq = Paints.seq
+        t = time.perf_counter()
+        click = asyncio.create_task(pilot.click("#strength", offset=(left + 1 - round(table.scroll_x), 0)))
+        await until(lambda: (p := Paints.since("strength", seq)) and p[3] == "score" and not p[4],
+                    what="the sort by score")
+        out["click the score header (sort) → repaint"] = time.perf_counter() - t
+        await click
+        await quiet(app, pilot)
+
+        out["s (reverse the sort) → repaint"] = await key_latency(
+            app, "s", lambda s: bool((p := Paints.since("strength", s)) and p[3] == "score" and p[4]),
+            "the reversed sort")
+        await quiet(app, pilot)
+        out["/ → the filter box has focus"] = await key_latency(
+            app, "slash", lambda s: screen.query_one("#filter").has_focus, "the filter box")
+        out[FILTER_KEY] = await key_latency(
+            app, "7", lambda s: bool((p := Paints.since("strength", s)) and p[5] == "7"), "the filter")
+        filtered = table.row_count
+        out["a second keystroke ('77') → repaint"] = await key_latency(
+            app, "7", lambda s: bool((p := Paints.since("strength", s)) and p[5] == "77"), "the filter")
+        out["escape (clear the filter) → repaint"] = await key_latency(
+            app, "escape", lambda s: bool((p := Paints.since("strength", s)) and p[5] == "" and p[1] == rows),
+            "the cleared filter")
+        out["_rows"] = rows
+        out["_filtered"] = filtered
+        await quiet(app, pilot)
+    return out
+
+
+async def stream_run(root: Path) -> tuple[float, float | None, int, int]:
+    """On the year: press 6 until the Stream table has painted its rows with the cursor on the
+    newest; then (up to 5 s more) until today's rows are among the painted lines."""
+    app = new_app(root)
+    seq = Paints.seq
+    async with app.run_test(size=SIZE) as pilot:
+        await until(topics_painted(seq), what="the Topics table")
+        await quiet(app, pilot)
+        seq = Paints.seq
+        t = time.perf_counter()
+        await pilot.press("6")
+
+        def loaded() -> bool:
+            paint = Paints.since("stream-table", seq)
+            return bool(paint and paint[1] and paint[2] == paint[1] - 1)
+
+        def newest_shown() -> bool:
+            paint = Paints.last.get("stream-table")
+            return bool(loaded() and any(TODAY in strip.text for strip in paint[6][-3:]))
+
+        await until(loaded, what="the stream's rows")
+        rows_painted = time.perf_counter() - t
+        try:
+            await until(newest_shown, timeout=5, what="today's rows at the bottom")
+            newest: float | None = time.perf_counter() - t
+        except TimeoutError:
+            newest = None
+        view = app.screen.view
+        return rows_painted, newest, len(view), view.loaded_days
+
+
+async def cold_child(root: Path, watcher: bool) -> None:
+    """In a fresh interpreter (--cold): launch and print the wall-clock time of the first rows."""
+    __import__("tui.cli")  # what `dreamdeck` imports before it opens the app
+
+    Paints.install()
+    app = new_app(root, watcher)
+    async with app.run_test(size=SIZE):
+        await until(topics_painted(0), what="the first rows of the Topics table")
+        print(time.time(), flush=True)
+        app.exit()
+
+
+def cold_launch(root: Path, config_dir: Path, repeat: int, watcher: bool = False) -> float:
+    """From spawning `python bench_app.py --cold ROOT` to its first rows: interpreter start,
+    every import (the CLI's, the app's, the core modules its workers import), the launch."""
+    best = float("inf")
+    env = {**os.environ, "DREAMDECK_CONFIG_DIR": str(config_dir)}
+    flags = ["--watcher"] if watcher else []
+    for _ in range(repeat):
+        start = time.time()
+        out = subprocess.run([sys.executable, __file__, "--cold", str(root), *flags], cwd=ROOT, env=env,
+                             check=True, capture_output=True, text=True).stdout
+        best = min(best, float(out.split()[0]) - start)
+    return best
+
+
+def import_seconds() -> float:
+    """A fresh interpreter importing the app (what `dreamdeck` pays before the first frame)."""
+    code = "import tui.cli, tui.app, tui.screens.topics"
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def read_floor(folder: Path) -> float:
+    """List the folder and read every file's bytes: nothing parsed, no Path objects."""
+    def read_all() -> None:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                with open(entry.path, "rb") as fh:
+                    fh.read()
+    return min(_timed(read_all) for _ in range(3))
+
+
+def core_floors(root: Path) -> tuple[float, float]:
+    from core.settings import DecaySettings
+    from core.strength import strength_table
+
+    ws = Workspace.open(root, today=TODAY)
+    floor = read_floor(ws.topics_dir)
+    table = min(_timed(lambda: strength_table(ws.topics_dir, TODAY, DecaySettings())) for _ in range(3))
+    return floor, table
+
+
+def stream_floor(root: Path) -> float:
+    files = sorted((root / "memory" / "streams").glob("*.jsonl"))
+    return min(_timed(lambda: [p.read_bytes() for p in files]) for _ in range(3))
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def ensure(root: Path, shards: int, fragments: int) -> float:
+    if (root / "memory" / "topics").is_dir():
+        return 0.0
+    root.mkdir(parents=True, exist_ok=True)
+    return _timed(lambda: build(root, shards, fragments, undreamed=60))
+
+
+async def main(args) -> None:
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dreamdeck-bench-app-"))
+    os.environ["DREAMDECK_CONFIG_DIR"] = str(base / "user-config")
+    small, year, big = base / "small" / "agent", base / "year" / "agent", base / "big" / "agent"
+    try:
+        for root, shards, fragments in ((small, 100, 1_000), (year, 10_000, args.fragments),
+                                        (big, args.big_shards, args.big_shards * args.big_cites)):
+            took = ensure(root, shards, fragments)
+            print(f"{shards:>7,} shards citing {fragments:>9,} fragments: "
+                  + (f"built in {took:.1f} s" if took else "reused") + f"  ({root})", flush=True)
+        Paints.install()
+        imports = import_seconds()
+        cold = {name: cold_launch(root, base / "user-config", args.repeat)
+                for name, root in (("small", small), ("year", year), ("big", big))}
+        cold_watching = {name: cold_launch(root, base / "user-config", args.repeat, watcher=True)
+                         for name, root in (("year", year), ("big", big))}
+        await launch(small)  # warm up: Textual's first app, CSS parsing, lazy imports
+        launches = {}
+        for name, root in (("small", small), ("year", year), ("big", big)):
+            launches[name] = min([await launch(root) for _ in range(args.repeat)])
+        floors = {name: core_floors(root) for name, root in (("year", year), ("big", big))}
+        keys = {"year": await keys_run(year), "big": await keys_run(big)}
+        stream, newest, stream_rows, stream_days = await stream_run(year)
+        s_floor = stream_floor(year)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+    n_year, n_big = 10_000, args.big_shards
+    print()
+    print(f"terminal {SIZE[0]}x{SIZE[1]}, headless; seconds (launches: best of {args.repeat}); "
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print(f"{'measure':<58}{'10k':>9}{f'{n_big // 1000}k':>9}")
+
+    def row(label: str, a: float | None, b: float | None, note: str = "") -> None:
+        fa = f"{a:9.3f}" if a is not None else f"{'-':>9}"
+        fb = f"{b:9.3f}" if b is not None else f"{'-':>9}"
+        print(f"{label:<58}{fa}{fb}  {note}")
+
+    row("floor: read every shard file", floors["year"][0], floors["big"][0])
+    row("strength table in-process (core)", floors["year"][1], floors["big"][1])
+    row("import the CLI and the app in a fresh interpreter", imports, imports)
+    row("launch → Topics shows rows (100 shards: Textual's own start)", launches["small"], launches["small"])
+    row("launch → Topics shows rows", launches["year"], launches["big"], "target: 10k < 1 s")
+    row("cold: a fresh `python` → Topics shows rows (100 shards)", cold["small"], cold["small"])
+    row("cold: a fresh `python` → Topics shows rows", cold["year"], cold["big"], "target: 10k < 1 s")
+    row("cold, with the background watcher on (the default)", cold_watching["year"], cold_watching["big"])
+    for label in keys["big"]:
+        if label.startswith("_"):
+            continue
+        row(label, keys["year"][label], keys["big"][label])
+    print(f"(filter '7' kept {keys['year']['_filtered']:,} of {keys['year']['_rows']:,} and "
+          f"{keys['big']['_filtered']:,} of {keys['big']['_rows']:,} rows)")
+    print()
+    print("ratios")
+    for name, n in (("year", n_year), ("big", n_big)):
+        floor, table = floors[name]
+        launch_minus = launches[name] - launches["small"]
+        print(f"  {n:>7,} shards: launch / floor {launches[name] / floor:6.1f}   launch / strength table "
+              f"{launches[name] / table:5.1f}   (launch - Textual's start) / strength table {launch_minus / table:5.2f}")
+    print(f"  launch 100k / launch 10k: {launches['big'] / launches['year']:.2f}   "
+          f"(floor 100k / floor 10k: {floors['big'][0] / floors['year'][0]:.2f})")
+    big = keys["big"]
+    print(f"  at {n_big:,}, key → repaint: j {big[f'50 × j held (key → repaint, back to back)'] / 50 * 1000:.1f} ms, "
+          f"pagedown {big['20 × pagedown held'] / 20 * 1000:.1f} ms, "
+          f"sort {big['click the score header (sort) → repaint'] * 1000:.0f} ms, "
+          f"filter keystroke {big[FILTER_KEY] * 1000:.0f} ms")
+    print()
+    print(f"Stream (screen 6) on the year ({args.fragments:,} fragments, 366 day files):")
+    print(f"  floor: read every stream file                           {s_floor:9.3f}")
+    print(f"  press 6 → rows painted, cursor on the newest             {stream:9.3f}   "
+          f"floor / this = {s_floor / stream:.1f}; {stream_rows:,} rows in {stream_days} day(s) read")
+    if newest is not None:
+        print(f"  press 6 → today's rows painted at the bottom             {newest:9.3f}   floor / this = {s_floor / newest:.1f}")
+    else:
+        print("  press 6 → today's rows painted at the bottom             never (within 5 s): the table stayed "
+              "scrolled to the top of the loaded days")
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", help="build the workspaces in this folder and keep them (reused when present)")
+    parser.add_argument("--fragments", type=int, default=1_000_000, help="fragments in the year (10k shards)")
+    parser.add_argument("--big-shards", type=int, default=100_000)
+    parser.add_argument("--big-cites", type=int, default=5, help="fragments cited per shard at --big-shards")
+    parser.add_argument("--repeat", type=int, default=3, help="launches per workspace (best is shown)")
+    parser.add_argument("--cold", help=argparse.SUPPRESS)  # the child of cold_launch
+    parser.add_argument("--watcher", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    asyncio.run(cold_child(Path(args.cold), args.watcher) if args.cold else main(args))
