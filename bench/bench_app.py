@@ -7,18 +7,21 @@ Builds, in TypeClaw's formats (bench_memory.build):
     Stream screen over the whole year);
   * 100,000 topic shards citing 5 fragments each (the Topics launch and keys at 100k);
   * 100 shards, as the baseline of what Textual itself costs to start.
-then, in one run, with the app headless (`run_test(size=(140, 40))`, watcher off, an empty user
-config dir):
+then, in one run, with the app headless (`run_test(size=(140, 40))`, watcher off unless said,
+an empty user config dir); a paint is seen by wrapping `VirtualTable.render_lines` (what the
+compositor calls), so each time ends when the table has really been drawn:
   * launch: from constructing the app until the Topics table has painted a row with a slug; and
-    cold, from spawning a fresh interpreter (imports included) to the same paint;
+    cold, from spawning a fresh interpreter (the CLI's and the app's imports included) to the
+    same paint, also with the background watcher on, as `dreamdeck` starts by default;
   * keys on the Topics screen, sent to the driver as a terminal would (not through the Pilot,
     whose wait for the whole screen after each key is its own cost), each timed from the key
     until the table has repainted in its new state: 50 × `j` back to back (a held key), one `j`
     until the shard pane shows the row, 10 × `j` 0.3 s apart, 20 × pagedown, a click on the
     `score` header, `s` (reverse it), `/`, one filter character, a second one, `escape`;
-  * the floor: reading every shard file, and the strength table built in-process (core only);
-  * Stream: on the year, switching to screen 6 until its last rows (today's) are painted; beside
-    the floor of reading every stream file.
+  * the floor: listing and reading every shard file, and the strength table built in-process;
+  * Stream: on the year, pressing 6 until the table has painted its rows with the cursor on the
+    newest fragment, and until today's rows are among the painted lines; beside the floor of
+    reading every stream file (the view reads only the newest days, by offset).
 Seconds are the best of --repeat launches (keys: one run). Ratios are what to compare between
 machines; nothing here asserts a time.
 """
@@ -426,8 +429,9 @@ async def main(args) -> None:
         launch_minus = launches[name] - launches["small"]
         print(f"  {n:>7,} shards: launch / floor {launches[name] / floor:6.1f}   launch / strength table "
               f"{launches[name] / table:5.1f}   (launch - Textual's start) / strength table {launch_minus / table:5.2f}")
-    print(f"  launch 100k / launch 10k: {launches['big'] / launches['year']:.2f}   "
-          f"(floor 100k / floor 10k: {floors['big'][0] / floors['year'][0]:.2f})")
+    big_k = f"{n_big // 1000}k"
+    print(f"  launch {big_k} / launch 10k: {launches['big'] / launches['year']:.2f}   "
+          f"(floor {big_k} / floor 10k: {floors['big'][0] / floors['year'][0]:.2f})")
     big = keys["big"]
     print(f"  at {n_big:,}, key → repaint: j {big[f'50 × j held (key → repaint, back to back)'] / 50 * 1000:.1f} ms, "
           f"pagedown {big['20 × pagedown held'] / 20 * 1000:.1f} ms, "
