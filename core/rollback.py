@@ -540,10 +540,7 @@ def rollback(
 ) -> ApplyResult:
     """Undo memory commit `rev` as a new forward commit (REVERT, approved, trigger rollback)."""
     plan = _rollback_plan(ws, rev, strict, no_redream)
-    summary = f"rollback {plan.short} ({plan.subject}): {len(plan.edits)} file(s)" + (
-        f", {len(plan.restored)} fragment(s) restored" if plan.restored else "") + (
-        f", {len(plan.released)} back to the tail" if plan.released else "")
-    return _apply(ws, plan, actor=actor, subject=f"memory: rollback {plan.short} ({plan.subject})", summary=summary)
+    return _apply_titled(ws, plan, "rollback", actor)
 
 
 # --- point in time ---------------------------------------------------------------------------
@@ -580,7 +577,13 @@ def restore_to(
 ) -> ApplyResult:
     """Memory's shards as of a revision or date, as one forward commit (same rules as rollback)."""
     plan = _restore_plan(ws, rev_or_date, strict, no_redream)
-    summary = f"restore to {plan.short} ({plan.subject}): {len(plan.edits)} file(s)" + (
+    return _apply_titled(ws, plan, "restore to", actor)
+
+
+def _apply_titled(ws: Workspace, plan: RollbackPlan, verb: str, actor: str) -> ApplyResult:
+    """Apply a plan with the subject `memory: <verb> <short> (<subject>)` and a counted summary."""
+    title = f"{verb} {plan.short} ({plan.subject})"
+    summary = f"{title}: {len(plan.edits)} file(s)" + (
         f", {len(plan.restored)} fragment(s) restored" if plan.restored else "") + (
         f", {len(plan.released)} back to the tail" if plan.released else "")
-    return _apply(ws, plan, actor=actor, subject=f"memory: restore to {plan.short} ({plan.subject})", summary=summary)
+    return _apply(ws, plan, actor=actor, subject=f"memory: {title}", summary=summary)

@@ -656,3 +656,17 @@ def test_doctor_fix_completes_an_apply_that_a_crash_interrupted(typeclaw):
     assert trailers(typeclaw) == {"Actor": "tester", "Approval": "approved", "Trigger": "test"}
     verified = run(typeclaw, "verify", before)  # every citation held before the crash is still there
     assert verified.returncode == 0 and verified.stdout.rstrip().endswith("ok: nothing lost")
+
+
+def test_rollback_to_a_point_in_time_restores_the_shards_of_that_revision(typeclaw):
+    before = (typeclaw / "memory/topics/timezone.md").read_bytes()
+    point = git(typeclaw, "rev-parse", "HEAD").strip()
+    run(typeclaw, "remember", "User moved to Lisbon and works in Lisbon time now", "--topic", "timezone")
+    run(typeclaw, "dream", "--dreamer", "offline", "--review", "none")
+    assert (typeclaw / "memory/topics/timezone.md").read_bytes() != before
+    preview = run(typeclaw, "rollback", "--to", point, "--preview")
+    assert "Restore memory to" in preview.stdout and git(typeclaw, "rev-parse", "HEAD").strip() != point
+    out = run(typeclaw, "rollback", "--to", point, "--actor", "tester")
+    assert out.stdout.startswith(f"restored memory to {point}")
+    assert (typeclaw / "memory/topics/timezone.md").read_bytes() == before
+    assert git(typeclaw, "log", "-1", "--format=%s").startswith("memory: restore to")

@@ -336,8 +336,17 @@ def cmd_rollback(args) -> int:
     ws = open_ws(args)
     from core.gitops import repo_args, resolve_rev
 
-    if repo_args(ws.root) is not None:
+    is_date = args.to and len(args.rev) == 10 and args.rev[4] == "-"
+    if repo_args(ws.root) is not None and not is_date:
         resolve_rev(ws.root, args.rev)  # an unknown revision is bad input (exit 2), as for `verify`
+    if args.to:
+        if args.preview:
+            plan = rollback.preview_restore_to(ws, args.rev, strict=args.strict, no_redream=args.no_redream)
+            emit_json(plan.to_json()) if args.json else say(plan.describe())
+            return 0
+        result = rollback.restore_to(ws, args.rev, strict=args.strict, no_redream=args.no_redream, actor=args.actor)
+        say(f"restored memory to {args.rev}" + _sha(result))
+        return 0
     if args.preview:
         plan = rollback.preview_rollback(ws, args.rev, strict=args.strict)
         if args.json:
