@@ -157,22 +157,37 @@ def read_shard_meta(path: str | Path) -> ShardMeta | None:
     """The strict frontmatter of a shard file from its first bytes only, as `parse_shard` would
     read it from the whole file; None when that cannot be told from the head (no closing `---`
     in it, a CR before it) or the strict parse fails: then read the whole shard instead.
-
-    Byte offsets are character offsets here: the frontmatter is found by ASCII markers, and
-    UTF-8 never puts an ASCII byte inside a multi-byte character.
     """
     fd = os.open(path, os.O_RDONLY)  # no file object: at 100,000 shards the wrapper costs more than the read
     try:
         head = os.read(fd, HEAD_BYTES)
     finally:
         os.close(fd)
-    if not head.startswith(b"---\n"):
-        return None
-    end = head.find(b"\n---", 4)
-    if end < 0 or b"\r" in head[:end]:
-        return None
+    return meta_from_head(head)
+
+
+def meta_from_head(head: str | bytes) -> ShardMeta | None:
+    """`read_shard_meta` for text (or bytes) already in hand: only the first HEAD_BYTES are looked at.
+
+    Byte offsets are character offsets here: the frontmatter is found by ASCII markers, and
+    UTF-8 never puts an ASCII byte inside a multi-byte character.
+    """
+    if isinstance(head, bytes):
+        if not head.startswith(b"---\n"):
+            return None
+        end = head.find(b"\n---", 4, HEAD_BYTES)
+        if end < 0 or b"\r" in head[:end]:
+            return None
+        raw = head[4:end].decode("utf-8", "replace")
+    else:
+        if not head.startswith("---\n"):
+            return None
+        end = head.find("\n---", 4, HEAD_BYTES)
+        if end < 0 or "\r" in head[:end]:
+            return None
+        raw = head[4:end]
     try:
-        return _meta(head[4:end].decode("utf-8", "replace"))
+        return _meta(raw)
     except ShardParseError:
         return None
 

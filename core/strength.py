@@ -14,7 +14,7 @@ from operator import attrgetter
 from pathlib import Path
 
 from core.settings import DecaySettings
-from core.shards import Shard, ShardMeta, list_shard_paths, read_shard, read_shard_meta, strength_of
+from core.shards import Shard, ShardMeta, list_shard_paths, meta_from_head, read_shard, read_shard_meta, strength_of
 
 COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status")
 
@@ -87,6 +87,16 @@ def row_for(shard: Shard, today: str, decay: DecaySettings, pinned: bool = False
         return _row_from_meta(shard.slug, shard.meta, today, decay, pinned)
     cites, days, last = strength_of(shard.body, today)
     return _row(shard.slug, "", cites, days, last, today, decay, pinned, shard.error)
+
+
+def row_from_text(slug: str, path: str | Path, text: str, today: str, decay: DecaySettings,
+                  pinned: bool = False) -> StrengthRow:
+    """A row from a shard's text already in hand: its head when that parses strictly (as
+    `strength_table` reads files), the whole shard otherwise."""
+    meta = meta_from_head(text)
+    if meta is not None:
+        return _row_from_meta(slug, meta, today, decay, pinned)
+    return row_for(Shard.from_text(slug, Path(path), text), today, decay, pinned)
 
 
 def _row_from_meta(slug: str, meta: ShardMeta, today: str, decay: DecaySettings, pinned: bool,

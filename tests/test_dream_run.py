@@ -494,3 +494,21 @@ def test_a_forgotten_fragment_is_never_shown_to_a_dream(ws, agent_dir):
     run_dream(ws, dreamer=dreamer, review="none")
 
     assert dreamer.seen == [[cite(D, 1)]]
+
+
+def test_the_dreamers_strength_table_is_the_one_the_strength_table_reads_from_disk(ws, agent_dir):
+    """The run builds its prompt table from the snapshot text (no second read); it must say what
+    `strength_table` says of the same files, for canonical, CRLF, loose and unparseable shards."""
+    from core.settings import DecaySettings
+    from core.strength import render_prompt_table, strength_table
+
+    write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm")])
+    write_shard(agent_dir, "canonical", shard_text("The user uses pnpm", [cite(D1, 1), cite(D2, 2)]))
+    write_shard(agent_dir, "crlf", shard_text("Tabs over spaces", [cite(D1, 3)]).replace("\n", "\r\n"))
+    write_shard(agent_dir, "loose", "# No frontmatter\n\nfragments:\n- " + cite(D2, 4) + "\n")
+    write_shard(agent_dir, "broken", "---\nheading: [unclosed\ncites: x\n---\nbody\n")
+    seen: list[str] = []
+    run_dream(ws, dreamer=Scripted(lambda inp, scratch: seen.append(inp.strength_table)), review="none")
+    expected = render_prompt_table(strength_table(ws.topics_dir, D, DecaySettings()))
+    assert seen == [expected]
+    assert "| canonical | The user uses pnpm | 2 | 2 |" in expected and "| broken |" in expected

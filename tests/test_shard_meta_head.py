@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.shards import HEAD_BYTES, ShardParseError, parse_shard, read_shard_meta
+from core.shards import HEAD_BYTES, ShardParseError, meta_from_head, parse_shard, read_shard_meta
 
 
 def full(path):
@@ -20,6 +20,11 @@ def check(tmp_path, text: str | bytes) -> None:
     head = read_shard_meta(path)
     # None means "read the whole shard": the head read may decline, never disagree.
     assert head is None or head == full(path)
+    # The dream run reads every shard whole for its snapshot; its strength rows take the meta
+    # from that text's head the same way, and must decline or agree just the same.
+    decoded = path.read_bytes().decode("utf-8", "replace")
+    from_text = meta_from_head(decoded)
+    assert from_text is None or from_text == full(path)
 
 
 CANON = "---\nheading: The user uses pnpm\ncites: 2\ndays: 1\nlastReinforced: 2026-05-20\ntags: [a, b]\n---\nbody\n"

@@ -21,10 +21,9 @@ from core.dreaming.policy import needs_review
 from core.dreaming.protocol import DreamerError, DreamInput, DreamScratch, UndreamedFragment
 from core.reflections import ProposedFile, Reflection, meta_updates, next_reflection_id
 from core.settings import load_settings
-from core.shards import list_shard_files, parse_loose_shard, recompute_shard_text
+from core.shards import list_shard_paths, parse_loose_shard, recompute_shard_text
 from core.state import load_state, save_state
-from core.shards import Shard
-from core.strength import render_prompt_table, row_for, sort_rows
+from core.strength import render_prompt_table, row_from_text, sort_rows
 from core.stream_scan import DreamedDays, fragment_ids
 from core.streams import list_stream_days, read_stream_lines
 from core.tombstones import tombstoned_keys
@@ -183,6 +182,11 @@ def _dream_within(dreamer, inp: DreamInput, scratch: DreamScratch, seconds: floa
     return box["outcome"]
 
 
+def _read_text(path: str) -> str:
+    with open(path, "rb") as fh:
+        return fh.read().decode("utf-8", "replace")
+
+
 def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: datetime, fault,
          dream_timeout: float = 900.0) -> DreamReceipt:
     t0 = time.monotonic()
@@ -208,12 +212,12 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     receipt.days = sorted({f.date for f in undreamed})
 
     # Snapshot: the bytes every decision below is made against.
-    topic_files = list_shard_files(ws.topics_dir)
-    before = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in topic_files}
-    vault = {slug: path.read_bytes().decode("utf-8", "replace") for slug, path in list_shard_files(ws.vault_dir)}
+    topic_files = list_shard_paths(ws.topics_dir)
+    before = {slug: _read_text(path) for slug, path in topic_files}
+    vault = {slug: _read_text(path) for slug, path in list_shard_paths(ws.vault_dir)}
     pinned = frozenset(vault)
     decay = load_settings(ws.root).decay
-    rows = sort_rows([row_for(Shard.from_text(slug, path, before[slug]), today, decay, slug in pinned)
+    rows = sort_rows([row_from_text(slug, path, before[slug], today, decay, slug in pinned)
                       for slug, path in topic_files]) if getattr(dreamer, "reads_strength_table", True) else []
     inp = DreamInput(
         today=today, fragments=undreamed, strength_table=render_prompt_table(rows), pinned=pinned,
