@@ -8,42 +8,63 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.atomic import atomic_write_text
 
 
-_PLAIN = re.compile(r"^[A-Za-z0-9_.:-]*$")
+# The characters JSON.stringify writes as they are: printable ASCII but `"` and `\\`.
+_PLAIN_BYTES = bytes(c for c in range(0x20, 0x7F) if chr(c) not in '"\\')
 
 
 def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _plain(ids: list[str]) -> bool:
+    """No id needs escaping (one C-level pass over all of them; the UUID alphabet always passes)."""
+    joined = "".join(ids)
+    return joined.isascii() and not joined.encode("ascii").translate(None, _PLAIN_BYTES)
+
+
+def _render_day(day: str, entry: dict[str, object]) -> str:
+    ids = entry["dreamedIds"]
+    if not ids:
+        id_block = "[]"
+    elif _plain(ids):  # type: ignore[arg-type]
+        id_block = '[\n        "' + '",\n        "'.join(ids) + '"\n      ]'  # type: ignore[arg-type]
+    else:
+        id_block = "[\n        " + ",\n        ".join(_dumps(i) for i in ids) + "\n      ]"  # type: ignore[union-attr]
+    return f"    {_dumps(day)}: {{\n      \"dreamedIds\": {id_block},\n      \"ts\": {_dumps(entry['ts'])}\n    }}"
+
+
 @dataclass
 class DreamingState:
     # date -> {"dreamedIds": [...], "ts": "..."}; dict order is insertion order, as in JS.
     days: dict[str, dict[str, object]] = field(default_factory=dict)
+    # date -> its rendered JSON: a year of ids is tens of megabytes to render, and an update
+    # changes one or two days, so a state derived from a rendered one renders only those.
+    _rendered: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def dreamed_ids(self, day: str) -> set[str]:
         entry = self.days.get(day)
         return set(entry["dreamedIds"]) if entry else set()  # type: ignore[arg-type]
 
+    def _with_day(self, day: str, entry: dict[str, object]) -> "DreamingState":
+        days = {d: dict(e) for d, e in self.days.items()}
+        days[day] = entry
+        return DreamingState(days, {d: r for d, r in self._rendered.items() if d != day})
+
     def add_dreamed(self, day: str, ids: set[str] | list[str], ts: str) -> "DreamingState":
         """A new state with `ids` merged into `day` (sorted, de-duplicated); self is unchanged."""
-        days = {d: dict(e) for d, e in self.days.items()}
-        merged = sorted(self.dreamed_ids(day) | set(ids))
-        days[day] = {"dreamedIds": merged, "ts": ts}
-        return DreamingState(days)
+        return self._with_day(day, {"dreamedIds": sorted(self.dreamed_ids(day) | set(ids)), "ts": ts})
 
     def remove_dreamed(self, day: str, ids: set[str], ts: str) -> "DreamingState":
         """A new state with `ids` returned to the undreamed tail of `day`."""
-        days = {d: dict(e) for d, e in self.days.items()}
-        if day in days:
-            days[day] = {"dreamedIds": sorted(self.dreamed_ids(day) - set(ids)), "ts": ts}
-        return DreamingState(days)
+        if day not in self.days:
+            return DreamingState({d: dict(e) for d, e in self.days.items()}, dict(self._rendered))
+        return self._with_day(day, {"dreamedIds": sorted(self.dreamed_ids(day) - set(ids)), "ts": ts})
 
     def to_json(self) -> str:
         """`JSON.stringify(state, null, 2) + "\\n"`, byte for byte.
@@ -53,22 +74,14 @@ class DreamingState:
         """
         if not self.days:
             return '{\n  "version": 2,\n  "dreamedThrough": {}\n}\n'
-        parts = ['{\n  "version": 2,\n  "dreamedThrough": {\n']
+        rendered = self._rendered
         entries = []
         for day, entry in self.days.items():
-            ids = entry["dreamedIds"]
-            if not ids:
-                id_block = "[]"
-            elif _PLAIN.match("".join(ids)):  # type: ignore[arg-type]  # one C-level pass per day
-                id_block = '[\n        "' + '",\n        "'.join(ids) + '"\n      ]'  # type: ignore[arg-type]
-            else:
-                id_block = "[\n        " + ",\n        ".join(_dumps(i) for i in ids) + "\n      ]"  # type: ignore[union-attr]
-            entries.append(
-                f"    {_dumps(day)}: {{\n      \"dreamedIds\": {id_block},\n      \"ts\": {_dumps(entry['ts'])}\n    }}"
-            )
-        parts.append(",\n".join(entries))
-        parts.append("\n  }\n}\n")
-        return "".join(parts)
+            chunk = rendered.get(day)
+            if chunk is None:
+                chunk = rendered[day] = _render_day(day, entry)
+            entries.append(chunk)
+        return '{\n  "version": 2,\n  "dreamedThrough": {\n' + ",\n".join(entries) + "\n  }\n}\n"
 
 
 def _validate(data: object) -> DreamingState:
@@ -133,3 +146,10 @@ def _load(path: Path) -> tuple[DreamingState, str | None]:
 
 def save_state(path: Path, state: DreamingState) -> None:
     atomic_write_text(path, state.to_json())
+    # What was just written is known: the next load (the app, the watcher's next run, the GC
+    # right after) takes it from here while the file keeps this stamp.
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    _CACHE[str(path)] = ((st.st_size, st.st_mtime_ns, st.st_ino), state)

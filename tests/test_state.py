@@ -249,3 +249,43 @@ def test_remove_file_reports_whether_there_was_a_file(tmp_path):
     assert remove_file(target) is True
     assert not target.exists()
     assert remove_file(target) is False
+
+
+# --- rendering only what changed --------------------------------------------------------------------------
+def stringify(state: DreamingState) -> str:
+    """JSON.stringify(state, null, 2) + "\\n", by the standard library's own (slow) encoder."""
+    return json.dumps({"version": 2, "dreamedThrough": state.days}, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_every_state_in_a_chain_of_updates_renders_exactly_as_json_stringify():
+    """A state derived from a rendered one re-renders only the days it changed: whatever the
+    order of adds, removes, renders and odd ids, the bytes are always the full rendering's."""
+    import random
+
+    rng = random.Random(7)
+    odd = ['quote"d', "back\\slash", "tab\there", "아이디", "ctl\x01", "\u2028sep"]
+    days = [f"2026-05-{d:02d}" for d in range(1, 9)]
+    states = [DreamingState()]
+    for step in range(400):
+        base = rng.choice(states[-5:])
+        day = rng.choice(days)
+        ids = {rng.choice(odd) if rng.random() < 0.1 else f"019e-{rng.randrange(50):04x}" for _ in range(rng.randrange(1, 6))}
+        ts = f"2026-05-16T14:{step % 60:02d}:00+09:00"
+        nxt = base.add_dreamed(day, ids, ts) if rng.random() < 0.7 else base.remove_dreamed(day, ids, ts)
+        if rng.random() < 0.5:
+            base.to_json()  # fill the parent's rendering before or after deriving
+        states.append(nxt)
+        assert nxt.to_json() == stringify(nxt)
+        assert base.to_json() == stringify(base)  # deriving never changes the parent's bytes
+
+
+def test_a_saved_state_is_what_the_next_load_returns_until_someone_else_writes_the_file(path):
+    state = DreamingState().add_dreamed("2026-05-16", ["a", "b"], TS)
+    save_state(path, state)
+    assert load_state(path)[0] is state  # no re-read of what was just written
+    # TypeClaw writes the file in place with a plain writeFile: the next load reads its bytes.
+    theirs = DreamingState().add_dreamed("2026-05-16", ["a", "b", "c"], TS)
+    with open(path, "r+", encoding="utf-8") as fh:
+        fh.write(theirs.to_json())
+    loaded, problem = load_state(path)
+    assert problem is None and loaded.dreamed_ids("2026-05-16") == {"a", "b", "c"}
