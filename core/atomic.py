@@ -6,16 +6,20 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write_bytes(path: Path | str, data: bytes, *, sync_dir: bool = True) -> None:
+def atomic_write_bytes(path: Path | str, data: bytes | list[bytes], *, sync_dir: bool = True) -> None:
     """Replace `path` with `data` so a reader (or a crash) sees the old bytes or the new, never half.
 
+    `data` may be a list of pieces, written in order (a big file need not be joined first).
     `sync_dir=False` leaves the folder's fsync to the caller (one per folder for a batch)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if isinstance(data, list):
+                fh.writelines(data)
+            else:
+                fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

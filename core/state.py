@@ -8,18 +8,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.atomic import atomic_write_text
+from core.atomic import atomic_write_bytes
 
 
 # The characters JSON.stringify writes as they are: printable ASCII but `"` and `\\`.
 _PLAIN_BYTES = bytes(c for c in range(0x20, 0x7F) if chr(c) not in '"\\')
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    # JSON.stringify writes non-ASCII raw but a lone surrogate as an escape (well-formed JSON).
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
 def _plain(ids: list[str]) -> bool:
@@ -45,7 +50,7 @@ class DreamingState:
     days: dict[str, dict[str, object]] = field(default_factory=dict)
     # date -> its rendered JSON: a year of ids is tens of megabytes to render, and an update
     # changes one or two days, so a state derived from a rendered one renders only those.
-    _rendered: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _rendered: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     def dreamed_ids(self, day: str) -> set[str]:
         entry = self.days.get(day)
@@ -67,21 +72,29 @@ class DreamingState:
         return self._with_day(day, {"dreamedIds": sorted(self.dreamed_ids(day) - set(ids)), "ts": ts})
 
     def to_json(self) -> str:
-        """`JSON.stringify(state, null, 2) + "\\n"`, byte for byte.
+        """`JSON.stringify(state, null, 2) + "\\n"`, byte for byte."""
+        return b"".join(self.json_parts()).decode("utf-8")
+
+    def json_parts(self) -> list[bytes]:
+        """`to_json` as UTF-8 pieces, written one after another without joining: a year of ids
+        is tens of megabytes, and every copy of that costs page faults.
 
         json.dumps with indent falls back to the pure-Python encoder, which takes seconds on a
         year of ids; plain ids (the UUID alphabet) are joined directly instead.
         """
         if not self.days:
-            return '{\n  "version": 2,\n  "dreamedThrough": {}\n}\n'
+            return [b'{\n  "version": 2,\n  "dreamedThrough": {}\n}\n']
         rendered = self._rendered
-        entries = []
-        for day, entry in self.days.items():
+        parts = [b'{\n  "version": 2,\n  "dreamedThrough": {\n']
+        for n, (day, entry) in enumerate(self.days.items()):
             chunk = rendered.get(day)
             if chunk is None:
-                chunk = rendered[day] = _render_day(day, entry)
-            entries.append(chunk)
-        return '{\n  "version": 2,\n  "dreamedThrough": {\n' + ",\n".join(entries) + "\n  }\n}\n"
+                chunk = rendered[day] = _render_day(day, entry).encode("utf-8")
+            if n:
+                parts.append(b",\n")
+            parts.append(chunk)
+        parts.append(b"\n  }\n}\n")
+        return parts
 
 
 def _validate(data: object) -> DreamingState:
@@ -145,7 +158,7 @@ def _load(path: Path) -> tuple[DreamingState, str | None]:
 
 
 def save_state(path: Path, state: DreamingState) -> None:
-    atomic_write_text(path, state.to_json())
+    atomic_write_bytes(path, state.json_parts())
     # What was just written is known: the next load (the app, the watcher's next run, the GC
     # right after) takes it from here while the file keeps this stamp.
     try:
