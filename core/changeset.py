@@ -23,7 +23,7 @@ from core.atomic import atomic_write_text, fsync_dir, remove_file
 from core.citations import Key, citation_keys, summarize_missing
 from core.compaction import CompactionResult, compact_days
 from core.evidence import SHARD_AREAS, gc_protected_keys, shard_area_files
-from core.gitops import Trailers, commit_memory
+from core.gitops import Trailers, commit_memory, store_blobs_in_background
 from core.hunks import rebase_change
 from core.shards import recompute_shard_text
 from core.slugs import is_valid_slug
@@ -325,6 +325,15 @@ def _write_files(ws: Workspace, plan, result: ApplyResult, step) -> None:
 
 def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit=None) -> None:
     """Everything after the shard writes; idempotent, so a recovery can run it again."""
+    background: list = []  # git processes storing objects ahead of the commit
+    try:
+        _finish_steps(ws, journal, result, step, before_commit, background)
+    finally:
+        for job in background:
+            job.wait()  # never leave one behind, even when a step fails
+
+
+def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit, background: list) -> None:
     c = journal["changeset"]
     ts = local_datetime_iso()
     if c["tombstones"]:
@@ -347,6 +356,8 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_comm
         for day, ids in c["release"].items():
             state = state.remove_dreamed(day, set(ids), ts)
         save_state(ws.state_path, state)
+        # Tens of megabytes at a year of ids: git stores it on the other core during the GC.
+        background += filter(None, [store_blobs_in_background(ws.root, [ws.rel(ws.state_path)])])
         step("state")
     for day, lines in c["restore_lines"].items():
         _restore_lines(ws, day, lines)
@@ -387,6 +398,8 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_comm
     step("audit")
     remove_file(ws.memory / JOURNAL)
     step("journal-removed")
+    for job in background:
+        job.wait()
     result.sha = commit_memory(
         ws.root,
         None if c["dream_subject"] and not c["subject"] else (c["subject"] or f"memory: {c['summary']}"),

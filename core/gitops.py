@@ -60,6 +60,27 @@ def _stdin(text: str):
     return fh
 
 
+def store_blobs_in_background(root: Path, paths: list[str]):
+    """Start `git hash-object -w` on `paths` in a second process and return it (None without git).
+
+    Compressing a year-long state file is most of a commit's cost; stored while the caller does
+    other work, the commit's `git add` finds the object there and only hashes. The object is
+    made with the path's filters, exactly as `git add` makes it; a stray one is pruned by gc.
+    """
+    import subprocess
+
+    extra = repo_args(root)
+    if extra is None:
+        return None
+    try:
+        return subprocess.Popen(
+            ["git", "-c", "core.hooksPath=/dev/null", *extra, "hash-object", "-w", "--", *paths],
+            cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+    except OSError:  # git missing: the commit will say so
+        return None
+
+
 def _has_identity(root: Path) -> bool:
     return bool(run_git(root, "config", "user.email", check=False).strip())
 

@@ -434,3 +434,46 @@ def test_read_blobs_reads_many_files_at_once_and_skips_missing(agent_dir):
     blobs = read_blobs(agent_dir, "HEAD", ["memory/topics/a.md", "nope.md", "SOUL.md"])
     assert blobs == {"memory/topics/a.md": b"A\n", "SOUL.md": b"# Soul\nBe kind.\n"}
     assert read_blobs(agent_dir, "HEAD", []) == {}
+
+
+# --- storing a big blob while other work goes on ------------------------------------------------------
+def object_exists(root: Path, sha: str, gitstore: bool = False) -> bool:
+    extra = ["--git-dir", str(root / ".gitstore"), "--work-tree", str(root)] if gitstore else []
+    return subprocess.run(["git", *extra, "cat-file", "-e", sha], cwd=root).returncode == 0
+
+
+def test_a_blob_stored_ahead_is_the_very_object_the_commit_records(agent_dir):
+    """The door hashes the year-long state file in a second process while it compacts and GCs;
+    the commit then finds the object already stored. It must be the same object git add makes,
+    filters included (here an eol conversion from .gitattributes)."""
+    from core.gitops import store_blobs_in_background
+
+    (agent_dir / ".gitattributes").write_text("*.json text eol=lf\n")
+    state = agent_dir / "memory" / ".dreaming-state.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_bytes(b'{\r\n  "version": 2\r\n}\r\n')
+    expected = git(agent_dir, "hash-object", "memory/.dreaming-state.json").strip()
+    assert not object_exists(agent_dir, expected)
+    job = store_blobs_in_background(agent_dir, ["memory/.dreaming-state.json"])
+    assert job is not None
+    job.wait()
+    assert object_exists(agent_dir, expected)
+    assert dream(agent_dir)
+    assert git(agent_dir, "rev-parse", "HEAD:memory/.dreaming-state.json").strip() == expected
+
+
+def test_storing_ahead_works_through_the_gitstore_and_is_a_no_op_without_git(gitstore_dir, tmp_path):
+    from core.gitops import store_blobs_in_background
+
+    state = gitstore_dir / "memory" / ".dreaming-state.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text('{"version": 2, "dreamedThrough": {"2026-05-22": {}}}\n')
+    job = store_blobs_in_background(gitstore_dir, ["memory/.dreaming-state.json"])
+    job.wait()
+    sha = git(gitstore_dir, "hash-object", "memory/.dreaming-state.json", gitstore=True).strip()
+    assert object_exists(gitstore_dir, sha, gitstore=True)
+    assert not (gitstore_dir / ".git").exists()
+    plain = tmp_path / "no-git"
+    (plain / "memory").mkdir(parents=True)
+    (plain / "memory" / "x.json").write_text("{}")
+    assert store_blobs_in_background(plain, ["memory/x.json"]) is None
