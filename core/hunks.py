@@ -34,6 +34,7 @@ __all__ = [
     "FileDiff",
     "GitError",
     "diff_texts",
+    "diff_many",
     "apply_hunks",
     "merge3",
     "rebase_change",
@@ -235,6 +236,40 @@ def diff_texts(path: str, before: str | None, after: str | None, context: int = 
     files = list(_parse(proc.stdout.decode("utf-8")))
     hunks = tuple(_convert_hunk(path, h) for f in files for h in f)
     return FileDiff(path, status, hunks)
+
+
+def diff_many(items: list[tuple[str, str | None, str | None]], context: int = 3) -> list[FileDiff]:
+    """`diff_texts` for many (path, before, after) at once: one git process for all of them.
+
+    Each pair is written as old/<n> and new/<n> and the two folders are diffed; git diffs every
+    pair exactly as it diffs two files, so each gets the same hunks and ids as `diff_texts`.
+    """
+    out: list[FileDiff | None] = [None] * len(items)
+    todo: list[int] = []
+    for n, (path, before, after) in enumerate(items):
+        if before is None and after is None:
+            raise ValueError(f"{path}: no file on either side")
+        if before == after:
+            out[n] = FileDiff(path, "added" if before is None else "deleted" if after is None else "modified", ())
+        else:
+            todo.append(n)
+    if todo:
+        with tempfile.TemporaryDirectory(prefix="dreamdeck-diff-") as tmp:
+            os.mkdir(Path(tmp, "old"))
+            os.mkdir(Path(tmp, "new"))
+            for n in todo:
+                _write(tmp, f"old/{n}", items[n][1] or "")
+                _write(tmp, f"new/{n}", items[n][2] or "")
+            proc = _run_git([*_DIFF_ARGS, f"-U{context}", "--", "old", "new"], tmp, range(0, 2))
+        by_index: dict[int, list] = {}
+        for patched in _parse(proc.stdout.decode("utf-8")):
+            # "b/new/<n>": the pair's number names the file the hunks belong to.
+            by_index[int(patched.target_file.rsplit("/", 1)[1])] = list(patched)
+        for n in todo:
+            path, before, after = items[n]
+            status = "added" if before is None else "deleted" if after is None else "modified"
+            out[n] = FileDiff(path, status, tuple(_convert_hunk(path, h) for h in by_index.get(n, [])))
+    return out  # type: ignore[return-value]
 
 
 def _old_slice(hunk: Hunk) -> tuple[int, int]:

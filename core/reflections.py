@@ -18,7 +18,7 @@ from pathlib import Path
 from core.citations import Key, citation_keys, sectioned_citations
 from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset
 from core.gitops import DREAM_EMOJI
-from core.hunks import FileDiff, apply_hunks, diff_texts
+from core.hunks import FileDiff, apply_hunks, diff_many, diff_texts
 from core.shards import parse_loose_shard
 from core.workspace import Workspace
 
@@ -48,11 +48,18 @@ class ProposedFile:
     def diff(self) -> FileDiff:
         # Memoized: base and proposed never change after the reflection is made, and each diff
         # is a git process (a 50-shard approval asked for 150 of them).
+        known = self.known_diff()
+        if known is None:
+            known = diff_texts(self.path, self.base, self.proposed)
+            self.remember_diff(known)
+        return known
+
+    def known_diff(self) -> FileDiff | None:
         cached = self.__dict__.get("_diff")
-        if cached is None or cached[0] != (self.base, self.proposed):
-            cached = ((self.base, self.proposed), diff_texts(self.path, self.base, self.proposed))
-            self.__dict__["_diff"] = cached
-        return cached[1]
+        return cached[1] if cached is not None and cached[0] == (self.base, self.proposed) else None
+
+    def remember_diff(self, diff: FileDiff) -> None:
+        self.__dict__["_diff"] = ((self.base, self.proposed), diff)
 
 
 @dataclass
@@ -109,6 +116,11 @@ class Reflection:
         return max(0, (now - datetime.fromisoformat(self.created)).days)
 
     def hunks(self) -> list[tuple[ProposedFile, FileDiff]]:
+        # The diffs not yet known come from one git process for all files, not one per file.
+        todo = [f for f in self.files if f.known_diff() is None]
+        if len(todo) > 1:
+            for f, diff in zip(todo, diff_many([(f.path, f.base, f.proposed) for f in todo])):
+                f.remember_diff(diff)
         return [(f, f.diff()) for f in self.files]
 
 

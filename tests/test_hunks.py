@@ -17,6 +17,7 @@ from core.hunks import (
     FileDiff,
     Hunk,
     apply_hunks,
+    diff_many,
     diff_texts,
     merge3,
     parse_patch,
@@ -272,6 +273,38 @@ def test_property_all_hunks_give_after_and_none_give_before(before, before_nl, a
     # Any subset rebuilds without tripping the guard that copied lines match the hunks.
     subset = {i for i in every if pick.random() < 0.5}
     assert isinstance(apply_hunks(old, new, subset, "p.md"), str)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.none(), st.lists(LINE, max_size=12)), st.booleans(),
+                          st.one_of(st.none(), st.lists(LINE, max_size=12)), st.booleans()),
+                min_size=1, max_size=8))
+def test_many_files_diffed_in_one_git_run_give_exactly_the_one_file_diffs(files):
+    """A 50-shard approval diffs its files in one git process; every file must get the very
+    hunks (and ids) that diffing it alone gives: added, deleted, unchanged, no final newline."""
+    items = []
+    for n, (before, before_nl, after, after_nl) in enumerate(files):
+        old = None if before is None else as_text(before, before_nl)
+        new = None if after is None else as_text(after, after_nl)
+        if old is None and new is None:
+            new = ""
+        items.append((f"topics/s{n}.md", old, new))
+    assert diff_many(items) == [diff_texts(path, old, new) for path, old, new in items]
+
+
+def test_diffing_many_files_keeps_crlf_non_ascii_and_odd_names_apart():
+    items = [
+        ("topics/a.md", "one\r\ntwo\r\n", "one\r\nTWO\r\n"),
+        ("topics/b b.md", "가나다\n", "가나다라\n"),
+        ("topics/c.md", "same\n", "same\n"),
+        ("vault/d.md", None, "new file\n"),
+        ("topics/e.md", "gone\n", None),
+    ]
+    many = diff_many(items)
+    assert many == [diff_texts(p, o, n) for p, o, n in items]
+    assert [d.status for d in many] == ["modified", "modified", "modified", "added", "deleted"]
+    assert many[2].hunks == () and all(d.hunks for i, d in enumerate(many) if i != 2)
+    assert diff_many([]) == []
 
 
 # --------------------------------------------------------------------------- merges
