@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
+from core import citation_ranges
+from core.citation_ranges import DayScan, Stamp, settled, stamp_of
 from core.citations import Key, citation_keys
 from core.shards import list_shard_files
 from core.workspace import Workspace
@@ -23,21 +26,24 @@ def shard_area_files(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS):
             yield f"{area}/{slug}.md", path
 
 
-# path -> ((size, mtime_ns, ino), keys): a process-local projection so a run that already read
-# every shard, or a second scan in the same process, re-reads only files that changed.
-_KEYS_CACHE: dict[str, tuple[tuple[int, int, int], frozenset[Key]]] = {}
+# path -> ((size, mtime_ns, ctime_ns, ino), keys): a process-local projection so a run that
+# already read every shard, or a second scan in the same process, re-reads only files that
+# changed. ctime is in the stamp (a back-dated mtime cannot hide a rewrite), and only a file
+# that had settled (see `citation_ranges.settled`) is remembered.
+_KEYS_CACHE: dict[str, tuple[Stamp, frozenset[Key]]] = {}
 
 
-def _stamp(path) -> tuple[int, int, int] | None:
+def _stamp(path) -> Stamp | None:
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+    return stamp_of(st)
 
 
 def file_keys(path, text: str | None = None) -> frozenset[Key]:
     """Citation keys of one shard file, from the cache when the file is unchanged."""
+    started = time.time_ns()
     stamp = _stamp(path)
     hit = _KEYS_CACHE.get(str(path))
     if stamp is not None and hit is not None and hit[0] == stamp:
@@ -48,7 +54,7 @@ def file_keys(path, text: str | None = None) -> frozenset[Key]:
         except FileNotFoundError:
             return frozenset()
     keys = frozenset(citation_keys(text))
-    if stamp is not None:
+    if stamp is not None and settled(stamp, started):
         _KEYS_CACHE[str(path)] = (stamp, keys)
     return keys
 
@@ -60,26 +66,22 @@ def prime(path, text: str) -> None:
 
 def cited_keys(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS, days: set[str] | None = None) -> set[Key]:
     """Every (date, id) cited in the areas; with `days`, only citations under those dates."""
-    keys: set[Key] = set()
     if days is None:
+        keys: set[Key] = set()
         for _, path in shard_area_files(ws, areas):
             keys.update(file_keys(path))
         return keys
-    # Day-scoped (the GC's question): a substring test finds the few files that cite those
-    # dates at all; only they are scanned with the citation regex.
-    markers = [f"/{d}#".encode() for d in days]
-    for _, path in shard_area_files(ws, areas):
-        hit = _KEYS_CACHE.get(str(path))
-        if hit is not None and hit[0] == _stamp(path):
-            keys.update(k for k in hit[1] if k[0] in days)
-            continue
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            continue
-        if any(m in data for m in markers):
-            keys.update(k for k in file_keys(path, data.decode("utf-8", "replace")) if k[0] in days)
-    return keys
+    return cited_on_days(ws, days, areas).keys
+
+
+def cited_on_days(
+    ws: Workspace, days: set[str], areas: tuple[str, ...] = SHARD_AREAS, now_ns: int | None = None,
+) -> DayScan:
+    """The day-scoped question (the GC's): the persisted citation-range projection rules out,
+    without opening them, the files whose citations cannot reach those dates; the rest are read
+    (or taken from the in-process cache). The result says how many files were read. `now_ns`
+    is the clock the racy-timestamp rule measures against (default: now)."""
+    return citation_ranges.cited_on(ws, set(days), areas, _KEYS_CACHE, now_ns=now_ns)
 
 
 def pending_reflection_keys(ws: Workspace) -> set[Key]:
