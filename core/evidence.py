@@ -59,11 +59,6 @@ def file_keys(path, text: str | None = None) -> frozenset[Key]:
     return keys
 
 
-def prime(path, text: str) -> None:
-    """Record keys for a file whose text the caller just read (saves the second read)."""
-    file_keys(path, text)
-
-
 def cited_keys(ws: Workspace, areas: tuple[str, ...] = SHARD_AREAS, days: set[str] | None = None) -> set[Key]:
     """Every (date, id) cited in the areas; with `days`, only citations under those dates."""
     if days is None:
