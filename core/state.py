@@ -6,6 +6,7 @@ reason is returned so callers can report it instead of silently re-dreaming ever
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -51,15 +52,27 @@ class DreamingState:
     # date -> its rendered JSON: a year of ids is tens of megabytes to render, and an update
     # changes one or two days, so a state derived from a rendered one renders only those.
     _rendered: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    _digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)  # the same, for ids_digest
 
     def dreamed_ids(self, day: str) -> set[str]:
         entry = self.days.get(day)
         return set(entry["dreamedIds"]) if entry else set()  # type: ignore[arg-type]
 
+    def ids_digest(self, day: str) -> str:
+        """A fingerprint of the day's dreamed-id list (what projections of "fully dreamed" key on)."""
+        digest = self._digests.get(day)
+        if digest is None:
+            entry = self.days.get(day)
+            ids = entry["dreamedIds"] if entry else []
+            digest = hashlib.sha1("\n".join(ids).encode("utf-8", "surrogatepass")).hexdigest()  # type: ignore[arg-type]
+            self._digests[day] = digest
+        return digest
+
     def _with_day(self, day: str, entry: dict[str, object]) -> "DreamingState":
         days = {d: dict(e) for d, e in self.days.items()}
         days[day] = entry
-        return DreamingState(days, {d: r for d, r in self._rendered.items() if d != day})
+        return DreamingState(days, {d: r for d, r in self._rendered.items() if d != day},
+                             {d: h for d, h in self._digests.items() if d != day})
 
     def add_dreamed(self, day: str, ids: set[str] | list[str], ts: str) -> "DreamingState":
         """A new state with `ids` merged into `day` (sorted, de-duplicated); self is unchanged."""
@@ -68,7 +81,7 @@ class DreamingState:
     def remove_dreamed(self, day: str, ids: set[str], ts: str) -> "DreamingState":
         """A new state with `ids` returned to the undreamed tail of `day`."""
         if day not in self.days:
-            return DreamingState({d: dict(e) for d, e in self.days.items()}, dict(self._rendered))
+            return DreamingState({d: dict(e) for d, e in self.days.items()}, dict(self._rendered), dict(self._digests))
         return self._with_day(day, {"dreamedIds": sorted(self.dreamed_ids(day) - set(ids)), "ts": ts})
 
     def to_json(self) -> str:

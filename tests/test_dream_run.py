@@ -512,3 +512,22 @@ def test_the_dreamers_strength_table_is_the_one_the_strength_table_reads_from_di
     expected = render_prompt_table(strength_table(ws.topics_dir, D, DecaySettings()))
     assert seen == [expected]
     assert "| canonical | The user uses pnpm | 2 | 2 |" in expected and "| broken |" in expected
+
+
+def test_the_fully_dreamed_projection_follows_a_release_and_a_forget_within_one_process(ws, agent_dir):
+    """The projection of fully-dreamed days keys on a per-day fingerprint the state memoizes;
+    a release (ids back on the tail) or an unforget must make that day's fragments undreamed
+    again at once, in the same process that cached the fingerprint."""
+    from core.forget import forget_fragment, unforget
+
+    write_stream(agent_dir, D2, [fragment_line(D2, n, "t", f"note {n}") for n in (1, 2, 3)])
+    mark_dreamed(ws, D2, 1, 2, 3)
+    state, _ = load_state(ws.state_path)
+    assert collect_undreamed(ws, state) == []  # the day is now projected fully dreamed
+    released = state.remove_dreamed(D2, {uuid_at(D2, 2)}, "2026-05-22T09:00:00+00:00")
+    save_state(ws.state_path, released)
+    assert [f.id for f in collect_undreamed(ws, load_state(ws.state_path)[0])] == [uuid_at(D2, 2)]
+    forget_fragment(ws, D2, uuid_at(D2, 2), reason="wrong")
+    assert collect_undreamed(ws, load_state(ws.state_path)[0]) == []
+    unforget(ws, D2, uuid_at(D2, 2))
+    assert [f.id for f in collect_undreamed(ws, load_state(ws.state_path)[0])] == [uuid_at(D2, 2)]

@@ -99,15 +99,13 @@ def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
     known = DreamedDays(ws)
     out: list[UndreamedFragment] = []
     for day, path in list_stream_days(ws):
-        entry = state.days.get(day)
-        dreamed_list = list(entry["dreamedIds"]) if entry else []  # type: ignore[call-overload]
         # The digest covers what decides "dreamed": the day's id list and its tombstones.
-        digest = DreamedDays.digest(dreamed_list + ["#tombstones"] + sorted(i for d, i in stones if d == day))
+        digest = DreamedDays.digest([state.ids_digest(day), "#tombstones", *sorted(i for d, i in stones if d == day)])
         # Most days of a year are fully dreamed: known from the projection, else from a regex
         # scan of ids; only a day that still has undreamed fragments is parsed.
         if known.fully_dreamed(path, digest):
             continue
-        dreamed = set(dreamed_list)
+        dreamed = state.dreamed_ids(day)
         ids = fragment_ids(path)
         if dreamed.issuperset(ids) or all(fid in dreamed or (day, fid) in stones for fid in ids):
             known.mark(path, digest)
