@@ -99,10 +99,11 @@ def set_skip_worktree(root: Path, on: bool) -> None:
     run_git(root, "update-index", "-z", flag, "--stdin", check=False, stdin="\0".join(files) + "\0")
 
 
-def staged_memory_paths(root: Path) -> list[str]:
+def staged_paths(root: Path) -> list[str]:
+    """Every staged path of the repository (memory/ and anything the user staged elsewhere)."""
     # --no-renames: a moved file (topics/ -> archive/) must list its old path too, or
     # `commit --only` would leave the deletion staged and uncommitted.
-    out = run_git(root, "diff", "--cached", "--name-only", "--no-renames", "-z", "--", "memory/", check=False, strip=False)
+    out = run_git(root, "diff", "--cached", "--name-only", "--no-renames", "-z", check=False, strip=False)
     return [p for p in out.split("\0") if p]
 
 
@@ -178,15 +179,20 @@ def commit_memory(
         if not (root / "memory").exists():
             return None
         run_git(root, "add", "-f", "--", "memory/")
-        staged = staged_memory_paths(root)
+        everything = staged_paths(root)
+        staged = [p for p in everything if p.startswith("memory/")]
         if not staged:
             return None
+        # TypeClaw commits `--only` the memory paths so that what the user staged elsewhere stays
+        # staged. When nothing else is staged, a plain commit makes the same tree, without
+        # `--only`'s temporary index re-hashing every path (tens of MB at a year of state).
+        only = ["--only", "--", *staged] if len(staged) < len(everything) else []
         if subject is None:
             subject = f"dream: {dream_summary(root)} {(rng or random).choice(DREAM_EMOJI)}"
         message = subject + "\n\n" + (body.strip() + "\n\n" if body.strip() else "") + trailers.render() + "\n"
         identity = () if _has_identity(root) else FALLBACK_IDENTITY
         extra = repo_args(root) or []
-        cmd = ["git", "-c", "core.hooksPath=/dev/null", *identity, *extra, "commit", "-q", "--no-verify", "-F", "-", "--only", "--", *staged]
+        cmd = ["git", "-c", "core.hooksPath=/dev/null", *identity, *extra, "commit", "-q", "--no-verify", "-F", "-", *only]
         status, out, err = Git(str(root)).execute(cmd, with_extended_output=True, with_exceptions=False, istream=_stdin(message))
         if status != 0:
             raise GitError(f"git commit failed: {err.strip() or out.strip()}")

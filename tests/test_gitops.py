@@ -169,6 +169,18 @@ def test_only_memory_is_committed_even_when_other_changes_are_staged(agent_dir):
     assert git(agent_dir, "diff", "--cached", "--name-only").split() == ["SOUL.md"]
 
 
+def test_unstaged_edits_outside_memory_stay_out_of_the_commit_and_in_the_worktree(agent_dir):
+    """With nothing staged outside memory/ the commit is a plain one (no `--only`); the user's
+    unstaged edits must still be neither committed nor touched."""
+    (agent_dir / "SOUL.md").write_text("# Soul\nEdited, not staged.\n")
+    write_stream(agent_dir, DAY, fragments(DAY, 1))
+    dream(agent_dir)
+    assert git(agent_dir, "show", "--name-only", "--format=", "HEAD").split() == [f"memory/streams/{DAY}.jsonl"]
+    assert git(agent_dir, "diff", "--name-only").split() == ["SOUL.md"]
+    assert (agent_dir / "SOUL.md").read_text() == "# Soul\nEdited, not staged.\n"
+    assert git(agent_dir, "diff", "--cached", "--name-only") == ""
+
+
 def test_without_a_git_identity_a_fallback_author_is_used(agent_dir):
     write_stream(agent_dir, DAY, fragments(DAY, 1))
     dream(agent_dir)
