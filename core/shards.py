@@ -186,10 +186,23 @@ def meta_from_head(head: str | bytes) -> ShardMeta | None:
         if end < 0 or "\r" in head[:end]:
             return None
         raw = head[4:end]
+    hit = _META_MEMO.get(raw, _MISSING)
+    if hit is not _MISSING:
+        return hit  # type: ignore[return-value]
     try:
-        return _meta(raw)
+        meta: ShardMeta | None = _meta(raw)
     except ShardParseError:
-        return None
+        meta = None
+    if len(_META_MEMO) >= 200_000:  # bounded: a long-lived app sees many versions of shards
+        _META_MEMO.clear()
+    _META_MEMO[raw] = meta
+    return meta
+
+
+# frontmatter text -> its strict parse (None when it fails): the app and the watcher re-read
+# the same 10,000 heads again and again; ShardMeta is frozen, so sharing one is safe.
+_META_MEMO: dict[str, ShardMeta | None] = {}
+_MISSING = object()
 
 
 def render_shard(meta: ShardMeta, body: str) -> str:
