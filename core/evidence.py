@@ -86,7 +86,11 @@ def pending_reflection_keys(ws: Workspace) -> set[Key]:
     folder = ws.meta_dir / "reflections"
     if not folder.is_dir():
         return keys
+    from core.reflections import peek_status
+
     for path in folder.glob("r-*.json"):
+        if peek_status(path) not in (None, "pending"):
+            continue  # decided: only a pending reflection protects anything
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):

@@ -144,6 +144,8 @@ def list_reflections(ws: Workspace, *, include_decided: bool = False) -> tuple[l
     if not folder.is_dir():
         return [], []
     for path in sorted(folder.glob("r-*.json"), key=lambda p: int(p.stem[2:]) if p.stem[2:].isdigit() else 0):
+        if not include_decided and peek_status(path) not in (None, *OPEN):
+            continue  # decided: months of them would otherwise be parsed whole on every apply
         try:
             r = Reflection.from_json(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
@@ -152,6 +154,22 @@ def list_reflections(ws: Workspace, *, include_decided: bool = False) -> tuple[l
         if include_decided or r.status in OPEN:
             out.append(r)
     return out, problems
+
+
+# The head `to_json` writes: scalar top-level fields, in this order, before anything nested.
+_HEAD = re.compile(r'\{\s*"version": 1,\s*"id": "r-\d+",\s*"created": "[^"\\]*",\s*"status": "([a-z]+)"')
+
+
+def peek_status(path) -> str | None:
+    """A reflection's status from the first bytes of its file, as `to_json` lays them out; None
+    when the head is laid out otherwise (hand-edited, foreign) and only a full parse can tell."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512).decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = _HEAD.match(head)
+    return m.group(1) if m else None
 
 
 def next_reflection_id(ws: Workspace) -> str:

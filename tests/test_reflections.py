@@ -297,3 +297,43 @@ def test_approve_judges_expiry_at_the_time_it_is_given(ws, agent_dir):
     with pytest.raises(ReflectionError, match="stale"):
         approve(ws, "r-1", now=created + timedelta(days=20))
     assert status_of(ws) == "pending"
+
+
+def test_listing_open_reflections_reads_only_the_head_of_decided_ones(ws, agent_dir):
+    """Months of decided reflections (each holding whole shard texts) must not be parsed on every
+    apply: a decided file is told from its head. Proof: a decided file damaged past its head is
+    skipped when listing open ones, and still reported when the history asks for everything."""
+    from core.evidence import pending_reflection_keys
+    from core.reflections import Reflection
+
+    folder = ws.meta_dir / "reflections"
+    folder.mkdir(parents=True)
+    done = Reflection(id="r-1", created="2026-05-20T10:00:00+00:00", status="approved",
+                      fragments=[{"date": D1, "id": uuid_at(D1, 7), "topic": "t", "body": "b"}])
+    (folder / "r-1.json").write_text(done.to_json()[:-40])  # truncated after the head
+    open_ = Reflection(id="r-2", created="2026-05-21T10:00:00+00:00", status="pending",
+                       fragments=[{"date": D1, "id": uuid_at(D1, 8), "topic": "t", "body": "b"}])
+    (folder / "r-2.json").write_text(open_.to_json())
+    listed, problems = list_reflections(ws)
+    assert [r.id for r in listed] == ["r-2"] and problems == []
+    assert pending_reflection_keys(ws) == {(D1, uuid_at(D1, 8))}
+    everything, problems = list_reflections(ws, include_decided=True)
+    assert [r.id for r in everything] == ["r-2"] and len(problems) == 1 and "r-1.json" in problems[0]
+
+
+def test_a_hand_edited_reflection_laid_out_differently_is_still_parsed_whole(ws, agent_dir):
+    """The head peek only skips files laid out as dreamdeck writes them; any other layout (keys
+    reordered, status last) is parsed in full, so a pending one still lists and protects."""
+    from core.evidence import pending_reflection_keys
+    from core.reflections import Reflection
+
+    folder = ws.meta_dir / "reflections"
+    folder.mkdir(parents=True)
+    r = Reflection(id="r-3", created="2026-05-21T10:00:00+00:00", status="pending",
+                   fragments=[{"date": D1, "id": uuid_at(D1, 9), "topic": "t", "body": "b"}])
+    data = json.loads(r.to_json())
+    status = data.pop("status")
+    data["status"] = status  # moved to the end
+    (folder / "r-3.json").write_text(json.dumps(data))
+    assert [x.id for x in list_reflections(ws)[0]] == ["r-3"]
+    assert pending_reflection_keys(ws) == {(D1, uuid_at(D1, 9))}
