@@ -28,7 +28,7 @@ from core.hunks import rebase_change
 from core.shards import recompute_shard_text
 from core.slugs import is_valid_slug
 from core.state import load_state, save_state
-from core.streams import append_raw_lines, read_path_for, read_stream_lines
+from core.streams import append_raw_lines, join_late_carriers, read_path_for, read_stream_lines
 from core.tombstones import Tombstone, record
 from core.workspace import Workspace, local_datetime_iso
 
@@ -326,14 +326,17 @@ def _write_files(ws: Workspace, plan, result: ApplyResult, step) -> None:
 def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit=None) -> None:
     """Everything after the shard writes; idempotent, so a recovery can run it again."""
     background: list = []  # git processes storing objects ahead of the commit
+    late: list = []  # threads carrying appends that land on a replaced stream inode
     try:
-        _finish_steps(ws, journal, result, step, before_commit, background)
+        _finish_steps(ws, journal, result, step, before_commit, background, late)
     finally:
         for job in background:
             job.wait()  # never leave one behind, even when a step fails
+        join_late_carriers(late)
 
 
-def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit, background: list) -> None:
+def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit, background: list,
+                  late: list) -> None:
     c = journal["changeset"]
     ts = local_datetime_iso()
     if c["tombstones"]:
@@ -381,12 +384,12 @@ def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, befor
         # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
         # under the compacted dates can pin anything there, so only those are gathered.
         protected = gc_protected_keys(ws, days=gc_days) | {k for k, s in load_tombstones(ws).items() if not s.hard}
-        before_gc = _fragment_lines(ws, gc_days) if c["topics_changed"] else {}
         result.compaction = compact_days(
             ws, state, protected, gc_days,
-            fragment_gc=bool(c["topics_changed"]), purge=purge,  # type: ignore[arg-type]
+            fragment_gc=bool(c["topics_changed"]), purge=purge, late=late,  # type: ignore[arg-type]
         )
-        gc_lines = [(k[0], before_gc[k]) for k in result.compaction.fragments_dropped if k in before_gc and k not in purge]
+        # The exact lines the GC took (not the hard-forgotten ones), for the rollback note.
+        gc_lines = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purge]
         step("gc")
     if before_commit is not None:
         before_commit(result)  # what the GC dropped is known by now
@@ -400,6 +403,7 @@ def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, befor
     step("journal-removed")
     for job in background:
         job.wait()
+    join_late_carriers(late)  # long over by now; joined so the commit holds what they carried
     result.sha = commit_memory(
         ws.root,
         None if c["dream_subject"] and not c["subject"] else (c["subject"] or f"memory: {c['summary']}"),
@@ -413,16 +417,6 @@ def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, befor
 
         record_gc_lines(ws.root, result.sha, gc_lines)
     step("commit")
-
-
-def _fragment_lines(ws: Workspace, days: set[str]) -> dict[Key, str]:
-    out: dict[Key, str] = {}
-    for day in days:
-        path = read_path_for(ws, day)
-        for ln in read_stream_lines(path) if path else []:
-            if ln.kind == "fragment":
-                out[(day, ln.event["id"])] = ln.raw.decode("utf-8")  # type: ignore[index]
-    return out
 
 
 def _restore_lines(ws: Workspace, day: str, lines: list[str]) -> None:

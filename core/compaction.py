@@ -23,6 +23,7 @@ class CompactionResult:
     files: list[str] = field(default_factory=list)
     watermarks_dropped: int = 0
     fragments_dropped: list[Key] = field(default_factory=list)
+    fragment_lines_dropped: dict[Key, str] = field(default_factory=dict)  # their exact lines
 
 
 def _keep_rule(
@@ -55,7 +56,9 @@ def compact_days(
     *,
     fragment_gc: bool,
     purge: set[Key] = frozenset(),  # type: ignore[assignment]
+    late: list | None = None,
 ) -> CompactionResult:
+    """`late`: see `rewrite_stream` (the grace period watched in the background)."""
     result = CompactionResult()
     for day in sorted(days):
         path = read_path_for(ws, day)
@@ -63,7 +66,7 @@ def compact_days(
             continue
         dreamed = state.dreamed_ids(day)
         rewritten = rewrite_stream(
-            ws, path, keep_for=lambda lines, d=day: _keep_rule(lines, d, dreamed, cited, fragment_gc, purge)
+            ws, path, keep_for=lambda lines, d=day: _keep_rule(lines, d, dreamed, cited, fragment_gc, purge), late=late,
         )
         if rewritten.changed:
             result.files.append(ws.rel(path))
@@ -72,4 +75,5 @@ def compact_days(
                     result.watermarks_dropped += 1
                 elif ln.kind == "fragment":
                     result.fragments_dropped.append((day, ln.event["id"]))  # type: ignore[index]
+                    result.fragment_lines_dropped[(day, ln.event["id"])] = ln.raw.decode("utf-8")  # type: ignore[index]
     return result

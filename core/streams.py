@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 import unicodedata
 from dataclasses import dataclass
@@ -305,12 +306,15 @@ def rewrite_stream(
     *,
     keep_for: Callable[[list[StreamLine]], Callable[[StreamLine], bool]] | None = None,
     grace_seconds: float = 0.05,
+    late: list | None = None,
 ) -> RewriteResult:
     """Rewrite `path` without the lines `keep` rejects, losing no concurrent append.
 
     The old inode stays open: bytes appended to it before the rename are copied into the
     temp file, and bytes that land on it after the rename (a writer that opened the path
-    just before) are appended to the new file during a short grace period.
+    just before) are appended to the new file during a short grace period. With `late` (a
+    list), the grace period is watched by a thread appended to it, which the caller joins
+    (see `join_late_carriers`) before it ends: the rewrite returns without waiting.
     """
     with stream_lock(ws):
         try:
@@ -344,12 +348,42 @@ def rewrite_stream(
             os.replace(tmp, path)
             fsync_dir(path.parent)
             deadline = time.monotonic() + grace_seconds
-            while True:
-                late = old.read()
-                if late:
-                    carried += len(late)
-                    _append_line(path, late)
-                if time.monotonic() >= deadline:
-                    break
-                time.sleep(0.01)
+            if late is not None:
+                watcher = threading.Thread(
+                    target=_carry_late, args=(ws, path, os.fdopen(os.dup(old.fileno()), "rb"), deadline, True),
+                    name=f"carry-late:{path.name}",
+                )
+                watcher.start()
+                late.append(watcher)
+            else:
+                carried += _carry_late(ws, path, old, deadline, False)
     return RewriteResult(True, kept, dropped, carried)
+
+
+def _carry_late(ws: Workspace, path: Path, old, deadline: float, own: bool) -> int:
+    """Until `deadline`, append to `path` whatever lands on the replaced inode `old`. `own`: a
+    watcher thread, which closes `old` and takes the stream lock for each append itself."""
+    carried = 0
+    try:
+        while True:
+            chunk = old.read()
+            if chunk:
+                carried += len(chunk)
+                if own:
+                    with stream_lock(ws):
+                        _append_line(path, chunk)
+                else:
+                    _append_line(path, chunk)
+            if time.monotonic() >= deadline:
+                return carried
+            time.sleep(0.01)
+    finally:
+        if own:
+            old.close()
+
+
+def join_late_carriers(late: list) -> None:
+    """Wait for the grace-period watchers `rewrite_stream(late=...)` started."""
+    for watcher in late:
+        watcher.join()
+    late.clear()

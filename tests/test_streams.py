@@ -583,6 +583,38 @@ def test_bytes_written_to_the_old_file_just_after_the_rename_are_carried(ws):
     assert result.carried_bytes == len(late)
 
 
+def test_the_grace_period_can_be_watched_in_the_background_and_still_carries_late_bytes(ws):
+    """The door's compaction does not sit out the grace period: a watcher thread carries what a
+    writer holding the old inode writes after the rename, and the door joins it before it ends."""
+    from core.streams import join_late_carriers
+
+    path = write_stream(ws.root, DAY, [watermark_line(DAY, 1), fragment_line(DAY, 2, "t", "b")])
+    late_line = (fragment_line(DAY, 3, "t", "opened before the rename") + "\n").encode()
+    wrote = threading.Event()
+    writer: list[threading.Thread] = []
+
+    def keep_for(lines):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+
+        def write_later():
+            time.sleep(0.05)
+            os.write(fd, late_line)
+            os.close(fd)
+            wrote.set()
+
+        writer.append(threading.Thread(target=write_later))
+        writer[0].start()
+        return drop_watermarks
+
+    watchers: list[threading.Thread] = []
+    result = rewrite_stream(ws, path, keep_for=keep_for, grace_seconds=0.5, late=watchers)
+    assert result.changed and len(watchers) == 1 and watchers[0].is_alive()  # returned before the grace ended
+    writer[0].join()
+    join_late_carriers(watchers)
+    assert wrote.is_set() and watchers == []
+    assert path.read_bytes() == (fragment_line(DAY, 2, "t", "b") + "\n").encode() + late_line
+
+
 def test_no_append_is_lost_while_the_stream_is_rewritten_again_and_again(ws):
     path = write_stream(ws.root, DAY, [watermark_line(DAY, 0)])
     expected = [fragment_line(DAY, n, "t", f"appended {n}") for n in range(1, 241)]
