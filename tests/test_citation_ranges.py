@@ -41,6 +41,7 @@ def forget_process_caches() -> None:
     """What a fresh process starts with: no in-process caches, only the persisted projection."""
     evidence._KEYS_CACHE.clear()
     shards._LISTINGS.clear()
+    citation_ranges._LOADED.clear()
 
 
 def query(ws, days, now_ns=None, keep_caches=False):
@@ -333,6 +334,22 @@ def test_a_garbage_truncated_or_wrong_shaped_projection_is_ignored_and_rebuilt(w
     assert rebuilt["version"] == 1 and len(rebuilt["files"]) == 7
     assert query(ws, {D0}, now_ns=LATER()).keys == brute_force(agent_dir, {D0})
     assert query(ws, {"2026-05-23"}, now_ns=LATER()).read == 0  # trusted again
+
+
+def test_a_long_lived_process_sees_the_projection_another_process_replaced(ws, agent_dir):
+    """The app and the watcher keep the projection they last read or wrote, keyed by the file's
+    stamp; when another process replaces the file, this process reads the new one."""
+    many_shards(agent_dir, n=6, citing_today=(0, 1, 2, 3, 4, 5))
+    want = brute_force(agent_dir, {D})
+    assert query(ws, {D}, now_ns=LATER()).keys == want
+    assert len(CitationRanges.of(ws).entries) == 7
+    target = ws.lock_dir / FILENAME
+    tmp = target.with_name("other-process.json")
+    tmp.write_text(json.dumps({"version": 1, "files": {}}))
+    os.replace(tmp, target)  # as another dreamdeck process saves it: a rename, a new inode
+    assert CitationRanges.of(ws).entries == {}
+    scan = query(ws, {D}, now_ns=LATER(), keep_caches=True)
+    assert scan.keys == want and scan.skipped == 0 and len(CitationRanges.of(ws).entries) == 7
 
 
 # --- 6. deletions and new files ----------------------------------------------------------------------
