@@ -12,6 +12,7 @@ A kill anywhere leaves the journal; `recover_journal` (doctor --fix) finishes th
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +24,7 @@ from core.atomic import atomic_write_text, fsync_dir, remove_file
 from core.citations import Key, citation_keys, summarize_missing
 from core.compaction import CompactionResult, compact_days
 from core.evidence import SHARD_AREAS, gc_protected_keys, shard_area_files
-from core.gitops import Trailers, commit_memory, store_blobs_in_background
+from core.gitops import Trailers, commit_memory, stage_in_background, store_blob_in_background
 from core.hunks import rebase_change
 from core.shards import recompute_shard_text
 from core.slugs import is_valid_slug
@@ -83,6 +84,11 @@ class ChangeSet:
     # the change is written and before the audit, the journal removal and the commit. It is not
     # journaled: a caller must be able to run its decision again if a crash skipped it.
     before_commit: Callable[["ApplyResult"], None] | None = field(default=None, repr=False)
+    # The timestamp for advanced/released days, when the caller fixed it earlier, and jobs that
+    # already store the resulting state in git (`store_state_ahead`): the door waits for them
+    # before its commit instead of starting its own.
+    state_ts: str | None = None
+    stored_ahead: list = field(default_factory=list, repr=False)
 
 
 @dataclass
@@ -94,6 +100,7 @@ class ApplyResult:
     compaction: CompactionResult = field(default_factory=CompactionResult)
     warnings: list[str] = field(default_factory=list)
     targets: dict[str, str | None] = field(default_factory=dict)
+    commit_seconds: float = 0.0  # git's own share: the commit of memory/ (benchmarks report it)
 
 
 def memory_lock(ws: Workspace, timeout: float = 60.0) -> FileLock:
@@ -257,11 +264,40 @@ def apply_changeset(
         _check_tombstones(ws, plan)
         result.targets = {p: t for p, (_, t) in plan.items()}
         journal = _journal_payload(cs, plan, today, now)
-        atomic_write_text(ws.memory / JOURNAL, json.dumps(journal, ensure_ascii=False))
-        step("journal")
-        _write_files(ws, plan, result, step)
-        _finish(ws, journal, result, step, cs.before_commit)
+        background = list(cs.stored_ahead)
+        if not background and (cs.advance or cs.release):
+            job = store_state_ahead(ws, _next_state(ws, journal))
+            background += [job] if job is not None else []
+        try:
+            atomic_write_text(ws.memory / JOURNAL, json.dumps(journal, ensure_ascii=False))
+            step("journal")
+            _write_files(ws, plan, result, step)
+        except BaseException:
+            for job in background:
+                job.wait()
+            raise
+        _finish(ws, journal, result, step, cs.before_commit, background)
     return result
+
+
+def store_state_ahead(ws: Workspace, state):
+    """Start git storing `state` as the object the commit will need (None without git).
+
+    Tens of megabytes at a year of ids: git compresses it on the other core while the caller
+    goes on (a dream: while the dreamer thinks; the door: while it writes and collects)."""
+    return store_blob_in_background(ws.root, ws.rel(ws.state_path), state.json_parts())
+
+
+def _next_state(ws: Workspace, journal: dict):
+    """The dreaming state once this change's ids are advanced and released."""
+    c = journal["changeset"]
+    ts = journal.get("state_ts") or local_datetime_iso()
+    state, _problem = load_state(ws.state_path)
+    for day, ids in c["advance"].items():
+        state = state.add_dreamed(day, ids, ts)
+    for day, ids in c["release"].items():
+        state = state.remove_dreamed(day, set(ids), ts)
+    return state
 
 
 def _journal_payload(cs: ChangeSet, plan, today: str, now: datetime) -> dict:
@@ -269,6 +305,9 @@ def _journal_payload(cs: ChangeSet, plan, today: str, now: datetime) -> dict:
         "version": 1,
         "today": today,
         "now": now.isoformat(),
+        # One timestamp for the advanced days, fixed up front: the state git stores ahead of the
+        # commit and the state written later must be the same bytes.
+        "state_ts": cs.state_ts or local_datetime_iso(),
         "targets": {p: t for p, (_, t) in plan.items()},
         "originals": {p: c for p, (c, _) in plan.items()},
         "changeset": {
@@ -323,9 +362,9 @@ def _write_files(ws: Workspace, plan, result: ApplyResult, step) -> None:
         raise Refused(f"refused: could not write ({exc}); nothing was changed") from None
 
 
-def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit=None) -> None:
+def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit=None, background=None) -> None:
     """Everything after the shard writes; idempotent, so a recovery can run it again."""
-    background: list = []  # git processes storing objects ahead of the commit
+    background = [] if background is None else background  # git jobs storing objects ahead of the commit
     late: list = []  # threads carrying appends that land on a replaced stream inode
     try:
         _finish_steps(ws, journal, result, step, before_commit, background, late)
@@ -338,7 +377,6 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_comm
 def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit, background: list,
                   late: list) -> None:
     c = journal["changeset"]
-    ts = local_datetime_iso()
     if c["tombstones"]:
         from core.tombstones import load_tombstones
 
@@ -353,14 +391,12 @@ def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, befor
         step("tombstones")
     state = None  # loaded once: a year of dreamed ids is megabytes of JSON
     if c["advance"] or c["release"]:
-        state, _problem = load_state(ws.state_path)
-        for day, ids in c["advance"].items():
-            state = state.add_dreamed(day, ids, ts)
-        for day, ids in c["release"].items():
-            state = state.remove_dreamed(day, set(ids), ts)
+        state = _next_state(ws, journal)
         save_state(ws.state_path, state)
-        # Tens of megabytes at a year of ids: git stores it on the other core during the GC.
-        background += filter(None, [store_blobs_in_background(ws.root, [ws.rel(ws.state_path)])])
+        # Staged now, git hashes it (its object is usually stored already) during the GC below.
+        for job in background:
+            job.wait()  # one git at a time on the index and the object store
+        background[:] = filter(None, [stage_in_background(ws.root, [ws.rel(ws.state_path)])])
         step("state")
     for day, lines in c["restore_lines"].items():
         _restore_lines(ws, day, lines)
@@ -404,12 +440,14 @@ def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, befor
     for job in background:
         job.wait()
     join_late_carriers(late)  # long over by now; joined so the commit holds what they carried
+    started = time.perf_counter()
     result.sha = commit_memory(
         ws.root,
         None if c["dream_subject"] and not c["subject"] else (c["subject"] or f"memory: {c['summary']}"),
         Trailers(c["actor"], c["approval"], c["trigger"], c["ref"], c["ref_kind"]),
         body=c["summary"] if c["dream_subject"] else "",
     )
+    result.commit_seconds = time.perf_counter() - started
     if result.sha and gc_lines:
         # Lines appended since the last commit and collected now were never in git: keep them
         # in a git note on this commit so a rollback can put them back.

@@ -6,6 +6,7 @@ skip-worktree again so the agent's `git status` stays clean. A folder without gi
 """
 from __future__ import annotations
 
+import os
 import random
 import re
 from dataclasses import dataclass
@@ -60,25 +61,99 @@ def _stdin(text: str):
     return fh
 
 
-def store_blobs_in_background(root: Path, paths: list[str]):
-    """Start `git hash-object -w` on `paths` in a second process and return it (None without git).
+class _BlobJob:
+    """A git job running in a thread; `wait()` until it is done."""
 
-    Compressing a year-long state file is most of a commit's cost; stored while the caller does
-    other work, the commit's `git add` finds the object there and only hashes. The object is
-    made with the path's filters, exactly as `git add` makes it; a stray one is pruned by gc.
+    def __init__(self, thread):
+        self.thread = thread
+
+    def wait(self) -> None:
+        self.thread.join()
+
+
+def store_blob_in_background(root: Path, path: str, parts: list[bytes]):
+    """Start storing `parts` (joined) as the git object `git add` would make for `path`, on the
+    other core, and return the job (None without git).
+
+    Compressing a year-long state file is most of a commit's cost; stored while the caller
+    writes shards and collects fragments, the commit's `git add` finds the object there and
+    only hashes. `--path` gives it that path's filters, exactly as `git add` would; an object
+    nobody commits (the content changed meanwhile) is pruned by gc.
     """
     import subprocess
+    import tempfile
+    import threading
 
     extra = repo_args(root)
     if extra is None:
         return None
-    try:
-        return subprocess.Popen(
-            ["git", "-c", "core.hooksPath=/dev/null", *extra, "hash-object", "-w", "--", *paths],
-            cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-    except OSError:  # git missing: the commit will say so
+
+    def work() -> None:
+        fd, tmp = tempfile.mkstemp(prefix="dreamdeck-blob-")
+        try:
+            # writev, a thousand pieces per call: the GIL is released for the whole call, where
+            # a write per piece would wait for the GIL between pieces while the caller works.
+            # (A file, not a pipe: git hashes a file twice as fast as it reads stdin.)
+            views = [memoryview(p) for p in parts if p]
+            while views:
+                batch = views[:1000]
+                written = os.writev(fd, batch)
+                for n, view in enumerate(batch):
+                    if written < len(view):
+                        views = [view[written:], *views[n + 1:]]
+                        break
+                    written -= len(view)
+                else:
+                    views = views[len(batch):]
+            os.close(fd)
+            fd = -1
+            subprocess.run(
+                ["git", "-c", "core.hooksPath=/dev/null", *extra, "hash-object", "-w", f"--path={path}", tmp],
+                cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+            )
+        except OSError:
+            pass  # it only costs the commit its head start
+        finally:
+            if fd >= 0:
+                os.close(fd)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=work, name="git-hash-object", daemon=True)
+    thread.start()
+    return _BlobJob(thread)
+
+
+def stage_in_background(root: Path, paths: list[str]):
+    """Start `git add -f` of `paths` (skip-worktree cleared first, as `commit_memory` does) in a
+    thread and return the job (None without git); wait for it before any other git command.
+
+    `git add` hashes a file whose stat data the index does not hold: staged now, while the
+    caller compacts and collects, the commit's own `git add -f -- memory/` finds it clean.
+    A failure (another git holds the index) only means the commit does the work itself.
+    """
+    import subprocess
+    import threading
+
+    extra = repo_args(root)
+    if extra is None:
         return None
+    base = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.quotepath=false", *extra]
+
+    def work() -> None:
+        quiet = {"cwd": root, "stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL,
+                 "stderr": subprocess.DEVNULL, "check": False}
+        try:
+            subprocess.run([*base, "update-index", "--no-skip-worktree", "--", *paths], **quiet)
+            subprocess.run([*base, "add", "-f", "--", *paths], **quiet)
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=work, name="git-add", daemon=True)
+    thread.start()
+    return _BlobJob(thread)
 
 
 def _has_identity(root: Path) -> bool:

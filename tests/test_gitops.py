@@ -455,18 +455,19 @@ def object_exists(root: Path, sha: str, gitstore: bool = False) -> bool:
 
 
 def test_a_blob_stored_ahead_is_the_very_object_the_commit_records(agent_dir):
-    """The door hashes the year-long state file in a second process while it compacts and GCs;
+    """The door hands git the state-to-be in a second process while it writes shards and GCs;
     the commit then finds the object already stored. It must be the same object git add makes,
     filters included (here an eol conversion from .gitattributes)."""
-    from core.gitops import store_blobs_in_background
+    from core.gitops import store_blob_in_background
 
     (agent_dir / ".gitattributes").write_text("*.json text eol=lf\n")
+    content = b'{\r\n  "version": 2\r\n}\r\n'
     state = agent_dir / "memory" / ".dreaming-state.json"
     state.parent.mkdir(parents=True, exist_ok=True)
-    state.write_bytes(b'{\r\n  "version": 2\r\n}\r\n')
+    state.write_bytes(content)
     expected = git(agent_dir, "hash-object", "memory/.dreaming-state.json").strip()
     assert not object_exists(agent_dir, expected)
-    job = store_blobs_in_background(agent_dir, ["memory/.dreaming-state.json"])
+    job = store_blob_in_background(agent_dir, "memory/.dreaming-state.json", [content[:7], content[7:]])
     assert job is not None
     job.wait()
     assert object_exists(agent_dir, expected)
@@ -475,17 +476,38 @@ def test_a_blob_stored_ahead_is_the_very_object_the_commit_records(agent_dir):
 
 
 def test_storing_ahead_works_through_the_gitstore_and_is_a_no_op_without_git(gitstore_dir, tmp_path):
-    from core.gitops import store_blobs_in_background
+    from core.gitops import store_blob_in_background
 
+    content = b'{"version": 2, "dreamedThrough": {"2026-05-22": {}}}\n'
+    job = store_blob_in_background(gitstore_dir, "memory/.dreaming-state.json", [content])
+    job.wait()
     state = gitstore_dir / "memory" / ".dreaming-state.json"
     state.parent.mkdir(parents=True, exist_ok=True)
-    state.write_text('{"version": 2, "dreamedThrough": {"2026-05-22": {}}}\n')
-    job = store_blobs_in_background(gitstore_dir, ["memory/.dreaming-state.json"])
-    job.wait()
+    state.write_bytes(content)
     sha = git(gitstore_dir, "hash-object", "memory/.dreaming-state.json", gitstore=True).strip()
     assert object_exists(gitstore_dir, sha, gitstore=True)
     assert not (gitstore_dir / ".git").exists()
     plain = tmp_path / "no-git"
     (plain / "memory").mkdir(parents=True)
-    (plain / "memory" / "x.json").write_text("{}")
-    assert store_blobs_in_background(plain, ["memory/x.json"]) is None
+    assert store_blob_in_background(plain, "memory/x.json", [b"{}"]) is None
+
+
+def test_staging_ahead_clears_skip_worktree_stages_the_file_and_the_commit_takes_it(agent_dir):
+    """The door stages the state while it collects fragments; the path is skip-worktree since
+    the last commit (git add would refuse it), so the job clears that first, as commit_memory
+    does; the commit then holds the staged bytes and hides the file again."""
+    from core.gitops import stage_in_background
+
+    state = agent_dir / "memory" / ".dreaming-state.json"
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text('{"version": 2}\n')
+    assert dream(agent_dir)
+    assert skip_flags(agent_dir)["memory/.dreaming-state.json"] == "S"
+    state.write_text('{"version": 2, "dreamedThrough": {}}\n')
+    job = stage_in_background(agent_dir, ["memory/.dreaming-state.json"])
+    job.wait()
+    assert git(agent_dir, "diff", "--cached", "--name-only").split() == ["memory/.dreaming-state.json"]
+    assert dream(agent_dir)
+    assert git(agent_dir, "show", "HEAD:memory/.dreaming-state.json") == '{"version": 2, "dreamedThrough": {}}\n'
+    assert skip_flags(agent_dir)["memory/.dreaming-state.json"] == "S"
+    assert git(agent_dir, "status", "--porcelain") == ""

@@ -14,7 +14,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
 from core.atomic import atomic_write_text
-from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset, plan_changeset, recover_journal
+from core.changeset import (
+    ChangeSet, FileEdit, Refused, apply_changeset, plan_changeset, recover_journal, store_state_ahead,
+)
 from core.citations import citation_keys, sectioned_citations, summarize_missing
 from core.dreaming.lock import DreamLock
 from core.dreaming.policy import needs_review
@@ -150,9 +152,12 @@ def run_dream(
     lock = DreamLock(ws, trigger, settings.dreaming.stale_lock_minutes)
     if not dry_run:
         lock.acquire(timeout=lock_timeout)
+    ahead: list = []  # git jobs storing the state-to-be while the run goes on
     try:
-        return _run(ws, dreamer, review, trigger, dry_run, now, fault, dream_timeout)
+        return _run(ws, dreamer, review, trigger, dry_run, now, fault, dream_timeout, ahead)
     finally:
+        for job in ahead:
+            job.wait()  # whatever the outcome, no job outlives the run
         if not dry_run:
             lock.release()
 
@@ -186,7 +191,7 @@ def _read_text(path: str) -> str:
 
 
 def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: datetime, fault,
-         dream_timeout: float = 900.0) -> DreamReceipt:
+         dream_timeout: float = 900.0, ahead: list | None = None) -> DreamReceipt:
     t0 = time.monotonic()
     today = ws.today()
     receipt = DreamReceipt(_receipt_id(now), now.isoformat(timespec="seconds"), dreamer.name, trigger, review)
@@ -208,6 +213,18 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         return receipt
     receipt.fragments_seen = len(undreamed)
     receipt.days = sorted({f.date for f in undreamed})
+    shown: dict[str, set[str]] = {}
+    for f in undreamed:
+        shown.setdefault(f.date, set()).add(f.id)
+    # Whatever the dreamer does, a run that gets as far as applying marks exactly these ids
+    # dreamed: git can store that state (tens of MB at a year) while the dreamer thinks.
+    state_ts = local_datetime_iso()
+    if not dry_run and ahead is not None:
+        upcoming = state
+        for day, ids in shown.items():
+            upcoming = upcoming.add_dreamed(day, ids, state_ts)
+        job = store_state_ahead(ws, upcoming)
+        ahead += [job] if job is not None else []
 
     # Snapshot: the bytes every decision below is made against.
     topic_files = list_shard_paths(ws.topics_dir)
@@ -245,9 +262,6 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         for slug, text in scratch.files.items()
     }
     changed = sorted(s for s in set(before) | set(after) if before.get(s) != after.get(s))
-    shown: dict[str, set[str]] = {}
-    for f in undreamed:
-        shown.setdefault(f.date, set()).add(f.id)
 
     # Invariant 1: every (date, id) cited before, in topics or vault, is still cited.
     # Only changed shards can lose a citation; a candidate survives if any unchanged shard or
@@ -273,7 +287,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
             f"missing={summarize_missing(lost)}"
         )
         if not dry_run:
-            _advance_only(ws, shown)  # anti-loop; no GC, no commit
+            _advance_only(ws, shown, state_ts)  # anti-loop; no GC, no commit
         receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
         return receipt
 
@@ -316,7 +330,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     cs = ChangeSet(
         action="DREAM", actor=f"dreamer:{dreamer.name}", approval="auto", trigger=trigger,
         summary=outcome.summary or f"{len(undreamed)} fragment(s) dreamed", ref=reflection.id if reflection else "",
-        dream_subject=True, edits=auto, advance=shown, gc_days=set(shown),
+        dream_subject=True, edits=auto, advance=shown, gc_days=set(shown), state_ts=state_ts, stored_ahead=list(ahead or []),
         meta_files=meta,
     )
     if dry_run:
@@ -351,7 +365,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
             # A refusal that would repeat (e.g. citing a forgotten fragment): mark the shown
             # fragments dreamed, as after a revert (invariant 5), so the loop cannot spin.
             receipt.message = f"not applied: {exc}; its {len(undreamed)} fragment(s) are marked dreamed"
-            _advance_only(ws, shown)
+            _advance_only(ws, shown, state_ts)
         return receipt
     receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
@@ -361,13 +375,12 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     return receipt
 
 
-def _advance_only(ws: Workspace, shown: dict[str, set[str]]) -> None:
+def _advance_only(ws: Workspace, shown: dict[str, set[str]], ts: str) -> None:
     """Mark the shown fragments dreamed without applying anything. The state is re-read under the
     memory lock: a person may have released ids (reject --release) while the dreamer ran."""
     from core.changeset import memory_lock
 
     with memory_lock(ws):
-        ts = local_datetime_iso()
         state, _problem = load_state(ws.state_path)
         for day, ids in shown.items():
             state = state.add_dreamed(day, ids, ts)
