@@ -10,10 +10,13 @@ import hashlib
 import json
 import os
 import re
+import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.atomic import atomic_write_bytes
+from core.state_index import StateIndex, crc_of, forget_index, read_index, write_index
 
 
 # The characters JSON.stringify writes as they are: printable ASCII but `"` and `\\`.
@@ -45,13 +48,48 @@ def _render_day(day: str, entry: dict[str, object]) -> str:
     return f"    {_dumps(day)}: {{\n      \"dreamedIds\": {id_block},\n      \"ts\": {_dumps(entry['ts'])}\n    }}"
 
 
+class LazyDays(Mapping):
+    """date -> entry, in file order, each day parsed from the state file's bytes when first asked
+    (see `core.state_index`): a run needs one or two days of a year."""
+
+    def __init__(self, order: list[str], raw: bytes, spans: dict[str, tuple[int, int]],
+                 entries: dict[str, dict[str, object]] | None = None):
+        self._order, self._raw, self._spans = order, raw, spans
+        self._entries: dict[str, dict[str, object]] = {} if entries is None else entries
+
+    def __getitem__(self, day: str) -> dict[str, object]:
+        entry = self._entries.get(day)
+        if entry is None:
+            if day not in self._spans:
+                raise KeyError(day)
+            start, end = self._spans[day]
+            parsed = _validate({"version": 2, "dreamedThrough": json.loads(b"{" + self._raw[start:end] + b"}")})
+            entry = self._entries[day] = dict(parsed.days)[day]
+        return entry
+
+    def __iter__(self):
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def parsed(self) -> set[str]:
+        """The days parsed so far."""
+        return set(self._entries)
+
+    def replaced(self, day: str, entry: dict[str, object]) -> "LazyDays":
+        """A new mapping with `day` set to `entry` (appended when new); self is unchanged."""
+        order = self._order if day in self._spans or day in self._entries else [*self._order, day]
+        return LazyDays(order, self._raw, self._spans, {**self._entries, day: entry})
+
+
 @dataclass
 class DreamingState:
     # date -> {"dreamedIds": [...], "ts": "..."}; dict order is insertion order, as in JS.
-    days: dict[str, dict[str, object]] = field(default_factory=dict)
+    days: Mapping[str, dict[str, object]] = field(default_factory=dict)  # or LazyDays
     # date -> its rendered JSON: a year of ids is tens of megabytes to render, and an update
     # changes one or two days, so a state derived from a rendered one renders only those.
-    _rendered: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    _rendered: dict[str, bytes | memoryview] = field(default_factory=dict, compare=False, repr=False)
     _digests: dict[str, str] = field(default_factory=dict, compare=False, repr=False)  # the same, for ids_digest
 
     def dreamed_ids(self, day: str) -> set[str]:
@@ -69,8 +107,12 @@ class DreamingState:
         return digest
 
     def _with_day(self, day: str, entry: dict[str, object]) -> "DreamingState":
-        days = {d: dict(e) for d, e in self.days.items()}
-        days[day] = entry
+        days: Mapping[str, dict[str, object]]
+        if isinstance(self.days, LazyDays):
+            days = self.days.replaced(day, entry)  # the other days stay unparsed
+        else:
+            days = {d: dict(e) for d, e in self.days.items()}
+            days[day] = entry
         return DreamingState(days, {d: r for d, r in self._rendered.items() if d != day},
                              {d: h for d, h in self._digests.items() if d != day})
 
@@ -81,14 +123,14 @@ class DreamingState:
     def remove_dreamed(self, day: str, ids: set[str], ts: str) -> "DreamingState":
         """A new state with `ids` returned to the undreamed tail of `day`."""
         if day not in self.days:
-            return DreamingState({d: dict(e) for d, e in self.days.items()}, dict(self._rendered), dict(self._digests))
+            return DreamingState(self.days, dict(self._rendered), dict(self._digests))  # never mutated in place
         return self._with_day(day, {"dreamedIds": sorted(self.dreamed_ids(day) - set(ids)), "ts": ts})
 
     def to_json(self) -> str:
         """`JSON.stringify(state, null, 2) + "\\n"`, byte for byte."""
         return b"".join(self.json_parts()).decode("utf-8")
 
-    def json_parts(self) -> list[bytes]:
+    def json_parts(self) -> list:
         """`to_json` as UTF-8 pieces, written one after another without joining: a year of ids
         is tens of megabytes, and every copy of that costs page faults.
 
@@ -99,10 +141,10 @@ class DreamingState:
             return [b'{\n  "version": 2,\n  "dreamedThrough": {}\n}\n']
         rendered = self._rendered
         parts = [b'{\n  "version": 2,\n  "dreamedThrough": {\n']
-        for n, (day, entry) in enumerate(self.days.items()):
+        for n, day in enumerate(self.days):
             chunk = rendered.get(day)
             if chunk is None:
-                chunk = rendered[day] = _render_day(day, entry).encode("utf-8")
+                chunk = rendered[day] = _render_day(day, self.days[day]).encode("utf-8")
             if n:
                 parts.append(b",\n")
             parts.append(chunk)
@@ -155,10 +197,17 @@ def load_state(path: Path) -> tuple[DreamingState, str | None]:
 
 def _load(path: Path) -> tuple[DreamingState, str | None]:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return DreamingState(), None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        return DreamingState(), f"{path.name}: unreadable ({exc})"
+    indexed = _from_index(path, raw)
+    if indexed is not None:
+        return indexed, None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         return DreamingState(), f"{path.name}: unreadable ({exc})"
     try:
         data = json.loads(text)
@@ -170,8 +219,51 @@ def _load(path: Path) -> tuple[DreamingState, str | None]:
         return DreamingState(), f"{path.name}: {exc}; every fragment would be re-dreamed"
 
 
+def _from_index(path: Path, raw: bytes) -> DreamingState | None:
+    """The state without parsing it, when the file is byte for byte what dreamdeck last wrote."""
+    index = read_index(path)
+    if index is None or index.size != len(raw) or index.crc != zlib.crc32(raw):
+        return None
+    # The layout around the days, as json_parts writes it (the CRC says so; checked anyway).
+    expected_end = len(raw) - len(_TAIL)
+    cursor = len(_HEAD)
+    if not index.days or raw[:cursor] != _HEAD or raw[expected_end:] != _TAIL:
+        return None
+    for n, (_day, start, end, _digest) in enumerate(index.days):
+        if start != cursor + (2 if n else 0) or (n and raw[cursor:start] != b",\n"):
+            return None
+        cursor = end
+    if cursor != expected_end:
+        return None
+    view = memoryview(raw)
+    order = [d for d, _, _, _ in index.days]
+    spans = {d: (a, b) for d, a, b, _ in index.days}
+    if len(spans) != len(order):
+        return None
+    return DreamingState(
+        LazyDays(order, raw, spans),
+        {d: view[a:b] for d, a, b, _ in index.days},
+        {d: h for d, _, _, h in index.days},
+    )
+
+
+_HEAD = b'{\n  "version": 2,\n  "dreamedThrough": {\n'
+_TAIL = b"\n  }\n}\n"
+
+
 def save_state(path: Path, state: DreamingState) -> None:
-    atomic_write_bytes(path, state.json_parts())
+    parts = state.json_parts()
+    atomic_write_bytes(path, parts)
+    # Where each day sits in what was just written, for a fresh process (core.state_index).
+    if state.days:
+        spans, cursor = [], len(parts[0])
+        for n, day in enumerate(state.days):
+            start = cursor + (2 if n else 0)
+            cursor = start + len(state._rendered[day])
+            spans.append((day, start, cursor, state.ids_digest(day)))
+        write_index(path, StateIndex(sum(len(p) for p in parts), crc_of(parts), tuple(spans)))
+    else:
+        forget_index(path)
     # What was just written is known: the next load (the app, the watcher's next run, the GC
     # right after) takes it from here while the file keeps this stamp.
     try:

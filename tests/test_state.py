@@ -255,7 +255,7 @@ def test_remove_file_reports_whether_there_was_a_file(tmp_path):
 # --- rendering only what changed --------------------------------------------------------------------------
 def stringify(state: DreamingState) -> str:
     """JSON.stringify(state, null, 2) + "\\n", by the standard library's own (slow) encoder."""
-    text = json.dumps({"version": 2, "dreamedThrough": state.days}, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps({"version": 2, "dreamedThrough": dict(state.days)}, indent=2, ensure_ascii=False) + "\n"
     return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)  # as JSON.stringify escapes them
 
 
@@ -291,3 +291,78 @@ def test_a_saved_state_is_what_the_next_load_returns_until_someone_else_writes_t
         fh.write(theirs.to_json())
     loaded, problem = load_state(path)
     assert problem is None and loaded.dreamed_ids("2026-05-16") == {"a", "b", "c"}
+
+
+# --- a fresh process and the index of the file dreamdeck last wrote -------------------------------------
+def fresh_load(path):
+    """load_state as a new process does it: no in-process cache."""
+    from core import state as state_module
+
+    state_module._CACHE.clear()
+    return load_state(path)
+
+
+def year(days: int = 30, per_day: int = 50) -> DreamingState:
+    state = DreamingState()
+    for d in range(days):
+        day = f"2026-04-{d + 1:02d}"
+        state = state.add_dreamed(day, {f"019e{d:04x}-{n:04x}" for n in range(per_day)}, TS)
+    return state
+
+
+def test_a_fresh_process_parses_only_the_days_it_asks_for_from_a_file_dreamdeck_wrote(path):
+    from core.state import LazyDays
+
+    state = year()
+    save_state(path, state)
+    loaded, problem = fresh_load(path)
+    assert problem is None and isinstance(loaded.days, LazyDays)
+    assert loaded.days.parsed() == set()
+    assert b"".join(loaded.json_parts()) == path.read_bytes()  # written back without parsing
+    assert loaded.ids_digest("2026-04-03") == state.ids_digest("2026-04-03")
+    assert loaded.days.parsed() == set()
+    assert loaded.dreamed_ids("2026-04-07") == state.dreamed_ids("2026-04-07")
+    assert loaded.days.parsed() == {"2026-04-07"}
+    nxt = loaded.add_dreamed("2026-04-07", {"new-id"}, "2026-05-16T15:00:00+09:00").add_dreamed("2026-05-01", {"x"}, TS)
+    save_state(path, nxt)
+    assert path.read_text(encoding="utf-8") == stringify(nxt)  # byte for byte JSON.stringify
+    assert loaded.days.parsed() == {"2026-04-07"}  # deriving and saving parsed nothing more
+    again, _ = fresh_load(path)
+    assert again.days == nxt.days and list(again.days) == list(nxt.days)  # every day, parsed on demand
+
+
+def test_a_file_someone_else_rewrote_even_to_the_same_size_is_parsed_whole(path):
+    from core.state import LazyDays
+
+    save_state(path, year())
+    text = path.read_text(encoding="utf-8")
+    theirs = text.replace("019e0004-0007", "019e0004-0fff")  # same size, other bytes
+    assert len(theirs) == len(text) and theirs != text
+    with open(path, "r+", encoding="utf-8") as fh:  # TypeClaw's writeFile: in place
+        fh.write(theirs)
+    loaded, problem = fresh_load(path)
+    assert problem is None and not isinstance(loaded.days, LazyDays)
+    assert "019e0004-0fff" in loaded.dreamed_ids("2026-04-05") and "019e0004-0007" not in loaded.dreamed_ids("2026-04-05")
+
+
+@pytest.mark.parametrize("damage", ["garbage", "wrong-shape", "shifted", "missing"])
+def test_a_damaged_or_lying_index_is_ignored_and_the_file_parsed(path, damage):
+    from core.state import LazyDays
+    from core.state_index import index_path
+
+    state = year(days=5, per_day=3)
+    save_state(path, state)
+    index = index_path(path)
+    if damage == "garbage":
+        index.write_text("{")
+    elif damage == "wrong-shape":
+        index.write_text(json.dumps({"version": 1, "size": "x", "crc": 1, "days": []}))
+    elif damage == "shifted":  # right size and CRC, but the days' places are off by one byte
+        data = json.loads(index.read_text())
+        data["days"] = [[d, a + 1, b + 1, h] for d, a, b, h in data["days"]]
+        index.write_text(json.dumps(data))
+    else:
+        index.unlink()
+    loaded, problem = fresh_load(path)
+    assert problem is None and not isinstance(loaded.days, LazyDays)
+    assert loaded.days == state.days
