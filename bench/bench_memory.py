@@ -188,7 +188,7 @@ def main() -> None:
     append_60()
     cold = _in_fresh_process(root, "dream")
     print(f"{'  the same in a fresh process (`dreamdeck dream`)':48} {cold:8.3f} {cold / floor:8.1f}"
-          "   (parses the state, reads the projections from disk; interpreter start not counted)")
+          "   (state index and projections read from disk; interpreter start not counted)")
     git_commit = median([_git_commit_time(root) for _ in range(3)])
     print(f"{'  git commit of a one-line memory/ change':48} {git_commit:8.3f}")
 
