@@ -6,7 +6,7 @@ and invalidated by (size, mtime_ns, inode). A lookup seeks and parses one line.
 from __future__ import annotations
 
 import os
-import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,8 +14,9 @@ from core.events import Fragment, try_parse_event_line
 from core.streams import read_path_for
 from core.workspace import Workspace
 
-# Fast path: the append tool writes `{"type":"fragment","id":"…"` first. Anything else is parsed.
-_HEAD = re.compile(rb'^\{"type":"fragment","id":"([^"\\]+)"')
+# Fast path: the append tool writes `{"type":"fragment","id":"…"` first. Any other line that
+# mentions "fragment" (keys in another order, spaces) is parsed.
+_PREFIX = b'{"type":"fragment","id":"'
 
 
 @dataclass
@@ -24,10 +25,35 @@ class _FileIndex:
     offsets: dict[str, tuple[int, int]]
 
 
+# path -> its index, shared by every FragmentIndex of the process (the app opens shard after
+# shard citing the same days); the most recently used files only, stamp-checked on each use.
+_SHARED: OrderedDict[str, _FileIndex] = OrderedDict()
+_SHARED_FILES = 128
+
+
+def index_stream_bytes(data: bytes) -> dict[str, tuple[int, int]]:
+    """id -> (offset, length) of every fragment line of a stream file's bytes (last one wins).
+
+    A plain loop over lines with `startswith`: a shard citing a hundred days indexes a hundred
+    files of thousands of lines, and this is several times faster than a multiline regex."""
+    offsets: dict[str, tuple[int, int]] = {}
+    pos = 0
+    skip = len(_PREFIX)
+    for raw in data.split(b"\n"):
+        end = raw.find(b'"', skip) if raw.startswith(_PREFIX) else -1
+        if end > skip and b"\\" not in raw[skip:end]:
+            offsets[raw[skip:end].decode("utf-8", "replace")] = (pos, len(raw))
+        elif b'"fragment"' in raw:  # another layout, or an id with an escape in it
+            ev = try_parse_event_line(raw.decode("utf-8", "replace"))
+            if ev and ev.get("type") == "fragment" and isinstance(ev.get("id"), str):
+                offsets[ev["id"]] = (pos, len(raw))
+        pos += len(raw) + 1
+    return offsets
+
+
 class FragmentIndex:
     def __init__(self, ws: Workspace):
         self.ws = ws
-        self._files: dict[Path, _FileIndex] = {}
 
     def _index(self, day: str) -> tuple[Path, _FileIndex] | None:
         path = read_path_for(self.ws, day)
@@ -35,24 +61,17 @@ class FragmentIndex:
             return None
         st = os.stat(path)
         stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
-        cached = self._files.get(path)
+        key = str(path)
+        cached = _SHARED.get(key)
         if cached is not None and cached.stamp == stamp:
+            _SHARED.move_to_end(key)
             return path, cached
-        offsets: dict[str, tuple[int, int]] = {}
         with open(path, "rb") as fh:
             data = fh.read()
-        pos = 0
-        for raw in data.split(b"\n"):
-            m = _HEAD.match(raw)
-            if m:
-                offsets[m.group(1).decode("utf-8", "replace")] = (pos, len(raw))
-            elif raw.strip() and b'"fragment"' in raw:
-                ev = try_parse_event_line(raw.decode("utf-8", "replace"))
-                if ev and ev.get("type") == "fragment":
-                    offsets[ev["id"]] = (pos, len(raw))
-            pos += len(raw) + 1
-        entry = _FileIndex(stamp, offsets)
-        self._files[path] = entry
+        entry = _FileIndex(stamp, index_stream_bytes(data))
+        _SHARED[key] = entry
+        while len(_SHARED) > _SHARED_FILES:
+            _SHARED.popitem(last=False)
         return path, entry
 
     def get(self, day: str, fid: str) -> Fragment | None:
