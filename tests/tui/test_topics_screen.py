@@ -181,7 +181,10 @@ async def test_j_k_g_G_move_and_the_shard_pane_follows_with_resolved_citations(t
             "2026-05-21 [deploy] Wednesday deploy went out at 14:00.",
         ]
         md = app.screen.query_one("#shard-md")
-        assert "superseded:" in md.source and "Deploys go out on Wednesdays." in md.source
+        sections = text_of(app, "#shard-sections")
+        # the belief drawn as Markdown; its citation sections as the plain lines they are
+        assert md.source == "Deploys go out on Wednesdays."
+        assert sections.startswith("fragments:\n- streams/2026-05-20#") and "\nsuperseded:\n- streams/2026-05-18#" in sections
         await pilot.press("j")
         await settle(app, pilot)
         assert text_of(app, "#shard-title") == "📌 Never paste production credentials into chat"
@@ -451,3 +454,14 @@ def test_snapshot_topics_help(snap_compare, tmp_path):
 def test_snapshot_topics_forget_reason(snap_compare, tmp_path):
     assert snap_compare(topics_app.make_app(parent=tmp_path), terminal_size=SIZE,
                         run_before=on_screen("G", "k", "f"))
+
+
+def test_the_shard_body_splits_into_the_belief_and_its_citation_sections():
+    from tui.screens.topics import split_sections
+
+    body = "The user uses pnpm.\n\nMore prose.\n\nfragments:\n- streams/2026-05-20#a\n\nsuperseded:\n- streams/2026-05-18#b\n"
+    assert split_sections(body) == ("The user uses pnpm.\n\nMore prose.",
+                                    "fragments:\n- streams/2026-05-20#a\n\nsuperseded:\n- streams/2026-05-18#b")
+    assert split_sections("Only a belief.\n") == ("Only a belief.\n", "")
+    assert split_sections("B.\r\n\r\nReferences:\r\n- slug\r\n") == ("B.", "References:\r\n- slug")
+    assert split_sections("fragments:\n- streams/2026-05-20#a\n") == ("", "fragments:\n- streams/2026-05-20#a")

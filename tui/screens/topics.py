@@ -50,6 +50,17 @@ def cell_style(key: str, row) -> str | None:
     return None
 
 
+def split_sections(body: str) -> tuple[str, str]:
+    """(the prose before the first `fragments:`/`superseded:`/`references:` heading, the rest)."""
+    from core.citations import REFERENCES_HEADING, SECTION_HEADING
+
+    lines = body.splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        if SECTION_HEADING.match(line.rstrip("\r\n")) or REFERENCES_HEADING.match(line.rstrip("\r\n")):
+            return "".join(lines[:n]).rstrip("\r\n"), "".join(lines[n:]).rstrip("\r\n")
+    return body, ""
+
+
 class TopicsScreen(MemoryScreen):
     MODE = "topics"
     FILTER_TABLES = ("#strength",)
@@ -81,6 +92,7 @@ class TopicsScreen(MemoryScreen):
     TopicsScreen #shard-split { height: 1fr; }
     TopicsScreen #shard-body { width: 1fr; }
     TopicsScreen #shard-md { height: auto; }
+    TopicsScreen #shard-sections { height: auto; padding: 0 2; color: $text-muted; }
     TopicsScreen #citations { width: 1fr; height: 1fr; border: none; border-left: solid $panel-lighten-1; }
     """
 
@@ -97,6 +109,7 @@ class TopicsScreen(MemoryScreen):
                 with Horizontal(id="shard-split"):
                     with VerticalScroll(id="shard-body"):
                         yield Markdown("", id="shard-md")
+                        yield Static("", id="shard-sections", markup=False)
                     yield OptionList(id="citations")
 
     # --- data ----------------------------------------------------------------------------
@@ -162,6 +175,7 @@ class TopicsScreen(MemoryScreen):
             title.update("" if rep is None else rep["error"])
             meta.update("")
             md.update("")
+            self.query_one("#shard-sections", Static).update("")
             return
         self.current_slug = rep["slug"]
         title.update(("📌 " if rep["pinned"] else "") + (rep["heading"] or rep["slug"]))
@@ -170,7 +184,11 @@ class TopicsScreen(MemoryScreen):
                         + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else ""))
         else:
             meta.update(f"{rep['path']} · ⚠ TypeClaw cannot parse it: {rep['parse_error']}")
-        md.update(rep["body"])
+        # The belief is prose, drawn as Markdown; its citation sections are drawn as the plain
+        # lines they are (as Markdown a hundred citations are ~500 widgets and a second of layout).
+        prose, sections = split_sections(rep["body"])
+        md.update(prose)
+        self.query_one("#shard-sections", Static).update(sections)
         options = []
         for f in rep["fragments"]:
             label = f"{'⊘ ' if f['section'] == 'superseded' else ''}{f['date']} "
