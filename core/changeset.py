@@ -24,7 +24,7 @@ from core.atomic import atomic_write_text, fsync_dir, remove_file
 from core.citations import Key, citation_keys, summarize_missing
 from core.compaction import CompactionResult, compact_days
 from core.evidence import SHARD_AREAS, gc_protected_keys, shard_area_files
-from core.gitops import Trailers, commit_memory, stage_in_background, store_blob_in_background
+from core.gitops import BLOB_TMP_PREFIX, Trailers, commit_memory, stage_in_background, store_blob_in_background
 from core.hunks import rebase_change
 from core.shards import recompute_shard_text
 from core.slugs import is_valid_slug
@@ -285,7 +285,20 @@ def store_state_ahead(ws: Workspace, state):
 
     Tens of megabytes at a year of ids: git compresses it on the other core while the caller
     goes on (a dream: while the dreamer thinks; the door: while it writes and collects)."""
-    return store_blob_in_background(ws.root, ws.rel(ws.state_path), state.json_parts())
+    _sweep_blob_files(ws.lock_dir)
+    return store_blob_in_background(ws.root, ws.rel(ws.state_path), state.json_parts(), tmp_dir=ws.lock_dir)
+
+
+def _sweep_blob_files(folder: Path, older_than: float = 600.0) -> None:
+    """Remove the temporary copies a killed process left behind (tens of MB each); a live job's
+    file is minutes younger than this."""
+    cutoff = time.time() - older_than
+    for leftover in folder.glob(f"{BLOB_TMP_PREFIX}*"):
+        try:
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+        except OSError:
+            pass
 
 
 def _next_state(ws: Workspace, journal: dict):

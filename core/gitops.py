@@ -61,6 +61,9 @@ def _stdin(text: str):
     return fh
 
 
+BLOB_TMP_PREFIX = "dreamdeck-blob-"  # the temporary files store_blob_in_background writes
+
+
 class _BlobJob:
     """A git job running in a thread; `wait()` until it is done."""
 
@@ -71,7 +74,7 @@ class _BlobJob:
         self.thread.join()
 
 
-def store_blob_in_background(root: Path, path: str, parts: list[bytes]):
+def store_blob_in_background(root: Path, path: str, parts: list[bytes], tmp_dir: Path | None = None):
     """Start storing `parts` (joined) as the git object `git add` would make for `path`, on the
     other core, and return the job (None without git).
 
@@ -89,7 +92,7 @@ def store_blob_in_background(root: Path, path: str, parts: list[bytes]):
         return None
 
     def work() -> None:
-        fd, tmp = tempfile.mkstemp(prefix="dreamdeck-blob-")
+        fd, tmp = tempfile.mkstemp(prefix=BLOB_TMP_PREFIX, dir=tmp_dir)
         try:
             # writev, a thousand pieces per call: the GIL is released for the whole call, where
             # a write per piece would wait for the GIL between pieces while the caller works.

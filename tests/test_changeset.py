@@ -249,3 +249,21 @@ def test_the_next_apply_finishes_an_interrupted_one_before_its_own(ws, agent_dir
     assert not (ws.memory / JOURNAL).exists()
     subjects = git(agent_dir, "log", "-2", "--format=%s").split("\n")
     assert subjects[:2] == ["memory: next", "memory: interrupted"]
+
+
+def test_advancing_ids_stores_the_state_ahead_and_sweeps_copies_a_killed_run_left(ws, agent_dir, seeded):
+    """The state-to-be goes to git through a temporary copy beside the locks; a copy older than a
+    live job could be (a process killed mid-store) is removed by the next apply, a young one kept."""
+    from core.gitops import BLOB_TMP_PREFIX
+
+    stale = ws.lock_dir / f"{BLOB_TMP_PREFIX}killed"
+    young = ws.lock_dir / f"{BLOB_TMP_PREFIX}live"
+    for leftover in (stale, young):
+        leftover.write_bytes(b"x" * 1000)
+    os.utime(stale, (NOW.timestamp() - 3600, NOW.timestamp() - 3600))
+    result = apply_changeset(ws, cs(advance={D: {uuid_at(D, 1)}}), today=D, now=NOW)
+    assert result.sha is not None
+    assert not stale.exists() and young.exists()
+    assert [p.name for p in ws.lock_dir.glob(f"{BLOB_TMP_PREFIX}*")] == [young.name]  # its own is gone
+    committed = git(agent_dir, "show", f"{result.sha}:memory/.dreaming-state.json")
+    assert uuid_at(D, 1) in committed and committed == (agent_dir / "memory/.dreaming-state.json").read_text()
