@@ -19,6 +19,10 @@ from core.atomic import atomic_write_bytes
 from core.state_index import StateIndex, crc_of, forget_index, read_index, write_index
 
 
+# What JSON.stringify(state, null, 2) + "\n" writes around the days.
+_HEAD = b'{\n  "version": 2,\n  "dreamedThrough": {\n'
+_TAIL = b"\n  }\n}\n"
+
 # The characters JSON.stringify writes as they are: printable ASCII but `"` and `\\`.
 _PLAIN_BYTES = bytes(c for c in range(0x20, 0x7F) if chr(c) not in '"\\')
 
@@ -140,7 +144,7 @@ class DreamingState:
         if not self.days:
             return [b'{\n  "version": 2,\n  "dreamedThrough": {}\n}\n']
         rendered = self._rendered
-        parts = [b'{\n  "version": 2,\n  "dreamedThrough": {\n']
+        parts = [_HEAD]
         for n, day in enumerate(self.days):
             chunk = rendered.get(day)
             if chunk is None:
@@ -148,7 +152,7 @@ class DreamingState:
             if n:
                 parts.append(b",\n")
             parts.append(chunk)
-        parts.append(b"\n  }\n}\n")
+        parts.append(_TAIL)
         return parts
 
 
@@ -245,10 +249,6 @@ def _from_index(path: Path, raw: bytes) -> DreamingState | None:
         {d: view[a:b] for d, a, b, _ in index.days},
         {d: h for d, _, _, h in index.days},
     )
-
-
-_HEAD = b'{\n  "version": 2,\n  "dreamedThrough": {\n'
-_TAIL = b"\n  }\n}\n"
 
 
 def save_state(path: Path, state: DreamingState) -> None:
