@@ -6,6 +6,7 @@ and invalidated by (size, mtime_ns, inode). A lookup seeks and parses one line.
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ class _FileIndex:
 # shard citing the same days); the most recently used files only, stamp-checked on each use.
 _SHARED: OrderedDict[str, _FileIndex] = OrderedDict()
 _SHARED_FILES = 128
+_SHARED_LOCK = threading.Lock()
 
 
 def index_stream_bytes(data: bytes) -> dict[str, tuple[int, int]]:
@@ -62,16 +64,18 @@ class FragmentIndex:
         st = os.stat(path)
         stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
         key = str(path)
-        cached = _SHARED.get(key)
-        if cached is not None and cached.stamp == stamp:
-            _SHARED.move_to_end(key)
-            return path, cached
+        with _SHARED_LOCK:  # the app's shard pane and the watcher's dreams read from two threads
+            cached = _SHARED.get(key)
+            if cached is not None and cached.stamp == stamp:
+                _SHARED.move_to_end(key)
+                return path, cached
         with open(path, "rb") as fh:
             data = fh.read()
         entry = _FileIndex(stamp, index_stream_bytes(data))
-        _SHARED[key] = entry
-        while len(_SHARED) > _SHARED_FILES:
-            _SHARED.popitem(last=False)
+        with _SHARED_LOCK:
+            _SHARED[key] = entry
+            while len(_SHARED) > _SHARED_FILES:
+                _SHARED.popitem(last=False)
         return path, entry
 
     def get(self, day: str, fid: str) -> Fragment | None:
