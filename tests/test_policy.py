@@ -143,6 +143,16 @@ def test_review_all_holds_everything_in_a_pending_reflection(ws, agent_dir):
     assert fragment_ids(agent_dir, D) == [uuid_at(D, n) for n in (1, 2, 3, 6)]
     assert r.watermarks_dropped == 1
     assert git_parent(agent_dir) == seeded
+    # The commit applied no belief: it parked the reflection, and says so.
+    assert trailer_values(agent_dir) == {"Actor": "dreamer:scripted", "Approval": "pending", "Trigger": "manual",
+                                         "Reflection": "r-1"}
+
+
+def trailer_values(root) -> dict[str, str]:
+    from faults.scripted import git
+
+    out = git(root, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines()
+    return dict(line.split(": ", 1) for line in out)
 
 
 def git_parent(root):
@@ -194,6 +204,7 @@ def test_review_judgement_applies_the_mechanical_part_and_holds_the_rest(ws, age
     assert [f.path for f in refl.files if f.pinned] == ["topics/p.md"]
     # the noise fragment was shown to r-1, so it waits for the decision instead of being collected
     assert fragment_ids(agent_dir, D) == [uuid_at(D, n) for n in (1, 2, 3, 6)]
+    assert trailer_values(agent_dir)["Approval"] == "auto"  # what it applied, it applied on its own
 
 
 def test_review_judgement_with_only_mechanical_changes_creates_no_reflection(ws, agent_dir):

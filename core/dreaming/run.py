@@ -328,7 +328,9 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         meta.update(meta_updates(ws, [reflection], None))
 
     cs = ChangeSet(
-        action="DREAM", actor=f"dreamer:{dreamer.name}", approval="auto", trigger=trigger,
+        # A run that applied nothing and parked its changes for review says so: Approval pending.
+        action="DREAM", actor=f"dreamer:{dreamer.name}", approval="pending" if held and not auto else "auto",
+        trigger=trigger,
         summary=outcome.summary or f"{len(undreamed)} fragment(s) dreamed", ref=reflection.id if reflection else "",
         dream_subject=True, edits=auto, advance=shown, gc_days=set(shown), state_ts=state_ts, stored_ahead=list(ahead or []),
         meta_files=meta,
