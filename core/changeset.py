@@ -273,11 +273,17 @@ def apply_changeset(
             step("journal")
             _write_files(ws, plan, result, step)
         except BaseException:
-            for job in background:
-                job.wait()
+            _drain(background)
             raise
         _finish(ws, journal, result, step, cs.before_commit, background)
     return result
+
+
+def _drain(background: list, late: list | None = None) -> None:
+    """Wait for the git jobs and the late-append carriers an apply started (never leave one behind)."""
+    for job in background:
+        job.wait()
+    join_late_carriers(late or [])
 
 
 def store_state_ahead(ws: Workspace, state):
@@ -304,13 +310,8 @@ def _sweep_blob_files(folder: Path, older_than: float = 600.0) -> None:
 def _next_state(ws: Workspace, journal: dict):
     """The dreaming state once this change's ids are advanced and released."""
     c = journal["changeset"]
-    ts = journal.get("state_ts") or local_datetime_iso()
     state, _problem = load_state(ws.state_path)
-    for day, ids in c["advance"].items():
-        state = state.add_dreamed(day, ids, ts)
-    for day, ids in c["release"].items():
-        state = state.remove_dreamed(day, set(ids), ts)
-    return state
+    return state.advanced(c["advance"], c["release"], journal.get("state_ts") or local_datetime_iso())
 
 
 def _journal_payload(cs: ChangeSet, plan, today: str, now: datetime) -> dict:
@@ -382,9 +383,7 @@ def _finish(ws: Workspace, journal: dict, result: ApplyResult, step, before_comm
     try:
         _finish_steps(ws, journal, result, step, before_commit, background, late)
     finally:
-        for job in background:
-            job.wait()  # never leave one behind, even when a step fails
-        join_late_carriers(late)
+        _drain(background, late)  # also when a step fails
 
 
 def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, before_commit, background: list,
@@ -407,9 +406,9 @@ def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, befor
         state = _next_state(ws, journal)
         save_state(ws.state_path, state)
         # Staged now, git hashes it (its object is usually stored already) during the GC below.
-        for job in background:
-            job.wait()  # one git at a time on the index and the object store
-        background[:] = filter(None, [stage_in_background(ws.root, [ws.rel(ws.state_path)])])
+        _drain(background)  # one git at a time on the index and the object store
+        staging = stage_in_background(ws.root, [ws.rel(ws.state_path)])
+        background[:] = [staging] if staging is not None else []
         step("state")
     for day, lines in c["restore_lines"].items():
         _restore_lines(ws, day, lines)
@@ -450,9 +449,7 @@ def _finish_steps(ws: Workspace, journal: dict, result: ApplyResult, step, befor
     step("audit")
     remove_file(ws.memory / JOURNAL)
     step("journal-removed")
-    for job in background:
-        job.wait()
-    join_late_carriers(late)  # long over by now; joined so the commit holds what they carried
+    _drain(background, late)  # long over by now; joined so the commit holds what they carried
     started = time.perf_counter()
     result.sha = commit_memory(
         ws.root,

@@ -176,7 +176,7 @@ class CitationRanges:
 
 
 def shard_stats(memory: str, areas: Iterable[str]):
-    """(area, relpath, path string, stamp) of every flat shard file in the areas: `*.md`, not
+    """(relpath, path string, stamp) of every flat shard file in the areas: `*.md`, not
     dot-named, a regular file (as `core.shards.list_shard_files` selects). Strings, not Paths:
     10,000 Path objects cost more than the stats."""
     for area in areas:
@@ -195,7 +195,7 @@ def shard_stats(memory: str, areas: Iterable[str]):
                     st = entry.stat()
                 except FileNotFoundError:
                     continue
-                yield area, f"{area}/{name}", entry.path, stamp_of(st)
+                yield f"{area}/{name}", entry.path, stamp_of(st)
 
 
 @dataclass
@@ -240,17 +240,12 @@ def cited_on(
     ranges = CitationRanges.of(ws)
     scan = DayScan()
     seen: set[str] = set()
-    entries = ranges.entries
-    for _area, rel, path, stamp in shard_stats(str(ws.memory), areas):
+    for rel, path, stamp in shard_stats(str(ws.memory), areas):
         scan.files += 1
         seen.add(rel)
-        # `may_cite`, inlined: this runs for each of 10,000 files on every apply.
-        entry = entries.get(rel)
-        if entry is not None and entry[1] == stamp[1] and entry[2] == stamp[2] and entry[0] == stamp[0] and entry[3] == stamp[3]:
-            lo, hi = entry[4], entry[5]
-            if lo is None or not any(lo <= d <= hi for d in days):
-                scan.skipped += 1
-                continue
+        if not ranges.may_cite(rel, stamp, days):
+            scan.skipped += 1
+            continue
         hit = cache.get(path)
         if hit is not None and hit[0] == stamp:
             scan.cached += 1

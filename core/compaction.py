@@ -22,8 +22,11 @@ Key = tuple[str, str]
 class CompactionResult:
     files: list[str] = field(default_factory=list)
     watermarks_dropped: int = 0
-    fragments_dropped: list[Key] = field(default_factory=list)
-    fragment_lines_dropped: dict[Key, str] = field(default_factory=dict)  # their exact lines
+    fragment_lines_dropped: dict[Key, str] = field(default_factory=dict)  # key -> its exact line, in order
+
+    @property
+    def fragments_dropped(self) -> list[Key]:
+        return list(self.fragment_lines_dropped)
 
 
 def _keep_rule(
@@ -74,6 +77,5 @@ def compact_days(
                 if ln.kind == "watermark":
                     result.watermarks_dropped += 1
                 elif ln.kind == "fragment":
-                    result.fragments_dropped.append((day, ln.event["id"]))  # type: ignore[index]
                     result.fragment_lines_dropped[(day, ln.event["id"])] = ln.raw.decode("utf-8")  # type: ignore[index]
     return result

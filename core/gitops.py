@@ -64,11 +64,14 @@ def _stdin(text: str):
 BLOB_TMP_PREFIX = "dreamdeck-blob-"  # the temporary files store_blob_in_background writes
 
 
-class _BlobJob:
-    """A git job running in a thread; `wait()` until it is done."""
+class _GitJob:
+    """Git work running in a thread beside the caller; `wait()` until it is done."""
 
-    def __init__(self, thread):
-        self.thread = thread
+    def __init__(self, name: str, work):
+        import threading
+
+        self.thread = threading.Thread(target=work, name=name, daemon=True)
+        self.thread.start()
 
     def wait(self) -> None:
         self.thread.join()
@@ -85,7 +88,6 @@ def store_blob_in_background(root: Path, path: str, parts: list[bytes], tmp_dir:
     """
     import subprocess
     import tempfile
-    import threading
 
     extra = repo_args(root)
     if extra is None:
@@ -124,9 +126,7 @@ def store_blob_in_background(root: Path, path: str, parts: list[bytes], tmp_dir:
             except OSError:
                 pass
 
-    thread = threading.Thread(target=work, name="git-hash-object", daemon=True)
-    thread.start()
-    return _BlobJob(thread)
+    return _GitJob("git-hash-object", work)
 
 
 def stage_in_background(root: Path, paths: list[str]):
@@ -138,7 +138,6 @@ def stage_in_background(root: Path, paths: list[str]):
     A failure (another git holds the index) only means the commit does the work itself.
     """
     import subprocess
-    import threading
 
     extra = repo_args(root)
     if extra is None:
@@ -154,9 +153,7 @@ def stage_in_background(root: Path, paths: list[str]):
         except OSError:
             pass
 
-    thread = threading.Thread(target=work, name="git-add", daemon=True)
-    thread.start()
-    return _BlobJob(thread)
+    return _GitJob("git-add", work)
 
 
 def _has_identity(root: Path) -> bool:

@@ -11,7 +11,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,6 +129,15 @@ class DreamingState:
         if day not in self.days:
             return DreamingState(self.days, dict(self._rendered), dict(self._digests))  # never mutated in place
         return self._with_day(day, {"dreamedIds": sorted(self.dreamed_ids(day) - set(ids)), "ts": ts})
+
+    def advanced(self, advance: Mapping[str, Iterable[str]], release: Mapping[str, Iterable[str]], ts: str) -> "DreamingState":
+        """A new state with the `advance` ids marked dreamed and the `release` ids back on the tail."""
+        state = self
+        for day, ids in advance.items():
+            state = state.add_dreamed(day, set(ids), ts)
+        for day, ids in release.items():
+            state = state.remove_dreamed(day, set(ids), ts)
+        return state
 
     def to_json(self) -> str:
         """`JSON.stringify(state, null, 2) + "\\n"`, byte for byte."""

@@ -220,10 +220,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     # dreamed: git can store that state (tens of MB at a year) while the dreamer thinks.
     state_ts = local_datetime_iso()
     if not dry_run and ahead is not None:
-        upcoming = state
-        for day, ids in shown.items():
-            upcoming = upcoming.add_dreamed(day, ids, state_ts)
-        job = store_state_ahead(ws, upcoming)
+        job = store_state_ahead(ws, state.advanced(shown, {}, state_ts))
         ahead += [job] if job is not None else []
 
     # Snapshot: the bytes every decision below is made against.
@@ -384,9 +381,7 @@ def _advance_only(ws: Workspace, shown: dict[str, set[str]], ts: str) -> None:
 
     with memory_lock(ws):
         state, _problem = load_state(ws.state_path)
-        for day, ids in shown.items():
-            state = state.add_dreamed(day, ids, ts)
-        save_state(ws.state_path, state)
+        save_state(ws.state_path, state.advanced(shown, {}, ts))
 
 
 def _receipt_text(receipt: DreamReceipt) -> str:
