@@ -218,15 +218,19 @@ def _parse(diff_text: str) -> PatchSet:
 # --------------------------------------------------------------------------- public API
 
 
+def _status(path: str, before: str | None, after: str | None) -> str:
+    if before is None and after is None:
+        raise ValueError(f"{path}: no file on either side")
+    return "added" if before is None else "deleted" if after is None else "modified"
+
+
 def diff_texts(path: str, before: str | None, after: str | None, context: int = 3) -> FileDiff:
     """Diff two versions of one file with git. None = the file does not exist on that side.
 
     A missing side is diffed as an empty file, which gives exactly the hunks git stores for
     an added/deleted file. Identical texts give no hunks. Both sides None is a ValueError.
     """
-    if before is None and after is None:
-        raise ValueError(f"{path}: no file on either side")
-    status = "added" if before is None else "deleted" if after is None else "modified"
+    status = _status(path, before, after)
     if before == after:
         return FileDiff(path, status, ())
     with tempfile.TemporaryDirectory(prefix="dreamdeck-diff-") as tmp:
@@ -247,10 +251,8 @@ def diff_many(items: list[tuple[str, str | None, str | None]], context: int = 3)
     out: list[FileDiff | None] = [None] * len(items)
     todo: list[int] = []
     for n, (path, before, after) in enumerate(items):
-        if before is None and after is None:
-            raise ValueError(f"{path}: no file on either side")
         if before == after:
-            out[n] = FileDiff(path, "added" if before is None else "deleted" if after is None else "modified", ())
+            out[n] = FileDiff(path, _status(path, before, after), ())
         else:
             todo.append(n)
     if todo:
@@ -267,8 +269,7 @@ def diff_many(items: list[tuple[str, str | None, str | None]], context: int = 3)
             by_index[int(patched.target_file.rsplit("/", 1)[1])] = list(patched)
         for n in todo:
             path, before, after = items[n]
-            status = "added" if before is None else "deleted" if after is None else "modified"
-            out[n] = FileDiff(path, status, tuple(_convert_hunk(path, h) for h in by_index.get(n, [])))
+            out[n] = FileDiff(path, _status(path, before, after), tuple(_convert_hunk(path, h) for h in by_index.get(n, [])))
     return out  # type: ignore[return-value]
 
 
