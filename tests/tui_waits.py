@@ -39,3 +39,20 @@ async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "conditi
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         await pilot.pause(0.01)
     return time.monotonic() - start
+
+
+def on_screen(*keys: str):
+    """run_before for snap_compare: let the workers finish, press keys, let them finish again."""
+
+    async def before(pilot) -> None:
+        from textual.widgets import Input
+
+        await settle(pilot.app, pilot)
+        for k in keys:
+            await pilot.press(k)
+            await settle(pilot.app, pilot)
+        for box in pilot.app.screen.query(Input):  # a blinking cursor would make the picture flaky
+            box.cursor_blink = False
+        await pilot.pause()
+
+    return before

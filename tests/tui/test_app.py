@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tui_waits import wait_workers
+from tui_waits import settle
 
 from faults.scripted import Scripted, commit_all, draft
 from helpers import fragment_line, uuid_at, write_stream
@@ -37,16 +37,6 @@ def config_dir(tmp_path, monkeypatch) -> Path:
 def topics(ws):
     topics_app.build_topics(ws.root)
     return ws
-
-
-async def settle(app, pilot, rounds: int = 6) -> None:
-    for _ in range(rounds):
-        await wait_workers(app)
-        await pilot.pause()
-        if not any(w.is_running for w in app.workers):
-            await pilot.pause()
-            if not any(w.is_running for w in app.workers):
-                return
 
 
 def bar_text(app) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui_waits import settle
+from tui_waits import on_screen, settle
 
 from conftest import git
 from faults.scripted import Scripted, draft
@@ -166,16 +166,6 @@ async def test_an_empty_history_tells_a_new_user_what_makes_commits(ws):
         assert "No memory commits yet" in app.screen.query_one("#commits", VirtualTable).empty_message
         assert "Nothing to show yet" in str(app.screen.query_one("#diff").render())
         assert not app.screen.check_action("rollback", ())
-
-
-def on_screen(*keys: str):
-    async def before(pilot) -> None:
-        await settle(pilot.app, pilot)
-        for k in keys:
-            await pilot.press(k)
-            await settle(pilot.app, pilot)
-
-    return before
 
 
 def test_snapshot_history_with_a_rollback_and_an_alert(snap_compare, tmp_path):

@@ -5,7 +5,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tui_waits import wait_workers
+from tui_waits import on_screen, settle
 
 from conftest import git
 from core.proposals import propose
@@ -19,17 +19,6 @@ sys.path.insert(0, str(Path(__file__).parent / "apps"))
 import proposals_app  # noqa: E402
 
 NOW = datetime(2026, 5, 22, 10, 0, tzinfo=timezone.utc)
-
-
-async def settle(app, pilot, rounds: int = 6) -> None:
-    """Until every worker (load, act, the re-read after an act) is done."""
-    for _ in range(rounds):
-        await wait_workers(app)
-        await pilot.pause()
-        if not any(w.is_running for w in app.workers):
-            await pilot.pause()
-            if not any(w.is_running for w in app.workers):
-                return
 
 
 async def open_proposals(ws):
@@ -204,18 +193,6 @@ async def test_an_empty_inbox_tells_a_new_user_how_proposals_arrive(ws):
         keys = {b.binding.id for b in app.screen.active_bindings.values()}
         assert not {"proposals.commit", "proposals.reject", "proposals.defer"} & keys  # hidden from the footer
         assert {"proposals.filter", "proposals.toggle_decided", "screen.help"} <= keys
-
-
-def on_screen(*keys: str):
-    """run_before for snap_compare: let the workers finish, press keys, let them finish again."""
-
-    async def before(pilot) -> None:
-        await settle(pilot.app, pilot)
-        for k in keys:
-            await pilot.press(k)
-            await settle(pilot.app, pilot)
-
-    return before
 
 
 def test_snapshot_proposals_with_a_conflict(snap_compare, tmp_path):

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tui_waits import wait_workers
+from tui_waits import on_screen, settle
 
 from conftest import git
 from helpers import uuid_at
@@ -38,17 +38,6 @@ def make_app(ws):
     from tui.config import UserConfig
 
     return DreamdeckApp(ws, watcher=False, user_config=UserConfig())
-
-
-async def settle(app, pilot, rounds: int = 6) -> None:
-    """Until every worker (load, shard, act, the re-read after an act) is done."""
-    for _ in range(rounds):
-        await wait_workers(app)
-        await pilot.pause()
-        if not any(w.is_running for w in app.workers):
-            await pilot.pause()
-            if not any(w.is_running for w in app.workers):
-                return
 
 
 def table(app) -> VirtualTable:
@@ -424,19 +413,6 @@ def n_severity(notification) -> str:
 
 
 # --- snapshots -----------------------------------------------------------------------------------
-def on_screen(*keys: str):
-    async def before(pilot) -> None:
-        await settle(pilot.app, pilot)
-        for k in keys:
-            await pilot.press(k)
-            await settle(pilot.app, pilot)
-        for box in pilot.app.screen.query(Input):  # a blinking cursor would make the picture flaky
-            box.cursor_blink = False
-        await pilot.pause()
-
-    return before
-
-
 def test_snapshot_topics_with_a_selected_shard(snap_compare, tmp_path):
     assert snap_compare(topics_app.make_app(parent=tmp_path), terminal_size=SIZE, run_before=on_screen("j"))
 

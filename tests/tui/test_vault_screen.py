@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui_waits import settle
+from tui_waits import on_screen, settle
 
 from conftest import git
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
@@ -110,16 +110,6 @@ async def test_an_empty_vault_says_how_to_pin(ws):
         assert "dreamdeck pin SLUG" in str(app.screen.query_one("#vault-text").render())
         keys = {b.binding.id for b in app.screen.active_bindings.values()}
         assert "vault.unpin" not in keys and "vault.repin" not in keys
-
-
-def on_screen(*keys: str):
-    async def before(pilot) -> None:
-        await settle(pilot.app, pilot)
-        for k in keys:
-            await pilot.press(k)
-            await settle(pilot.app, pilot)
-
-    return before
 
 
 def test_snapshot_vault_with_a_diverged_topic(snap_compare, tmp_path):
