@@ -441,3 +441,18 @@ def test_the_shard_body_splits_into_the_belief_and_its_citation_sections():
     assert split_sections("Only a belief.\n") == ("Only a belief.\n", "")
     assert split_sections("B.\r\n\r\nReferences:\r\n- slug\r\n") == ("B.", "References:\r\n- slug")
     assert split_sections("fragments:\n- streams/2026-05-20#a\n") == ("", "fragments:\n- streams/2026-05-20#a")
+
+
+async def test_angle_brackets_in_a_belief_are_shown_as_written_not_eaten_as_html(ws):
+    """A belief like `<type>/<PLAT-key>-<slug>` is text; Markdown must not drop it as inline HTML."""
+    from textual.widgets import Markdown
+
+    from helpers import shard_text, write_shard
+
+    write_shard(ws.root, "naming", shard_text("Branches are <type>/<PLAT-key>-<slug>", ["streams/2026-05-20#a1"]))
+    app = make_app(ws)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        md = app.screen.query_one("#shard-md", Markdown)
+        shown = "".join(str(block._content) for block in md.children)
+        assert "Branches are <type>/<PLAT-key>-<slug>." in shown

@@ -50,6 +50,13 @@ def cell_style(key: str, row) -> str | None:
     return None
 
 
+def _text_markdown():
+    """Markdown without inline HTML: a belief such as `<type>/<PLAT-key>` is text, not tags."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("gfm-like", {"html": False})
+
+
 def split_sections(body: str) -> tuple[str, str]:
     """(the prose before the first `fragments:`/`superseded:`/`references:` heading, the rest)."""
     from core.citations import REFERENCES_HEADING, SECTION_HEADING
@@ -92,7 +99,7 @@ class TopicsScreen(MemoryScreen):
     TopicsScreen #shard-split { height: 1fr; }
     TopicsScreen #shard-body { width: 1fr; }
     TopicsScreen #shard-md { height: auto; }
-    TopicsScreen #shard-sections { height: auto; padding: 0 2; color: $text-muted; }
+    TopicsScreen #shard-sections { height: auto; padding: 0 2; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     TopicsScreen #citations { width: 1fr; height: 1fr; border: none; border-left: solid $panel-lighten-1; }
     """
 
@@ -108,7 +115,7 @@ class TopicsScreen(MemoryScreen):
                 yield Static("", id="shard-meta", markup=False)
                 with Horizontal(id="shard-split"):
                     with VerticalScroll(id="shard-body"):
-                        yield Markdown("", id="shard-md")
+                        yield Markdown("", id="shard-md", parser_factory=_text_markdown)
                         yield Static("", id="shard-sections", markup=False)
                     yield OptionList(id="citations")
 
