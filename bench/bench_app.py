@@ -44,7 +44,7 @@ for extra in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(extra))
 
 from bench_memory import TODAY, build  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
 
 SIZE = (140, 40)
 FILTER_KEY = "a filter keystroke ('7') → repaint"
@@ -61,7 +61,7 @@ class Paints:
 
     @classmethod
     def install(cls) -> None:
-        from tui.widgets.virtual_table import VirtualTable
+        from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
         original = VirtualTable.render_lines
 
@@ -132,7 +132,7 @@ def topics_painted(seq: int):
 
 
 def new_app(root: Path, watcher: bool = False):
-    from tui.app import DreamdeckApp
+    from dreamdeck.tui.app import DreamdeckApp
 
     return DreamdeckApp(Workspace.open(root, today=TODAY), watcher=watcher)
 
@@ -173,8 +173,8 @@ async def key_latency(app, key: str, done, what: str) -> float:
 
 
 async def keys_run(root: Path, jumps: int = 50, pages: int = 20) -> dict[str, float]:
-    from tui.screens.topics import TopicsScreen
-    from tui.widgets.virtual_table import VirtualTable
+    from dreamdeck.tui.screens.topics import TopicsScreen
+    from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
     out: dict[str, float] = {}
     app = new_app(root)
@@ -296,7 +296,7 @@ async def stream_run(root: Path) -> tuple[float, float | None, int, int]:
 
 async def cold_child(root: Path, watcher: bool) -> None:
     """In a fresh interpreter (--cold): launch and print the wall-clock time of the first rows."""
-    __import__("tui.cli")  # what `dreamdeck` imports before it opens the app
+    __import__("dreamdeck.cli.main")  # what `dreamdeck` imports before it opens the app
 
     Paints.install()
     app = new_app(root, watcher)
@@ -322,7 +322,7 @@ def cold_launch(root: Path, config_dir: Path, repeat: int, watcher: bool = False
 
 def import_seconds() -> float:
     """A fresh interpreter importing the app (what `dreamdeck` pays before the first frame)."""
-    code = "import tui.cli, tui.app, tui.screens.topics"
+    code = "import dreamdeck.cli.main, dreamdeck.tui.app, dreamdeck.tui.screens.topics"
     best = float("inf")
     for _ in range(3):
         t = time.perf_counter()
@@ -342,8 +342,8 @@ def read_floor(folder: Path) -> float:
 
 
 def core_floors(root: Path) -> tuple[float, float]:
-    from core.settings import DecaySettings
-    from core.strength import strength_table
+    from dreamdeck.core.store.settings import DecaySettings
+    from dreamdeck.core.index.strength import strength_table
 
     ws = Workspace.open(root, today=TODAY)
     floor = read_floor(ws.topics_dir)

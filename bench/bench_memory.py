@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.events import serialize_event  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.formats.events import serialize_event  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
 
 TODAY = "2026-11-22"
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "core.hooksPath=/dev/null"]
@@ -142,13 +142,13 @@ def main() -> None:
     print(f"built {args.shards} shards citing {info['fragments']:,} fragments over a year in {t_build:.1f}s at {root}")
     ws = Workspace.open(root, today=TODAY)
 
-    from core.settings import DecaySettings
-    from core.strength import strength_table
+    from dreamdeck.core.store.settings import DecaySettings
+    from dreamdeck.core.index.strength import strength_table
 
     floor = read_floor(ws)
     t_table = min(timed(lambda: strength_table(ws.topics_dir, TODAY, DecaySettings()))[0] for _ in range(3))
     exe = Path(sys.executable).with_name("dreamdeck")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "tui.cli"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "dreamdeck"]
     t_cli = min(timed(lambda: subprocess.run([*cmd, "-w", str(root), "--today", TODAY, "topics", "--json"],
                                               check=True, capture_output=True))[0] for _ in range(2))
     print()
@@ -157,9 +157,9 @@ def main() -> None:
     print(f"{'strength table in-process':48} {t_table:8.3f} {t_table / floor:8.1f}   target <= 3x")
     print(f"{'`dreamdeck topics --json` (whole command)':48} {t_cli:8.3f} {t_cli / floor:8.1f}   target < 1.5 s")
 
-    from core.dreaming.run import run_dream
-    from core.reflections import approve
-    from core.streams import append_fragment
+    from dreamdeck.core.dreaming.run import run_dream
+    from dreamdeck.core.ops.reflections import approve
+    from dreamdeck.core.store.streams import append_fragment
 
     batch = iter(range(10**6))
     stamp = time.time_ns()  # a kept workspace benched again gets new fragments, not duplicates
@@ -226,9 +226,9 @@ def _in_fresh_process(root: Path, what: str, rid: str = "") -> float:
 import sys, time
 sys.path[:0] = [{str(Path(__file__).resolve().parent.parent)!r}, {str(Path(__file__).resolve().parent)!r}]
 from bench_memory import FiftyShards, TODAY
-from core.workspace import Workspace
-from core.dreaming.run import run_dream
-from core.reflections import approve
+from dreamdeck.core.workspace import Workspace
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.ops.reflections import approve
 ws = Workspace.open({str(root)!r}, today=TODAY)
 t = time.perf_counter()
 if {what!r} == "dream":
@@ -245,7 +245,7 @@ else:
 def _git_commit_time(root: Path) -> float:
     """git's own cost of committing memory/ as TypeClaw does (skip-worktree off, add -f, commit,
     skip-worktree on) for a one-line change: what every memory commit pays, for comparison."""
-    from core.gitops import Trailers, commit_memory
+    from dreamdeck.core.git.commit import Trailers, commit_memory
 
     p = root / "memory" / "meta" / "bench-touch.txt"
     p.parent.mkdir(parents=True, exist_ok=True)

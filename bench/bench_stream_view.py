@@ -29,11 +29,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.events import build_fragment, serialize_event  # noqa: E402
-from core.ids import iso_from_ms  # noqa: E402
-from core.stream_view import StreamView  # noqa: E402
-from core.streams import read_stream_lines  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.formats.events import build_fragment, serialize_event  # noqa: E402
+from dreamdeck.core.formats.ids import iso_from_ms  # noqa: E402
+from dreamdeck.core.index.stream_view import StreamView  # noqa: E402
+from dreamdeck.core.store.streams import read_stream_lines  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
 
 TOPICS = ("deploys", "editor", "coffee", "testing", "reviews", "oncall", "travel", "music")
 WORDS = ("the agent noticed that", "the user prefers", "during the standup", "after the deploy",

@@ -34,7 +34,7 @@ from textual.geometry import Region  # noqa: E402
 from textual.strip import Strip  # noqa: E402
 from textual.widgets import DataTable  # noqa: E402
 
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable  # noqa: E402
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable  # noqa: E402
 
 SIZE = (120, 40)
 PAGEDOWNS = 50

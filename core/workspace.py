@@ -112,11 +112,11 @@ class Workspace:
         return self.today_override or local_today()
 
     def topic_path(self, slug: str) -> Path:
-        from core.slugs import require_slug
+        from dreamdeck.core.formats.slugs import require_slug
 
         return self.topics_dir / f"{require_slug(slug)}.md"
 
     def vault_path(self, slug: str) -> Path:
-        from core.slugs import require_slug
+        from dreamdeck.core.formats.slugs import require_slug
 
         return self.vault_dir / f"{require_slug(slug)}.md"

@@ -24,15 +24,15 @@ SCREENS = [("1", "topics"), ("2", "reflections"), ("3", "proposals"), ("4", "vau
 
 
 def prepare(root: Path):
-    from core.demo import build_demo
-    from core.dreaming.run import run_dream
-    from core.workspace import Workspace
+    from dreamdeck.demo.build import build_demo
+    from dreamdeck.core.dreaming.run import run_dream
+    from dreamdeck.core.workspace import Workspace
 
     build_demo(root, today=TODAY)
     ws = Workspace.open(root, today=TODAY)
     run_dream(ws, dreamer_name="offline", review="judgement", trigger="schedule")
     try:
-        from core.proposals import propose
+        from dreamdeck.core.ops.proposals import propose
 
         propose(ws, "researcher", "semantic", "Project deadline is March 15", confidence="medium", entities=["project--deadline"])
         propose(ws, "coder", "semantic", "Project deadline is March 30", confidence="high", entities=["project--deadline"])
@@ -41,7 +41,7 @@ def prepare(root: Path):
     except ImportError:
         pass
     try:
-        from core import vault
+        from dreamdeck.core.ops import vault
 
         vault.pin_topic(ws, "code-review", actor="human:demo")
     except ImportError:
@@ -50,7 +50,7 @@ def prepare(root: Path):
 
 
 async def shoot(ws, out: Path, size: tuple[int, int]) -> list[Path]:
-    from tui.app import DreamdeckApp
+    from dreamdeck.tui.app import DreamdeckApp
 
     written = []
     app = DreamdeckApp(ws, watcher=False)

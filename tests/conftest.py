@@ -39,7 +39,7 @@ def agent_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ws(agent_dir: Path):
-    from core.workspace import Workspace
+    from dreamdeck.core.workspace import Workspace
 
     return Workspace.open(agent_dir, today="2026-05-22")
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.events import build_fragment, build_watermark, serialize_event
-from core.shards import ShardMeta, render_shard, strength_of
+from dreamdeck.core.formats.events import build_fragment, build_watermark, serialize_event
+from dreamdeck.core.formats.shards import ShardMeta, render_shard, strength_of
 
 
 def uuid_at(day: str, n: int) -> str:
@@ -17,14 +17,14 @@ def uuid_at(day: str, n: int) -> str:
 
 
 def fragment_line(day: str, n: int, topic: str, body: str, source: str = "sess-1", **extra) -> str:
-    from core.ids import timestamp_from_id
+    from dreamdeck.core.formats.ids import timestamp_from_id
 
     fid = uuid_at(day, n)
     return serialize_event(build_fragment(fid, timestamp_from_id(fid), source=source, entry=f"e{n:07x}", topic=topic, body=body, **extra))
 
 
 def watermark_line(day: str, n: int, source: str = "sess-1", entry: str = "e0") -> str:
-    from core.ids import timestamp_from_id
+    from dreamdeck.core.formats.ids import timestamp_from_id
 
     wid = uuid_at(day, n)
     return serialize_event(build_watermark(wid, timestamp_from_id(wid), source=source, entry=entry))

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
     sys.path.insert(0, str(ROOT))
 
-from core.alerts import (
+from dreamdeck.core.ops.alerts import (
     DEFAULT_CRITICAL_FILES,
     Alert,
     BaselineError,
@@ -22,7 +22,7 @@ from core.alerts import (
     check_alerts,
     pending_alerts,
 )
-from core.audit import read_entries
+from dreamdeck.core.store.audit import read_entries
 
 T0 = datetime(2026, 2, 5, 9, 0, tzinfo=timezone.utc)
 T1 = T0 + timedelta(hours=1)

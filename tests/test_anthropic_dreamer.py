@@ -13,10 +13,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the package is not installed; pytest alone does not add the root
     sys.path.insert(0, str(ROOT))
 
-from core.dreaming.anthropic_dreamer import AnthropicDreamer
-from core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt
-from core.dreaming.protocol import (
-    MAX_SHARD_BYTES, TOOL_SCHEMAS, DreamerError, DreamInput, DreamScratch, UndreamedFragment,
+from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
+from dreamdeck.core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt
+from dreamdeck.core.dreaming.protocol import (
+    MAX_SHARD_BYTES,
+    TOOL_SCHEMAS,
+    DreamerError,
+    DreamInput,
+    DreamScratch,
+    UndreamedFragment,
 )
 from tests.fakes.messages_api import (
     FakeMessagesAPI, Reply, Stall, overloaded, rate_limited, text, tool_use, unauthorized,

@@ -6,10 +6,18 @@ from datetime import datetime, timezone
 
 import pytest
 
-from core.changeset import JOURNAL, ChangeSet, FileEdit, Refused, apply_changeset, plan_changeset, recover_journal
-from core.gitops import head
-from core.shards import ShardMeta, parse_shard, render_shard
-from core.state import load_state
+from dreamdeck.core.door.changeset import (
+    JOURNAL,
+    ChangeSet,
+    FileEdit,
+    Refused,
+    apply_changeset,
+    plan_changeset,
+    recover_journal,
+)
+from dreamdeck.core.git.runner import head
+from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
+from dreamdeck.core.store.state import load_state
 from faults.scripted import body, commit_all, git
 from helpers import shard_text, uuid_at, write_shard
 
@@ -254,7 +262,7 @@ def test_the_next_apply_finishes_an_interrupted_one_before_its_own(ws, agent_dir
 def test_advancing_ids_stores_the_state_ahead_and_sweeps_copies_a_killed_run_left(ws, agent_dir, seeded):
     """The state-to-be goes to git through a temporary copy beside the locks; a copy older than a
     live job could be (a process killed mid-store) is removed by the next apply, a young one kept."""
-    from core.gitops import BLOB_TMP_PREFIX
+    from dreamdeck.core.git.blobs import BLOB_TMP_PREFIX
 
     stale = ws.lock_dir / f"{BLOB_TMP_PREFIX}killed"
     young = ws.lock_dir / f"{BLOB_TMP_PREFIX}live"

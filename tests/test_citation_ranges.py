@@ -19,10 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import citation_ranges, evidence, shards
-from core.citation_ranges import FILENAME, CitationRanges, date_range
-from core.citations import citation_keys
-from core.evidence import cited_keys, cited_on_days
+from dreamdeck.core.index import citation_ranges, evidence
+from dreamdeck.core.formats import shards
+from dreamdeck.core.index.citation_ranges import FILENAME, CitationRanges, date_range
+from dreamdeck.core.formats.citations import citation_keys
+from dreamdeck.core.index.evidence import cited_keys, cited_on_days
+from dreamdeck.core.io.cache import clear_all
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 REPO = Path(__file__).resolve().parent.parent
@@ -39,9 +41,7 @@ def cite(day: str, n: int) -> str:
 
 def forget_process_caches() -> None:
     """What a fresh process starts with: no in-process caches, only the persisted projection."""
-    evidence._KEYS_CACHE.clear()
-    shards._LISTINGS.clear()
-    citation_ranges._LOADED.clear()
+    clear_all()
 
 
 def query(ws, days, now_ns=None, keep_caches=False):
@@ -200,7 +200,7 @@ def test_a_fresh_process_on_the_real_clock_reads_only_the_files_that_can_cite_th
     many_shards(agent_dir)
     time.sleep(2.2)  # the real racy window: after it, every file is old enough to be trusted
     code = (
-        "import sys; from core.workspace import Workspace; from core.evidence import cited_on_days\n"
+        "import sys; from dreamdeck.core.workspace import Workspace; from dreamdeck.core.index.evidence import cited_on_days\n"
         f"s = cited_on_days(Workspace.open({str(agent_dir)!r}), {{{D!r}}})\n"
         "print(s.read, s.skipped, len(s.keys))\n"
     )
@@ -231,7 +231,7 @@ def test_a_same_size_rewrite_with_its_mtime_put_back_is_reread_because_its_ctime
 
 
 def test_the_gc_keeps_a_dreamed_fragment_only_a_back_dated_same_size_rewrite_cites(ws, agent_dir):
-    from core.changeset import ChangeSet, FileEdit, apply_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
     from faults.scripted import commit_all
 
     stream = write_stream(agent_dir, D, [fragment_line(D, 1, "e", "cited by the edited shard"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.citations import (
+from dreamdeck.core.formats.citations import (
     citation_keys,
     count,
     format_citation,

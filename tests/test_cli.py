@@ -16,7 +16,7 @@ TODAY = "2026-05-22"
 
 def run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-w", str(root), "--today", TODAY, *args],
+        [sys.executable, "-m", "dreamdeck", "-w", str(root), "--today", TODAY, *args],
         capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
     )
     if check and proc.returncode != 0:
@@ -93,8 +93,8 @@ def test_show_unknown_slug_is_one_clear_line(typeclaw):
 def test_stream_prints_a_day_and_hides_forgotten_fragments(typeclaw):
     out = run(typeclaw, "stream", "--date", "2026-05-20").stdout
     assert "User said use pnpm" in out and "User is in Berlin" in out
-    from core.tombstones import Tombstone, record
-    from core.workspace import Workspace
+    from dreamdeck.core.store.tombstones import Tombstone, record
+    from dreamdeck.core.workspace import Workspace
 
     record(Workspace.open(typeclaw), "forget", Tombstone("2026-05-20", uuid_at("2026-05-20", 2), "h", "test", "tester", "t"))
     assert "Berlin" not in run(typeclaw, "stream", "--date", "2026-05-20").stdout
@@ -161,16 +161,16 @@ def test_remember_appends_a_fragment_and_refuses_secrets_and_duplicates(typeclaw
 
 
 def test_bad_input_never_prints_a_traceback(tmp_path):
-    missing = subprocess.run([sys.executable, "-m", "tui.cli", "-w", str(tmp_path / "nope"), "topics"],
+    missing = subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(tmp_path / "nope"), "topics"],
                              capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
     assert missing.returncode == 2 and "does not exist" in missing.stderr and "Traceback" not in missing.stderr
-    bad_date = subprocess.run([sys.executable, "-m", "tui.cli", "-w", str(tmp_path), "--today", "2026-02-30", "topics"],
+    bad_date = subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(tmp_path), "--today", "2026-02-30", "topics"],
                               capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
     assert bad_date.returncode == 2 and "no such day" in bad_date.stderr
 
 
 def test_an_empty_folder_tells_a_new_user_what_to_do(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "tui.cli", "-w", str(tmp_path), "topics"],
+    proc = subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(tmp_path), "topics"],
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
     assert proc.returncode == 0 and "dreamdeck remember" in proc.stdout
 

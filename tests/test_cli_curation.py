@@ -1,6 +1,6 @@
 """The queue and curation verbs of the command line, run as a person or a script runs them.
 
-Every check goes through a real `python -m tui.cli` subprocess on a TypeClaw-shaped agent folder
+Every check goes through a real `python -m dreamdeck` subprocess on a TypeClaw-shaped agent folder
 with real git, and asserts the output, the exit status AND what is on disk and in the history.
 Reflections a subprocess cannot script (a merge) are made in-process with a scripted dreamer; the
 CLI then decides them.
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 # --- running the command line ----------------------------------------------------------------------
 def run(root: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "-w", str(root), "--today", TODAY, *args],
+        [sys.executable, "-m", "dreamdeck", "-w", str(root), "--today", TODAY, *args],
         capture_output=True, text=True, cwd=REPO, env=env,
     )
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -127,13 +127,13 @@ def add_today(root: Path) -> None:
 
 
 def ws_of(root: Path):
-    from core.workspace import Workspace
+    from dreamdeck.core.workspace import Workspace
 
     return Workspace.open(root, today=TODAY)
 
 
 def offline_dream(root: Path, review: str):
-    from core.dreaming.run import run_dream
+    from dreamdeck.core.dreaming.run import run_dream
 
     receipt = run_dream(ws_of(root), dreamer_name="offline", review=review)
     assert receipt.commit and receipt.status not in ("failed", "reverted"), receipt
@@ -153,7 +153,7 @@ def two_file_reflection(root: Path) -> None:
         scratch.write_shard("timezone", draft("The user mentioned living in Berlin", [cite(D1, 2), cite(TODAY, 1)]))
         scratch.write_shard("drinks", draft("The user likes tea", [cite(TODAY, 2)]))
 
-    from core.dreaming.run import run_dream
+    from dreamdeck.core.dreaming.run import run_dream
 
     assert run_dream(ws_of(root), dreamer=Scripted(script, summary="two changes"), review="all").reflection == "r-1"
 
@@ -255,7 +255,7 @@ def test_approving_a_whole_reflection_applies_every_hunk(typeclaw):
 
 
 def test_a_partial_approval_that_would_drop_a_citation_is_refused_naming_the_ids(agent_dir):
-    from core.state import load_state, save_state
+    from dreamdeck.core.store.state import load_state, save_state
 
     ws = ws_of(agent_dir)
     write_stream(agent_dir, D1, [fragment_line(D1, 1, "a", "fact a"), fragment_line(D1, 2, "b", "fact b")])
@@ -265,7 +265,7 @@ def test_a_partial_approval_that_would_drop_a_citation_is_refused_naming_the_ids
     save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1), uuid_at(D1, 2)}, "2026-05-20T10:00:00+00:00"))
     write_stream(agent_dir, TODAY, [fragment_line(TODAY, 1, "a", "a again")])
     commit_all(agent_dir)
-    from core.dreaming.run import run_dream
+    from dreamdeck.core.dreaming.run import run_dream
 
     merge = merge_into("ab", ["a", "b"], "Beliefs a and b", extra=lambda inp: [cite(TODAY, 1)])
     assert run_dream(ws, dreamer=Scripted(merge, summary="merge a and b"), review="all").reflection == "r-1"
@@ -403,7 +403,7 @@ def test_proposals_are_proposed_once_then_committed_rejected_or_deferred(typecla
 
 # --- the vault ---------------------------------------------------------------------------------------
 def test_pin_copies_a_topic_or_a_fragment_into_the_vault_and_unpin_removes_it(typeclaw):
-    from core.vault import fragment_pin_slug
+    from dreamdeck.core.ops.vault import fragment_pin_slug
 
     topic = (typeclaw / "memory/topics/package-manager.md").read_bytes()
     assert run(typeclaw, "vault").stdout.strip() == "The vault is empty. Pin a topic with `dreamdeck pin SLUG`."
@@ -541,7 +541,7 @@ def test_rollback_previews_its_blast_radius_then_undoes_a_dream_as_a_forward_com
 
 
 def test_a_strict_rollback_is_refused_when_a_later_commit_changed_the_same_file(typeclaw):
-    from core.proposals import approve_proposal, propose
+    from dreamdeck.core.ops.proposals import approve_proposal, propose
 
     add_today(typeclaw)
     rev = offline_dream(typeclaw, "none").commit
@@ -561,8 +561,8 @@ def test_a_strict_rollback_is_refused_when_a_later_commit_changed_the_same_file(
 
 # --- history, audit, alerts, recovery ------------------------------------------------------------------
 def test_log_and_audit_say_who_did_what_and_filter_by_action_actor_and_date(typeclaw):
-    from core.forget import forget_topic
-    from core.vault import pin_topic
+    from dreamdeck.core.ops.forget import forget_topic
+    from dreamdeck.core.ops.vault import pin_topic
 
     ws = ws_of(typeclaw)
     pin_topic(ws, "package-manager", actor="human:alice")
@@ -615,7 +615,7 @@ def test_alerts_baseline_first_then_flag_a_changed_soul_until_acknowledged(typec
 
 
 def test_doctor_fix_completes_an_apply_that_a_crash_interrupted(typeclaw):
-    from core.changeset import ChangeSet, FileEdit, apply_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
 
     add_today(typeclaw)
     ws = ws_of(typeclaw)

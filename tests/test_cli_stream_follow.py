@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.streams import append_fragment, write_path_for
+from dreamdeck.core.store.streams import append_fragment, write_path_for
 
 TODAY = "2026-05-22"
 
@@ -36,7 +36,7 @@ def read_lines_until(proc, predicate, timeout: float) -> list[str]:
 def test_follow_prints_new_fragments_and_not_again_after_a_rewrite(ws, agent_dir):
     append_fragment(ws, "pm", "already there before following")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "-w", str(agent_dir), "--today", TODAY, "stream", "--follow"],
+        [sys.executable, "-m", "dreamdeck", "-w", str(agent_dir), "--today", TODAY, "stream", "--follow"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent,
     )
     try:

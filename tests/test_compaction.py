@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import os
 
-from core.compaction import compact_days
-from core.state import DreamingState
+from dreamdeck.core.door.compaction import compact_days
+from dreamdeck.core.store.state import DreamingState
 from helpers import fragment_line, uuid_at, watermark_line, write_stream
 
 D1, D = "2026-05-21", "2026-05-22"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from core.dreaming.run import run_dream
-from core.streams import read_stream_lines
-from core.workspace import Workspace
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.store.streams import read_stream_lines
+from dreamdeck.core.workspace import Workspace
 from faults.appender import append_many, append_raw
 from faults.scripted import Scripted, citations_in, draft
 

@@ -1,4 +1,4 @@
-"""`import core` and every core module never load textual or rich (DESIGN: core has no terminal).
+"""`import dreamdeck.core` and every core module never load textual or rich (DESIGN: core has no terminal).
 
 Runs in a fresh interpreter: this test process has textual loaded already by the TUI tests.
 """
@@ -21,9 +21,9 @@ UI = ("textual", "rich")
 def ui_loaded():
     return sorted({name.split(".")[0] for name in sys.modules if name.split(".")[0] in UI})
 
-import core
+import dreamdeck.core
 report = {"after import core": ui_loaded(), "culprits": {}, "modules": [], "errors": {}}
-for info in pkgutil.walk_packages(core.__path__, "core."):
+for info in pkgutil.walk_packages(dreamdeck.core.__path__, "dreamdeck.core."):
     before = set(ui_loaded())
     try:
         importlib.import_module(info.name)
@@ -58,11 +58,10 @@ def test_import_core_and_every_core_module_never_loads_textual_or_rich(report):
 
 def test_the_probe_walks_every_core_module_file(report):
     names = {
-        ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        "dreamdeck." + ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
         for p in (REPO / "core").rglob("*.py")
         if p.name != "__init__.py" or p.parent != REPO / "core"
     }
-    names = {n for n in names if n != "core"}
     assert names <= set(report["modules"]) | set(report["errors"])
 
 

@@ -11,17 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from core.citations import parse_citations, sectioned_citations
-from core.demo import HISTORY_DAYS, build_demo
-from core.events import FRAGMENT_KEYS, WHERE_KEYS
-from core.gitops import DREAM_EMOJI
-from core.ids import timestamp_from_id
-from core.settings import Settings, parse_settings
-from core.shards import list_shard_files, parse_shard, recompute_shard_text
-from core.state import load_state
-from core.strength import age_days, ladder_tier
-from core.streams import all_problems, iter_fragments, list_stream_days, read_stream_lines
-from core.workspace import Workspace
+from dreamdeck.core.formats.citations import parse_citations, sectioned_citations
+from dreamdeck.demo.build import HISTORY_DAYS, build_demo
+from dreamdeck.core.formats.events import FRAGMENT_KEYS, WHERE_KEYS
+from dreamdeck.core.git.commit import DREAM_EMOJI
+from dreamdeck.core.formats.ids import timestamp_from_id
+from dreamdeck.core.store.settings import Settings, parse_settings
+from dreamdeck.core.store.shard_files import list_shard_files
+from dreamdeck.core.formats.shards import parse_shard, recompute_shard_text
+from dreamdeck.core.store.state import load_state
+from dreamdeck.core.index.strength import age_days, ladder_tier
+from dreamdeck.core.store.streams import all_problems, iter_fragments, list_stream_days, read_stream_lines
+from dreamdeck.core.workspace import Workspace
 
 TODAY = "2026-07-20"
 
@@ -257,7 +258,7 @@ def test_same_today_and_seed_give_the_same_memory_bytes(tmp_path, demo):
 
 
 def test_importing_the_demo_loads_no_terminal_library():
-    code = "import sys, core.demo; print(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))"
+    code = "import sys, dreamdeck.demo.build; print(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent)
     assert out.stdout.strip() == "False"

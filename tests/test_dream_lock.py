@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.dreaming.lock import DreamBusy, DreamLock
-from core.dreaming.run import run_dream
-from core.gitops import head
+from dreamdeck.core.dreaming.lock import DreamBusy, DreamLock
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.git.runner import head
 from faults.scripted import Scripted, cite_all
 from helpers import fragment_line, write_stream
 

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from core.dreaming.run import DreamReceipt, collect_undreamed, run_dream
-from core.gitops import DREAM_EMOJI, head
-from core.shards import ShardMeta, parse_shard, render_shard
-from core.state import DreamingState, load_state, save_state
-from core.workspace import Workspace
+from dreamdeck.core.dreaming.run import DreamReceipt, run_dream
+from dreamdeck.core.index.undreamed import collect_undreamed
+from dreamdeck.core.git.commit import DREAM_EMOJI
+from dreamdeck.core.git.runner import head
+from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
+from dreamdeck.core.store.state import DreamingState, load_state, save_state
+from dreamdeck.core.workspace import Workspace
 from faults.scripted import Exploding, Scripted, body, cite_all, commit_all, draft, git, merge_into
 from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
 
@@ -399,7 +401,7 @@ def test_a_reverted_dream_does_not_undo_a_release_made_while_it_was_dreaming(ws,
     # r-1 holds today's #1; while the next (slow, LLM) dream runs, a person rejects r-1 and
     # releases #1. The dream then drops a citation and is reverted: its anti-loop advance must
     # add its own ids to the state as it is now, not write back the state it read at the start.
-    from core.reflections import reject
+    from dreamdeck.core.ops.reflections import reject
 
     _seed_two_shards(ws, agent_dir)
     run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pnpm-use", draft(
@@ -483,8 +485,8 @@ def test_vault_citations_pin_their_fragments_against_gc(ws, agent_dir):
 
 
 def test_a_forgotten_fragment_is_never_shown_to_a_dream(ws, agent_dir):
-    from core.events import fragment_content_hash
-    from core.tombstones import Tombstone, record
+    from dreamdeck.core.formats.events import fragment_content_hash
+    from dreamdeck.core.store.tombstones import Tombstone, record
 
     write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm"), fragment_line(D, 2, "secret", "forget me")])
     record(ws, "forget", Tombstone(D, uuid_at(D, 2), fragment_content_hash("secret", "forget me"), "asked to",
@@ -499,8 +501,8 @@ def test_a_forgotten_fragment_is_never_shown_to_a_dream(ws, agent_dir):
 def test_the_dreamers_strength_table_is_the_one_the_strength_table_reads_from_disk(ws, agent_dir):
     """The run builds its prompt table from the snapshot text (no second read); it must say what
     `strength_table` says of the same files, for canonical, CRLF, loose and unparseable shards."""
-    from core.settings import DecaySettings
-    from core.strength import render_prompt_table, strength_table
+    from dreamdeck.core.store.settings import DecaySettings
+    from dreamdeck.core.index.strength import render_prompt_table, strength_table
 
     write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm")])
     write_shard(agent_dir, "canonical", shard_text("The user uses pnpm", [cite(D1, 1), cite(D2, 2)]))
@@ -518,7 +520,7 @@ def test_the_fully_dreamed_projection_follows_a_release_and_a_forget_within_one_
     """The projection of fully-dreamed days keys on a per-day fingerprint the state memoizes;
     a release (ids back on the tail) or an unforget must make that day's fragments undreamed
     again at once, in the same process that cached the fingerprint."""
-    from core.forget import forget_fragment, unforget
+    from dreamdeck.core.ops.forget import forget_fragment, unforget
 
     write_stream(agent_dir, D2, [fragment_line(D2, n, "t", f"note {n}") for n in (1, 2, 3)])
     mark_dreamed(ws, D2, 1, 2, 3)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from core.events import (
+from dreamdeck.core.formats.events import (
     EventError,
     Fragment,
     build_fragment,

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from core.changeset import JOURNAL, recover_journal
-from core.citations import citation_keys
-from core.dreaming.run import run_dream
-from core.evidence import shard_area_files
-from core.events import fragment_content_hash
-from core.gitops import read_blobs, tree_files
-from core.reflections import load_reflection
-from core.shards import parse_shard
-from core.state import load_state, save_state
-from core.streams import append_fragment, iter_fragments
+from dreamdeck.core.door.changeset import JOURNAL, recover_journal
+from dreamdeck.core.formats.citations import citation_keys
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.index.evidence import shard_area_files
+from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.git.blobs import read_blobs, tree_files
+from dreamdeck.core.store.reflections import load_reflection
+from dreamdeck.core.formats.shards import parse_shard
+from dreamdeck.core.store.state import load_state, save_state
+from dreamdeck.core.store.streams import append_fragment, iter_fragments
 from faults.scripted import Scripted, cite_all, commit_all, git
 from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
 

@@ -5,21 +5,22 @@ import json
 
 import pytest
 
-from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset
-from core.dreaming.run import collect_undreamed, run_dream
-from core.forget import (
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.index.undreamed import collect_undreamed
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.ops.forget import (
     forget_fragment,
     forget_topic,
     list_tombstones,
-    strip_citations,
     unforget,
     unforget_topic,
     visible,
 )
-from core.rollback import preview_rollback, rollback
-from core.state import load_state
-from core.streams import AppendRefused, append_fragment, read_stream_lines
-from core.vault import pin_fragment, pin_topic
+from dreamdeck.core.formats.shards import strip_citations
+from dreamdeck.core.ops.rollback import preview_rollback, rollback
+from dreamdeck.core.store.state import load_state
+from dreamdeck.core.store.streams import AppendRefused, append_fragment, read_stream_lines
+from dreamdeck.core.ops.vault import pin_fragment, pin_topic
 from helpers import fragment_line, uuid_at, write_stream
 
 D = "2026-05-22"

@@ -1,15 +1,18 @@
 """core.fragment_index: citations resolved to fragments by offset, without loading whole streams."""
 from __future__ import annotations
 
+import time
+
 import json
 import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import fragment_index
-from core.fragment_index import FragmentIndex, index_stream_bytes
-from core.streams import parse_stream_bytes
+from dreamdeck.core.index import fragment_index
+from dreamdeck.core.index.fragment_index import FragmentIndex, index_stream_bytes
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
+from dreamdeck.core.io.cache import RACY_NS, StampCache, set_clock
 from helpers import fragment_line, uuid_at, watermark_line, write_stream
 
 D = "2026-05-22"
@@ -57,13 +60,17 @@ def test_an_append_after_an_index_was_built_is_seen_by_the_next_lookup(ws, agent
 
 
 def test_the_shared_cache_keeps_only_the_most_recent_files(ws, agent_dir, monkeypatch):
-    monkeypatch.setattr(fragment_index, "_SHARED_FILES", 3)
+    monkeypatch.setattr(fragment_index, "_SHARED", StampCache("test-offsets", max_entries=3))
     days = [f"2026-05-{d:02d}" for d in range(10, 16)]
     for day in days:
         write_stream(agent_dir, day, [fragment_line(day, 1, "t", day)])
-    index = FragmentIndex(ws)
-    for day in days:
-        assert index.get(day, uuid_at(day, 1)).body == day
+    set_clock(lambda: time.time_ns() + 10 * RACY_NS)  # the files have settled
+    try:
+        index = FragmentIndex(ws)
+        for day in days:
+            assert index.get(day, uuid_at(day, 1)).body == day
+    finally:
+        set_clock(None)
     assert len(fragment_index._SHARED) == 3
     assert index.get(days[0], uuid_at(days[0], 1)).body == days[0]  # evicted, indexed again
 

@@ -7,10 +7,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from core.dreaming.gates import GateDecision, evaluate_gates, last_run_time, next_run
-from core.dreaming.lock import DreamLock
-from core.settings import DreamingSettings, Settings
-from core.state import DreamingState, save_state
+from dreamdeck.core.dreaming.gates import GateDecision, evaluate_gates, last_run_time, next_run
+from dreamdeck.core.dreaming.lock import DreamLock
+from dreamdeck.core.store.settings import DreamingSettings, Settings
+from dreamdeck.core.store.state import DreamingState, save_state
 from helpers import fragment_line, shard_text, uuid_at, write_stream
 
 DAY = "2026-05-22"
@@ -210,7 +210,7 @@ def test_last_run_time_from_newest_receipt(ws):
 
 
 def test_last_run_time_after_a_real_run(ws):
-    from core.dreaming.run import run_dream
+    from dreamdeck.core.dreaming.run import run_dream
 
     add_fragments(ws, 2)
 

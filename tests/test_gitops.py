@@ -10,20 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.gitops import (
-    DREAM_EMOJI,
-    GitError,
-    Trailers,
-    commit_memory,
-    dream_summary,
-    head,
-    read_blobs,
-    repo_args,
-    resolve_rev,
-    run_git,
-    show_file,
-    tree_files,
-)
+from dreamdeck.core.git.commit import DREAM_EMOJI, Trailers, commit_memory, dream_summary
+from dreamdeck.core.git.runner import GitError, head, repo_args, resolve_rev, run_git
+from dreamdeck.core.git.blobs import read_blobs, show_file, tree_files
 from helpers import fragment_line, shard_text, watermark_line, write_shard, write_stream
 
 TRAILERS = Trailers(actor="dreamdeck:offline", approval="auto", trigger="manual")
@@ -458,7 +447,7 @@ def test_a_blob_stored_ahead_is_the_very_object_the_commit_records(agent_dir):
     """The door hands git the state-to-be in a second process while it writes shards and GCs;
     the commit then finds the object already stored. It must be the same object git add makes,
     filters included (here an eol conversion from .gitattributes)."""
-    from core.gitops import store_blob_in_background
+    from dreamdeck.core.git.blobs import store_blob_in_background
 
     (agent_dir / ".gitattributes").write_text("*.json text eol=lf\n")
     content = b'{\r\n  "version": 2\r\n}\r\n'
@@ -476,7 +465,7 @@ def test_a_blob_stored_ahead_is_the_very_object_the_commit_records(agent_dir):
 
 
 def test_storing_ahead_works_through_the_gitstore_and_is_a_no_op_without_git(gitstore_dir, tmp_path):
-    from core.gitops import store_blob_in_background
+    from dreamdeck.core.git.blobs import store_blob_in_background
 
     content = b'{"version": 2, "dreamedThrough": {"2026-05-22": {}}}\n'
     job = store_blob_in_background(gitstore_dir, "memory/.dreaming-state.json", [content])
@@ -496,7 +485,7 @@ def test_staging_ahead_clears_skip_worktree_stages_the_file_and_the_commit_takes
     """The door stages the state while it collects fragments; the path is skip-worktree since
     the last commit (git add would refuse it), so the job clears that first, as commit_memory
     does; the commit then holds the staged bytes and hides the file again."""
-    from core.gitops import stage_in_background
+    from dreamdeck.core.git.blobs import stage_in_background
 
     state = agent_dir / "memory" / ".dreaming-state.json"
     state.parent.mkdir(parents=True, exist_ok=True)

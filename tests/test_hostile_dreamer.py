@@ -4,9 +4,9 @@ from __future__ import annotations
 import time
 
 from conftest import git
-from core.dreaming.protocol import MAX_SHARD_BYTES
-from core.dreaming.run import run_dream
-from core.state import load_state
+from dreamdeck.core.dreaming.protocol import MAX_SHARD_BYTES
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.store.state import load_state
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 D0, D = "2026-05-20", "2026-05-21"
@@ -30,7 +30,7 @@ def seeded(agent_dir):
     write_stream(agent_dir, D, [fragment_line(D, 1, "ci", "CI on every push")])
     write_shard(agent_dir, "pm", shard_text("The user uses pnpm", [f"streams/{D0}#{uuid_at(D0, 1)}"]))
     write_shard(agent_dir, "tz", shard_text("The user lives in Berlin", [f"streams/{D0}#{uuid_at(D0, 2)}"]))
-    from core.state import DreamingState, save_state
+    from dreamdeck.core.store.state import DreamingState, save_state
 
     save_state(agent_dir / "memory/.dreaming-state.json",
                DreamingState().add_dreamed(D0, {uuid_at(D0, 1), uuid_at(D0, 2)}, "2026-05-20T23:00:00+00:00"))

@@ -13,16 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
     sys.path.insert(0, str(ROOT))
 
-from core.hunks import (
-    FileDiff,
-    Hunk,
-    apply_hunks,
-    diff_many,
-    diff_texts,
-    merge3,
-    parse_patch,
-    rebase_change,
-)
+from dreamdeck.core.git.diff import FileDiff, Hunk, apply_hunks, diff_many, diff_texts, parse_patch
+from dreamdeck.core.git.merge import merge3, rebase_change
 
 
 def numbered(n: int, prefix: str = "line") -> list[str]:
@@ -45,7 +37,7 @@ def test_hunk_ids_are_stable_across_calls_and_processes():
     first = ids(diff_texts("topics/a.md", BEFORE_2, AFTER_2))
     second = ids(diff_texts("topics/a.md", BEFORE_2, AFTER_2))
     code = (
-        "import sys; from core.hunks import diff_texts; "
+        "import sys; from dreamdeck.core.git.diff import diff_texts; "
         "print(' '.join(h.id for h in diff_texts(sys.argv[1], sys.argv[2], sys.argv[3]).hunks))"
     )
     other_process = subprocess.run(

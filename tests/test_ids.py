@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from core.ids import is_uuid, iso_from_ms, new_event_id, timestamp_from_id
+from dreamdeck.core.formats.ids import is_uuid, iso_from_ms, new_event_id, timestamp_from_id
 
 CANONICAL = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 FAR_FUTURE_MS = 4_102_444_800_000  # 2100-01-01T00:00:00.000Z: ahead of any id minted from the clock
@@ -15,11 +15,11 @@ FAR_FUTURE_MS = 4_102_444_800_000  # 2100-01-01T00:00:00.000Z: ahead of any id m
 @pytest.fixture(autouse=True)
 def _restore_the_monotonic_clock():
     """Minting at 2100 moves the process-wide monotonic floor; put it back for other tests."""
-    import core.ids
+    from dreamdeck.core.formats import ids as ids_module
 
-    saved = list(core.ids._last)
+    saved = list(ids_module._last)
     yield
-    core.ids._last[:] = saved
+    ids_module._last[:] = saved
 
 
 def test_new_event_id_is_a_canonical_36_character_uuid():
@@ -42,9 +42,9 @@ def test_ids_minted_in_a_burst_sort_in_mint_order_as_strings():
 
 def hold_the_clock_at(ms: int, counter: int = 0) -> None:
     """Make the clock look stuck at `ms` (the process-wide floor is ahead of the real time)."""
-    import core.ids
+    from dreamdeck.core.formats import ids as ids_module
 
-    core.ids._last[:] = [ms, counter]
+    ids_module._last[:] = [ms, counter]
 
 
 def test_ids_minted_in_the_same_millisecond_still_sort_in_order():

@@ -8,11 +8,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.citations import citation_keys
-from core.dreaming.contradiction import contradiction_reason, contradicts
-from core.dreaming.offline import OfflineDreamer, parse_belief
-from core.dreaming.protocol import DreamInput, DreamScratch, UndreamedFragment
-from core.shards import ShardMeta, parse_shard, recompute_shard_text, render_shard, strength_of
+from dreamdeck.core.formats.citations import citation_keys
+from dreamdeck.core.claims.contradiction import contradiction_reason, contradicts
+from dreamdeck.core.dreaming.offline import OfflineDreamer, parse_belief
+from dreamdeck.core.dreaming.protocol import DreamInput, DreamScratch, UndreamedFragment
+from dreamdeck.core.formats.shards import (
+    ShardMeta,
+    parse_shard,
+    recompute_shard_text,
+    render_shard,
+    strength_of,
+)
 
 TODAY = "2026-05-22"
 
@@ -541,7 +547,7 @@ def test_contradiction_heuristic_negatives(old, new):
 
 
 def test_a_belief_worded_on_the_ladder_moves_its_own_adverb_instead_of_stacking_a_prefix():
-    from core.dreaming.offline import ladder_sentence
+    from dreamdeck.core.dreaming.offline import ladder_sentence
 
     assert ladder_sentence("The user consistently runs pytest -x before pushing.", 7) == (
         "The user always runs pytest -x before pushing.")

@@ -5,11 +5,12 @@ import json
 
 import pytest
 
-from core.dreaming.policy import is_mechanical, needs_review
-from core.dreaming.run import run_dream
-from core.reflections import load_reflection, reject
-from core.shards import ShardMeta, parse_shard, render_shard
-from core.state import load_state, save_state
+from dreamdeck.core.dreaming.policy import is_mechanical, needs_review
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.store.reflections import load_reflection
+from dreamdeck.core.ops.reflections import reject
+from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
+from dreamdeck.core.store.state import load_state, save_state
 from faults.scripted import Scripted, body, citations_in, commit_all, draft
 from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
 

@@ -7,19 +7,19 @@ from datetime import date
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.citations import missing_citations, normalize_citation, parse_citations
-from core.events import (
+from dreamdeck.core.formats.citations import missing_citations, normalize_citation, parse_citations
+from dreamdeck.core.formats.events import (
     build_fragment,
     build_watermark,
     fragment_content_hash,
     parse_event_line,
     serialize_event,
 )
-from core.ids import iso_from_ms, new_event_id, timestamp_from_id
-from core.shards import ShardMeta, parse_shard, recompute_shard_text, render_shard
-from core.slugs import heading_to_slug, is_valid_slug
-from core.state import DreamingState, load_state, save_state
-from core.streams import parse_stream_bytes
+from dreamdeck.core.formats.ids import iso_from_ms, new_event_id, timestamp_from_id
+from dreamdeck.core.formats.shards import ShardMeta, parse_shard, recompute_shard_text, render_shard
+from dreamdeck.core.formats.slugs import heading_to_slug, is_valid_slug
+from dreamdeck.core.store.state import DreamingState, load_state, save_state
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,12 +13,12 @@ import pytest
 from conftest import git
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
-from core.audit import read_entries
-from core.citations import citation_keys
-from core.events import build_fragment, serialize_event
-from core.gitops import Trailers, commit_memory
-from core.ids import timestamp_from_id
-from core.proposals import (
+from dreamdeck.core.store.audit import read_entries
+from dreamdeck.core.formats.citations import citation_keys
+from dreamdeck.core.formats.events import build_fragment, serialize_event
+from dreamdeck.core.git.commit import Trailers, commit_memory
+from dreamdeck.core.formats.ids import timestamp_from_id
+from dreamdeck.core.ops.proposals import (
     ProposalDecided,
     ProposalError,
     ProposalRefused,
@@ -30,10 +30,10 @@ from core.proposals import (
     propose,
     reject_proposal,
 )
-from core.proposals_file import pending_path, read_pending
-from core.shards import parse_shard
-from core.state import DreamingState, load_state, save_state
-from core.streams import read_day
+from dreamdeck.core.store.proposals_file import pending_path, read_pending
+from dreamdeck.core.formats.shards import parse_shard
+from dreamdeck.core.store.state import DreamingState, load_state, save_state
+from dreamdeck.core.store.streams import read_day
 
 REPO = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 5, 22, 10, 0, tzinfo=timezone.utc)
@@ -130,8 +130,8 @@ def test_bad_input_and_secrets_are_refused_with_nothing_written(ws):
 _WORKER = """
 import sys
 sys.path.insert(0, {repo!r})
-from core.proposals import propose
-from core.workspace import Workspace
+from dreamdeck.core.ops.proposals import propose
+from dreamdeck.core.workspace import Workspace
 ws = Workspace.open({root!r}, today="2026-05-22")
 for i in range(10):
     propose(ws, "agent{w}", "episodic", f"Worker {w} observation number {{i}} about the build")
@@ -422,7 +422,7 @@ class _ScriptedDreamer:
 
 @pytest.mark.parametrize("where", ["top", "end"])
 def test_a_proposal_commit_racing_a_dream_on_the_same_shard_loses_nothing(ws, where):
-    from core.dreaming.run import run_dream
+    from dreamdeck.core.dreaming.run import run_dream
 
     slug = "preference-source-quality"
     f1, f2 = uuid_at("2026-05-20", 1), uuid_at("2026-05-21", 2)

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
     sys.path.insert(0, str(ROOT))
 
-from core.proposals_file import (
+from dreamdeck.core.store.proposals_file import (
     CONFIDENCES,
     STORES,
     Proposal,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from conftest import git
-from core.dreaming.run import list_receipts, run_dream
+from dreamdeck.core.dreaming.run import list_receipts, run_dream
 from helpers import fragment_line, watermark_line, write_stream
 
 D = "2026-05-21"

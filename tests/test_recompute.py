@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.shards import (
+from dreamdeck.core.formats.shards import (
     ShardMeta,
     derive_heading,
     first_belief_sentence,

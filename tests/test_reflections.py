@@ -7,22 +7,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from core.audit import read_log
-from core.changeset import ChangeSet, FileEdit, Refused, apply_changeset
-from core.dreaming.run import run_dream
-from core.gitops import DREAM_EMOJI, head
-from core.reflections import (
-    ProposedFile,
-    ReflectionError,
-    approve,
-    list_reflections,
-    load_reflection,
-    loss_meter,
-    mark_stale,
-    reject,
-)
-from core.shards import parse_shard
-from core.state import load_state, save_state
+from dreamdeck.core.store.audit import read_log
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.git.commit import DREAM_EMOJI
+from dreamdeck.core.git.runner import head
+from dreamdeck.core.store.reflections import ProposedFile, ReflectionError, list_reflections, load_reflection
+from dreamdeck.core.ops.reflections import approve, loss_meter, mark_stale, reject
+from dreamdeck.core.formats.shards import parse_shard
+from dreamdeck.core.store.state import load_state, save_state
 from faults.scripted import Scripted, citations_in, commit_all, draft, git, merge_into
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
@@ -303,8 +296,8 @@ def test_listing_open_reflections_reads_only_the_head_of_decided_ones(ws, agent_
     """Months of decided reflections (each holding whole shard texts) must not be parsed on every
     apply: a decided file is told from its head. Proof: a decided file damaged past its head is
     skipped when listing open ones, and still reported when the history asks for everything."""
-    from core.evidence import pending_reflection_keys
-    from core.reflections import Reflection
+    from dreamdeck.core.index.evidence import pending_reflection_keys
+    from dreamdeck.core.store.reflections import Reflection
 
     folder = ws.meta_dir / "reflections"
     folder.mkdir(parents=True)
@@ -324,8 +317,8 @@ def test_listing_open_reflections_reads_only_the_head_of_decided_ones(ws, agent_
 def test_a_hand_edited_reflection_laid_out_differently_is_still_parsed_whole(ws, agent_dir):
     """The head peek only skips files laid out as dreamdeck writes them; any other layout (keys
     reordered, status last) is parsed in full, so a pending one still lists and protects."""
-    from core.evidence import pending_reflection_keys
-    from core.reflections import Reflection
+    from dreamdeck.core.index.evidence import pending_reflection_keys
+    from dreamdeck.core.store.reflections import Reflection
 
     folder = ws.meta_dir / "reflections"
     folder.mkdir(parents=True)

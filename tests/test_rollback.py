@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.changeset import Refused
-from core.dreaming.run import collect_undreamed, run_dream
-from core.gitops import read_blobs, run_git
-from core.rollback import preview_restore_to, preview_rollback, restore_to, rollback
-from core.state import load_state
-from core.streams import read_stream_lines
+from dreamdeck.core.door.changeset import Refused
+from dreamdeck.core.index.undreamed import collect_undreamed
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.git.blobs import read_blobs
+from dreamdeck.core.git.runner import run_git
+from dreamdeck.core.ops.rollback import preview_restore_to, preview_rollback, restore_to, rollback
+from dreamdeck.core.store.state import load_state
+from dreamdeck.core.store.streams import read_stream_lines
 from helpers import fragment_line, uuid_at, write_stream
 
 D = "2026-05-22"
@@ -189,7 +191,7 @@ def test_rollback_refuses_a_commit_that_does_not_touch_memory(ws):
 
 
 def test_rollback_of_a_pin_unpins_and_names_the_pin(ws):
-    from core.vault import pin_topic
+    from dreamdeck.core.ops.vault import pin_topic
 
     add(ws, 1)
     dream(ws, {"a": shard("Alpha.", [1])})

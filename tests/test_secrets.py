@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.secrets import SECRET_PATTERNS, detect_secrets, redact_secrets
+from dreamdeck.core.formats.secrets import SECRET_PATTERNS, detect_secrets, redact_secrets
 
 # Built from parts so no literal credential-shaped string sits in the repository.
 SAMPLES = {

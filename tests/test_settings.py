@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.settings import Settings, SettingsError, load_settings, parse_settings
+from dreamdeck.core.store.settings import Settings, SettingsError, load_settings, parse_settings
 
 
 def test_no_file_gives_the_documented_defaults(tmp_path):

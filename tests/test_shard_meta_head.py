@@ -4,7 +4,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.shards import HEAD_BYTES, ShardParseError, meta_from_head, parse_shard, read_shard_meta
+from dreamdeck.core.store.shard_files import HEAD_BYTES, read_shard_meta
+from dreamdeck.core.formats.shards import ShardParseError, meta_from_head, parse_shard
 
 
 def full(path):

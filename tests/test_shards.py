@@ -8,17 +8,15 @@ import dataclasses
 
 import pytest
 
-from core.shards import (
+from dreamdeck.core.formats.shards import (
     HANDLER,
     Shard,
     ShardMeta,
     ShardParseError,
-    list_shard_files,
-    load_shards,
     parse_shard,
-    read_shard,
     render_shard,
 )
+from dreamdeck.core.store.shard_files import list_shard_files, load_shards, read_shard
 
 CANONICAL = """---
 heading: The user consistently uses pnpm (not bun) for this repo

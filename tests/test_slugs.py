@@ -5,8 +5,8 @@ import hashlib
 
 import pytest
 
-from core.slugs import InvalidSlug, heading_to_slug, is_valid_slug, require_slug
-from core.workspace import Workspace
+from dreamdeck.core.formats.slugs import InvalidSlug, heading_to_slug, is_valid_slug, require_slug
+from dreamdeck.core.workspace import Workspace
 
 
 # --- heading_to_slug -------------------------------------------------------------------------------
@@ -100,21 +100,21 @@ def test_the_workspace_builds_shard_paths_only_from_valid_slugs(tmp_path):
 # --- dates in paths ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("value", ["2026-02-30", "2026-13-01", "2026-5-01", "26-05-01", "../2026-05-01", "2026-05-01.jsonl", "２０２６-05-01", "", None])
 def test_bad_dates_are_rejected_before_they_become_paths(value):
-    from core.workspace import WorkspaceError, parse_date
+    from dreamdeck.core.workspace import WorkspaceError, parse_date
 
     with pytest.raises(WorkspaceError, match="bad date"):
         parse_date(value)
 
 
 def test_a_real_date_passes_unchanged():
-    from core.workspace import parse_date
+    from dreamdeck.core.workspace import parse_date
 
     assert parse_date("2024-02-29") == "2024-02-29"
 
 
 # --- the workspace's own paths ------------------------------------------------------------------------
 def test_a_workspace_must_be_an_existing_folder(tmp_path):
-    from core.workspace import WorkspaceError
+    from dreamdeck.core.workspace import WorkspaceError
 
     with pytest.raises(WorkspaceError, match="does not exist"):
         Workspace.open(tmp_path / "missing")
@@ -161,7 +161,7 @@ def test_local_datetime_has_an_offset_and_no_milliseconds():
     import re
     from datetime import datetime, timedelta, timezone
 
-    from core.workspace import local_datetime_iso
+    from dreamdeck.core.workspace import local_datetime_iso
 
     moment = datetime(2026, 5, 16, 14, 30, 2, 999_000, tzinfo=timezone(timedelta(hours=9)))
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}", local_datetime_iso(moment))

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from core.state import DreamingState, load_state, save_state
+from dreamdeck.core.store.state import DreamingState, load_state, save_state
 
 TS = "2026-05-16T14:30:02+09:00"
 
@@ -218,7 +218,7 @@ def test_remove_dreamed_on_an_unknown_date_changes_nothing():
 
 # --- atomic writes (core.atomic, which state saves go through) ----------------------------------------
 def test_atomic_write_creates_folders_and_writes_exact_bytes(tmp_path):
-    from core.atomic import atomic_write_bytes
+    from dreamdeck.core.io.atomic import atomic_write_bytes
 
     target = tmp_path / "a" / "b" / "f.bin"
     atomic_write_bytes(target, b"\x00raw\r\nbytes")
@@ -226,7 +226,7 @@ def test_atomic_write_creates_folders_and_writes_exact_bytes(tmp_path):
 
 
 def test_a_failed_atomic_write_keeps_the_old_bytes_and_leaves_no_temp_file(tmp_path, monkeypatch):
-    from core import atomic
+    from dreamdeck.core.io import atomic
 
     target = tmp_path / "state.json"
     target.write_bytes(b"old")
@@ -243,7 +243,7 @@ def test_a_failed_atomic_write_keeps_the_old_bytes_and_leaves_no_temp_file(tmp_p
 
 
 def test_remove_file_reports_whether_there_was_a_file(tmp_path):
-    from core.atomic import remove_file
+    from dreamdeck.core.io.atomic import remove_file
 
     target = tmp_path / "x"
     target.write_text("x")
@@ -284,7 +284,10 @@ def test_every_state_in_a_chain_of_updates_renders_exactly_as_json_stringify():
 def test_a_saved_state_is_what_the_next_load_returns_until_someone_else_writes_the_file(path):
     state = DreamingState().add_dreamed("2026-05-16", ["a", "b"], TS)
     save_state(path, state)
-    assert load_state(path)[0] is state  # no re-read of what was just written
+    # What was just written is not trusted from memory until the file settles (core.io.cache),
+    # but it is not parsed either: the index of the file dreamdeck wrote vouches for its bytes.
+    again = load_state(path)[0]
+    assert again.days.parsed() == set() and again == state
     # TypeClaw writes the file in place with a plain writeFile: the next load reads its bytes.
     theirs = DreamingState().add_dreamed("2026-05-16", ["a", "b", "c"], TS)
     with open(path, "r+", encoding="utf-8") as fh:
@@ -296,9 +299,9 @@ def test_a_saved_state_is_what_the_next_load_returns_until_someone_else_writes_t
 # --- a fresh process and the index of the file dreamdeck last wrote -------------------------------------
 def fresh_load(path):
     """load_state as a new process does it: no in-process cache."""
-    from core import state as state_module
+    from dreamdeck.core.io.cache import clear_all
 
-    state_module._CACHE.clear()
+    clear_all()
     return load_state(path)
 
 
@@ -311,7 +314,7 @@ def year(days: int = 30, per_day: int = 50) -> DreamingState:
 
 
 def test_a_fresh_process_parses_only_the_days_it_asks_for_from_a_file_dreamdeck_wrote(path):
-    from core.state import LazyDays
+    from dreamdeck.core.store.state import LazyDays
 
     state = year()
     save_state(path, state)
@@ -332,7 +335,7 @@ def test_a_fresh_process_parses_only_the_days_it_asks_for_from_a_file_dreamdeck_
 
 
 def test_a_file_someone_else_rewrote_even_to_the_same_size_is_parsed_whole(path):
-    from core.state import LazyDays
+    from dreamdeck.core.store.state import LazyDays
 
     save_state(path, year())
     text = path.read_text(encoding="utf-8")
@@ -347,8 +350,8 @@ def test_a_file_someone_else_rewrote_even_to_the_same_size_is_parsed_whole(path)
 
 @pytest.mark.parametrize("damage", ["garbage", "wrong-shape", "shifted", "missing"])
 def test_a_damaged_or_lying_index_is_ignored_and_the_file_parsed(path, damage):
-    from core.state import LazyDays
-    from core.state_index import index_path
+    from dreamdeck.core.store.state import LazyDays
+    from dreamdeck.core.store.state_index import index_path
 
     state = year(days=5, per_day=3)
     save_state(path, state)

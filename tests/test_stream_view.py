@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-import core.stream_view as stream_view_module
-from core.events import fragment_content_hash
-from core.stream_view import StreamView, index_bytes
-from core.streams import append_fragment, parse_stream_bytes, rewrite_stream
-from core.tombstones import Tombstone, record
+from dreamdeck.core.index import stream_view as stream_view_module
+from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.index.stream_view import StreamView, index_bytes
+from dreamdeck.core.store.streams import append_fragment, rewrite_stream
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
+from dreamdeck.core.store.tombstones import Tombstone, record
 from helpers import fragment_line, uuid_at, watermark_line, write_stream
 
 LEGACY = '{"type":"legacy_prose","ts":"2026-05-22T00:00:00.000Z","text":"old notes","origin":"migration"}'
@@ -100,7 +101,7 @@ def test_index_bytes_keeps_a_partial_last_line_for_later():
 
 
 def test_legacy_flat_layout_is_read_too(agent_dir):
-    from core.workspace import Workspace
+    from dreamdeck.core.workspace import Workspace
 
     write_stream(agent_dir, "2026-05-21", [fragment_line("2026-05-21", 1, "a", "flat")], layout="flat")
     view = StreamView(Workspace.open(agent_dir, today="2026-05-22"))

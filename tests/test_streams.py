@@ -16,26 +16,25 @@ from pathlib import Path
 
 import pytest
 
-from core.events import fragment_content_hash, serialize_event
-from core.ids import timestamp_from_id
-from core.streams import (
+from dreamdeck.core.formats.events import fragment_content_hash, serialize_event
+from dreamdeck.core.formats.ids import timestamp_from_id
+from dreamdeck.core.store.streams import (
     AppendRefused,
-    StreamProblem,
     all_problems,
     append_fragment,
     append_raw_lines,
     iter_fragments,
     latest_watermark,
     list_stream_days,
-    parse_stream_bytes,
     read_day,
     read_path_for,
     rewrite_stream,
     stream_dir,
     write_path_for,
 )
-from core.tombstones import Tombstone, record
-from core.workspace import WorkspaceError
+from dreamdeck.core.formats.stream_lines import StreamProblem, parse_stream_bytes
+from dreamdeck.core.store.tombstones import Tombstone, record
+from dreamdeck.core.workspace import WorkspaceError
 from helpers import fragment_line, uuid_at, watermark_line, write_stream
 
 DAY = "2026-05-22"
@@ -45,7 +44,7 @@ GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 @pytest.fixture
 def ws(tmp_path):
     """Streams need no git: a bare agent folder keeps these tests fast."""
-    from core.workspace import Workspace
+    from dreamdeck.core.workspace import Workspace
 
     root = tmp_path / "agent"
     root.mkdir()
@@ -586,7 +585,7 @@ def test_bytes_written_to_the_old_file_just_after_the_rename_are_carried(ws):
 def test_the_grace_period_can_be_watched_in_the_background_and_still_carries_late_bytes(ws):
     """The door's compaction does not sit out the grace period: a watcher thread carries what a
     writer holding the old inode writes after the rename, and the door joins it before it ends."""
-    from core.streams import join_late_carriers
+    from dreamdeck.core.store.streams import join_late_carriers
 
     path = write_stream(ws.root, DAY, [watermark_line(DAY, 1), fragment_line(DAY, 2, "t", "b")])
     late_line = (fragment_line(DAY, 3, "t", "opened before the rename") + "\n").encode()
@@ -648,7 +647,7 @@ def stone(day: str = "2026-05-01", fid: str = "f1", *, reason: str = "wrong", ha
 
 
 def test_a_forget_record_is_live_and_an_unforget_lifts_it(ws):
-    from core.tombstones import load_tombstones, tombstoned_keys
+    from dreamdeck.core.store.tombstones import load_tombstones, tombstoned_keys
 
     record(ws, "forget", stone())
     assert tombstoned_keys(ws) == {("2026-05-01", "f1")}
@@ -658,7 +657,7 @@ def test_a_forget_record_is_live_and_an_unforget_lifts_it(ws):
 
 
 def test_a_hard_forget_cannot_be_unforgotten(ws):
-    from core.tombstones import tombstoned_keys
+    from dreamdeck.core.store.tombstones import tombstoned_keys
 
     record(ws, "forget", stone(hard=True))
     record(ws, "unforget", stone())
@@ -666,7 +665,7 @@ def test_a_hard_forget_cannot_be_unforgotten(ws):
 
 
 def test_a_reason_with_a_unicode_line_separator_keeps_its_tombstone(ws):
-    from core.tombstones import load_tombstones, tombstoned_hashes
+    from dreamdeck.core.store.tombstones import load_tombstones, tombstoned_hashes
 
     record(ws, "forget", stone(reason="said twice\u2028and\x85again\u2029"))
     assert load_tombstones(ws)[("2026-05-01", "f1")].reason == "said twice\u2028and\x85again\u2029"
@@ -676,7 +675,7 @@ def test_a_reason_with_a_unicode_line_separator_keeps_its_tombstone(ws):
 
 
 def test_unreadable_tombstone_lines_are_skipped_not_fatal(ws):
-    from core.tombstones import tombstoned_keys, tombstones_path
+    from dreamdeck.core.store.tombstones import tombstoned_keys, tombstones_path
 
     record(ws, "forget", stone())
     with open(tombstones_path(ws), "a", encoding="utf-8") as fh:
@@ -686,7 +685,7 @@ def test_unreadable_tombstone_lines_are_skipped_not_fatal(ws):
 
 
 def test_tombstones_live_in_meta_as_one_json_line_each(ws):
-    from core.tombstones import tombstones_path
+    from dreamdeck.core.store.tombstones import tombstones_path
 
     record(ws, "forget", stone())
     assert tombstones_path(ws) == ws.memory / "meta" / "tombstones.jsonl"

@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from core.settings import DecaySettings
-from core.shards import Shard, ShardMeta, render_shard
-from core.strength import (
+from dreamdeck.core.store.settings import DecaySettings
+from dreamdeck.core.formats.shards import Shard, ShardMeta, render_shard
+from dreamdeck.core.index.strength import (
     StrengthRow,
     age_days,
     decay_score,

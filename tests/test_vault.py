@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from core.changeset import Refused
-from core.dreaming.run import run_dream
-from core.gitops import run_git
-from core.reflections import approve
-from core.rollback import rollback
-from core.streams import read_stream_lines
-from core.vault import list_vault, pin_fragment, pin_topic, pinned_slugs, unpin
+from dreamdeck.core.door.changeset import Refused
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.git.runner import run_git
+from dreamdeck.core.ops.reflections import approve
+from dreamdeck.core.ops.rollback import rollback
+from dreamdeck.core.store.streams import read_stream_lines
+from dreamdeck.core.ops.vault import list_vault, pin_fragment, pin_topic, pinned_slugs, unpin
 from helpers import fragment_line, uuid_at, write_stream
 
 D = "2026-05-22"

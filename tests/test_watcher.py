@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from core.dreaming.watcher import Watcher, WatchEvent, format_event
-from core.streams import append_fragment
+from dreamdeck.core.dreaming.watcher import Watcher, WatchEvent, format_event
+from dreamdeck.core.store.streams import append_fragment
 from helpers import fragment_line, shard_text, write_stream
 
 REPO = Path(__file__).resolve().parent.parent
@@ -267,8 +267,8 @@ def test_stop_returns_within_a_second(ws, make_watcher):
 
 HOLD_LOCK = (
     "import sys, time\n"
-    "from core.workspace import Workspace\n"
-    "from core.dreaming.lock import DreamLock\n"
+    "from dreamdeck.core.workspace import Workspace\n"
+    "from dreamdeck.core.dreaming.lock import DreamLock\n"
     "DreamLock(Workspace.open(sys.argv[1]), 'manual').acquire()\n"
     "print('held', flush=True)\n"
     "time.sleep(60)\n"
@@ -308,8 +308,8 @@ def test_lock_held_by_another_process_is_reported_and_not_run(ws, make_watcher):
 
 HEADLESS = (
     "import sys\n"
-    "from core.workspace import Workspace\n"
-    "from core.dreaming.watcher import run_headless\n"
+    "from dreamdeck.core.workspace import Workspace\n"
+    "from dreamdeck.cli.watch import run_headless\n"
     "sys.exit(run_headless(Workspace.open(sys.argv[1]), dreamer_name='offline', review='none', tick=0.3))\n"
 )
 
@@ -351,7 +351,7 @@ def test_a_bad_settings_file_is_reported_once_and_watching_goes_on(ws, make_watc
 def test_run_headless_refuses_to_start_on_bad_settings(ws):
     import io
 
-    from core.dreaming.watcher import run_headless
+    from dreamdeck.cli.watch import run_headless
 
     ws.settings_path.write_text("[dreaming]\nreview = 'sometimes'\n")
     out = io.StringIO()

@@ -15,16 +15,16 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 
-from core.workspace import Workspace
-from tui.config import UserConfig, load_user_config, save_theme
-from tui.screens.base import TABS, MemoryScreen, TabBar
+from dreamdeck.core.workspace import Workspace
+from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
+from dreamdeck.tui.screens.base import TABS, MemoryScreen, TabBar
 
 
 SCREENS = {
-    "topics": "tui.screens.topics:TopicsScreen", "reflections": "tui.screens.reflections:ReflectionsScreen",
-    "proposals": "tui.screens.proposals:ProposalsScreen", "vault": "tui.screens.vault:VaultScreen",
-    "history": "tui.screens.history:HistoryScreen", "stream": "tui.screens.stream:StreamScreen",
-    "control": "tui.screens.control:ControlScreen",
+    "topics": "dreamdeck.tui.screens.topics:TopicsScreen", "reflections": "dreamdeck.tui.screens.reflections:ReflectionsScreen",
+    "proposals": "dreamdeck.tui.screens.proposals:ProposalsScreen", "vault": "dreamdeck.tui.screens.vault:VaultScreen",
+    "history": "dreamdeck.tui.screens.history:HistoryScreen", "stream": "dreamdeck.tui.screens.stream:StreamScreen",
+    "control": "dreamdeck.tui.screens.control:ControlScreen",
 }
 
 
@@ -95,7 +95,7 @@ class DreamdeckApp(App):
         self.user_config = user_config or load_user_config()
         settings_watcher = True
         try:
-            from core.settings import load_settings
+            from dreamdeck.core.store.settings import load_settings
 
             settings_watcher = load_settings(ws.root).app.watcher
         except Exception as exc:  # a broken dreamdeck.toml is shown, not fatal
@@ -160,7 +160,7 @@ class DreamdeckApp(App):
 
     # --- watcher ---------------------------------------------------------------------------
     def start_watcher(self) -> None:
-        from core.dreaming.watcher import Watcher
+        from dreamdeck.core.dreaming.watcher import Watcher
 
         if self.watcher is None:
             self.watcher = Watcher(self.ws, on_event=self._watch_event_from_thread)
@@ -206,7 +206,7 @@ class DreamdeckApp(App):
 
     @work(thread=True, group="dream", exclusive=True, exit_on_error=False)
     def _dream_worker(self, dry_run: bool) -> None:
-        from core.dreaming.run import run_dream
+        from dreamdeck.core.dreaming.run import run_dream
 
         self.call_from_thread(self.notify, "dry run…" if dry_run else "dreaming…", title="Dream")
         try:
@@ -248,8 +248,8 @@ class DreamdeckApp(App):
 
 def compute_counts(ws: Workspace, watcher=None) -> dict:
     """Badges: pending reflections, open proposals, vault size, alerts; plus a status line."""
-    from core.proposals_file import read_pending
-    from core.reflections import list_reflections
+    from dreamdeck.core.store.proposals_file import read_pending
+    from dreamdeck.core.store.reflections import list_reflections
 
     counts: dict[str, Any] = {}
     counts["reflections"] = len(list_reflections(ws)[0])
@@ -258,7 +258,7 @@ def compute_counts(ws: Workspace, watcher=None) -> dict:
     except Exception:
         counts["proposals"] = 0
     try:
-        from core.alerts import pending_alerts
+        from dreamdeck.core.ops.alerts import pending_alerts
 
         counts["history"] = len(pending_alerts(ws.root))
     except Exception:

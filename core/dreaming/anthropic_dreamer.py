@@ -12,9 +12,15 @@ import os
 import re
 from typing import Any
 
-from core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt
-from core.dreaming.protocol import TOOL_SCHEMAS, DreamerError, DreamInput, DreamOutcome, DreamScratch
-from core.secrets import redact_secrets
+from dreamdeck.core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt
+from dreamdeck.core.dreaming.protocol import (
+    TOOL_SCHEMAS,
+    DreamerError,
+    DreamInput,
+    DreamOutcome,
+    DreamScratch,
+)
+from dreamdeck.core.formats.secrets import redact_secrets
 
 _CACHE = {"type": "ephemeral"}
 

@@ -15,9 +15,9 @@ from datetime import datetime
 
 from croniter import croniter
 
-from core.dreaming.lock import DreamLock
-from core.settings import DreamingSettings, Settings, load_settings
-from core.workspace import Workspace
+from dreamdeck.core.dreaming.lock import DreamLock
+from dreamdeck.core.store.settings import DreamingSettings, Settings, load_settings
+from dreamdeck.core.workspace import Workspace
 
 TRIGGERS = ("schedule", "watch", "manual")
 
@@ -68,8 +68,8 @@ def last_run_time(ws: Workspace) -> datetime | None:
 
 def count_undreamed(ws: Workspace) -> int:
     """Undreamed, unforgotten fragments (a corrupt state file counts as nothing dreamed)."""
-    from core.dreaming.run import collect_undreamed  # local: run imports a lot
-    from core.state import load_state
+    from dreamdeck.core.index.undreamed import collect_undreamed  # local: run imports a lot
+    from dreamdeck.core.store.state import load_state
 
     state, _problem = load_state(ws.state_path)
     return len(collect_undreamed(ws, state))

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from filelock import FileLock, Timeout
 
-from core.atomic import atomic_write_text, remove_file
-from core.workspace import Workspace
+from dreamdeck.core.io.atomic import atomic_write_text, remove_file
+from dreamdeck.core.workspace import Workspace
 
 
 class DreamBusy(RuntimeError):

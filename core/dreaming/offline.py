@@ -45,15 +45,28 @@ import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from core.citations import CITATION, CITATION_LINE, REFERENCES_HEADING, SECTION_HEADING, citation_keys, parse_citations
-from core.dreaming.contradiction import STOPWORDS, contradicts, stem
-from core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
-from core.shards import (
-    ShardMeta, ShardParseError, add_citation_lines, first_belief_sentence, parse_loose_shard, parse_shard,
-    render_shard, strength_of,
+from dreamdeck.core.formats.citations import (
+    CITATION,
+    CITATION_LINE,
+    REFERENCES_HEADING,
+    SECTION_HEADING,
+    citation_keys,
+    parse_citations,
 )
-from core.slugs import heading_to_slug
-from core.strength import ladder_tier
+from dreamdeck.core.claims.contradiction import STOPWORDS, contradicts, stem
+from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
+from dreamdeck.core.formats.shards import (
+    ShardMeta,
+    ShardParseError,
+    add_citation_lines,
+    first_belief_sentence,
+    parse_loose_shard,
+    parse_shard,
+    render_shard,
+    strength_of,
+)
+from dreamdeck.core.formats.slugs import heading_to_slug
+from dreamdeck.core.index.strength import ladder_tier
 
 Key = tuple[str, str]  # (date, id)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from core.citations import CITATION_LINE, SECTION_HEADING, sectioned_citations
-from core.shards import parse_loose_shard
+from dreamdeck.core.formats.citations import CITATION_LINE, SECTION_HEADING, sectioned_citations
+from dreamdeck.core.formats.shards import parse_loose_shard
 
 POLICIES = ("none", "all", "judgement")
 

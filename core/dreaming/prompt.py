@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from core.dreaming.protocol import DreamInput, UndreamedFragment
-from core.secrets import redact_secrets
+from dreamdeck.core.dreaming.protocol import DreamInput, UndreamedFragment
+from dreamdeck.core.formats.secrets import redact_secrets
 
 SYSTEM_PROMPT = """\
 You are the dreaming pass of an AI agent's long-term memory. While the agent worked, a logger \

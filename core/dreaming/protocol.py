@@ -16,30 +16,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.slugs import SLUG_REGEX
+from dreamdeck.core.formats.slugs import SLUG_REGEX
+from dreamdeck.core.index.undreamed import UndreamedFragment
 
 # A shard is one belief with citations; anything near this size is a runaway write.
 MAX_SHARD_BYTES = 64 * 1024
 MAX_FINISH_ITEMS = 50
 
 _TOPIC_PATH = re.compile(r"^(?:memory/)?topics/([^/\\]+)\.md$")
-
-
-@dataclass(frozen=True)
-class UndreamedFragment:
-    """A fragment shown to this run, with the stream date it lives under."""
-
-    date: str
-    id: str
-    topic: str
-    body: str
-    source: str = ""
-    ts: str = ""
-    who: str | None = None
-
-    @property
-    def citation(self) -> str:
-        return f"streams/{self.date}#{self.id}"
 
 
 @dataclass

@@ -13,23 +13,32 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
-from core.atomic import atomic_write_text
-from core.changeset import (
-    ChangeSet, FileEdit, Refused, apply_changeset, plan_changeset, recover_journal, store_state_ahead,
+from dreamdeck.core.io.atomic import atomic_write_text
+from dreamdeck.core.door.changeset import (
+    ChangeSet,
+    FileEdit,
+    Refused,
+    apply_changeset,
+    plan_changeset,
+    recover_journal,
+    store_state_ahead,
 )
-from core.citations import citation_keys, sectioned_citations, summarize_missing
-from core.dreaming.lock import DreamLock
-from core.dreaming.policy import needs_review
-from core.dreaming.protocol import DreamerError, DreamInput, DreamScratch, UndreamedFragment
-from core.reflections import ProposedFile, Reflection, meta_updates, next_reflection_id
-from core.settings import load_settings
-from core.shards import list_shard_paths, parse_loose_shard, recompute_shard_text
-from core.state import load_state, save_state
-from core.strength import render_prompt_table, row_from_text, sort_rows
-from core.stream_scan import DreamedDays, fragment_ids
-from core.streams import list_stream_days, read_stream_lines
-from core.tombstones import tombstoned_keys
-from core.workspace import Workspace, local_datetime_iso
+from dreamdeck.core.formats.citations import citation_keys, sectioned_citations, summarize_missing
+from dreamdeck.core.dreaming.lock import DreamLock
+from dreamdeck.core.dreaming.policy import needs_review
+from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamScratch, UndreamedFragment
+from dreamdeck.core.store.reflections import ProposedFile, Reflection, next_reflection_id
+from dreamdeck.core.ops.reflections import meta_updates
+from dreamdeck.core.store.settings import load_settings
+from dreamdeck.core.store.shard_files import list_shard_paths
+from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
+from dreamdeck.core.store.state import load_state, save_state
+from dreamdeck.core.index.strength import render_prompt_table, row_from_text, sort_rows
+from dreamdeck.core.index.stream_scan import DreamedDays, fragment_ids
+from dreamdeck.core.store.streams import list_stream_days, read_stream_lines
+from dreamdeck.core.store.tombstones import tombstoned_keys
+from dreamdeck.core.workspace import Workspace, local_datetime_iso
+from dreamdeck.core.index.undreamed import collect_undreamed
 
 
 class DreamRefused(RuntimeError):
@@ -82,48 +91,17 @@ def choose_dreamer(name: str, ws: Workspace):
     else:
         why = f"{name} (asked for)"
     if name == "offline":
-        from core.dreaming.offline import OfflineDreamer
+        from dreamdeck.core.dreaming.offline import OfflineDreamer
 
         return OfflineDreamer(), why
     if name == "anthropic":
-        from core.dreaming.anthropic_dreamer import AnthropicDreamer
+        from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
 
         return AnthropicDreamer(
             model=settings.model, max_output_tokens=settings.max_output_tokens,
             timeout_seconds=settings.timeout_seconds, max_retries=settings.max_retries,
         ), why
     raise ValueError(f"unknown dreamer {name!r}: choose auto, offline or anthropic")
-
-
-def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
-    """Fragments not yet dreamed and not forgotten, oldest day first, file order within a day."""
-    stones = tombstoned_keys(ws)
-    known = DreamedDays(ws)
-    out: list[UndreamedFragment] = []
-    for day, path in list_stream_days(ws):
-        # The digest covers what decides "dreamed": the day's id list and its tombstones.
-        digest = DreamedDays.digest([state.ids_digest(day), "#tombstones", *sorted(i for d, i in stones if d == day)])
-        # Most days of a year are fully dreamed: known from the projection, else from a regex
-        # scan of ids; only a day that still has undreamed fragments is parsed.
-        if known.fully_dreamed(path, digest):
-            continue
-        dreamed = state.dreamed_ids(day)
-        ids = fragment_ids(path)
-        if dreamed.issuperset(ids) or all(fid in dreamed or (day, fid) in stones for fid in ids):
-            known.mark(path, digest)
-            continue
-        for ln in read_stream_lines(path):
-            if ln.kind != "fragment":
-                continue
-            ev = ln.event
-            if ev["id"] in dreamed or (day, ev["id"]) in stones:  # type: ignore[index]
-                continue
-            out.append(UndreamedFragment(
-                date=day, id=ev["id"], topic=ev["topic"], body=ev["body"],  # type: ignore[index]
-                source=ev.get("source", ""), ts=ev.get("ts", ""), who=ev.get("who"),  # type: ignore[union-attr]
-            ))
-    known.save()
-    return out
 
 
 def _receipt_id(now: datetime) -> str:
@@ -200,7 +178,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         # re-sees its fragments nor builds on its half-written files (invariant 6).
         recover_journal(ws)
         # Reflections nobody decided within [review] expire_days become stale: kept, never applied.
-        from core.reflections import mark_stale, workspace_now
+        from dreamdeck.core.ops.reflections import mark_stale, workspace_now
 
         mark_stale(ws, now=workspace_now(ws) if ws.today_override else now)
     state, problem = load_state(ws.state_path)
@@ -377,7 +355,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
 def _advance_only(ws: Workspace, shown: dict[str, set[str]], ts: str) -> None:
     """Mark the shown fragments dreamed without applying anything. The state is re-read under the
     memory lock: a person may have released ids (reject --release) while the dreamer ran."""
-    from core.changeset import memory_lock
+    from dreamdeck.core.door.changeset import memory_lock
 
     with memory_lock(ws):
         state, _problem = load_state(ws.state_path)

@@ -1,6 +1,6 @@
 """The dream watcher: stream changes and the cron schedule ask the gates; one run at a time.
 
-`dreamdeck watch` runs it headless (`run_headless`); the TUI runs the same `Watcher` in the
+`dreamdeck watch` runs it headless (`dreamdeck.cli.watch.run_headless`); the TUI runs the same `Watcher` in the
 background and reads `status()`. Two daemon threads:
 - the watch thread follows `memory/streams/` (or `memory/` while streams/ does not exist, which
   also covers the flat layout) with `watchfiles`, keeps only dated `*.jsonl` stream files, and
@@ -26,11 +26,12 @@ from typing import Callable, TextIO
 
 import watchfiles
 
-from core.dreaming.gates import _aware, count_undreamed, evaluate_gates, last_run_time, next_run
-from core.dreaming.lock import DreamBusy, DreamLock
-from core.settings import load_settings
-from core.streams import STREAM_FILE, list_stream_days
-from core.workspace import Workspace
+from dreamdeck.core.dreaming.gates import _aware, count_undreamed, evaluate_gates, last_run_time, next_run
+from dreamdeck.core.dreaming.lock import DreamBusy, DreamLock
+from dreamdeck.core.store.settings import load_settings
+from dreamdeck.core.formats.stream_lines import STREAM_FILE
+from dreamdeck.core.store.streams import list_stream_days
+from dreamdeck.core.workspace import Workspace
 
 EVENT_KINDS = ("decision", "run-start", "run-done", "error", "started", "stopped")
 
@@ -198,7 +199,7 @@ class Watcher:
             holder = None
         last_receipt = self._last_receipt
         if last_receipt is None:
-            from core.dreaming.run import list_receipts
+            from dreamdeck.core.dreaming.run import list_receipts
 
             found = list_receipts(self.ws, 1)
             last_receipt = found[0] if found else None
@@ -323,7 +324,7 @@ class Watcher:
         return self._run(trigger, dry_run)
 
     def _run(self, trigger: str, dry_run: bool) -> bool:
-        from core.dreaming.run import run_dream
+        from dreamdeck.core.dreaming.run import run_dream
 
         name = getattr(self._dreamer, "name", None) or self._dreamer_name or load_settings(self.ws.root).dreaming.dreamer
         with self._mu:
@@ -404,69 +405,3 @@ class Watcher:
                 self._stop.wait(1.0)
             signature = _stream_signature(self.ws)
             self._watching = None
-
-
-def run_headless(
-    ws: Workspace,
-    *,
-    dreamer_name: str | None = None,
-    review: str | None = None,
-    out: TextIO = sys.stdout,
-    dreamer=None,
-    tick: float = 2.0,
-) -> int:
-    """`dreamdeck watch`: one status line per event until SIGINT/SIGTERM; then stop cleanly.
-
-    A signal during a dream run lets the run finish (a second signal quits at once). Returns 0,
-    or 2 when the watcher could not start (a bad dreamdeck.toml)."""
-    write_mu = threading.Lock()
-
-    def write(line: str) -> None:
-        with write_mu:
-            try:
-                out.write(line + "\n")
-                out.flush()
-            except (OSError, ValueError):
-                pass
-
-    watcher = Watcher(
-        ws, dreamer=dreamer, dreamer_name=dreamer_name, review=review,
-        on_event=lambda ev: write(format_event(ev)), tick=tick,
-    )
-    done = threading.Event()
-    received: list[int] = []
-
-    def on_signal(signum, _frame) -> None:
-        received.append(signum)
-        if len(received) > 1:
-            raise KeyboardInterrupt
-        done.set()
-
-    previous = {}
-    if threading.current_thread() is threading.main_thread():  # signals can only be caught there
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, on_signal)
-    try:
-        try:
-            watcher.start()
-        except Exception as exc:
-            write(f"{datetime.now():%Y-%m-%d %H:%M:%S} error: {exc}")
-            return 2
-        try:
-            while not done.wait(0.5):
-                pass
-            name = signal.Signals(received[0]).name if received else "signal"
-            if watcher.status().in_run:
-                write(f"{datetime.now():%Y-%m-%d %H:%M:%S} {name}: waiting for the current dream run to finish "
-                      f"(send it again to quit now)")
-            watcher.stop(timeout=None)
-        except KeyboardInterrupt:
-            watcher.stop(timeout=0)
-        return 0
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-if __name__ == "__main__":  # python -m core.dreaming.watcher [workspace]
-    sys.exit(run_headless(Workspace.open(sys.argv[1] if len(sys.argv) > 1 else ".")))

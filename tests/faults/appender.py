@@ -15,8 +15,8 @@ from pathlib import Path
 
 
 def append_many(root: str, today: str, source: str, limit: int, pause: float, out_path: str, ready, start, stop) -> None:
-    from core.streams import append_fragment
-    from core.workspace import Workspace
+    from dreamdeck.core.store.streams import append_fragment
+    from dreamdeck.core.workspace import Workspace
 
     ws = Workspace.open(root, today=today)
     ready.put(source)
@@ -32,8 +32,8 @@ def append_many(root: str, today: str, source: str, limit: int, pause: float, ou
 
 
 def append_raw(root: str, today: str, source: str, limit: int, pause: float, out_path: str, ready, start, stop) -> None:
-    from core.events import build_fragment, build_watermark, serialize_event
-    from core.ids import new_event_id, timestamp_from_id
+    from dreamdeck.core.formats.events import build_fragment, build_watermark, serialize_event
+    from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
 
     path = Path(root) / "memory" / "streams" / f"{today}.jsonl"
     ready.put(source)

@@ -23,10 +23,10 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS.parent))
 sys.path.insert(0, str(TESTS))
 
-from core.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
-from core.dreaming.run import run_dream  # noqa: E402
-from core.tombstones import Tombstone  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
+from dreamdeck.core.dreaming.run import run_dream  # noqa: E402
+from dreamdeck.core.store.tombstones import Tombstone  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
 from faults.scripted import Scripted, citations_in, draft  # noqa: E402
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from core.dreaming.lock import DreamLock  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.dreaming.lock import DreamLock  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
 
 
 def main() -> None:

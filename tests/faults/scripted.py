@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable
 
-from core.dreaming.protocol import DreamerError, DreamInput, DreamScratch
+from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamScratch
 
 Script = Callable[[DreamInput, DreamScratch], None]
 
@@ -69,7 +69,7 @@ def draft(belief: str, cites: list[str], superseded: list[str] = (), tags: str |
 
 
 def citations_in(text: str) -> list[str]:
-    from core.citations import CITATION
+    from dreamdeck.core.formats.citations import CITATION
 
     return sorted({f"streams/{d}#{i}" for _, d, i in CITATION.findall(text)})
 
@@ -108,7 +108,7 @@ def git(root: Path, *args: str) -> str:
 
 def commit_all(root: Path, message: str = "seed memory") -> str:
     """Commit the prepared memory/ as TypeClaw's commit would (force-adding the ignored folder)."""
-    from core.gitops import Trailers, commit_memory
+    from dreamdeck.core.git.commit import Trailers, commit_memory
 
     sha = commit_memory(root, message, Trailers("test:setup", "—", "setup"))
     assert sha, "nothing to commit"

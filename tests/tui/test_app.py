@@ -11,13 +11,13 @@ from tui_waits import settle
 from faults.scripted import Scripted, commit_all, draft
 from helpers import fragment_line, uuid_at, write_stream
 
-from core.dreaming.run import run_dream
+from dreamdeck.core.dreaming.run import run_dream
 from textual.command import CommandList, CommandPalette
-from tui.app import DreamdeckApp
-from tui.config import UserConfig, load_user_config
-from tui.modals import HelpModal
-from tui.screens.base import TABS, TabBar
-from tui.screens.topics import TopicsScreen
+from dreamdeck.tui.app import DreamdeckApp
+from dreamdeck.tui.config import UserConfig, load_user_config
+from dreamdeck.tui.modals import HelpModal
+from dreamdeck.tui.screens.base import TABS, TabBar
+from dreamdeck.tui.screens.topics import TopicsScreen
 
 sys.path.insert(0, str(Path(__file__).parent / "apps"))
 import topics_app  # noqa: E402

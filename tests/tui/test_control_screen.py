@@ -9,9 +9,9 @@ from pathlib import Path
 from tui_waits import wait_for, wait_workers
 
 from conftest import git
-from core.dreaming.watcher import WatchEvent
-from core.streams import append_fragment
-from core.workspace import Workspace
+from dreamdeck.core.dreaming.watcher import WatchEvent
+from dreamdeck.core.store.streams import append_fragment
+from dreamdeck.core.workspace import Workspace
 from helpers import fragment_line, uuid_at, write_stream
 
 APPS = Path(__file__).parent / "apps"
@@ -61,8 +61,8 @@ def receipts(agent_dir: Path) -> list[Path]:
 
 
 def make_app(agent_dir: Path, **kwargs):
-    from tui.app import DreamdeckApp
-    from tui.config import UserConfig
+    from dreamdeck.tui.app import DreamdeckApp
+    from dreamdeck.tui.config import UserConfig
 
     return DreamdeckApp(Workspace.open(agent_dir, today=TODAY), user_config=UserConfig(), **kwargs)
 

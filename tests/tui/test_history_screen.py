@@ -14,13 +14,13 @@ from conftest import git
 from faults.scripted import Scripted, draft
 from helpers import fragment_line, uuid_at, write_stream
 
-from core.alerts import pending_alerts
-from core.audit import read_entries
-from core.dreaming.run import run_dream
-from core.proposals import propose
-from core.vault import pin_topic
-from tui.modals import ConfirmModal
-from tui.widgets.virtual_table import VirtualTable
+from dreamdeck.core.ops.alerts import pending_alerts
+from dreamdeck.core.store.audit import read_entries
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.ops.proposals import propose
+from dreamdeck.core.ops.vault import pin_topic
+from dreamdeck.tui.modals import ConfirmModal
+from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
 sys.path.insert(0, str(Path(__file__).parent / "apps"))
 import history_app  # noqa: E402

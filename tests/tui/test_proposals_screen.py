@@ -8,12 +8,12 @@ from pathlib import Path
 from tui_waits import on_screen, settle
 
 from conftest import git
-from core.proposals import propose
-from core.proposals_file import read_pending
+from dreamdeck.core.ops.proposals import propose
+from dreamdeck.core.store.proposals_file import read_pending
 from textual.widgets import Input
 
-from tui.modals import ReasonModal
-from tui.widgets.virtual_table import VirtualTable
+from dreamdeck.tui.modals import ReasonModal
+from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
 sys.path.insert(0, str(Path(__file__).parent / "apps"))
 import proposals_app  # noqa: E402
@@ -166,7 +166,7 @@ async def test_a_conflict_pair_is_shown_side_by_side_and_committing_one_rejects_
 
 
 async def test_show_decided_lists_decided_proposals_too(ws):
-    from core.proposals import reject_proposal
+    from dreamdeck.core.ops.proposals import reject_proposal
 
     propose(ws, "coder", "semantic", "User prefers tabs", now=NOW)
     reject_proposal(ws, "p-1", reason="spaces", now=NOW)

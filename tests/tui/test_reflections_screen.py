@@ -14,18 +14,18 @@ if str(ROOT) not in sys.path:  # the project is not installed and pytest has no 
 from textual.worker import WorkerCancelled  # noqa: E402
 from tui_waits import wait_workers  # noqa: E402
 
-from core.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
-from core.dreaming.run import run_dream  # noqa: E402
-from core.gitops import head  # noqa: E402
-from core.reflections import load_reflection  # noqa: E402
-from core.state import load_state, save_state  # noqa: E402
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
+from dreamdeck.core.dreaming.run import run_dream  # noqa: E402
+from dreamdeck.core.git.runner import head  # noqa: E402
+from dreamdeck.core.store.reflections import load_reflection  # noqa: E402
+from dreamdeck.core.store.state import load_state, save_state  # noqa: E402
 from faults.scripted import Scripted, commit_all, draft, git, merge_into  # noqa: E402
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream  # noqa: E402
-from tui.app import DreamdeckApp  # noqa: E402
-from tui.config import UserConfig  # noqa: E402
-from tui.modals import ConfirmModal, ReasonModal  # noqa: E402
-from tui.screens.reflections import EMPTY, ReflectionsScreen  # noqa: E402
-from tui.widgets.hunk_view import GUTTER, HunkView  # noqa: E402
+from dreamdeck.tui.app import DreamdeckApp  # noqa: E402
+from dreamdeck.tui.config import UserConfig  # noqa: E402
+from dreamdeck.tui.modals import ConfirmModal, ReasonModal  # noqa: E402
+from dreamdeck.tui.screens.reflections import EMPTY, ReflectionsScreen  # noqa: E402
+from dreamdeck.tui.widgets.hunk_view import GUTTER, HunkView  # noqa: E402
 
 SIZE = (140, 40)
 APPS = Path(__file__).parent / "apps"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from tui_waits import wait_for
 
-from core.events import fragment_content_hash
-from core.streams import append_fragment, rewrite_stream
-from core.tombstones import Tombstone, record
+from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.store.streams import append_fragment, rewrite_stream
+from dreamdeck.core.store.tombstones import Tombstone, record
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 APPS = Path(__file__).parent / "apps"

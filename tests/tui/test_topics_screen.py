@@ -12,13 +12,14 @@ from tui_waits import on_screen, settle
 from conftest import git
 from helpers import uuid_at
 
-from core.settings import load_settings
-from core.shards import list_shard_files, parse_shard
-from core.strength import strength_table
+from dreamdeck.core.store.settings import load_settings
+from dreamdeck.core.store.shard_files import list_shard_files
+from dreamdeck.core.formats.shards import parse_shard
+from dreamdeck.core.index.strength import strength_table
 from textual.widgets import Input, OptionList, Static
-from tui.modals import ReasonModal
-from tui.screens.topics import COLUMNS, TopicsScreen, cell_style
-from tui.widgets.virtual_table import VirtualTable
+from dreamdeck.tui.modals import ReasonModal
+from dreamdeck.tui.screens.topics import COLUMNS, TopicsScreen, cell_style
+from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
 sys.path.insert(0, str(Path(__file__).parent / "apps"))
 import topics_app  # noqa: E402
@@ -34,8 +35,8 @@ def topics(ws):
 
 
 def make_app(ws):
-    from tui.app import DreamdeckApp
-    from tui.config import UserConfig
+    from dreamdeck.tui.app import DreamdeckApp
+    from dreamdeck.tui.config import UserConfig
 
     return DreamdeckApp(ws, watcher=False, user_config=UserConfig())
 
@@ -315,7 +316,7 @@ async def test_f_with_a_reason_archives_the_topic_in_a_commit(topics):
 
 
 def test_the_forget_commit_removes_the_topic_from_the_tree(topics):
-    from core.forget import forget_topic
+    from dreamdeck.core.ops.forget import forget_topic
 
     forget_topic(topics, "editor", reason="switched to vim", actor="human:tui")  # what `f` calls
     assert git(topics.root, "log", "-1", "--format=%s").strip() == "memory: forget editor"
@@ -433,7 +434,7 @@ def test_snapshot_topics_forget_reason(snap_compare, tmp_path):
 
 
 def test_the_shard_body_splits_into_the_belief_and_its_citation_sections():
-    from tui.screens.topics import split_sections
+    from dreamdeck.tui.screens.topics import split_sections
 
     body = "The user uses pnpm.\n\nMore prose.\n\nfragments:\n- streams/2026-05-20#a\n\nsuperseded:\n- streams/2026-05-18#b\n"
     assert split_sections(body) == ("The user uses pnpm.\n\nMore prose.",

@@ -9,10 +9,10 @@ from tui_waits import on_screen, settle
 from conftest import git
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
-from core.gitops import Trailers, commit_memory
-from core.vault import pin_topic
-from tui.modals import ConfirmModal
-from tui.widgets.virtual_table import VirtualTable
+from dreamdeck.core.git.commit import Trailers, commit_memory
+from dreamdeck.core.ops.vault import pin_topic
+from dreamdeck.tui.modals import ConfirmModal
+from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
 sys.path.insert(0, str(Path(__file__).parent / "apps"))
 import proposals_app  # noqa: E402

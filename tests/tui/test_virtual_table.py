@@ -14,13 +14,7 @@ import pytest  # noqa: E402
 from textual import events  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 
-from tui.widgets.virtual_table import (  # noqa: E402
-    Column,
-    ListRowSource,
-    VirtualTable,
-    _fit,
-    cell_text,
-)
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable, _fit, cell_text
 
 APPS = Path(__file__).parent / "apps"
 SIZE = (100, 30)

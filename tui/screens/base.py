@@ -149,7 +149,7 @@ class MemoryScreen(Screen):
         return any(box.has_class("-visible") for box in boxes)
 
     def _filter_tables(self):
-        from tui.widgets.virtual_table import VirtualTable
+        from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
         return [self.query_one(sel, VirtualTable) for sel in self.FILTER_TABLES]
 
@@ -202,7 +202,7 @@ class MemoryScreen(Screen):
 
     # --- help ----------------------------------------------------------------------------
     def action_help(self) -> None:
-        from tui.modals import HelpModal
+        from dreamdeck.tui.modals import HelpModal
 
         # Every key of an action on one row (`j` `down`), not only the first one met.
         keys_of: dict[tuple[str, str], list[str]] = {}

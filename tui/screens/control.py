@@ -19,9 +19,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from tui.screens.base import MemoryScreen
-from tui.screens.stream import FitTable
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.screens.stream import FitTable
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 REFRESH_SECONDS = 5.0
 EVENTS_SHOWN = 6
@@ -61,7 +61,7 @@ def _local(iso: str | None, fmt: str = "%m-%d %H:%M") -> str:
 def receipt_commits(root, limit: int = 200) -> dict[str, str]:
     """Receipt id -> the commit that added it (a receipt is committed with its dream, so it cannot
     hold its own sha). One `git log`; {} when the folder has no repository."""
-    from core.gitops import GitError, run_git
+    from dreamdeck.core.git.runner import GitError, run_git
 
     try:
         out = run_git(root, "log", "-n", str(limit), "--diff-filter=A", "--format=%x00%H", "--name-only",
@@ -222,10 +222,10 @@ class ControlScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> dict[str, Any]:  # thread: core reads only
-        from core.dreaming.gates import count_undreamed, evaluate_gates, last_run_time, next_run
-        from core.dreaming.lock import DreamLock
-        from core.dreaming.run import choose_dreamer, list_receipts
-        from core.settings import Settings, SettingsError, load_settings
+        from dreamdeck.core.dreaming.gates import count_undreamed, evaluate_gates, last_run_time, next_run
+        from dreamdeck.core.dreaming.lock import DreamLock
+        from dreamdeck.core.dreaming.run import choose_dreamer, list_receipts
+        from dreamdeck.core.store.settings import Settings, SettingsError, load_settings
 
         ws = self.ws
         now = self.now()
@@ -404,7 +404,7 @@ class ControlScreen(MemoryScreen):
 
     @work(thread=True, group="dry-run", exit_on_error=False)
     def _dry_run_worker(self) -> None:
-        from core.dreaming.run import run_dream
+        from dreamdeck.core.dreaming.run import run_dream
 
         try:
             receipt, error = run_dream(self.ws, trigger="manual", dry_run=True).to_json(), None
@@ -413,7 +413,7 @@ class ControlScreen(MemoryScreen):
         self.app.call_from_thread(self._dry_run_done, receipt, error)
 
     def _dry_run_done(self, receipt: dict | None, error: str | None) -> None:
-        from tui.modals import TextModal
+        from dreamdeck.tui.modals import TextModal
 
         self._dry_running = False
         if error is not None:
@@ -423,7 +423,7 @@ class ControlScreen(MemoryScreen):
 
     @on(VirtualTable.RowSelected, "#receipts")
     def _receipt_selected(self, event: VirtualTable.RowSelected) -> None:
-        from tui.modals import TextModal
+        from dreamdeck.tui.modals import TextModal
 
         r = event.row.get("receipt") or {}
         self.app.push_screen(TextModal(f"Receipt {r.get('id', '')}", json.dumps(r, indent=2, ensure_ascii=False)))

@@ -17,9 +17,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from tui.screens.base import MemoryScreen
-from tui.screens.vault import diff_text
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.screens.vault import diff_text
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 MAX_DIFF_LINES = 3000
 KIND_STYLE = {"dream": "cyan", "approval": "green", "rollback": "bold yellow", "pin": "magenta",
@@ -230,15 +230,15 @@ class HistoryScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
-        from core.alerts import BaselineError, check_alerts
-        from core.audit import read_log
-        from core.history import list_memory_commits
+        from dreamdeck.core.ops.alerts import BaselineError, check_alerts
+        from dreamdeck.core.store.audit import read_log
+        from dreamdeck.core.git.history import list_memory_commits
 
         root = self.ws.root
         commits = [commit_row(c.to_json()) for c in list_memory_commits(root, limit=1000)]
         problem = None
         try:
-            from core.settings import load_settings
+            from dreamdeck.core.store.settings import load_settings
 
             files = list(load_settings(root).critical.files)
         except Exception:
@@ -317,7 +317,7 @@ class HistoryScreen(MemoryScreen):
 
     @work(thread=True, exclusive=True, group="diff", exit_on_error=False)
     def _diff_worker(self, row: dict) -> None:
-        from core.history import commit_patch
+        from dreamdeck.core.git.history import commit_patch
 
         try:
             patch = commit_patch(self.ws.root, str(row["sha"]))
@@ -387,7 +387,7 @@ class HistoryScreen(MemoryScreen):
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
     def _preview_worker(self, row: dict) -> None:
-        from core.rollback import preview_rollback
+        from dreamdeck.core.ops.rollback import preview_rollback
 
         try:
             plan = preview_rollback(self.ws, str(row["sha"]))
@@ -413,13 +413,13 @@ class HistoryScreen(MemoryScreen):
         self.query_one("#commits", VirtualTable).loading = False
 
     def _confirm_rollback(self, row: dict, text: str) -> None:
-        from tui.modals import ConfirmModal
+        from dreamdeck.tui.modals import ConfirmModal
 
         sha, short = str(row["sha"]), str(row["short"])
 
         def go(ok: bool | None) -> None:
             if ok:
-                from core.rollback import rollback
+                from dreamdeck.core.ops.rollback import rollback
 
                 self.act("Rollback", lambda: rollback(self.ws, sha, actor="human:tui"),
                          lambda r: f"rolled back {short}" + (f" in {r.sha[:7]}" if getattr(r, "sha", None) else ""))
@@ -433,7 +433,7 @@ class HistoryScreen(MemoryScreen):
         alerts = getattr(self, "_alerts", None)
         if not alerts:
             return
-        from core.alerts import acknowledge
+        from dreamdeck.core.ops.alerts import acknowledge
 
         paths = [a["path"] for a in alerts]
         self.act("Acknowledge", lambda: acknowledge(self.ws.root, paths, actor="human:tui"),

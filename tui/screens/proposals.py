@@ -17,8 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import var
 from textual.widgets import Label, Static
 
-from tui.screens.base import MemoryScreen
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 STATUS_STYLE = {"pending": "yellow", "deferred": "cyan", "conflict": "bold red", "committed": "green",
                 "rejected": "dim red"}
@@ -159,8 +159,8 @@ class ProposalsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
-        from core.proposals import get_proposal, list_proposals
-        from core.shards import parse_loose_shard
+        from dreamdeck.core.ops.proposals import get_proposal, list_proposals
+        from dreamdeck.core.formats.shards import parse_loose_shard
 
         ws = self.ws
         now = queue_now(ws)
@@ -337,7 +337,7 @@ class ProposalsScreen(MemoryScreen):
         row = self._current()
         if row is None:
             return
-        from core.proposals import approve_proposal
+        from dreamdeck.core.ops.proposals import approve_proposal
 
         pid = str(row["id"])
 
@@ -353,13 +353,13 @@ class ProposalsScreen(MemoryScreen):
         row = self._current()
         if row is None:
             return
-        from tui.modals import ReasonModal
+        from dreamdeck.tui.modals import ReasonModal
 
         pid = str(row["id"])
 
         def go(reason: str | None) -> None:
             if reason:
-                from core.proposals import reject_proposal
+                from dreamdeck.core.ops.proposals import reject_proposal
 
                 self.act("Reject", lambda: reject_proposal(self.ws, pid, reason=reason, actor="human:tui"),
                          lambda r: f"rejected {pid}" + (f"; {', '.join(r.conflicts_cleared)} no longer in conflict"
@@ -375,7 +375,7 @@ class ProposalsScreen(MemoryScreen):
         row = self._current()
         if row is None:
             return
-        from core.proposals import defer_proposal
+        from dreamdeck.core.ops.proposals import defer_proposal
 
         pid = str(row["id"])
         self.act("Defer", lambda: defer_proposal(self.ws, pid, actor="human:tui"),

@@ -28,8 +28,8 @@ from textual.markup import escape
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.screens.base import MemoryScreen
-from tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
+from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
 
 ACTOR = "human:tui"
 EMPTY = ("No pending reflections. Dreams whose changes need judgement appear here. "
@@ -117,7 +117,7 @@ def _read_current(ws, rel: str) -> str | None:
 
 def _conflicts(ws, path: str, base: str | None, new: str | None) -> bool:
     """Would the door refuse this text for `path` as a conflict? (a dry run; nothing is written)"""
-    from core.changeset import ChangeSet, FileEdit, Refused, plan_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, Refused, plan_changeset
 
     cs = ChangeSet(action="APPROVE", actor=ACTOR, approval="partial", trigger="review", summary="dry merge check",
                    edits=[FileEdit(path, base, new)])
@@ -131,8 +131,8 @@ def _conflicts(ws, path: str, base: str | None, new: str | None) -> bool:
 
 
 def build_item(ws, r, today: str) -> ReflectionItem:
-    from core.hunks import apply_hunks
-    from core.reflections import loss_meter
+    from dreamdeck.core.git.diff import apply_hunks
+    from dreamdeck.core.ops.reflections import loss_meter
 
     files: list[FileEntry] = []
     for f, diff in r.hunks():
@@ -229,7 +229,7 @@ class ReflectionsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------------
     def load(self) -> Any:
-        from core.reflections import list_reflections
+        from dreamdeck.core.store.reflections import list_reflections
 
         ws = self.ws
         today = ws.today()
@@ -567,18 +567,18 @@ class ReflectionsScreen(MemoryScreen):
 
         def go(ok: bool | None) -> None:
             if ok:
-                from core.reflections import approve
+                from dreamdeck.core.ops.reflections import approve
 
                 self._decide("Apply", rid, lambda: approve(self.ws, rid, hunks=hunks_arg, actor=ACTOR),
                              self._applied(rid))
 
-        from tui.modals import ConfirmModal
+        from dreamdeck.tui.modals import ConfirmModal
 
         self.app.push_screen(ConfirmModal(title, "\n".join(body), "Apply"), go)
 
     # --- rejecting ---------------------------------------------------------------------------------------
     def _ask_reject(self, rid: str, *, release: bool, title: str | None = None) -> None:
-        from tui.modals import ReasonModal
+        from dreamdeck.tui.modals import ReasonModal
 
         if release:
             detail = ("Nothing of it is applied, and the fragments it was shown go back to the undreamed tail: "
@@ -589,7 +589,7 @@ class ReflectionsScreen(MemoryScreen):
 
         def go(reason: str | None) -> None:
             if reason:
-                from core.reflections import reject
+                from dreamdeck.core.ops.reflections import reject
 
                 self._decide("Reject", rid,
                              lambda: reject(self.ws, rid, reason=reason, release=release, actor=ACTOR),
@@ -625,8 +625,8 @@ class ReflectionsScreen(MemoryScreen):
 
     @work(thread=True, exclusive=True, group="edit", exit_on_error=False)
     def _edit_texts_worker(self, rid: str, chosen: list[str], every: bool) -> None:
-        from core.hunks import apply_hunks
-        from core.reflections import load_reflection
+        from dreamdeck.core.git.diff import apply_hunks
+        from dreamdeck.core.store.reflections import load_reflection
 
         try:
             r = load_reflection(self.ws, rid)
@@ -683,13 +683,13 @@ class ReflectionsScreen(MemoryScreen):
 
         def go(ok: bool | None) -> None:
             if ok:
-                from core.reflections import approve
+                from dreamdeck.core.ops.reflections import approve
 
                 self._decide("Edit & accept", rid,
                              lambda: approve(self.ws, rid, hunks=hunks_arg, edited=edited or None, actor=ACTOR),
                              self._applied(rid))
 
-        from tui.modals import ConfirmModal
+        from dreamdeck.tui.modals import ConfirmModal
 
         self.app.push_screen(ConfirmModal(title, "\n".join(
             [*lines, "", "Edited texts are applied as written (frontmatter counts are recomputed); "

@@ -20,8 +20,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.screens.base import MemoryScreen
-from tui.widgets.virtual_table import Column, VirtualTable
+from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
 POLL_SECONDS = 0.05  # a stat per loaded day file: appends show within ~100 ms
 LOAD_MARGIN = 3  # rows from the top of the loaded window that trigger loading older days
@@ -143,7 +143,7 @@ class StreamScreen(MemoryScreen):
 
     # --- loading -------------------------------------------------------------------------
     def load(self) -> Any:  # thread: list the days, index the newest ones
-        from core.stream_view import StreamView
+        from dreamdeck.core.index.stream_view import StreamView
 
         try:
             return StreamView(self.ws)
@@ -372,7 +372,7 @@ class StreamScreen(MemoryScreen):
         """`enter`: the selected line in a modal, for copying or long bodies."""
         if not row:
             return
-        from tui.modals import TextModal
+        from dreamdeck.tui.modals import TextModal
 
         raw = str(row.get("raw", ""))
         try:

@@ -18,8 +18,8 @@ from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from tui.screens.base import MemoryScreen
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 TIER_STYLE = {"mentioned": "dim", "observed": "cyan", "consistently": "green", "always": "bold green"}
 STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange", "archived": "red", "pinned": "bold magenta"}
@@ -59,7 +59,7 @@ def _text_markdown():
 
 def split_sections(body: str) -> tuple[str, str]:
     """(the prose before the first `fragments:`/`superseded:`/`references:` heading, the rest)."""
-    from core.citations import REFERENCES_HEADING, SECTION_HEADING
+    from dreamdeck.core.formats.citations import REFERENCES_HEADING, SECTION_HEADING
 
     lines = body.splitlines(keepends=True)
     for n, line in enumerate(lines):
@@ -121,9 +121,9 @@ class TopicsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
-        from core.settings import load_settings
-        from core.shards import list_shard_files
-        from core.strength import strength_table
+        from dreamdeck.core.store.settings import load_settings
+        from dreamdeck.core.store.shard_files import list_shard_files
+        from dreamdeck.core.index.strength import strength_table
 
         ws = self.ws
         pinned = frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
@@ -155,7 +155,7 @@ class TopicsScreen(MemoryScreen):
 
     @work(thread=True, exclusive=True, group="shard", exit_on_error=False)
     def _shard_worker(self, slug: str) -> None:
-        from tui.cli_read import shard_report
+        from dreamdeck.cli.read import shard_report
 
         # Holding `j` highlights a row per key: each highlight cancels the previous worker, so
         # only the row the cursor rests on is read and drawn (drawing a shard costs the UI
@@ -243,7 +243,7 @@ class TopicsScreen(MemoryScreen):
         slug = self._slug()
         if not slug:
             return
-        from core import vault
+        from dreamdeck.core.ops import vault
 
         self.act("Pin", lambda: vault.pin_topic(self.ws, slug, actor="human:tui"), lambda r: f"pinned {slug} to the vault")
 
@@ -251,11 +251,11 @@ class TopicsScreen(MemoryScreen):
         slug = self._slug()
         if not slug:
             return
-        from tui.modals import ReasonModal
+        from dreamdeck.tui.modals import ReasonModal
 
         def go(reason: str | None) -> None:
             if reason:
-                from core import forget
+                from dreamdeck.core.ops import forget
 
                 self.act("Forget", lambda: forget.forget_topic(self.ws, slug, reason=reason, actor="human:tui"),
                          lambda r: f"forgot {slug} (archived; its evidence stays protected)")
@@ -305,7 +305,7 @@ class TopicsScreen(MemoryScreen):
         if new == base:
             self.notify("edit cancelled: nothing changed", title="Edit")
             return
-        from core.changeset import ChangeSet, FileEdit, apply_changeset
+        from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
 
         cs = ChangeSet(action="EDIT", actor="human:tui", approval="approved", trigger="edit",
                        summary=f"edited {slug} by hand", subject=f"memory: edit {slug}",

@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from tui.screens.base import MemoryScreen
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 TOPIC_LABEL = {"same": "= same", "differs": "≠ diverged", "none": "— none"}
 TOPIC_STYLE = {"same": "green", "differs": "bold yellow", "none": "dim"}
@@ -106,8 +106,8 @@ class VaultScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
-        from core.hunks import diff_texts
-        from core.vault import list_vault
+        from dreamdeck.core.git.diff import diff_texts
+        from dreamdeck.core.ops.vault import list_vault
 
         ws = self.ws
         rows = []
@@ -197,7 +197,7 @@ class VaultScreen(MemoryScreen):
         row = self._current()
         if row is None:
             return
-        from tui.modals import ConfirmModal
+        from dreamdeck.tui.modals import ConfirmModal
 
         slug = str(row["slug"])
         if row["topic"] == "none":
@@ -211,7 +211,7 @@ class VaultScreen(MemoryScreen):
 
         def go(ok: bool | None) -> None:
             if ok:
-                from core.vault import unpin
+                from dreamdeck.core.ops.vault import unpin
 
                 self.act("Unpin", lambda: unpin(self.ws, slug, actor="human:tui"), lambda r: r.message)
 
@@ -221,13 +221,13 @@ class VaultScreen(MemoryScreen):
         row = self._current()
         if row is None or row.get("topic") != "differs":
             return
-        from tui.modals import ConfirmModal
+        from dreamdeck.tui.modals import ConfirmModal
 
         slug = str(row["slug"])
 
         def go(ok: bool | None) -> None:
             if ok:
-                from core.vault import pin_topic
+                from dreamdeck.core.ops.vault import pin_topic
 
                 self.act("Re-pin", lambda: pin_topic(self.ws, slug, actor="human:tui", refresh=True),
                          lambda r: r.message)

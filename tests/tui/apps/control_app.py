@@ -19,12 +19,12 @@ for extra in (ROOT, ROOT / "tests"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from core.dreaming.run import DreamReceipt  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.dreaming.run import DreamReceipt  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
 from helpers import fragment_line, write_stream  # noqa: E402
-from tui.app import DreamdeckApp  # noqa: E402
-from tui.config import UserConfig  # noqa: E402
-from tui.screens.control import ControlScreen  # noqa: E402
+from dreamdeck.tui.app import DreamdeckApp  # noqa: E402
+from dreamdeck.tui.config import UserConfig  # noqa: E402
+from dreamdeck.tui.screens.control import ControlScreen  # noqa: E402
 
 TODAY = "2026-05-22"
 NOW = datetime(2026, 5, 22, 10, 7)  # naive local time: "next run 10:30 (in 23 min)"

@@ -23,7 +23,7 @@ D = "2026-05-18"
 @contextmanager
 def frozen(stamp: str):
     """Git dates and the door's clock (audit lines) both at `stamp`."""
-    import core.changeset as changeset
+    from dreamdeck.core.door import changeset
 
     when = datetime.fromisoformat(stamp)
 
@@ -48,12 +48,13 @@ def build_history(root: Path) -> dict[str, str]:
         sys.path.insert(0, str(ROOT / "tests"))
     from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
-    from core.alerts import check_alerts
-    from core.gitops import Trailers, commit_memory, head
-    from core.proposals import propose, reject_proposal
-    from core.rollback import rollback
-    from core.vault import pin_topic
-    from core.workspace import Workspace
+    from dreamdeck.core.ops.alerts import check_alerts
+    from dreamdeck.core.git.commit import Trailers, commit_memory
+    from dreamdeck.core.git.runner import head
+    from dreamdeck.core.ops.proposals import propose, reject_proposal
+    from dreamdeck.core.ops.rollback import rollback
+    from dreamdeck.core.ops.vault import pin_topic
+    from dreamdeck.core.workspace import Workspace
 
     ws = Workspace.open(root, today=TODAY)
     c = lambda n: f"streams/{D}#{uuid_at(D, n)}"  # noqa: E731
@@ -89,7 +90,7 @@ def build_history(root: Path) -> dict[str, str]:
 
 
 def make_app(empty: bool = False, parent: Path | None = None):
-    from core.workspace import Workspace
+    from dreamdeck.core.workspace import Workspace
 
     root = agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-history-")))
     if not empty:

@@ -38,8 +38,8 @@ def git_dates(stamp: str):
 
 def screen_app(ws, mode: str):
     """The dreamdeck app opening on `mode` instead of Topics (saves composing a screen per test)."""
-    from tui.app import DreamdeckApp
-    from tui.config import UserConfig
+    from dreamdeck.tui.app import DreamdeckApp
+    from dreamdeck.tui.config import UserConfig
 
     class ScreenApp(DreamdeckApp):
         _start: str | None = mode
@@ -76,9 +76,9 @@ def build_inbox(root: Path) -> None:
     """Five open proposals from three agents, one conflict pair, one contradicting a topic."""
     from helpers import shard_text, write_shard  # tests/helpers.py
 
-    from core.gitops import Trailers, commit_memory
-    from core.proposals import propose
-    from core.workspace import Workspace
+    from dreamdeck.core.git.commit import Trailers, commit_memory
+    from dreamdeck.core.ops.proposals import propose
+    from dreamdeck.core.workspace import Workspace
 
     ws = Workspace.open(root, today=TODAY)
     write_shard(root, "editor", shard_text("User edits with vim", []))
@@ -100,7 +100,7 @@ def build_inbox(root: Path) -> None:
 def make_app(empty: bool = False, parent: Path | None = None):
     if str(ROOT / "tests") not in sys.path:
         sys.path.insert(0, str(ROOT / "tests"))
-    from core.workspace import Workspace
+    from dreamdeck.core.workspace import Workspace
 
     root = agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-proposals-")))
     if not empty:

@@ -17,13 +17,13 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:  # the project is not installed and pytest has no pythonpath set
         sys.path.insert(0, str(p))
 
-from core.dreaming.run import run_dream  # noqa: E402
-from core.state import load_state, save_state  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.dreaming.run import run_dream  # noqa: E402
+from dreamdeck.core.store.state import load_state, save_state  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
 from faults.scripted import Scripted, commit_all, draft  # noqa: E402
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream  # noqa: E402
-from tui.app import DreamdeckApp  # noqa: E402
-from tui.config import UserConfig  # noqa: E402
+from dreamdeck.tui.app import DreamdeckApp  # noqa: E402
+from dreamdeck.tui.config import UserConfig  # noqa: E402
 
 D1, D = "2026-05-20", "2026-05-22"
 TODAY = D

@@ -15,12 +15,12 @@ for extra in (ROOT, ROOT / "tests"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from core.events import fragment_content_hash  # noqa: E402
-from core.tombstones import Tombstone, record  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.formats.events import fragment_content_hash  # noqa: E402
+from dreamdeck.core.store.tombstones import Tombstone, record  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
 from helpers import fragment_line, uuid_at, watermark_line, write_stream  # noqa: E402
-from tui.app import DreamdeckApp  # noqa: E402
-from tui.config import UserConfig  # noqa: E402
+from dreamdeck.tui.app import DreamdeckApp  # noqa: E402
+from dreamdeck.tui.config import UserConfig  # noqa: E402
 
 TODAY = "2026-05-22"
 

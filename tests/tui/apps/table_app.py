@@ -10,7 +10,7 @@ if str(ROOT) not in sys.path:  # the project is not installed and pytest has no 
 
 from textual.app import App, ComposeResult  # noqa: E402
 
-from tui.widgets.virtual_table import Column, ListRowSource, VirtualTable  # noqa: E402
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable  # noqa: E402
 
 TIERS = ("always", "often", "sometimes", "rarely")
 TIER_STYLES = {"always": "green", "often": "cyan", "rarely": "red"}

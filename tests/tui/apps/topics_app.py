@@ -44,9 +44,9 @@ def cite(day: str, n: int) -> str:
 def build_topics(root: Path) -> None:
     from helpers import fragment_line, shard_text, write_shard, write_stream
 
-    from core.gitops import Trailers, commit_memory
-    from core.vault import pin_topic
-    from core.workspace import Workspace
+    from dreamdeck.core.git.commit import Trailers, commit_memory
+    from dreamdeck.core.ops.vault import pin_topic
+    from dreamdeck.core.workspace import Workspace
 
     for day, frags in sorted(FRAGMENTS.items()):
         write_stream(root, day, [fragment_line(day, n, topic, body) for n, topic, body in frags])
@@ -68,9 +68,9 @@ def build_topics(root: Path) -> None:
 
 
 def make_app(empty: bool = False, parent: Path | None = None):
-    from core.workspace import Workspace
-    from tui.app import DreamdeckApp
-    from tui.config import UserConfig
+    from dreamdeck.core.workspace import Workspace
+    from dreamdeck.tui.app import DreamdeckApp
+    from dreamdeck.tui.config import UserConfig
 
     root = agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-topics-")))
     if not empty:

@@ -21,9 +21,9 @@ def build_vault(root: Path) -> None:
         sys.path.insert(0, str(ROOT / "tests"))
     from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
-    from core.gitops import Trailers, commit_memory
-    from core.vault import pin_fragment, pin_topic
-    from core.workspace import Workspace
+    from dreamdeck.core.git.commit import Trailers, commit_memory
+    from dreamdeck.core.ops.vault import pin_fragment, pin_topic
+    from dreamdeck.core.workspace import Workspace
 
     ws = Workspace.open(root, today=TODAY)
     write_stream(root, D, [
@@ -48,7 +48,7 @@ def build_vault(root: Path) -> None:
 
 
 def make_app(empty: bool = False, parent: Path | None = None):
-    from core.workspace import Workspace
+    from dreamdeck.core.workspace import Workspace
 
     root = agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-vault-")))
     if not empty:

@@ -1,0 +1,140 @@
+"""Memory commits, the way TypeClaw's `commitMemorySnapshot` makes them.
+
+clear skip-worktree → `git add -f -- memory/` → commit `--only` the staged paths → set
+skip-worktree again so the agent's `git status` stays clean. A folder without git is a no-op.
+The subject of a dream commit is TypeClaw's `dream: <summary> <emoji>`; every commit carries
+dreamdeck's `Actor:`/`Approval:`/`Trigger:` trailers.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from dreamdeck.core.errors import GitError
+from dreamdeck.core.formats.stream_lines import count_fragments
+from dreamdeck.core.git.runner import repo_args, run_git
+DREAM_EMOJI = ("💤", "🌙", "⭐", "🛌", "😴", "🧠", "💭", "🔮")
+
+
+STREAM_PATH = re.compile(r"^memory/(?:streams/)?[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl$")
+
+
+SKILL_PATH = re.compile(r"^memory/skills/([^/]+)/SKILL\.md$")
+
+
+FALLBACK_IDENTITY = ("-c", "user.name=dreamdeck", "-c", "user.email=dreamdeck@localhost")
+
+
+def _has_identity(root: Path) -> bool:
+    return bool(run_git(root, "config", "user.email", check=False).strip())
+
+
+def _memory_files(root: Path) -> list[str]:
+    out = run_git(root, "ls-files", "-z", "--", "memory/", check=False, strip=False)
+    return [p for p in out.split("\0") if p]
+
+
+def set_skip_worktree(root: Path, on: bool) -> None:
+    files = _memory_files(root)
+    if not files:
+        return
+    flag = "--skip-worktree" if on else "--no-skip-worktree"
+    # One call, paths on stdin: argv stays bounded and a big memory costs one process, not dozens.
+    run_git(root, "update-index", "-z", flag, "--stdin", check=False, stdin="\0".join(files) + "\0")
+
+
+def staged_paths(root: Path) -> list[str]:
+    """Every staged path of the repository (memory/ and anything the user staged elsewhere)."""
+    # --no-renames: a moved file (topics/ -> archive/) must list its old path too, or
+    # `commit --only` would leave the deletion staged and uncommitted.
+    out = run_git(root, "diff", "--cached", "--name-only", "--no-renames", "-z", check=False, strip=False)
+    return [p for p in out.split("\0") if p]
+
+
+def dream_summary(root: Path) -> str:
+    """TypeClaw's subject summary: `N fragments`, `+ new skill 'x'`, or `watermarks only`."""
+    # --no-renames: a renamed shard would print "R100 old new" and shift the pairs parsed below.
+    try:
+        # Only streams and skills feed the subject; diffing a year-long state file is wasted work.
+        numstat = run_git(root, "diff", "--cached", "--no-renames", "--numstat", "-z", "--",
+                          "memory/streams/", ":(glob)memory/*.jsonl", strip=False)
+        names = run_git(root, "diff", "--cached", "--no-renames", "--name-status", "-z", "--", "memory/skills/", strip=False)
+    except GitError:
+        return "snapshot"
+    fragments = 0
+    parts_ns = [p for p in numstat.split("\0") if p]
+    for item in parts_ns:
+        fields = item.split("\t")
+        if len(fields) == 3 and STREAM_PATH.match(fields[2]) and fields[0] not in ("-", "0"):
+            fragments += count_fragments((root / fields[2]).read_bytes())
+    tokens = [t for t in names.split("\0") if t]
+    new_skills = [
+        SKILL_PATH.match(tokens[i + 1]).group(1)  # type: ignore[union-attr]
+        for i in range(0, len(tokens) - 1, 2)
+        if tokens[i] == "A" and SKILL_PATH.match(tokens[i + 1])
+    ]
+    parts = []
+    if fragments:
+        parts.append(f"{fragments} fragment{'s' if fragments != 1 else ''}")
+    if len(new_skills) == 1:
+        parts.append(f"new skill '{new_skills[0]}'")
+    elif new_skills:
+        parts.append(f"{len(new_skills)} new skills")
+    return " + ".join(parts) if parts else "watermarks only"
+
+
+@dataclass(frozen=True)
+class Trailers:
+    actor: str
+    approval: str
+    trigger: str
+    ref: str = ""  # "Reflection: r-…" or "Proposal: p-…"
+    ref_kind: str = "Reflection"
+
+    def render(self) -> str:
+        lines = [f"Actor: {self.actor}", f"Approval: {self.approval}", f"Trigger: {self.trigger}"]
+        if self.ref:
+            lines.append(f"{self.ref_kind}: {self.ref}")
+        return "\n".join(lines)
+
+
+def commit_memory(
+    root: Path,
+    subject: str | None,
+    trailers: Trailers,
+    *,
+    body: str = "",
+    rng: random.Random | None = None,
+) -> str | None:
+    """Commit everything under memory/ as one commit; the sha, or None (no repo, nothing staged).
+
+    `subject=None` builds TypeClaw's `dream: <summary> <emoji>` from what is staged.
+    """
+    if repo_args(root) is None:
+        return None
+    set_skip_worktree(root, False)
+    try:
+        if not (root / "memory").exists():
+            return None
+        run_git(root, "add", "-f", "--", "memory/")
+        everything = staged_paths(root)
+        staged = [p for p in everything if p.startswith("memory/")]
+        if not staged:
+            return None
+        # TypeClaw commits `--only` the memory paths so that what the user staged elsewhere stays
+        # staged. When nothing else is staged, a plain commit makes the same tree, without
+        # `--only`'s temporary index re-hashing every path (tens of MB at a year of state).
+        only = ["--only", "--", *staged] if len(staged) < len(everything) else []
+        if subject is None:
+            subject = f"dream: {dream_summary(root)} {(rng or random).choice(DREAM_EMOJI)}"
+        message = subject + "\n\n" + (body.strip() + "\n\n" if body.strip() else "") + trailers.render() + "\n"
+        identity = () if _has_identity(root) else FALLBACK_IDENTITY
+        try:
+            run_git(root, *identity, "commit", "-q", "--no-verify", "-F", "-", *only, stdin=message)
+        except GitError as exc:
+            raise GitError(f"git commit failed: {str(exc).split(': ', 1)[-1]}") from None
+        return run_git(root, "rev-parse", "HEAD").strip()
+    finally:
+        set_skip_worktree(root, True)

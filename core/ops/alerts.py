@@ -1,0 +1,249 @@
+"""Critical file alerts (Moltbot §12.5): checksum the files that define the agent, flag changes.
+
+The baseline lives in `memory/meta/critical-baseline.json`:
+
+    {"version": 1,
+     "files":   {"SOUL.md": {"sha256": "...", "size": 812, "seen": "2026-02-05T10:00:00Z"},
+                 "typeclaw.json": null},                      # null: absent when last accepted
+     "pending": [{"path": "SOUL.md", "kind": "changed", "old_sha": "...", "new_sha": "...",
+                  "new_size": 840, "detected": "2026-02-05T10:01:00Z"}]}
+
+Rules:
+- The first check writes the baseline and raises nothing. A file newly added to the watched list
+  is likewise baselined silently on the check that first sees it.
+- A file whose state (sha256, or absence) differs from its baseline is an alert: created,
+  changed or deleted. It is recorded in `pending` with ONE audit line
+  `ALERT | <file> | system:audit | — | Critical file change detected. Pending user acknowledgment.`
+  Later checks of the same unacknowledged state add nothing; a further change to another state
+  replaces the pending alert and is audited again; a file back at its baseline drops its alert
+  (the ALERT line already in the log keeps the history).
+- `acknowledge` accepts the state the alert showed as the new baseline and writes an `ACK` line.
+  If the file changed again since detection, that newer state is not silently accepted: the next
+  check raises a fresh alert for it.
+Audit lines (ALERT, ACK) are written before the baseline records them, so a crash in between
+can repeat a line but never lose one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from filelock import FileLock
+
+from dreamdeck.core.workspace import lock_file
+
+from dreamdeck.core.io.atomic import atomic_write_text
+from dreamdeck.core.store.audit import NO_APPROVAL, AuditEntry, append_entries
+
+DEFAULT_CRITICAL_FILES = ("SOUL.md", "IDENTITY.md", "AGENTS.md", "typeclaw.json")
+BASELINE_RELPATH = "memory/meta/critical-baseline.json"
+BASELINE_VERSION = 1
+ALERT_ACTOR = "system:audit"
+ALERT_SUMMARY = "Critical file change detected. Pending user acknowledgment."
+LOCK_TIMEOUT = 60.0
+
+
+class BaselineError(ValueError):
+    """The baseline file exists but cannot be read; `doctor` decides, never a silent reset."""
+
+
+@dataclass(frozen=True)
+class Alert:
+    path: str
+    kind: str  # "created" | "changed" | "deleted"
+    old_sha: str | None
+    new_sha: str | None
+    detected: str  # ISO 8601 UTC, seconds
+
+
+def baseline_path(root: Path | str) -> Path:
+    return Path(root) / BASELINE_RELPATH
+
+
+def _iso(now: datetime | None) -> str:
+    if now is None:
+        now = datetime.now(timezone.utc)
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError("alerts need a timezone-aware datetime")
+    return now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _relpath(path: str | Path) -> str:
+    """A watched path as a clean relative posix path inside the workspace."""
+    raw = str(path).replace("\\", "/").strip()
+    pure = PurePosixPath(raw)
+    if not raw or pure.is_absolute() or ".." in pure.parts or raw.startswith("~"):
+        raise ValueError(f"critical file {str(path)!r} must be a relative path inside the workspace")
+    clean = str(pure)
+    if clean in ("", "."):
+        raise ValueError(f"critical file {str(path)!r} must name a file")
+    return clean
+
+
+def _state(root: Path, rel: str, seen: str) -> dict[str, Any] | None:
+    target = root / rel
+    try:
+        if not target.is_file():
+            return None
+        data = target.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "seen": seen}
+
+
+def _sha(state: dict[str, Any] | None) -> str | None:
+    return None if state is None else state.get("sha256")
+
+
+def _kind(old_sha: str | None, new_sha: str | None) -> str:
+    if old_sha is None:
+        return "created"
+    if new_sha is None:
+        return "deleted"
+    return "changed"
+
+
+def _load(root: Path) -> dict[str, Any] | None:
+    path = baseline_path(root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"{BASELINE_RELPATH} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("files"), dict):
+        raise BaselineError(f"{BASELINE_RELPATH} is not a version-{BASELINE_VERSION} baseline")
+    pending = data.get("pending", [])
+    if not isinstance(pending, list):
+        raise BaselineError(f"{BASELINE_RELPATH}: 'pending' must be a list")
+    data["pending"] = [p for p in pending if isinstance(p, dict) and isinstance(p.get("path"), str)]
+    return data
+
+
+def _save(root: Path, data: dict[str, Any]) -> None:
+    atomic_write_text(baseline_path(root), json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def _alert(record: dict[str, Any]) -> Alert:
+    return Alert(record["path"], record.get("kind", "changed"), record.get("old_sha"),
+                 record.get("new_sha"), record.get("detected", ""))
+
+
+def _lock(root: Path) -> FileLock:
+    path = baseline_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(lock_file(root, "critical-baseline"), timeout=LOCK_TIMEOUT)
+
+
+def check_alerts(
+    root: Path | str,
+    files: Iterable[str | Path] | None = None,
+    now: datetime | None = None,
+) -> list[Alert]:
+    """Compare the watched files (default `DEFAULT_CRITICAL_FILES`) with the baseline.
+
+    Returns every pending alert after the check (newly detected and earlier unacknowledged ones),
+    in baseline order. Writes one ALERT audit line per newly detected change."""
+    root = Path(root)
+    watched = [_relpath(f) for f in (DEFAULT_CRITICAL_FILES if files is None else files)]
+    stamp = _iso(now)
+    with _lock(root):
+        data = _load(root)
+        if data is None:
+            data = {"version": BASELINE_VERSION,
+                    "files": {rel: _state(root, rel, stamp) for rel in watched},
+                    "pending": []}
+            _save(root, data)
+            return []
+
+        pending: dict[str, dict[str, Any]] = {p["path"]: p for p in data["pending"]}
+        new_alerts: list[Alert] = []
+        dirty = False
+        for rel in watched:
+            current = _state(root, rel, stamp)
+            if rel not in data["files"]:
+                data["files"][rel] = current  # newly watched: its first state is the baseline
+                dirty = True
+                continue
+            old_sha, new_sha = _sha(data["files"][rel]), _sha(current)
+            if new_sha == old_sha:
+                if rel in pending:  # back at the accepted state: nothing left to acknowledge
+                    del pending[rel]
+                    dirty = True
+                continue
+            known = pending.get(rel)
+            if known is not None and known.get("new_sha") == new_sha:
+                continue  # same unacknowledged change: already alerted
+            record = {"path": rel, "kind": _kind(old_sha, new_sha), "old_sha": old_sha,
+                      "new_sha": new_sha, "new_size": None if current is None else current["size"],
+                      "detected": stamp}
+            pending[rel] = record
+            new_alerts.append(_alert(record))
+            dirty = True
+
+        if new_alerts:
+            append_entries(root, [
+                AuditEntry.at(now or datetime.now(timezone.utc), "ALERT", a.path, ALERT_ACTOR,
+                              NO_APPROVAL, ALERT_SUMMARY)
+                for a in new_alerts
+            ])
+        if dirty:
+            data["pending"] = list(pending.values())
+            _save(root, data)
+        return [_alert(p) for p in data["pending"]]
+
+
+def pending_alerts(root: Path | str) -> list[Alert]:
+    """The unacknowledged alerts recorded in the baseline (no re-check)."""
+    data = _load(Path(root))
+    return [] if data is None else [_alert(p) for p in data["pending"]]
+
+
+def acknowledge(
+    root: Path | str,
+    paths: Iterable[str | Path] | None = None,
+    actor: str = "manual",
+    now: datetime | None = None,
+) -> list[Alert]:
+    """Accept the pending alerts for `paths` (None: all): the state each alert showed becomes the
+    baseline, the alert is cleared, and one ACK audit line is written per alert. Returns them."""
+    root = Path(root)
+    wanted = None if paths is None else {_relpath(p) for p in paths}
+    stamp = _iso(now)
+    with _lock(root):
+        data = _load(root)
+        if data is None:
+            return []
+        keep: list[dict[str, Any]] = []
+        done: list[Alert] = []
+        for record in data["pending"]:
+            if wanted is not None and record["path"] not in wanted:
+                keep.append(record)
+                continue
+            rel, new_sha = record["path"], record.get("new_sha")
+            if new_sha is None:
+                data["files"][rel] = None
+            else:
+                current = _state(root, rel, stamp)
+                if current is not None and current["sha256"] == new_sha:
+                    data["files"][rel] = current
+                else:  # changed again since detection: accept what was shown, not what is there
+                    data["files"][rel] = {"sha256": new_sha, "size": record.get("new_size"), "seen": stamp}
+            done.append(_alert(record))
+        if not done:
+            return []
+        append_entries(root, [
+            AuditEntry.at(now or datetime.now(timezone.utc), "ACK", a.path, actor, NO_APPROVAL,
+                          f"Critical file change acknowledged ({a.kind}).")
+            for a in done
+        ])
+        data["pending"] = keep
+        _save(root, data)
+        return done

@@ -1,0 +1,343 @@
+"""Forget: what a human wants gone, through the one door (Moltbot §8.3, Clawdapus tombstones).
+
+Topics
+- `forget_topic` (soft): the shard moves from `topics/` to `archive/<slug>.md`, byte for byte.
+  TypeClaw no longer sees it, but its citations still protect the evidence (archive is a
+  shard area), and `unforget_topic` moves it back.
+- `forget_topic(hard=True)`: the shard is deleted and its citations are explicitly dropped
+  (`allow_drop`, audited); the fragments then follow TypeClaw's GC rule (dreamed + uncited).
+  With `fragments=True` every fragment it cites is also tombstoned (and, hard, purged), with
+  the same rules as `forget_fragment`.
+- A pinned topic must be unpinned first.
+
+Fragments
+- `forget_fragment` records a tombstone (reason, actor, content hash, topic) in
+  `meta/tombstones.jsonl` and removes the citation from every shard in `topics/` and
+  `archive/` (a citation *line* is removed; an inline mention in prose becomes `[forgotten]`;
+  an emptied `superseded:` heading goes too). The vault is never edited: a fragment the vault
+  cites is refused ("unpin first").
+- A shard left with no citation keeps its prose: the belief is a synthesis that may stand on
+  more than this fragment, and deleting a belief is a judgement for a person. It is listed in
+  `ForgetResult.orphaned` (cites: 0, so it decays) so the caller can offer `forget_topic`.
+  Only a shard left with *nothing* (no prose and no citation) is deleted.
+- Soft: the bytes stay in the stream (the door keeps soft-tombstoned fragments out of the
+  GC) so `unforget` can bring them back; the fragment stays "dreamed" so TypeClaw's own loop
+  does not show it to a dream either. Hard: the bytes are purged from the stream in the same
+  commit; git history and GC notes still hold them (rewriting history is out of scope).
+
+Never coming back (invariant 8): `collect_undreamed` skips tombstoned keys, `append_fragment`
+refuses a tombstoned content hash, the door refuses a change that would cite a tombstoned key,
+and rollback filters tombstoned keys out of the lines and shard text it restores. Views use
+`visible` / `visible_filter`.
+
+`unforget` lifts a soft tombstone (an `unforget` record), puts the bytes back if a GC outside
+dreamdeck removed them (from git history or a GC note), and releases the fragment to the
+undreamed tail so the next dream reconsiders it; citations are not restored (the dream
+decides). A hard-forgotten fragment is refused.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.formats.citations import Key, citation_keys
+from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
+from dreamdeck.core.index.evidence import shard_area_files
+from dreamdeck.core.index.fragment_index import FragmentIndex
+from dreamdeck.core.formats.shards import strip_citations
+from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
+from dreamdeck.core.store.tombstones import Tombstone, load_tombstones, tombstoned_keys
+from dreamdeck.core.workspace import Workspace, WorkspaceError, local_datetime_iso, parse_date
+
+__all__ = [
+    "ForgetResult", "forget_topic", "forget_fragment", "unforget", "unforget_topic",
+    "list_tombstones", "visible", "visible_filter", "tombstoned_keys", "strip_citations",
+]
+
+_FID = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass
+class ForgetResult:
+    message: str
+    sha: str | None = None
+    tombstoned: list[Key] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)  # shard files rewritten (paths under memory/)
+    deleted: list[str] = field(default_factory=list)
+    orphaned: list[str] = field(default_factory=list)  # shards left with prose but no citation
+    purged: bool = False
+    warnings: list[str] = field(default_factory=list)
+    apply: ApplyResult | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "message": self.message, "sha": self.sha,
+            "tombstoned": [f"{d}#{i}" for d, i in self.tombstoned], "edited": self.edited,
+            "deleted": self.deleted, "orphaned": self.orphaned, "purged": self.purged,
+            "warnings": self.warnings,
+        }
+
+
+# --- reading ---------------------------------------------------------------------------------
+def visible(ws: Workspace, day: str, fid: str) -> bool:
+    """False for a forgotten (tombstoned) fragment: views, search and dreams must skip it."""
+    return (day, fid) not in tombstoned_keys(ws)
+
+
+def visible_filter(ws: Workspace) -> Callable[[str, str], bool]:
+    """`visible` for many fragments: the tombstones are read once."""
+    hidden = tombstoned_keys(ws)
+    return lambda day, fid: (day, fid) not in hidden
+
+
+def list_tombstones(ws: Workspace) -> list[Tombstone]:
+    """The live tombstones, oldest first."""
+    return sorted(load_tombstones(ws).values(), key=lambda t: (t.ts, t.date, t.id))
+
+
+def _strip_edits(ws: Workspace, keys: set[Key], *, skip: set[str] = frozenset()) -> tuple[list[FileEdit], list[str]]:  # type: ignore[assignment]
+    """Edits removing `keys` from every topics/ and archive/ shard; also the orphaned slugs."""
+    edits: list[FileEdit] = []
+    orphaned: list[str] = []
+    for rel, path in shard_area_files(ws, ("topics", "archive")):
+        if rel in skip:
+            continue
+        text = path.read_bytes().decode("utf-8")
+        if not (citation_keys(text) & keys):
+            continue
+        new = strip_citations(text, keys)
+        edits.append(FileEdit(rel, text, new))
+        if new is not None and not citation_keys(new):
+            orphaned.append(rel)
+    return edits, orphaned
+
+
+def _vault_citing(ws: Workspace, keys: set[Key]) -> dict[str, set[Key]]:
+    out: dict[str, set[Key]] = {}
+    for rel, path in shard_area_files(ws, ("vault",)):
+        hit = citation_keys(path.read_bytes().decode("utf-8", "replace")) & keys
+        if hit:
+            out[rel] = hit
+    return out
+
+
+def _require_reason(reason: str | None) -> str:
+    if not reason or not reason.strip():
+        raise Refused("refused: forgetting needs a reason (--reason)")
+    return " ".join(reason.split())
+
+
+def _check_fragment_ref(day: str, fid: str) -> None:
+    try:
+        parse_date(day)
+    except WorkspaceError as exc:
+        raise Refused(f"refused: {exc}") from None
+    if not isinstance(fid, str) or not _FID.match(fid):
+        raise Refused(f"refused: {fid!r} is not a fragment id")
+
+
+def _slug(slug: str) -> str:
+    try:
+        return require_slug(slug)
+    except InvalidSlug as exc:
+        raise Refused(f"refused: {exc}") from None
+
+
+# --- finding a fragment's bytes --------------------------------------------------------------
+def _find_fragment(ws: Workspace, day: str, fid: str) -> tuple[dict | None, str | None, bool]:
+    """(event, raw line, in the stream now) from the stream, else git history or a GC note."""
+    frag = FragmentIndex(ws).get(day, fid)
+    if frag is not None:
+        from dreamdeck.core.formats.events import serialize_event
+
+        return frag.raw, serialize_event(frag.raw), True
+    from dreamdeck.core.git.fragment_history import find_line_in_history
+
+    raw = find_line_in_history(ws.root, day, fid)
+    if raw is None:
+        return None, None, False
+    return try_parse_event_line(raw), raw, False
+
+
+def _stone(day: str, fid: str, event: dict | None, reason: str, actor: str, hard: bool) -> Tombstone:
+    topic = str(event.get("topic", "")) if event else ""
+    content_hash = fragment_content_hash(event["topic"], event["body"]) if event else ""
+    return Tombstone(day, fid, content_hash, reason, actor, local_datetime_iso(), hard, topic)
+
+
+# --- forget ----------------------------------------------------------------------------------
+def forget_fragment(
+    ws: Workspace, day: str, fid: str, reason: str, actor: str = "human:cli", *, hard: bool = False,
+) -> ForgetResult:
+    """Tombstone one fragment and remove its citations (hard: purge its bytes too)."""
+    _check_fragment_ref(day, fid)
+    reason = _require_reason(reason)
+    key = (day, fid)
+    live = load_tombstones(ws)
+    existing = live.get(key)
+    if existing is not None and (existing.hard or not hard):
+        kind = "hard-deleted" if existing.hard else "forgotten"
+        raise Refused(f"refused: streams/{day}#{fid} is already {kind} ({existing.ts}, {existing.reason})")
+    event, _raw, in_stream = _find_fragment(ws, day, fid)
+    cited = any(key in citation_keys(p.read_bytes().decode("utf-8", "replace")) for _, p in shard_area_files(ws))
+    if event is None and existing is None and not cited:
+        raise Refused(f"refused: no fragment streams/{day}#{fid} (not in the stream, its history or any shard)")
+    vault = _vault_citing(ws, {key})
+    if vault:
+        raise Refused(
+            f"refused: streams/{day}#{fid} is cited by the vault ({', '.join(sorted(vault))}); unpin it first"
+        )
+    edits, orphaned = _strip_edits(ws, {key})
+    stone = _stone(day, fid, event, reason, actor, hard)
+    if existing is not None and not stone.hash:  # upgrade of a soft tombstone: keep what it knew
+        stone = Tombstone(day, fid, existing.hash, reason, actor, stone.ts, True, existing.topic)
+    what = "hard-deleted (bytes purged)" if hard else "forgotten"
+    cs = ChangeSet(
+        action="EDIT", actor=actor, approval="approved", trigger="forget",
+        summary=f"forget streams/{day}#{fid}: {reason}",
+        subject=f"memory: forget streams/{day}#{fid}" + (" (hard)" if hard else ""),
+        edits=edits, allow_drop={key}, tombstones=[("forget", stone)],
+        purge={key} if hard and in_stream else set(),
+        audit=[("FORGET", f"memory/streams/{day}.jsonl", f"{day}#{fid} {what}: {reason}")],
+    )
+    result = apply_changeset(ws, cs)
+    msg = f"{what} streams/{day}#{fid}"
+    if edits:
+        msg += f"; citation removed from {len(edits)} shard(s)"
+    out = ForgetResult(
+        msg, result.sha, [key], [e.path for e in edits if e.new is not None],
+        [e.path for e in edits if e.new is None], orphaned, hard and in_stream, apply=result,
+    )
+    if orphaned:
+        out.warnings.append(
+            f"left without citations (prose kept; `forget` the topic to drop it): {', '.join(orphaned)}"
+        )
+    return out
+
+
+def forget_topic(
+    ws: Workspace, slug: str, reason: str, actor: str = "human:cli", *, hard: bool = False,
+    fragments: bool = False,
+) -> ForgetResult:
+    """Soft: topics/<slug>.md moves to archive/. Hard: deleted, citations explicitly dropped."""
+    slug = _slug(slug)
+    reason = _require_reason(reason)
+    rel = f"topics/{slug}.md"
+    path = ws.memory / rel
+    if not path.is_file():
+        raise Refused(f"refused: no topic {slug!r} (memory/{rel})")
+    if (ws.vault_dir / f"{slug}.md").is_file():
+        raise Refused(f"refused: {slug!r} is pinned; unpin it first (`dreamdeck unpin {slug}`)")
+    text = path.read_bytes().decode("utf-8")
+    cited = citation_keys(text)
+    keys = set(cited) if fragments else set()
+    stones: list[tuple[str, Tombstone]] = []
+    purge: set[Key] = set()
+    if keys:
+        vault = _vault_citing(ws, keys)
+        if vault:
+            raise Refused(
+                f"refused: fragments of {slug!r} are cited by the vault ({', '.join(sorted(vault))}); unpin first"
+            )
+        live = load_tombstones(ws)
+        for day, fid in sorted(keys):
+            if (day, fid) in live and (live[(day, fid)].hard or not hard):
+                continue
+            event, _raw, in_stream = _find_fragment(ws, day, fid)
+            stones.append(("forget", _stone(day, fid, event, reason, actor, hard)))
+            if hard and in_stream:
+                purge.add((day, fid))
+    edits: list[FileEdit] = []
+    archive_rel = f"archive/{slug}.md"
+    if hard:
+        edits.append(FileEdit(rel, text, None))
+    else:
+        archived = strip_citations(text, keys) if keys else text
+        existing = _read(ws, archive_rel)
+        if existing is not None and existing != archived:
+            raise Refused(f"refused: memory/{archive_rel} already exists; move or forget it first")
+        edits.append(FileEdit(rel, text, None))
+        if existing is None and archived is not None:
+            edits.append(FileEdit(archive_rel, None, archived, recompute=archived != text))
+    other, orphaned = _strip_edits(ws, keys, skip={rel})
+    edits += other
+    verb = "deleted" if hard else "archived"
+    audit = [("FORGET", f"memory/{rel}", f"topic {slug} {verb}: {reason}")]
+    audit += [("FORGET", f"memory/streams/{s.date}.jsonl", f"{s.date}#{s.id} forgotten with {slug}: {reason}")
+              for _, s in stones]
+    cs = ChangeSet(
+        action="EDIT" if hard else "FORGET", actor=actor, approval="approved", trigger="forget",
+        summary=f"forget topic {slug} ({verb}): {reason}",
+        subject=f"memory: forget {slug}" + (" (hard)" if hard else ""),
+        edits=edits, allow_drop=set(cited) if hard else set(keys), tombstones=stones, purge=purge, audit=audit,
+    )
+    result = apply_changeset(ws, cs)
+    msg = f"{slug}: {'deleted' if hard else f'moved to memory/{archive_rel}'}"
+    if stones:
+        msg += f"; {len(stones)} fragment(s) tombstoned" + (" and purged" if purge else "")
+    out = ForgetResult(
+        msg, result.sha, [s.key for _, s in stones], [e.path for e in edits if e.new is not None],
+        [e.path for e in edits if e.new is None], orphaned, bool(purge), apply=result,
+    )
+    if orphaned:
+        out.warnings.append(f"left without citations (prose kept): {', '.join(orphaned)}")
+    return out
+
+
+def _read(ws: Workspace, rel: str) -> str | None:
+    try:
+        return (ws.memory / rel).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+
+
+# --- unforget --------------------------------------------------------------------------------
+def unforget(ws: Workspace, day: str, fid: str, actor: str = "human:cli") -> ForgetResult:
+    """Lift a soft tombstone: visible again and back on the undreamed tail; hard ones refused."""
+    _check_fragment_ref(day, fid)
+    stone = load_tombstones(ws).get((day, fid))
+    if stone is None:
+        raise Refused(f"refused: streams/{day}#{fid} is not forgotten")
+    if stone.hard:
+        raise Refused(
+            f"refused: streams/{day}#{fid} was hard-deleted ({stone.ts}: {stone.reason}); "
+            "its bytes were purged and it cannot be restored"
+        )
+    event, raw, in_stream = _find_fragment(ws, day, fid)
+    restore: dict[str, list[str]] = {}
+    warnings: list[str] = []
+    if not in_stream:
+        if raw is not None:
+            restore[day] = [raw]
+        else:
+            warnings.append(f"streams/{day}#{fid} is no longer in the stream or its history; only the tombstone is lifted")
+    cs = ChangeSet(
+        action="UNFORGET", actor=actor, approval="approved", trigger="forget",
+        summary=f"unforget streams/{day}#{fid}", subject=f"memory: unforget streams/{day}#{fid}",
+        tombstones=[("unforget", stone)], release={day: {fid}}, restore_lines=restore,
+        audit=[("UNFORGET", f"memory/streams/{day}.jsonl",
+                f"{day}#{fid} visible again, back on the undreamed tail" + (" (bytes restored)" if restore else ""))],
+    )
+    result = apply_changeset(ws, cs)
+    msg = f"unforgot streams/{day}#{fid}: visible again; the next dream reconsiders it"
+    return ForgetResult(msg, result.sha, [(day, fid)], warnings=warnings, apply=result)
+
+
+def unforget_topic(ws: Workspace, slug: str, actor: str = "human:cli") -> ForgetResult:
+    """Move archive/<slug>.md back to topics/ (byte for byte)."""
+    slug = _slug(slug)
+    archive_rel, rel = f"archive/{slug}.md", f"topics/{slug}.md"
+    text = _read(ws, archive_rel)
+    if text is None:
+        raise Refused(f"refused: no archived topic {slug!r} (memory/{archive_rel})")
+    if _read(ws, rel) is not None:
+        raise Refused(f"refused: memory/{rel} exists; forget or rename it before restoring the archived copy")
+    cs = ChangeSet(
+        action="UNFORGET", actor=actor, approval="approved", trigger="forget",
+        summary=f"unforget topic {slug}", subject=f"memory: unforget {slug}",
+        edits=[FileEdit(archive_rel, text, None), FileEdit(rel, None, text, recompute=False)],
+    )
+    result = apply_changeset(ws, cs)
+    return ForgetResult(f"{slug}: moved back to memory/{rel}", result.sha, edited=[rel], deleted=[archive_rel], apply=result)

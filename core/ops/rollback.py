@@ -1,0 +1,494 @@
+"""Rollback: undo one memory commit, or return memory to a point in time, as a forward commit.
+
+Moltbot §12.8 ("single file", "full session" and "point-in-time" rollback), done through the
+one door so the invariants hold; never a reset.
+
+For each shard file (topics, vault, archive) that REV changed, the target is its content at
+REV^ (the pre-commit side):
+- the file has not changed since REV → the REV^ bytes, verbatim (byte-identical restore);
+- it has → a 3-way merge (base REV, ours = the file now, theirs = REV^) of the body with
+  `git merge-file`; heading and tags merge as values; later non-overlapping changes are kept,
+  overlapping parts resolve to the REV^ side (`--theirs`), and so does a file REV created
+  that a later commit changed (it is deleted). `strict=True` refuses any such overlap.
+
+Evidence:
+- Fragments REV's GC dropped come back into their stream (`restore_lines`): lines present
+  at REV^ and gone at REV, plus lines that were appended and collected within REV itself,
+  which git never saw and which the door keeps in a git note (`refs/notes/dreamdeck-gc`).
+- Citations the rollback removes (REV added them) are explicitly dropped (`allow_drop`,
+  audited) and their fragments return to the undreamed tail (`release`) so the next dream
+  reconsiders them; `no_redream` leaves them dreamed. Restored fragments that end up uncited
+  are released too. A citation that existed at REV^ is never dropped (the door refuses).
+- Fragments the rollback cites again and which are undreamed now are marked dreamed, so a
+  rollback of a rollback returns to the state after the original commit.
+- Tombstones hold: forgotten fragments are filtered out of restored lines and shard text.
+  Tombstone records themselves are not rolled back (use forget / unforget).
+- `.dreaming-state.json` is not rewound otherwise (anti-loop: what a run saw stays dreamed),
+  and the rollback commit runs no GC.
+
+`restore_to(rev_or_date)` is the same machinery with base = that revision and REV = HEAD.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dreamdeck.core.door.changeset import (
+    ApplyResult,
+    ChangeSet,
+    FileEdit,
+    Refused,
+    apply_changeset,
+    validate_path,
+)
+from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
+from dreamdeck.core.formats.shards import strip_citations
+from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files
+from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
+from dreamdeck.core.git.commit import STREAM_PATH
+from dreamdeck.core.git.runner import GitError, repo_args, resolve_rev, run_git
+from dreamdeck.core.git.blobs import read_blobs, show_file, tree_files
+from dreamdeck.core.git.merge import merge_shards
+from dreamdeck.core.git.notes import read_gc_lines
+from dreamdeck.core.formats.shards import parse_loose_shard
+from dreamdeck.core.store.state import load_state
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
+from dreamdeck.core.store.streams import read_path_for, read_stream_lines
+from dreamdeck.core.store.tombstones import load_tombstones
+from dreamdeck.core.workspace import Workspace
+
+__all__ = [
+    "RollbackPlan", "PlannedFile", "LaterCommit", "preview_rollback", "rollback", "preview_restore_to",
+    "restore_to", "resolve_point",
+]
+
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+# --- the plan --------------------------------------------------------------------------------
+@dataclass
+class PlannedFile:
+    path: str  # under memory/
+    action: str  # restore | merge | delete | recreate
+    overlap: bool = False  # later commits changed the same lines; the REV^ side wins
+    later: list[str] = field(default_factory=list)  # short shas of later commits touching it
+    lost: list[str] = field(default_factory=list)  # lines of later commits that go with the rollback
+    pinned: bool = False
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class LaterCommit:
+    sha: str
+    subject: str
+    files: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # "path: line" of its changes that go with it
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RollbackPlan:
+    kind: str  # rollback | restore
+    rev: str
+    short: str
+    subject: str
+    base: str | None  # the commit whose content is restored (REV^; None: the empty tree)
+    files: list[PlannedFile] = field(default_factory=list)
+    later_commits: list[LaterCommit] = field(default_factory=list)
+    pins_affected: list[str] = field(default_factory=list)
+    released: list[Key] = field(default_factory=list)  # back to the undreamed tail
+    restored: list[Key] = field(default_factory=list)  # fragment lines put back into streams
+    recited: list[Key] = field(default_factory=list)  # cited again and marked dreamed
+    dropped: list[Key] = field(default_factory=list)  # citations the rollback removes
+    would_lose: list[Key] = field(default_factory=list)  # cited at the base and lost: refused
+    filtered: list[Key] = field(default_factory=list)  # forgotten: kept out of what is restored
+    no_redream: bool = False
+    edits: list[FileEdit] = field(default_factory=list, repr=False)
+    restore_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def overlaps(self) -> list[str]:
+        return [f.path for f in self.files if f.overlap]
+
+    @property
+    def empty(self) -> bool:
+        return not self.edits and not self.restore_lines
+
+    def describe(self) -> str:
+        """The blast radius in plain lines, for `rollback --preview` and the app's confirm modal."""
+        verb = "Roll back" if self.kind == "rollback" else "Restore memory to"
+        out = [f"{verb} {self.short} ({self.subject})", ""]
+        if self.empty:
+            out.append("Nothing to change: memory already matches.")
+        out += ["Files:"] + [
+            f"  {f.action:8} memory/{f.path}" + ("  ⚠ overlaps later changes (the earlier side wins)" if f.overlap else "")
+            + ("  📌 pinned" if f.pinned else "") for f in self.files
+        ]
+        if self.later_commits:
+            out += ["", "Later commits touching the same files:"]
+            for c in self.later_commits:
+                out.append(f"  {c.sha[:10]} {c.subject}")
+                out += [f"      goes with it: {line}" for line in c.lost[:5]]
+                if len(c.lost) > 5:
+                    out.append(f"      (+{len(c.lost) - 5} more lines)")
+        for label, items in (("Pins affected", self.pins_affected),):
+            if items:
+                out += ["", f"{label}: " + ", ".join(items)]
+        keys = lambda ks: ", ".join(f"{d}#{i}" for d, i in ks[:6]) + (f" (+{len(ks) - 6} more)" if len(ks) > 6 else "")  # noqa: E731
+        for label, ks in (
+            ("Fragments returned to the undreamed tail", [] if self.no_redream else self.released),
+            ("Fragments restored into their streams", self.restored),
+            ("Citations removed", self.dropped),
+            ("Forgotten fragments kept out", self.filtered),
+        ):
+            if ks:
+                out += ["", f"{label} ({len(ks)}): {keys(ks)}"]
+        if self.would_lose:
+            out += ["", f"REFUSED: would lose {len(self.would_lose)} citation(s) present before: {keys(self.would_lose)}"]
+        return "\n".join(out)
+
+    def to_json(self) -> dict:
+        keys = lambda ks: [f"{d}#{i}" for d, i in ks]  # noqa: E731
+        return {
+            "kind": self.kind, "rev": self.rev, "short": self.short, "subject": self.subject, "base": self.base,
+            "files": [f.to_json() for f in self.files],
+            "later_commits": [c.to_json() for c in self.later_commits],
+            "pins_affected": self.pins_affected, "released": keys(self.released), "restored": keys(self.restored),
+            "recited": keys(self.recited), "dropped": keys(self.dropped), "would_lose": keys(self.would_lose),
+            "filtered": keys(self.filtered), "overlaps": self.overlaps, "no_redream": self.no_redream,
+        }
+
+
+def _git_root(ws: Workspace) -> Path:
+    if repo_args(ws.root) is None:
+        raise Refused(f"refused: {ws.root} is not a git repository; there is no history to roll back")
+    return ws.root
+
+
+def _rev(ws: Workspace, rev: str) -> str:
+    try:
+        return resolve_rev(_git_root(ws), rev)
+    except GitError as exc:
+        raise Refused(f"refused: {exc}") from None
+
+
+def _empty_tree(root: Path) -> str:
+    return run_git(root, "hash-object", "-t", "tree", "/dev/null").strip()
+
+
+def _subject(root: Path, sha: str) -> str:
+    return run_git(root, "log", "-1", "--format=%s", sha).strip()
+
+
+def _short(root: Path, sha: str) -> str:
+    return run_git(root, "rev-parse", "--short", sha).strip()
+
+
+def _decode(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8")
+
+
+def _read(ws: Workspace, rel: str) -> str | None:
+    try:
+        return (ws.memory / rel).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def _is_shard(rel: str) -> bool:
+    try:
+        validate_path(rel, True)
+        return True
+    except Refused:
+        return False
+
+
+def _changed_paths(root: Path, a: str, b: str) -> list[str]:
+    out = run_git(root, "diff", "--name-only", "--no-renames", "-z", a, b, "--", "memory/", strip=False)
+    return [p for p in out.split("\0") if p]
+
+
+def _body_lines(text: str | None) -> list[str]:
+    if text is None:
+        return []
+    return [ln for ln in parse_loose_shard(text).body.split("\n") if ln.strip()]
+
+
+def _later_commits(root: Path, rev: str, paths: list[str]) -> list[tuple[str, str, list[str]]]:
+    """(sha, subject, memory paths) of commits after `rev` on HEAD touching `paths`, oldest first."""
+    if not paths:
+        return []
+    out = run_git(root, "log", "--reverse", "--no-renames", "--name-only", "--format=%x1e%H%x1f%s",
+                  f"{rev}..HEAD", "--", *[f"memory/{p}" for p in paths], check=False)
+    result = []
+    for block in out.split("\x1e"):
+        if not block.strip():
+            continue
+        head, _, rest = block.partition("\n")
+        sha, _, subject = head.partition("\x1f")
+        files = [ln.strip()[len("memory/"):] for ln in rest.split("\n") if ln.strip().startswith("memory/")]
+        result.append((sha.strip(), subject.strip(), [f for f in files if f in paths]))
+    return result
+
+
+def _shard_texts(root: Path, rev: str) -> dict[str, str]:
+    files = [p for p in tree_files(root, rev, *[f"memory/{a}/" for a in SHARD_AREAS]) if _is_shard(p[len("memory/"):])]
+    return {p[len("memory/"):]: b.decode("utf-8", "replace") for p, b in read_blobs(root, rev, files).items()}
+
+
+def _build(ws: Workspace, base: str, rev: str, *, kind: str, subject: str, short: str, base_commit: str | None,
+           strict: bool, no_redream: bool) -> RollbackPlan:
+    root = ws.root
+    today = ws.today()
+    plan = RollbackPlan(kind, rev, short, subject, base_commit, no_redream=no_redream)
+    changed = _changed_paths(root, base, rev)
+    shard_paths = [p[len("memory/"):] for p in changed if _is_shard(p[len("memory/"):])]
+    stream_paths = [p for p in changed if STREAM_PATH.match(p)]
+    pre_blobs = read_blobs(root, base, [f"memory/{p}" for p in shard_paths])
+    rev_blobs = read_blobs(root, rev, [f"memory/{p}" for p in shard_paths])
+    stones = load_tombstones(ws)
+    dead_keys = set(stones)
+    dead_hashes = {s.hash for s in stones.values() if s.hash}
+    vault_now = {slug for slug in (p.stem for p in ws.vault_dir.glob("*.md"))} if ws.vault_dir.is_dir() else set()
+
+    targets: dict[str, str | None] = {}
+    later = _later_commits(root, rev, shard_paths) if kind == "rollback" else []
+    by_file: dict[str, list[str]] = {}
+    for sha, _, files in later:
+        for f in files:
+            by_file.setdefault(f, []).append(sha)
+    lost_by_file: dict[str, set[str]] = {}
+    for rel in shard_paths:
+        pre = _decode(pre_blobs.get(f"memory/{rel}"))
+        at_rev = _decode(rev_blobs.get(f"memory/{rel}"))
+        now = _read(ws, rel)
+        slug = rel.split("/")[1][:-3]
+        overlap = False
+        recompute = False
+        if now == pre:
+            continue  # already as it was before REV
+        if now == at_rev:
+            target = pre
+            action = "restore" if pre is not None and at_rev is not None else "delete" if pre is None else "recreate"
+        elif pre is None or at_rev is None or now is None:
+            # REV created (or deleted) the file and a later commit changed (or deleted) it:
+            # the pre-commit side wins the whole file.
+            target, overlap = pre, True
+            action = "delete" if pre is None else "recreate" if at_rev is None else "restore"
+        else:
+            target, overlap = merge_shards(at_rev, now, pre, slug, today, favor_theirs=True)
+            action, recompute = "merge", True
+        if target is not None and citation_keys(target) & dead_keys:
+            plan.filtered += sorted(citation_keys(target) & dead_keys)
+            target = strip_citations(target, dead_keys)
+            recompute = True
+        if target == now:
+            continue
+        lost = set(_body_lines(now)) - set(_body_lines(target)) - set(_body_lines(at_rev))
+        lost_by_file[rel] = lost
+        area = rel.split("/")[0]
+        plan.files.append(PlannedFile(
+            rel, action, overlap, [s[:7] for s in by_file.get(rel, [])], sorted(lost),
+            pinned=area == "vault" or slug in vault_now,
+        ))
+        targets[rel] = target
+        plan.edits.append(FileEdit(rel, now, target, recompute=recompute))
+    if strict and plan.overlaps:
+        raise Refused(
+            f"refused (strict): later commits changed the same parts of {', '.join(plan.overlaps)}",
+            conflicts=plan.overlaps,
+        )
+    plan.pins_affected = sorted({f.path for f in plan.files if f.pinned})
+
+    for sha, subj, files in later:
+        lc = LaterCommit(sha, subj, files)
+        for f in files:
+            lost = lost_by_file.get(f)
+            if not lost:
+                continue
+            before = _decode(show_file(root, f"{sha}^", f"memory/{f}"))
+            after = _decode(show_file(root, sha, f"memory/{f}"))
+            added = set(_body_lines(after)) - set(_body_lines(before))
+            lc.lost += [f"{f}: {ln}" for ln in sorted(added & lost)]
+        plan.later_commits.append(lc)
+
+    # Evidence GC'd between base and rev, absent now: back into the streams.
+    candidates: dict[Key, str] = {}
+    for p in stream_paths:
+        day = Path(p).stem
+        rev_ids = {ln.event["id"] for ln in parse_stream_bytes(show_file(root, rev, p) or b"") if ln.kind == "fragment"}  # type: ignore[index]
+        for ln in parse_stream_bytes(show_file(root, base, p) or b""):
+            if ln.kind == "fragment" and ln.event["id"] not in rev_ids:  # type: ignore[index]
+                candidates.setdefault((day, ln.event["id"]), ln.raw.decode("utf-8"))  # type: ignore[index]
+    span = f"{base_commit}..{rev}" if base_commit else rev
+    for sha in run_git(root, "rev-list", span, check=False).split():
+        for day, raw in read_gc_lines(root, sha):
+            ev = try_parse_event_line(raw)
+            if ev and ev.get("type") == "fragment":
+                candidates.setdefault((day, ev["id"]), raw)
+    present: dict[str, set[str]] = {}
+    for day, fid in sorted(candidates):
+        if day not in present:
+            path = read_path_for(ws, day)
+            present[day] = {ln.event["id"] for ln in read_stream_lines(path) if ln.kind == "fragment"} if path else set()  # type: ignore[index]
+        if fid in present[day]:
+            continue
+        raw = candidates[(day, fid)]
+        ev = try_parse_event_line(raw) or {}
+        if (day, fid) in dead_keys or fragment_content_hash(str(ev.get("topic", "")), str(ev.get("body", ""))) in dead_hashes:
+            plan.filtered.append((day, fid))
+            continue
+        plan.restore_lines.setdefault(day, []).append(raw)
+        plan.restored.append((day, fid))
+    plan.filtered = sorted(set(plan.filtered))
+
+    # Citations: what the rollback removes, what it brings back, what must not be lost.
+    now_files = {rel: p.read_bytes().decode("utf-8", "replace") for rel, p in shard_area_files(ws)}
+    after_files = {**now_files, **targets}
+    cited_now = set().union(*(citation_keys(t) for t in now_files.values()))
+    cited_after = set().union(*(citation_keys(t) for t in after_files.values() if t is not None))
+    cited_base = set().union(*(citation_keys(t) for t in _shard_texts(root, base).values()))
+    removed = cited_now - cited_after
+    plan.would_lose = sorted(removed & cited_base - dead_keys)
+    plan.dropped = sorted(removed - cited_base)
+    if not no_redream:
+        plan.released = sorted(set(plan.dropped) | {k for k in plan.restored if k not in cited_after})
+    state, _ = load_state(ws.state_path)
+    restored = set(plan.restored)
+    recited = []
+    for day, fid in sorted(cited_after - cited_now):
+        if day not in present:
+            present[day] = _ids(ws, day)
+        if (day, fid) in restored or (fid in present[day] and fid not in state.dreamed_ids(day)):
+            recited.append((day, fid))
+    plan.recited = recited
+    return plan
+
+
+def _ids(ws: Workspace, day: str) -> set[str]:
+    path = read_path_for(ws, day)
+    return {ln.event["id"] for ln in read_stream_lines(path) if ln.kind == "fragment"} if path else set()  # type: ignore[index]
+
+
+def _group(keys: list[Key]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for day, fid in keys:
+        out.setdefault(day, set()).add(fid)
+    return out
+
+
+def _apply(ws: Workspace, plan: RollbackPlan, *, actor: str, subject: str, summary: str) -> ApplyResult:
+    if plan.would_lose:
+        raise Refused(
+            f"refused: the rollback would drop {len(plan.would_lose)} citation(s) that existed before "
+            f"{plan.short}: {summarize_missing(plan.would_lose)}",
+            missing=plan.would_lose,
+        )
+    if plan.empty:
+        what = f"{plan.short}'s pre-commit side" if plan.kind == "rollback" else f"{plan.short}"
+        if plan.filtered:
+            raise Refused(
+                f"refused: nothing to roll back: what {plan.short} removed is forgotten "
+                f"({summarize_missing(plan.filtered)}) and stays so; `dreamdeck unforget` it first"
+            )
+        raise Refused(f"refused: nothing to roll back: memory already matches {what}")
+    audit = [("REVERT", f"memory/streams/{day}.jsonl", f"restored {len(lines)} fragment(s) the GC had collected")
+             for day, lines in sorted(plan.restore_lines.items())]
+    if plan.released:
+        audit.append(("REVERT", "memory/.dreaming-state.json",
+                      f"{len(plan.released)} fragment(s) back to the undreamed tail"))
+    cs = ChangeSet(
+        action="REVERT", actor=actor, approval="approved", trigger="rollback", summary=summary,
+        subject=subject, ref=plan.rev, ref_kind="Reverts", edits=plan.edits,
+        allow_drop=set(plan.dropped), allow_vault=any(e.path.startswith("vault/") for e in plan.edits),
+        advance=_group(plan.recited), release=_group(plan.released), restore_lines=plan.restore_lines, audit=audit,
+    )
+    return apply_changeset(ws, cs)
+
+
+# --- rollback of one commit ------------------------------------------------------------------
+def _rollback_plan(ws: Workspace, rev: str, strict: bool, no_redream: bool) -> RollbackPlan:
+    root = _git_root(ws)
+    sha = _rev(ws, rev)
+    head = _rev(ws, "HEAD")
+    if sha != head and not _is_ancestor(root, sha, head):
+        raise Refused(f"refused: {rev} is not in the history of HEAD")
+    parents = run_git(root, "rev-list", "--parents", "-n", "1", sha).split()[1:]
+    base_commit = parents[0] if parents else None
+    base = base_commit or _empty_tree(root)
+    if not _changed_paths(root, base, sha):
+        raise Refused(f"refused: {rev} does not touch memory/; there is nothing to roll back")
+    return _build(ws, base, sha, kind="rollback", subject=_subject(root, sha), short=_short(root, sha),
+                  base_commit=base_commit, strict=strict, no_redream=no_redream)
+
+
+def _is_ancestor(root: Path, a: str, b: str) -> bool:
+    try:
+        run_git(root, "merge-base", "--is-ancestor", a, b)
+    except GitError:
+        return False
+    return True
+
+
+def preview_rollback(ws: Workspace, rev: str, *, strict: bool = False, no_redream: bool = False) -> RollbackPlan:
+    """What `rollback` would do, without writing anything (Refused on the same grounds)."""
+    return _rollback_plan(ws, rev, strict, no_redream)
+
+
+def rollback(
+    ws: Workspace, rev: str, *, strict: bool = False, no_redream: bool = False, actor: str = "human:cli",
+) -> ApplyResult:
+    """Undo memory commit `rev` as a new forward commit (REVERT, approved, trigger rollback)."""
+    plan = _rollback_plan(ws, rev, strict, no_redream)
+    return _apply_titled(ws, plan, "rollback", actor)
+
+
+# --- point in time ---------------------------------------------------------------------------
+def resolve_point(ws: Workspace, rev_or_date: str) -> str:
+    """A revision, or the last memory commit on or before a YYYY-MM-DD date (local time)."""
+    root = _git_root(ws)
+    if _DATE.match(rev_or_date):
+        out = run_git(root, "rev-list", "-1", f"--before={rev_or_date} 23:59:59", "HEAD", "--", "memory/", check=False).strip()
+        if not out:
+            raise Refused(f"refused: no memory commit on or before {rev_or_date}")
+        return out
+    return _rev(ws, rev_or_date)
+
+
+def _restore_plan(ws: Workspace, rev_or_date: str, strict: bool, no_redream: bool) -> RollbackPlan:
+    root = _git_root(ws)
+    point = resolve_point(ws, rev_or_date)
+    head = _rev(ws, "HEAD")
+    if point != head and not _is_ancestor(root, point, head):
+        raise Refused(f"refused: {rev_or_date} is not in the history of HEAD")
+    short = _short(root, point)
+    label = rev_or_date if _DATE.match(rev_or_date) else _subject(root, point)
+    plan = _build(ws, point, head, kind="restore", subject=label, short=short, base_commit=point,
+                  strict=strict, no_redream=no_redream)
+    return plan
+
+
+def preview_restore_to(ws: Workspace, rev_or_date: str, *, strict: bool = False, no_redream: bool = False) -> RollbackPlan:
+    return _restore_plan(ws, rev_or_date, strict, no_redream)
+
+
+def restore_to(
+    ws: Workspace, rev_or_date: str, *, strict: bool = False, no_redream: bool = False, actor: str = "human:cli",
+) -> ApplyResult:
+    """Memory's shards as of a revision or date, as one forward commit (same rules as rollback)."""
+    plan = _restore_plan(ws, rev_or_date, strict, no_redream)
+    return _apply_titled(ws, plan, "restore to", actor)
+
+
+def _apply_titled(ws: Workspace, plan: RollbackPlan, verb: str, actor: str) -> ApplyResult:
+    """Apply a plan with the subject `memory: <verb> <short> (<subject>)` and a counted summary."""
+    title = f"{verb} {plan.short} ({plan.subject})"
+    summary = f"{title}: {len(plan.edits)} file(s)" + (
+        f", {len(plan.restored)} fragment(s) restored" if plan.restored else "") + (
+        f", {len(plan.released)} back to the tail" if plan.released else "")
+    return _apply(ws, plan, actor=actor, subject=f"memory: {title}", summary=summary)

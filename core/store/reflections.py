@@ -1,0 +1,176 @@
+"""Reflections on disk: `memory/meta/reflections/r-N.json`, what a dream proposes that waits for
+a person. A reflection records, per file, the base it was made against and the proposed content;
+hunks are recomputed from those two with git (stable ids), so nothing derived is stored.
+Decisions (approve, reject, expiry) are `ops.reflections`.
+"""
+from __future__ import annotations
+from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.git.diff import FileDiff
+from pathlib import Path
+from dreamdeck.core.workspace import Workspace
+from dataclasses import dataclass
+from datetime import datetime
+from dreamdeck.core.git.diff import diff_many
+from dreamdeck.core.git.diff import diff_texts
+from dataclasses import field
+import hashlib
+import json
+import re
+from datetime import timezone
+
+
+OPEN = ("pending",)
+
+
+_RID = re.compile(r"^r-(\d+)$")
+
+
+class ReflectionError(ValueError):
+    pass
+
+
+def reflections_dir(ws: Workspace) -> Path:
+    return ws.meta_dir / "reflections"
+
+
+@dataclass
+class ProposedFile:
+    path: str  # relative to memory/
+    base: str | None
+    proposed: str | None
+    pinned: bool = False
+
+    @property
+    def base_sha(self) -> str | None:
+        return None if self.base is None else hashlib.sha256(self.base.encode()).hexdigest()
+
+    def diff(self) -> FileDiff:
+        # Memoized: base and proposed never change after the reflection is made, and each diff
+        # is a git process (a 50-shard approval asked for 150 of them).
+        known = self.known_diff()
+        if known is None:
+            known = diff_texts(self.path, self.base, self.proposed)
+            self.remember_diff(known)
+        return known
+
+    def known_diff(self) -> FileDiff | None:
+        cached = self.__dict__.get("_diff")
+        return cached[1] if cached is not None and cached[0] == (self.base, self.proposed) else None
+
+    def remember_diff(self, diff: FileDiff) -> None:
+        self.__dict__["_diff"] = ((self.base, self.proposed), diff)
+
+
+@dataclass
+class Reflection:
+    id: str
+    created: str  # ISO UTC
+    status: str = "pending"  # pending | approved | partial | rejected | stale
+    dreamer: str = ""
+    trigger: str = ""
+    summary: str = ""
+    questions: list[str] = field(default_factory=list)
+    contradictions: list[str] = field(default_factory=list)
+    archive: list[str] = field(default_factory=list)
+    fragments: list[dict] = field(default_factory=list)  # {"date","id","topic","body"} shown to the dream
+    files: list[ProposedFile] = field(default_factory=list)
+    receipt: dict = field(default_factory=dict)
+    decisions: list[dict] = field(default_factory=list)
+
+    @property
+    def number(self) -> int:
+        return int(self.id[2:])
+
+    def shown_keys(self) -> set[Key]:
+        return {(f["date"], f["id"]) for f in self.fragments}
+
+    def to_json(self) -> str:
+        data = {
+            "version": 1, "id": self.id, "created": self.created, "status": self.status,
+            "dreamer": self.dreamer, "trigger": self.trigger, "summary": self.summary,
+            "questions": self.questions, "contradictions": self.contradictions, "archive": self.archive,
+            "fragments": self.fragments,
+            "files": [
+                {"path": f.path, "base_sha256": f.base_sha, "base": f.base, "proposed": f.proposed, "pinned": f.pinned}
+                for f in self.files
+            ],
+            "receipt": self.receipt, "decisions": self.decisions,
+        }
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> "Reflection":
+        d = json.loads(text)
+        return cls(
+            id=d["id"], created=d["created"], status=d.get("status", "pending"), dreamer=d.get("dreamer", ""),
+            trigger=d.get("trigger", ""), summary=d.get("summary", ""), questions=list(d.get("questions", [])),
+            contradictions=list(d.get("contradictions", [])), archive=list(d.get("archive", [])),
+            fragments=list(d.get("fragments", [])),
+            files=[ProposedFile(f["path"], f.get("base"), f.get("proposed"), bool(f.get("pinned"))) for f in d.get("files", [])],
+            receipt=dict(d.get("receipt", {})), decisions=list(d.get("decisions", [])),
+        )
+
+    def age_days(self, now: datetime | None = None) -> int:
+        now = now or datetime.now(timezone.utc)
+        return max(0, (now - datetime.fromisoformat(self.created)).days)
+
+    def hunks(self) -> list[tuple[ProposedFile, FileDiff]]:
+        # The diffs not yet known come from one git process for all files, not one per file.
+        todo = [f for f in self.files if f.known_diff() is None]
+        if len(todo) > 1:
+            for f, diff in zip(todo, diff_many([(f.path, f.base, f.proposed) for f in todo])):
+                f.remember_diff(diff)
+        return [(f, f.diff()) for f in self.files]
+
+
+# --- storage --------------------------------------------------------------------------------
+def load_reflection(ws: Workspace, rid: str) -> Reflection:
+    if not _RID.match(rid or ""):
+        raise ReflectionError(f"{rid!r} is not a reflection id (r-N)")
+    path = reflections_dir(ws) / f"{rid}.json"
+    try:
+        return Reflection.from_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ReflectionError(f"no reflection {rid}") from None
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise ReflectionError(f"{rid}.json is unreadable: {exc}") from None
+
+
+def list_reflections(ws: Workspace, *, include_decided: bool = False) -> tuple[list[Reflection], list[str]]:
+    """(reflections oldest first, problems with unreadable files)."""
+    out, problems = [], []
+    folder = reflections_dir(ws)
+    if not folder.is_dir():
+        return [], []
+    for path in sorted(folder.glob("r-*.json"), key=lambda p: int(p.stem[2:]) if p.stem[2:].isdigit() else 0):
+        if not include_decided and peek_status(path) not in (None, *OPEN):
+            continue  # decided: months of them would otherwise be parsed whole on every apply
+        try:
+            r = Reflection.from_json(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{ws.rel(path)}: unreadable ({exc})")
+            continue
+        if include_decided or r.status in OPEN:
+            out.append(r)
+    return out, problems
+
+
+# The head `to_json` writes: scalar top-level fields, in this order, before anything nested.
+_HEAD = re.compile(r'\{\s*"version": 1,\s*"id": "r-\d+",\s*"created": "[^"\\]*",\s*"status": "([a-z]+)"')
+
+
+def peek_status(path) -> str | None:
+    """A reflection's status from the first bytes of its file, as `to_json` lays them out; None
+    when the head is laid out otherwise (hand-edited, foreign) and only a full parse can tell."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512).decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = _HEAD.match(head)
+    return m.group(1) if m else None
+
+
+def next_reflection_id(ws: Workspace) -> str:
+    numbers = [int(m.group(1)) for p in reflections_dir(ws).glob("r-*.json") if (m := _RID.match(p.stem))]
+    return f"r-{max(numbers, default=0) + 1}"

@@ -1,0 +1,82 @@
+"""Shard files on disk: the flat `*.md` files of a folder (topics/, vault/, archive/), read.
+
+Listing follows TypeClaw's `listShardSlugs`: every `*.md` directly in the folder, sorted;
+nested files are ignored.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from dreamdeck.core.formats.shards import HEAD_BYTES, Shard, ShardMeta, meta_from_head
+from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
+
+def read_shard_meta(path: str | Path) -> ShardMeta | None:
+    """The strict frontmatter of a shard file from its first bytes only, as `parse_shard` would
+    read it from the whole file; None when that cannot be told from the head (no closing `---`
+    in it, a CR before it) or the strict parse fails: then read the whole shard instead.
+    """
+    fd = os.open(path, os.O_RDONLY)  # no file object: at 100,000 shards the wrapper costs more than the read
+    try:
+        head = os.read(fd, HEAD_BYTES)
+    finally:
+        os.close(fd)
+    return meta_from_head(head)
+
+
+class _Listing:
+    __slots__ = ("names", "paths")
+
+    def __init__(self, names: list[tuple[str, str]]):
+        self.names = names  # (slug, path string), sorted
+        self.paths: list[tuple[str, Path]] | None = None  # the same as Paths, built when asked
+
+
+# folder -> its listing: adding, removing or renaming a file changes the folder's stamp, so a
+# run that lists topics/ five times builds its 10,000 Paths once.
+_LISTINGS: StampCache[_Listing] = StampCache("folder-listings")
+
+
+def _listing(folder: Path) -> _Listing | None:
+    started = clock()
+    stamp = file_stamp(folder)
+    if stamp is None:
+        return None
+    key = str(folder)
+    hit = _LISTINGS.get(key, stamp)
+    if hit is not MISS:
+        return hit  # type: ignore[return-value]
+    names = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file():
+                names.append((entry.name[:-3], entry.path))
+    names.sort()
+    listing = _Listing(names)
+    _LISTINGS.put_if_settled(key, stamp, listing, started)
+    return listing
+
+
+def list_shard_files(folder: Path) -> list[tuple[str, Path]]:
+    """(slug, path) of every flat `*.md` in `folder`, sorted; nested files are ignored."""
+    listing = _listing(folder)
+    if listing is None:
+        return []
+    if listing.paths is None:
+        listing.paths = [(slug, Path(path)) for slug, path in listing.names]
+    return list(listing.paths)
+
+
+def list_shard_paths(folder: Path) -> list[tuple[str, str]]:
+    """`list_shard_files` with each path as a string: 100,000 Path objects cost a second."""
+    listing = _listing(folder)
+    return [] if listing is None else list(listing.names)
+
+
+def read_shard(slug: str, path: Path) -> Shard:
+    return Shard.from_text(slug, path, path.read_bytes().decode("utf-8", "replace"))
+
+
+def load_shards(folder: Path) -> list[Shard]:
+    return [read_shard(slug, path) for slug, path in list_shard_files(folder)]

@@ -1,0 +1,334 @@
+"""Daily fragment streams: finding, reading, appending and rewriting `memory/streams/*.jsonl`.
+
+Two rules shape this module:
+- No line is ever lost. Malformed lines are reported (file:line) and kept verbatim on a rewrite;
+  a rewrite carries over whatever another process appended while it worked.
+- Appends never truncate: one `O_APPEND` write per line, serialized among dreamdeck processes
+  by a lock, so the duplicate check and the write are one step.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from filelock import FileLock
+
+from dreamdeck.core.io.atomic import fsync_dir
+from dreamdeck.core.formats.events import (
+    EventError,
+    Fragment,
+    build_fragment,
+    fragment_content_hash,
+    parse_event_line,
+    serialize_event,
+)
+from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
+from dreamdeck.core.formats.secrets import detect_secrets
+from dreamdeck.core.formats.slugs import is_valid_slug
+from dreamdeck.core.workspace import Workspace, parse_date
+from dreamdeck.core.formats.stream_lines import STREAM_FILE
+from dreamdeck.core.formats.stream_lines import StreamLine
+from dreamdeck.core.formats.stream_lines import StreamProblem
+from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
+
+
+class AppendRefused(ValueError):
+    """A fragment was not written (secret, duplicate, tombstoned, empty). Nothing reached disk."""
+
+
+# --- where streams live --------------------------------------------------------------------
+def stream_dir(ws: Workspace) -> Path | None:
+    """`memory/streams/` when it exists, else the flat legacy `memory/`, else None."""
+    canonical = ws.memory / "streams"
+    if canonical.is_dir():
+        return canonical
+    if ws.memory.is_dir():
+        return ws.memory
+    return None
+
+
+def list_stream_days(ws: Workspace) -> list[tuple[str, Path]]:
+    """(date, path) of every dated stream file, oldest first; other files and folders are ignored."""
+    folder = stream_dir(ws)
+    if folder is None:
+        return []
+    days = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            m = STREAM_FILE.match(entry.name)
+            if m and entry.is_file():
+                days.append((m.group(1), Path(entry.path)))
+    return sorted(days)
+
+
+def read_path_for(ws: Workspace, day: str) -> Path | None:
+    folder = stream_dir(ws)
+    if folder is None:
+        return None
+    path = folder / f"{day}.jsonl"
+    return path if path.is_file() else None
+
+
+def write_path_for(ws: Workspace, day: str) -> Path:
+    """Appends always go to the canonical layout, as TypeClaw's append tool does."""
+    return ws.memory / "streams" / f"{parse_date(day)}.jsonl"
+
+
+def read_stream_lines(path: Path) -> list[StreamLine]:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    return parse_stream_bytes(data)
+
+
+def problems_of(ws: Workspace, path: Path, lines: list[StreamLine]) -> list[StreamProblem]:
+    rel = ws.rel(path)
+    return [StreamProblem(rel, ln.lineno, ln.error) for ln in lines if ln.error]
+
+
+def read_day(ws: Workspace, day: str) -> tuple[list[Fragment], list[StreamProblem]]:
+    path = read_path_for(ws, day)
+    if path is None:
+        return [], []
+    lines = read_stream_lines(path)
+    frags = [Fragment.from_event(day, ln.event) for ln in lines if ln.kind == "fragment"]
+    return frags, problems_of(ws, path, lines)
+
+
+def iter_fragments(ws: Workspace, days: list[str] | None = None) -> Iterator[Fragment]:
+    """Fragments oldest day first, file order within a day (malformed lines skipped)."""
+    for day, path in list_stream_days(ws):
+        if days is not None and day not in days:
+            continue
+        for ln in read_stream_lines(path):
+            if ln.kind == "fragment":
+                yield Fragment.from_event(day, ln.event)  # type: ignore[arg-type]
+
+
+def all_problems(ws: Workspace) -> list[StreamProblem]:
+    out: list[StreamProblem] = []
+    for _, path in list_stream_days(ws):
+        out.extend(problems_of(ws, path, read_stream_lines(path)))
+    return out
+
+
+def latest_watermark(ws: Workspace, session_id: str) -> str | None:
+    """TypeClaw's `readLatestWatermark`: the last fragment-or-watermark `entry` for a session."""
+    for _, path in reversed(list_stream_days(ws)):
+        found = None
+        for ln in read_stream_lines(path):
+            if ln.kind in ("fragment", "watermark") and ln.event.get("source") == session_id:  # type: ignore[union-attr]
+                found = ln.event["entry"]  # type: ignore[index]
+        if found is not None:
+            return found
+    return None
+
+
+# --- locking -------------------------------------------------------------------------------
+def stream_lock(ws: Workspace, timeout: float = 30.0) -> FileLock:
+    """Serializes dreamdeck's appends and rewrites of streams across processes."""
+    return FileLock(str(ws.lock_dir / "streams.lock"), timeout=timeout)
+
+
+# --- appending -----------------------------------------------------------------------------
+def append_fragment(
+    ws: Workspace,
+    topic: str,
+    body: str,
+    *,
+    source: str = "dreamdeck",
+    entry: str | None = None,
+    who: str | None = None,
+    where: dict[str, Any] | None = None,
+    references: list[str] | None = None,
+    day: str | None = None,
+    event_id: str | None = None,
+) -> Fragment:
+    """Append one fragment line to the day's stream; AppendRefused leaves the disk untouched."""
+    from dreamdeck.core.store.tombstones import tombstoned_hashes  # local: tombstones import streams
+
+    if not topic.strip() or not body.strip():
+        raise AppendRefused("a fragment needs a non-empty topic and body")
+    for label, text in (("topic", topic), ("body", body), ("who", who or "")):
+        found = detect_secrets(text)
+        if found:
+            raise AppendRefused(f"refused: the {label} contains a secret ({found[0].family}); nothing was written")
+    day = parse_date(day or ws.today())
+    content_hash = fragment_content_hash(topic, body)
+    refs = _existing_references(ws, references)
+    who = safe_who(who)
+    where = _safe_where(where)
+    with stream_lock(ws):
+        if content_hash in tombstoned_hashes(ws):
+            raise AppendRefused("refused: this fragment was forgotten (tombstoned); nothing was written")
+        path = write_path_for(ws, day)
+        for ln in read_stream_lines(path):
+            if ln.kind == "fragment" and fragment_content_hash(ln.event["topic"], ln.event["body"]) == content_hash:  # type: ignore[index]
+                raise AppendRefused(
+                    f"refused: duplicate of fragment {ln.event['id']} in {ws.rel(path)}; nothing was written"  # type: ignore[index]
+                )
+        eid = event_id or new_event_id()
+        ev = build_fragment(
+            eid, timestamp_from_id(eid), source=source, entry=entry or eid[-8:],
+            topic=topic, body=body, references=refs, who=who, where=where,
+        )
+        append_durably(path, (serialize_event(ev) + "\n").encode("utf-8"))
+    return Fragment.from_event(day, ev)
+
+
+_WHO_FORBIDDEN = re.compile(r"[`*_\[\]<>|\\]|[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+_WHO_LEADING = re.compile(r"^(?:#|>|---|- |\+ |[0-9]+[.)](?:\s|$))")
+WHERE_NAME_KEYS = ("workspaceName", "chatName", "parentChatName")
+
+
+def safe_who(who: str | None) -> str | None:
+    """TypeClaw's `who` sanitizer: the trimmed name, or None when it is unsafe to show an LLM.
+
+    Unsafe: over 256 characters; control, bidi or zero-width characters; the markdown
+    characters ` * _ [ ] < > | \\; or a leading #, >, ---, "- ", "+ " or list number.
+    """
+    if who is None:
+        return None
+    who = who.strip()
+    if not who or len(who) > 256 or _WHO_FORBIDDEN.search(who) or _WHO_LEADING.match(who):
+        return None
+    if any(unicodedata.category(ch) == "Cc" for ch in who):
+        return None
+    return who
+
+
+def _safe_where(where: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A credential-shaped channel name is dropped; the raw ids (chat, workspace) are kept."""
+    if where is None:
+        return None
+    return {k: v for k, v in where.items() if not (k in WHERE_NAME_KEYS and isinstance(v, str) and detect_secrets(v))}
+
+
+def _existing_references(ws: Workspace, refs: list[str] | None) -> list[str] | None:
+    """Keep only reference slugs that exist (trimmed, no blanks, de-duplicated), as TypeClaw does.
+
+    A slug must be a valid slug first: `../x` must never reach a file outside references/.
+    """
+    if not refs:
+        return None
+    kept: list[str] = []
+    for ref in refs:
+        ref = ref.strip()
+        if is_valid_slug(ref) and ref not in kept and (ws.references_dir / f"{ref}.md").is_file():
+            kept.append(ref)
+    return kept or None
+
+
+def append_raw_lines(ws: Workspace, day: str, lines: list[bytes]) -> None:
+    """Append verbatim lines (a restore of dropped fragments) under the stream lock."""
+    if not lines:
+        return
+    with stream_lock(ws):
+        append_durably(write_path_for(ws, day), b"".join(line.rstrip(b"\n") + b"\n" for line in lines))
+
+
+# --- rewriting (compaction, hard forget, restore) --------------------------------------------
+@dataclass
+class RewriteResult:
+    changed: bool
+    kept: list[StreamLine]
+    dropped: list[StreamLine]
+    carried_bytes: int  # bytes other writers appended while we worked, carried into the new file
+
+
+def rewrite_stream(
+    ws: Workspace,
+    path: Path,
+    keep: Callable[[StreamLine], bool] | None = None,
+    *,
+    keep_for: Callable[[list[StreamLine]], Callable[[StreamLine], bool]] | None = None,
+    grace_seconds: float = 0.05,
+    late: list | None = None,
+) -> RewriteResult:
+    """Rewrite `path` without the lines `keep` rejects, losing no concurrent append.
+
+    The old inode stays open: bytes appended to it before the rename are copied into the
+    temp file, and bytes that land on it after the rename (a writer that opened the path
+    just before) are appended to the new file during a short grace period. With `late` (a
+    list), the grace period is watched by a thread appended to it, which the caller joins
+    (see `join_late_carriers`) before it ends: the rewrite returns without waiting.
+    """
+    with stream_lock(ws):
+        try:
+            old = open(path, "rb")
+        except FileNotFoundError:
+            return RewriteResult(False, [], [], 0)
+        with old:
+            data = old.read()
+            cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
+            lines = parse_stream_bytes(data[:cut])
+            # keep_for sees the very lines being rewritten (e.g. to find each source's last watermark)
+            rule = keep_for(lines) if keep_for is not None else keep
+            assert rule is not None, "rewrite_stream needs keep or keep_for"
+            verdicts = [ln.event is None or rule(ln) for ln in lines]  # malformed lines are never dropped
+            kept = [ln for ln, ok in zip(lines, verdicts) if ok]
+            dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
+            if not dropped:
+                return RewriteResult(False, kept, [], 0)
+            tmp = path.with_name(path.name + ".tmp")
+            carried = 0
+            with open(tmp, "wb") as out:
+                out.write(b"".join(ln.raw + b"\n" for ln in kept))
+                out.write(data[cut:])
+                extra = old.read()
+                while extra:
+                    out.write(extra)
+                    carried += len(extra)
+                    extra = old.read()
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
+            fsync_dir(path.parent)
+            deadline = time.monotonic() + grace_seconds
+            if late is not None:
+                watcher = threading.Thread(
+                    target=_carry_late, args=(ws, path, os.fdopen(os.dup(old.fileno()), "rb"), deadline, True),
+                    name=f"carry-late:{path.name}",
+                )
+                watcher.start()
+                late.append(watcher)
+            else:
+                carried += _carry_late(ws, path, old, deadline, False)
+    return RewriteResult(True, kept, dropped, carried)
+
+
+def _carry_late(ws: Workspace, path: Path, old, deadline: float, own: bool) -> int:
+    """Until `deadline`, append to `path` whatever lands on the replaced inode `old`. `own`: a
+    watcher thread, which closes `old` and takes the stream lock for each append itself."""
+    carried = 0
+    try:
+        while True:
+            chunk = old.read()
+            if chunk:
+                carried += len(chunk)
+                if own:
+                    with stream_lock(ws):
+                        append_durably(path, chunk)
+                else:
+                    append_durably(path, chunk)
+            if time.monotonic() >= deadline:
+                return carried
+            time.sleep(0.01)
+    finally:
+        if own:
+            old.close()
+
+
+def join_late_carriers(late: list) -> None:
+    """Wait for the grace-period watchers `rewrite_stream(late=...)` started."""
+    for watcher in late:
+        watcher.join()
+    late.clear()

@@ -1,0 +1,5 @@
+import sys
+
+from dreamdeck.cli.main import main
+
+sys.exit(main())

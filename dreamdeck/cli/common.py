@@ -1,0 +1,61 @@
+"""Shared pieces of the command line: workspace opening, output, and one-line errors."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Iterable, Sequence
+
+from dreamdeck.core.workspace import Workspace
+
+
+class CliError(Exception):
+    """Bad input or a refusal: printed as one line on stderr with a non-zero status."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
+
+
+def open_ws(args) -> Workspace:
+    return Workspace.open(args.workspace, today=getattr(args, "today", None))
+
+
+def emit_json(data: Any) -> None:
+    # Indented for people; a long list is written compact (the indenting encoder is pure Python).
+    indent = None if isinstance(data, list) and len(data) > 500 else 2
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=indent))
+    sys.stdout.write("\n")
+
+
+def table(rows: Sequence[Sequence[object]], headers: Sequence[str], align: str = "") -> str:
+    """A plain aligned text table (pipes and scripts read it; people can too)."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = []
+    for n, r in enumerate(cells):
+        parts = []
+        for i, c in enumerate(r):
+            right = i < len(align) and align[i] == "r"
+            parts.append(c.rjust(widths[i]) if right else c.ljust(widths[i]))
+        out.append("  ".join(parts).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def say(*lines: str) -> None:
+    for line in lines:
+        print(line)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def truncate(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def keys_text(keys: Iterable[tuple[str, str]]) -> list[str]:
+    return [f"streams/{d}#{i}" for d, i in keys]

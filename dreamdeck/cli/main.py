@@ -1,0 +1,212 @@
+"""`dreamdeck`: one verb set for people, scripts and agents (see DESIGN.md, Command line).
+
+`dreamdeck [PATH]` opens the app; every other verb is a subcommand. Bad input is one line on
+stderr and a non-zero status, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+
+from dreamdeck.cli import read as R
+from dreamdeck.cli import write as W
+from dreamdeck.cli.common import CliError
+
+
+def _actor_default() -> str:
+    try:
+        return f"human:{getpass.getuser()}"
+    except Exception:  # no user database entry (containers)
+        return "human:cli"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-w", "--workspace", default=".", metavar="PATH", help="agent folder (default: .)")
+    common.add_argument("--today", metavar="YYYY-MM-DD", help="pretend today is this local date")
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+    actor = argparse.ArgumentParser(add_help=False)
+    actor.add_argument("--actor", default=_actor_default(), help="who is acting (audit and commit trailer)")
+
+    p = argparse.ArgumentParser(prog="dreamdeck", description="The long-term memory of an AI agent, with a human at the controls.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def cmd(name, func, help, parents=(common,)):
+        sp = sub.add_parser(name, help=help, parents=list(parents), description=help)
+        sp.set_defaults(func=func)
+        return sp
+
+    sp = cmd("open", _cmd_open, "open the app on a workspace")
+    sp.add_argument("path", nargs="?", default=None)
+    sp = cmd("demo", _cmd_demo, "generate a demo workspace and open the app on it")
+    sp.add_argument("dir", nargs="?", default=None)
+    sp.add_argument("--no-open", action="store_true", help="only create it and print its path")
+
+    sp = cmd("topics", R.cmd_topics, "the strength table")
+    sp.add_argument("--sort", metavar="COL[:asc|desc]", help="sort by a column: slug heading cites days last_reinforced age tier score status")
+    sp.add_argument("--reverse", action="store_true")
+    sp = cmd("show", R.cmd_show, "a shard with its citations resolved to fragments")
+    sp.add_argument("slug")
+    sp.add_argument("--vault", action="store_true", help="show the pinned copy")
+    sp = cmd("stream", R.cmd_stream, "print fragments (latest day, --date D, or --all)")
+    sp.add_argument("--date", metavar="YYYY-MM-DD")
+    sp.add_argument("--all", action="store_true")
+    sp.add_argument("--follow", "-f", action="store_true", help="keep printing new fragments")
+    sp = cmd("dreams", R.cmd_dreams, "dream commits, newest first")
+    sp.add_argument("--limit", type=int, default=20)
+    sp = cmd("log", R.cmd_log, "memory commits with actor, approval and trigger")
+    sp.add_argument("--limit", type=int, default=50)
+    sp = cmd("audit", R.cmd_audit, "memory/meta/audit.log, filtered")
+    for flag in ("--action", "--actor", "--file", "--since", "--until"):
+        sp.add_argument(flag)
+    sp = cmd("verify", R.cmd_verify, "citations present at REV and missing now (exit 1 if any)")
+    sp.add_argument("rev", nargs="?", default="HEAD")
+    sp = cmd("doctor", R.cmd_doctor, "what would hurt the agent; --fix repairs what needs no judgement")
+    sp.add_argument("--fix", action="store_true")
+
+    sp = cmd("remember", W.cmd_remember, "append a fragment to today's stream")
+    sp.add_argument("text")
+    sp.add_argument("--topic", required=True)
+    sp.add_argument("--source", default="dreamdeck:cli")
+    sp.add_argument("--who")
+    sp = cmd("dream", W.cmd_dream, "consolidate undreamed fragments now")
+    sp.add_argument("--dreamer", choices=("auto", "offline", "anthropic"))
+    sp.add_argument("--review", choices=("none", "all", "judgement"))
+    sp.add_argument("--dry-run", action="store_true")
+    sp = cmd("watch", W.cmd_watch, "watch the streams and dream when the gates allow")
+    sp.add_argument("--dreamer", choices=("auto", "offline", "anthropic"))
+    sp.add_argument("--review", choices=("none", "all", "judgement"))
+
+    sp = cmd("review", W.cmd_review, "pending reflections (r-…) and proposals (p-…), or one item")
+    sp.add_argument("id", nargs="?")
+    sp = cmd("approve", W.cmd_approve, "apply a reflection (all or --hunk H...) or commit a proposal", (common, actor))
+    sp.add_argument("id")
+    sp.add_argument("--hunk", action="append", metavar="H")
+    sp.add_argument("--edit", action="store_true", help="edit the proposed text in $EDITOR first")
+    sp.add_argument("--force", action="store_true", help="decide a stale reflection anyway")
+    sp = cmd("reject", W.cmd_reject, "reject a reflection or proposal", (common, actor))
+    sp.add_argument("id")
+    sp.add_argument("--reason", required=True)
+    sp.add_argument("--release", action="store_true", help="let the next dream see its fragments again")
+    sp = cmd("defer", W.cmd_defer, "leave a proposal for later", (common, actor))
+    sp.add_argument("id")
+    sp = cmd("propose", W.cmd_propose, "a sub-agent proposes a memory (it cannot write one)")
+    sp.add_argument("--from", dest="from_agent", required=True)
+    sp.add_argument("--store", required=True, choices=("episodic", "semantic", "procedural", "vault"))
+    sp.add_argument("--content", required=True)
+    sp.add_argument("--confidence", default="medium", choices=("high", "medium", "low"))
+    sp.add_argument("--entities")
+    sp.add_argument("--core-worthy", action="store_true")
+
+    sp = cmd("pin", W.cmd_pin, "pin a topic (SLUG) or a fragment (DATE#ID) to the vault", (common, actor))
+    sp.add_argument("target")
+    sp = cmd("unpin", W.cmd_unpin, "remove a topic from the vault", (common, actor))
+    sp.add_argument("slug")
+    cmd("vault", W.cmd_vault, "pinned items")
+    sp = cmd("forget", W.cmd_forget, "forget a topic (SLUG) or a fragment (DATE#ID)", (common, actor))
+    sp.add_argument("target")
+    sp.add_argument("--reason", required=True)
+    sp.add_argument("--hard", action="store_true", help="also remove the bytes")
+    sp = cmd("unforget", W.cmd_unforget, "undo a forget that was not --hard", (common, actor))
+    sp.add_argument("target")
+    cmd("tombstones", W.cmd_tombstones, "forgotten fragments")
+    sp = cmd("rollback", W.cmd_rollback, "undo a memory commit as a new commit", (common, actor))
+    sp.add_argument("rev", help="the commit to undo; with --to, the revision or YYYY-MM-DD to restore memory to")
+    sp.add_argument("--to", action="store_true", help="point in time: restore memory as it was at REV (or that date)")
+    sp.add_argument("--preview", action="store_true")
+    sp.add_argument("--strict", action="store_true", help="refuse when later commits overlap")
+    sp.add_argument("--no-redream", action="store_true")
+    sp = cmd("alerts", W.cmd_alerts, "critical-file changes since the baseline")
+    sp.add_argument("--ack", action="store_true")
+    return p
+
+
+def _cmd_open(args) -> int:
+    from dreamdeck.core.workspace import Workspace
+
+    ws = Workspace.open(args.path or args.workspace, today=args.today)
+    from dreamdeck.tui.app import run_app
+
+    return run_app(ws)
+
+
+def _cmd_demo(args) -> int:
+    import tempfile
+    from pathlib import Path
+
+    from dreamdeck.demo.build import build_demo
+
+    target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="dreamdeck-demo-"))
+    if target.exists() and any(target.iterdir()):
+        raise CliError(f"{target} is not empty; give `dreamdeck demo` a new or empty folder")
+    build_demo(target, today=args.today)
+    if args.no_open:
+        print(target)
+        return 0
+    from dreamdeck.core.workspace import Workspace
+    from dreamdeck.tui.app import run_app
+
+    return run_app(Workspace.open(target, today=args.today))
+
+
+def _known_errors() -> tuple[type[BaseException], ...]:
+    from dreamdeck.core.workspace import WorkspaceError
+    from dreamdeck.core.store.streams import AppendRefused
+    from dreamdeck.core.door.changeset import ApplyFailed, Refused
+    from dreamdeck.core.git.runner import GitError
+    from dreamdeck.core.store.settings import SettingsError
+    from dreamdeck.core.dreaming.lock import DreamBusy
+    from dreamdeck.core.dreaming.run import DreamRefused
+
+    return (CliError, WorkspaceError, AppendRefused, Refused, ApplyFailed, GitError, SettingsError, DreamBusy,
+            DreamRefused, ValueError, KeyError, FileNotFoundError, PermissionError)
+
+
+_VALUED = ("-w", "--workspace", "--today")
+
+
+def _command_first(argv: list[str], commands: set[str]) -> list[str]:
+    """Allow `dreamdeck -w DIR topics`: move the verb in front of options given before it."""
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in _VALUED:
+            i += 2
+            continue
+        if token.startswith("-"):
+            i += 1
+            continue
+        if token in commands and i > 0:
+            return [token, *argv[:i], *argv[i + 1:]]
+        return argv
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    argv = _command_first(argv, commands)
+    if not argv or (argv[0] not in commands and argv[0] not in ("-h", "--help")):
+        argv = ["open", *argv]  # `dreamdeck [PATH]` opens the app
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except _known_errors() as exc:
+        status = getattr(exc, "status", 2 if not type(exc).__name__.startswith(("Refused", "Apply")) else 1)
+        message = str(exc).strip() or type(exc).__name__
+        if isinstance(exc, KeyError):
+            message = str(exc.args[0]) if exc.args else message
+        print(f"dreamdeck: {message}", file=sys.stderr)
+        return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,285 @@
+"""Read-only commands: topics, show, stream, dreams, log, audit, verify, doctor, review."""
+from __future__ import annotations
+
+import sys
+import time
+
+from dreamdeck.core.index.fragment_index import FragmentIndex
+from dreamdeck.core.store.settings import load_settings
+from dreamdeck.core.index.strength import COLUMNS, sort_rows, strength_table
+from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
+
+
+def _pinned(ws) -> frozenset[str]:
+    from dreamdeck.core.store.shard_files import list_shard_files
+
+    return frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
+
+
+def cmd_topics(args) -> int:
+    ws = open_ws(args)
+    settings = load_settings(ws.root)
+    rows = strength_table(ws.topics_dir, ws.today(), settings.decay, _pinned(ws))
+    if args.sort:
+        column, _, direction = args.sort.partition(":")
+        if column not in COLUMNS:
+            raise CliError(f"unknown column {column!r}; choose one of {', '.join(COLUMNS)}")
+        rows = sort_rows(rows, column, reverse=(direction == "desc") or (args.reverse and direction != "asc"))
+    elif args.reverse:
+        rows.reverse()
+    if args.json:
+        emit_json([r.to_json() for r in rows])
+        return 0
+    if not rows:
+        say("No topics yet. Append fragments with `dreamdeck remember TEXT --topic T`, then `dreamdeck dream`.")
+        return 0
+    say(table(
+        [(r.slug, truncate(r.heading or "(untitled)", 60), r.cites, r.days, r.last_reinforced,
+          "—" if r.age is None else r.age, r.tier, f"{r.score:.2f}", r.status + (" ⚠ unparseable" if r.parse_error else ""))
+         for r in rows],
+        ["slug", "heading", "cites", "days", "last reinforced", "age", "tier", "score", "status"],
+        align="llrrlrlrl",
+    ))
+    return 0
+
+
+def shard_report(ws, slug: str, folder: str = "topics") -> dict:
+    from dreamdeck.core.formats.citations import parse_citations, sectioned_citations
+    from dreamdeck.core.store.shard_files import read_shard
+    from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
+
+    try:
+        require_slug(slug)
+    except InvalidSlug as exc:
+        raise CliError(str(exc)) from None
+    path = (ws.topics_dir if folder == "topics" else ws.vault_dir) / f"{slug}.md"
+    if not path.is_file():
+        raise CliError(f"no topic {slug!r} in memory/{folder}/ (see `dreamdeck topics`)")
+    shard = read_shard(slug, path)
+    sections = sectioned_citations(shard.body)
+    index = FragmentIndex(ws)
+    from dreamdeck.core.store.tombstones import tombstoned_keys
+
+    stones = tombstoned_keys(ws)
+    resolved = []
+    for day, ids in sorted(parse_citations(shard.body).items()):
+        for fid in sorted(ids):
+            frag = None if (day, fid) in stones else index.get(day, fid)
+            resolved.append({
+                "citation": f"streams/{day}#{fid}", "date": day, "id": fid,
+                "section": "superseded" if fid in sections.superseded.get(day, ()) else "fragments",
+                "found": frag is not None, "forgotten": (day, fid) in stones,
+                "topic": frag.topic if frag else None, "body": frag.body if frag else None,
+                "source": frag.source if frag else None, "ts": frag.ts if frag else None,
+                "who": frag.who if frag else None,
+            })
+    meta = shard.meta
+    return {
+        "slug": slug, "path": ws.rel(path), "parse_ok": shard.ok, "parse_error": shard.error,
+        "heading": meta.heading if meta else None, "cites": meta.cites if meta else None,
+        "days": meta.days if meta else None, "lastReinforced": meta.last_reinforced if meta else None,
+        "tags": list(meta.tags) if meta and meta.tags is not None else None,
+        "citations_by_date": {d: sorted(ids) for d, ids in sorted(parse_citations(shard.body).items())},
+        "active": [f"{d}#{i}" for d, i in sorted(sections.active_keys())],
+        "superseded": [f"{d}#{i}" for d, i in sorted(sections.superseded_keys())],
+        "fragments": resolved, "body": shard.body, "pinned": (ws.vault_dir / f"{slug}.md").is_file(),
+    }
+
+
+def cmd_show(args) -> int:
+    ws = open_ws(args)
+    rep = shard_report(ws, args.slug, "vault" if args.vault else "topics")
+    if args.json:
+        emit_json(rep)
+        return 0
+    status = "ok" if rep["parse_ok"] else f"UNPARSEABLE: {rep['parse_error']}"
+    say(f"{rep['heading'] or '(no heading)'}", f"{rep['path']}  [{status}]" + ("  📌 pinned" if rep["pinned"] else ""))
+    if rep["parse_ok"]:
+        say(f"cites {rep['cites']} · days {rep['days']} · last reinforced {rep['lastReinforced']}"
+            + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else ""))
+    say("", rep["body"].rstrip(), "")
+    say("Citations:")
+    for f in rep["fragments"]:
+        mark = "" if f["section"] == "fragments" else " (superseded)"
+        if f["forgotten"]:
+            say(f"  {f['citation']}{mark}: forgotten")
+        elif not f["found"]:
+            say(f"  {f['citation']}{mark}: ⚠ fragment not found in the streams")
+        else:
+            who = f" — {f['who']}" if f["who"] else ""
+            say(f"  {f['citation']}{mark}", f"    [{f['topic']}] {truncate(f['body'], 200)}",
+                f"    {f['date']} · source {f['source']}{who}")
+    return 0
+
+
+def _print_fragment(frag, as_json: bool) -> None:
+    if as_json:
+        import json
+
+        print(json.dumps(frag.to_json(), ensure_ascii=False))
+    else:
+        who = f" ({frag.who})" if frag.who else ""
+        print(f"{frag.ts}  {frag.date}#{frag.id}  [{frag.topic}]{who} {frag.body}")
+
+
+def cmd_stream(args) -> int:
+    from dreamdeck.core.store.streams import list_stream_days, read_path_for, read_stream_lines
+    from dreamdeck.core.formats.events import Fragment
+    from dreamdeck.core.store.tombstones import tombstoned_keys
+    from dreamdeck.core.workspace import parse_date
+
+    ws = open_ws(args)
+    stones = tombstoned_keys(ws)
+    days = [d for d, _ in list_stream_days(ws)]
+    if args.date:
+        day = parse_date(args.date)
+        days = [day]
+    elif not args.all:
+        days = days[-1:] if days else []
+    shown: set[tuple[str, str]] = set()
+    for day in days:
+        path = read_path_for(ws, day)
+        if path is None:
+            continue
+        for ln in read_stream_lines(path):
+            if ln.kind == "fragment" and (day, ln.event["id"]) not in stones:
+                shown.add((day, ln.event["id"]))
+                _print_fragment(Fragment.from_event(day, ln.event), args.json)
+    sys.stdout.flush()
+    if not args.follow:
+        return 0
+    return _follow(ws, args, stones, shown)
+
+
+def _follow(ws, args, stones, shown: set[tuple[str, str]]) -> int:
+    """Tail today's stream by byte offset; a rewrite (compaction) is detected by inode/size."""
+    from dreamdeck.core.formats.events import Fragment, try_parse_event_line
+    from dreamdeck.core.store.streams import write_path_for
+
+    day = args.date or ws.today()
+    path = write_path_for(ws, day)
+    # Start from the top and skip what was printed: an append landing between the first dump
+    # and this point is then never missed.
+    pos, inode = 0, (path.stat().st_ino if path.exists() else None)
+    seen: set[str] = {fid for d, fid in shown if d == day}  # never print a fragment twice
+    try:
+        while True:
+            if path.exists():
+                st = path.stat()
+                if st.st_ino != inode or st.st_size < pos:
+                    inode, pos = st.st_ino, 0  # rewritten: re-read, skipping ids already shown
+                with open(path, "rb") as fh:
+                    fh.seek(pos)
+                    data = fh.read()
+                cut = data.rfind(b"\n") + 1
+                pos += cut
+                for raw in data[:cut].split(b"\n"):
+                    ev = try_parse_event_line(raw.decode("utf-8", "replace")) if raw.strip() else None
+                    if ev and ev.get("type") == "fragment" and ev["id"] not in seen and (day, ev["id"]) not in stones:
+                        seen.add(ev["id"])
+                        _print_fragment(Fragment.from_event(day, ev), args.json)
+                sys.stdout.flush()
+            today = ws.today() if not args.date else day
+            if today != day:
+                day, path, pos, inode = today, write_path_for(ws, today), 0, None
+            time.sleep(0.1)
+    except KeyboardInterrupt:
+        return 0
+
+
+def cmd_dreams(args) -> int:
+    from dreamdeck.core.git.history import list_dreams
+
+    ws = open_ws(args)
+    dreams = list_dreams(ws.root, args.limit)
+    if args.json:
+        emit_json([d.to_json() for d in dreams])
+        return 0
+    if not dreams:
+        say("No dream commits yet.")
+        return 0
+    for d in dreams:
+        say(f"{d.sha[:10]}  {d.date[:16].replace('T', ' ')}  {d.emoji} {d.summary}  [{d.kind}]  {d.actor}")
+        for t in d.topics:
+            say(f"    {t.status} topics/{t.slug}.md  +{t.added} -{t.removed}")
+        for s in d.new_skills:
+            say(f"    new skill '{s}'")
+        if d.fragments_added:
+            say(f"    {plural(len(d.fragments_added), 'fragment')} added")
+    return 0
+
+
+def cmd_log(args) -> int:
+    from dreamdeck.core.git.history import list_memory_commits
+
+    ws = open_ws(args)
+    commits = list_memory_commits(ws.root, args.limit)
+    if args.json:
+        emit_json([c.to_json() for c in commits])
+        return 0
+    if not commits:
+        say("No memory commits yet.")
+        return 0
+    say(table(
+        [(c.sha[:10], c.date[:16].replace("T", " "), c.actor, c.approval, c.trigger, c.ref, truncate(c.subject, 60))
+         for c in commits],
+        ["commit", "date", "actor", "approval", "trigger", "ref", "subject"],
+    ))
+    return 0
+
+
+def cmd_audit(args) -> int:
+    import re
+
+    from dreamdeck.core.store.audit import read_entries
+
+    for flag, value in (("--since", args.since), ("--until", args.until)):
+        if value is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}Z?)?", value.strip()):
+            raise CliError(f"{flag} {value!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM")
+    ws = open_ws(args)
+    entries = read_entries(ws.root, action=args.action, actor=args.actor, file=args.file, since=args.since, until=args.until)
+    if args.json:
+        emit_json([e.__dict__ for e in entries])
+        return 0
+    if not entries:
+        say("No audit entries match.")
+        return 0
+    for e in entries:
+        say(f"{e.timestamp} | {e.action} | {e.file} | {e.actor} | {e.approval} | {e.summary}")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from dreamdeck.core.ops.verify import verify
+
+    ws = open_ws(args)
+    result = verify(ws, args.rev)
+    if args.json:
+        emit_json(result.to_json())
+    else:
+        say(f"checked {plural(result.checked, 'citation')} present at {result.rev[:10]}")
+        for d, i in result.forgotten:
+            say(f"  forgotten (tombstoned): streams/{d}#{i}")
+        for d, i in result.missing:
+            say(f"  MISSING: streams/{d}#{i}")
+        say("ok: nothing lost" if result.ok else f"{plural(len(result.missing), 'citation')} missing")
+    return 0 if result.ok else 1
+
+
+def cmd_doctor(args) -> int:
+    from dreamdeck.core.ops.doctor import examine, fix
+
+    ws = open_ws(args)
+    report = fix(ws) if args.fix else examine(ws)
+    if args.json:
+        emit_json(report.to_json())
+        return 0 if report.healthy else 1
+    for line in report.fixed:
+        say(f"fixed: {line}")
+    for f in report.findings:
+        say(f"{'fixable' if f.fixable else 'needs you'}: {f}")
+    if report.healthy:
+        say("healthy: TypeClaw can load everything and nothing cited is missing")
+    elif not args.fix and any(f.fixable for f in report.findings):
+        say("run `dreamdeck doctor --fix` to repair what needs no judgement")
+    return 0 if report.healthy else 1

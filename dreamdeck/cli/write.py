@@ -1,0 +1,383 @@
+"""Commands that change memory: remember, dream, watch, the review queue, and curation."""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
+
+
+# --- write -----------------------------------------------------------------------------------
+def cmd_remember(args) -> int:
+    from dreamdeck.core.store.streams import append_fragment
+
+    ws = open_ws(args)
+    frag = append_fragment(ws, args.topic, args.text, source=args.source, who=args.who, day=args.today)
+    if args.json:
+        emit_json(frag.to_json())
+    else:
+        say(f"remembered {frag.citation}")
+    return 0
+
+
+def cmd_dream(args) -> int:
+    from dreamdeck.core.dreaming.run import choose_dreamer, run_dream
+
+    ws = open_ws(args)
+    from dreamdeck.core.store.settings import load_settings
+
+    settings = load_settings(ws.root)
+    dreamer, why = choose_dreamer(args.dreamer or settings.dreaming.dreamer, ws)
+    if not args.json:
+        say(f"dreamer: {why}")
+    receipt = run_dream(ws, dreamer=dreamer, review=args.review, trigger="manual", dry_run=args.dry_run)
+    if args.json:
+        emit_json(receipt.to_json())
+    else:
+        say(receipt.message or receipt.status)
+        for label, items in (("created", receipt.shards_created), ("changed", receipt.shards_changed),
+                             ("deleted", receipt.shards_deleted)):
+            if items:
+                say(f"  {label}: {', '.join(items)}")
+        if receipt.pending:
+            say(f"  held for review: {', '.join(receipt.pending)} → `dreamdeck review {receipt.reflection}`")
+        if receipt.lost:
+            say(f"  lost ids: {', '.join(receipt.lost[:10])}")
+        for err in receipt.tool_errors:
+            say(f"  dreamer tool error: {err}")
+        if receipt.commit:
+            say(f"  commit {receipt.commit[:10]}")
+    return 1 if receipt.status in ("failed", "reverted") else 0
+
+
+def cmd_watch(args) -> int:
+    from dreamdeck.cli.watch import run_headless
+
+    ws = open_ws(args)
+    return run_headless(ws, dreamer_name=args.dreamer, review=args.review)
+
+
+# --- queue -----------------------------------------------------------------------------------
+def _queue(ws):
+    from dreamdeck.core.ops.proposals import list_proposals
+    from dreamdeck.core.store.reflections import list_reflections
+
+    everything, problems = list_reflections(ws, include_decided=True)
+    reflections = [r for r in everything if r.status in ("pending", "stale")]  # stale: shown, never applied
+    proposals, p_problems = list_proposals(ws)
+    return reflections, proposals, problems + list(p_problems)
+
+
+def cmd_review(args) -> int:
+    from dreamdeck.core.ops.reflections import workspace_now
+
+    ws = open_ws(args)
+    if args.id:
+        return _review_one(ws, args)
+    reflections, proposals, problems = _queue(ws)
+    items = []
+    for r in reflections:
+        hunks = sum(len(d.hunks) for _, d in r.hunks())
+        items.append({"id": r.id, "kind": "reflection", "created": r.created, "age_days": r.age_days(workspace_now(ws)),
+                      "summary": r.summary, "files": len(r.files), "hunks": hunks, "status": r.status})
+    for p in proposals:
+        items.append({"id": p.id, "kind": "proposal", "created": p.timestamp, "age_days": p.age_days,
+                      "summary": p.content, "from": p.agent, "store": p.store, "confidence": p.confidence,
+                      "status": p.status, "stale": p.stale, "conflicts": p.conflicts_with})
+    items.sort(key=lambda i: i["created"])
+    if args.json:
+        emit_json({"items": items, "problems": problems})
+        return 0
+    for pr in problems:
+        print(f"warning: {pr}", file=sys.stderr)
+    if not items:
+        say("Nothing to review.")
+        return 0
+    say(table(
+        [(i["id"], i["kind"], f"{i['age_days']}d", i["status"], truncate(i["summary"] or "", 70)) for i in items],
+        ["id", "kind", "age", "status", "summary"],
+    ))
+    return 0
+
+
+def _review_one(ws, args) -> int:
+    from dreamdeck.core.ops.reflections import workspace_now
+
+    if args.id.startswith("p-"):
+        from dreamdeck.core.ops.proposals import get_proposal
+
+        item = get_proposal(ws, args.id)
+        if args.json:
+            emit_json(item.to_json())
+        else:
+            say(item.describe())
+        return 0
+    from dreamdeck.core.store.reflections import load_reflection
+    from dreamdeck.core.ops.reflections import loss_meter
+
+    r = load_reflection(ws, args.id)
+    meter = loss_meter(r.files)
+    if args.json:
+        emit_json({
+            "id": r.id, "status": r.status, "created": r.created, "age_days": r.age_days(workspace_now(ws)), "summary": r.summary,
+            "questions": r.questions, "contradictions": r.contradictions, "archive": r.archive,
+            "fragments": r.fragments, "loss": meter.to_json(), "decisions": r.decisions,
+            "files": [{"path": f.path, "status": d.status, "pinned": f.pinned,
+                       "hunks": [{"id": h.id, "header": h.header, "added": h.added, "removed": h.removed, "text": h.text()}
+                                 for h in d.hunks]} for f, d in r.hunks()],
+        })
+        return 0
+    say(f"{r.id} [{r.status}] {r.created} ({r.age_days(workspace_now(ws))}d) by {r.dreamer}", r.summary or "", "")
+    say(f"loss meter: {plural(len(meter.citations_dropped), 'citation')} dropped, "
+        f"{plural(len(meter.beliefs_removed), 'belief')} rewritten, {plural(len(meter.shards_deleted), 'shard')} deleted, "
+        f"{len(meter.superseded_added)} superseded")
+    for c in r.contradictions:
+        say(f"⚠ contradiction: {c}")
+    for q in r.questions:
+        say(f"? {q}")
+    for f, d in r.hunks():
+        say("", f"== {f.path} ({d.status}){' 📌 pinned' if f.pinned else ''}")
+        for h in d.hunks:
+            say(f"-- {h.id}", h.text().rstrip("\n"))
+    return 0
+
+
+def _edit_texts(texts: dict[str, str | None]) -> dict[str, str | None]:
+    """Open each proposed text in $EDITOR; an emptied file means 'delete'."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    out: dict[str, str | None] = {}
+    with tempfile.TemporaryDirectory(prefix="dreamdeck-edit-") as tmp:
+        for rel, text in texts.items():
+            path = Path(tmp) / rel.replace("/", "__")
+            path.write_text(text or "", encoding="utf-8")
+            status = subprocess.call([*shlex.split(editor), str(path)])
+            if status != 0:
+                raise CliError(f"editor exited with status {status}; nothing was applied", 1)
+            new = path.read_text(encoding="utf-8")
+            out[rel] = new if new.strip() else None
+    return out
+
+
+def cmd_approve(args) -> int:
+    ws = open_ws(args)
+    if args.id.startswith("p-"):
+        if args.hunk or args.edit:
+            raise CliError("--hunk and --edit apply to reflections (r-N); a proposal is approved whole")
+        from dreamdeck.core.ops.proposals import approve_proposal
+
+        result = approve_proposal(ws, args.id, actor=args.actor)
+        say(f"committed {args.id}" + (f" as {result.sha[:10]}" if getattr(result, "sha", None) else ""))
+        return 0
+    from dreamdeck.core.git.diff import apply_hunks
+    from dreamdeck.core.ops.reflections import approve
+    from dreamdeck.core.store.reflections import load_reflection
+
+    edited = None
+    if args.edit:
+        r = load_reflection(ws, args.id)
+        texts = {}
+        for f, d in r.hunks():
+            chosen = {h.id for h in d.hunks} if not args.hunk else {h.id for h in d.hunks if h.id in args.hunk}
+            if chosen or not d.hunks:
+                texts[f.path] = apply_hunks(f.base, f.proposed, chosen, f.path) if d.hunks else f.proposed
+        edited = _edit_texts(texts)
+    result = approve(ws, args.id, hunks=args.hunk or None, edited=edited, actor=args.actor, force=args.force)
+    say(f"applied {args.id}: {plural(len(result.written), 'file')} written, {len(result.deleted)} deleted"
+        + (f", rebased {', '.join(result.rebased)}" if result.rebased else "")
+        + (f" → commit {result.sha[:10]}" if result.sha else ""))
+    return 0
+
+
+def cmd_reject(args) -> int:
+    ws = open_ws(args)
+    if args.id.startswith("p-"):
+        if args.release:
+            raise CliError("--release applies to reflections (r-N); a proposal has no fragments to release")
+        from dreamdeck.core.ops.proposals import reject_proposal
+
+        reject_proposal(ws, args.id, reason=args.reason, actor=args.actor)
+    else:
+        from dreamdeck.core.ops.reflections import reject
+
+        reject(ws, args.id, reason=args.reason, release=args.release, actor=args.actor)
+    say(f"rejected {args.id}" + (" (fragments released to the next dream)" if getattr(args, "release", False) else ""))
+    return 0
+
+
+def cmd_defer(args) -> int:
+    ws = open_ws(args)
+    if not args.id.startswith("p-"):
+        raise CliError("only proposals (p-N) can be deferred; a reflection stays pending until decided")
+    from dreamdeck.core.ops.proposals import defer_proposal
+
+    defer_proposal(ws, args.id, actor=args.actor)
+    say(f"deferred {args.id}")
+    return 0
+
+
+def cmd_propose(args) -> int:
+    from dreamdeck.core.ops.proposals import propose
+
+    ws = open_ws(args)
+    entities = [e.strip() for e in (args.entities or "").split(",") if e.strip()]
+    proposal, created = propose(ws, args.from_agent, args.store, args.content, confidence=args.confidence,
+                                entities=entities, core_worthy=args.core_worthy)
+    if args.json:
+        emit_json({"id": proposal.id, "created": created})
+    else:
+        say(f"{'proposed' if created else 'already proposed'} {proposal.id}")
+    return 0
+
+
+# --- curate ----------------------------------------------------------------------------------
+def _key_or_slug(target: str):
+    """`DATE#ID` (or streams/DATE#ID) names a fragment; anything else is a slug."""
+    from dreamdeck.core.workspace import parse_date
+
+    t = target.removeprefix("streams/").removeprefix("memory/")
+    if "#" in t:
+        day, fid = t.split("#", 1)
+        return parse_date(day), fid
+    return None
+
+
+def cmd_pin(args) -> int:
+    from dreamdeck.core.ops import vault
+
+    ws = open_ws(args)
+    key = _key_or_slug(args.target)
+    result = vault.pin_fragment(ws, key[0], key[1], actor=args.actor) if key else vault.pin_topic(ws, args.target, actor=args.actor)
+    say(f"pinned {args.target}" + _sha(result))
+    return 0
+
+
+def _sha(result) -> str:
+    sha = getattr(result, "sha", None)
+    return f" → commit {sha[:10]}" if sha else ""
+
+
+def cmd_unpin(args) -> int:
+    from dreamdeck.core.ops import vault
+
+    ws = open_ws(args)
+    result = vault.unpin(ws, args.slug, actor=args.actor)
+    say(f"unpinned {args.slug}" + _sha(result))
+    return 0
+
+
+def cmd_vault(args) -> int:
+    from dreamdeck.core.ops import vault
+
+    ws = open_ws(args)
+    entries = vault.list_vault(ws)
+    if args.json:
+        emit_json([e if isinstance(e, dict) else e.__dict__ for e in entries])
+        return 0
+    if not entries:
+        say("The vault is empty. Pin a topic with `dreamdeck pin SLUG`.")
+        return 0
+    rows = [e if isinstance(e, dict) else e.__dict__ for e in entries]
+    say(table([(r.get("slug"), truncate(str(r.get("heading", "")), 60), r.get("cites", "")) for r in rows],
+              ["slug", "heading", "cites"]))
+    return 0
+
+
+def cmd_forget(args) -> int:
+    from dreamdeck.core.ops import forget
+
+    ws = open_ws(args)
+    key = _key_or_slug(args.target)
+    if key:
+        result = forget.forget_fragment(ws, key[0], key[1], reason=args.reason, actor=args.actor, hard=args.hard)
+    else:
+        result = forget.forget_topic(ws, args.target, reason=args.reason, actor=args.actor, hard=args.hard)
+    say(f"forgot {args.target}{' (hard: bytes removed)' if args.hard else ''}" + _sha(result))
+    _warn(result)
+    return 0
+
+
+def _warn(result) -> None:
+    for line in getattr(result, "warnings", None) or []:
+        print(f"dreamdeck: warning: {line}", file=sys.stderr)
+
+
+def cmd_unforget(args) -> int:
+    from dreamdeck.core.ops import forget
+
+    ws = open_ws(args)
+    key = _key_or_slug(args.target)
+    result = forget.unforget(ws, key[0], key[1], actor=args.actor) if key else forget.unforget_topic(ws, args.target, actor=args.actor)
+    say(f"unforgot {args.target}" + _sha(result))
+    _warn(result)
+    return 0
+
+
+def cmd_tombstones(args) -> int:
+    from dreamdeck.core.store.tombstones import load_tombstones
+
+    ws = open_ws(args)
+    stones = sorted(load_tombstones(ws).values(), key=lambda s: s.ts)
+    if args.json:
+        emit_json([s.__dict__ for s in stones])
+        return 0
+    if not stones:
+        say("No tombstones.")
+        return 0
+    say(table([(f"{s.date}#{s.id}", "hard" if s.hard else "soft", s.actor, s.ts[:16], truncate(s.reason, 50)) for s in stones],
+              ["fragment", "kind", "actor", "when", "reason"]))
+    return 0
+
+
+def cmd_rollback(args) -> int:
+    from dreamdeck.core.ops import rollback
+
+    ws = open_ws(args)
+    from dreamdeck.core.git.runner import repo_args, resolve_rev
+
+    is_date = args.to and len(args.rev) == 10 and args.rev[4] == "-"
+    if repo_args(ws.root) is not None and not is_date:
+        resolve_rev(ws.root, args.rev)  # an unknown revision is bad input (exit 2), as for `verify`
+    if args.to:
+        if args.preview:
+            plan = rollback.preview_restore_to(ws, args.rev, strict=args.strict, no_redream=args.no_redream)
+            emit_json(plan.to_json()) if args.json else say(plan.describe())
+            return 0
+        result = rollback.restore_to(ws, args.rev, strict=args.strict, no_redream=args.no_redream, actor=args.actor)
+        say(f"restored memory to {args.rev}" + _sha(result))
+        return 0
+    if args.preview:
+        plan = rollback.preview_rollback(ws, args.rev, strict=args.strict)
+        if args.json:
+            emit_json(plan.to_json())
+        else:
+            say(plan.describe())
+        return 0
+    result = rollback.rollback(ws, args.rev, strict=args.strict, no_redream=args.no_redream, actor=args.actor)
+    say(f"rolled back {args.rev}" + _sha(result))
+    return 0
+
+
+def cmd_alerts(args) -> int:
+    from dreamdeck.core.ops.alerts import acknowledge, check_alerts
+    from dreamdeck.core.store.settings import load_settings
+
+    ws = open_ws(args)
+    files = list(load_settings(ws.root).critical.files)
+    if args.ack:
+        done = acknowledge(ws.root)
+        say(f"acknowledged {plural(len(done), 'alert')}")
+        return 0
+    alerts = check_alerts(ws.root, files)
+    if args.json:
+        emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts])
+        return 1 if alerts else 0  # the same status as the text output
+    if not alerts:
+        say("No critical-file alerts.")
+        return 0
+    for a in alerts:
+        say(f"⚠ {a.path}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
+    return 1
