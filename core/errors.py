@@ -23,8 +23,10 @@ class DreamdeckError(Exception):
             self.status = status
 
 
-class BadInput(DreamdeckError):
-    """Input the caller can correct: an argument, a setting, a date, an id, a slug."""
+class BadInput(DreamdeckError, ValueError):
+    """Input the caller can correct: an argument, a setting, a date, an id, a slug.
+
+    Also a ValueError, as Python code calling dreamdeck expects of a bad argument."""
 
     status = 2
 
@@ -33,7 +35,7 @@ class BadFile(BadInput):
     """A file dreamdeck must read is malformed or unreadable; the message names it."""
 
 
-class NotFound(BadInput):
+class NotFound(BadInput, LookupError):
     """The thing asked for does not exist (a topic, a fragment, a reflection, a revision)."""
 
 

@@ -8,11 +8,12 @@ import tempfile
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from dreamdeck.core.errors import BadInput
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(BadInput):
     """Bad input about the workspace itself: reported as one line, never a traceback."""
 
 

@@ -6,15 +6,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from dreamdeck.core.door.changeset import (
-    JOURNAL,
-    ChangeSet,
-    FileEdit,
-    Refused,
-    apply_changeset,
-    plan_changeset,
-    recover_journal,
-)
+from dreamdeck.core.door.changeset import JOURNAL, ChangeSet, FileEdit, apply_changeset, plan_changeset, recover_journal
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.runner import head
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.store.state import load_state

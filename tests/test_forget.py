@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.ops.forget import (

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from dreamdeck.core.store.audit import read_log
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.runner import head

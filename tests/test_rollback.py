@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdeck.core.door.changeset import Refused
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.blobs import read_blobs

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdeck.core.door.changeset import Refused
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.runner import run_git
 from dreamdeck.core.ops.reflections import approve

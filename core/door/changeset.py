@@ -20,6 +20,7 @@ from typing import Callable
 
 from filelock import FileLock
 
+from dreamdeck.core.errors import ApplyFailed, Refused
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
 from dreamdeck.core.door.compaction import CompactionResult, compact_days
@@ -40,19 +41,6 @@ from dreamdeck.core.store.tombstones import Tombstone, record
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
 JOURNAL = "meta/.journal.json"
-
-
-class Refused(Exception):
-    """The change was not applied; nothing was written. `missing`/`conflicts` say why."""
-
-    def __init__(self, message: str, *, missing: list[Key] = (), conflicts: list[str] = ()):  # type: ignore[assignment]
-        super().__init__(message)
-        self.missing = list(missing)
-        self.conflicts = list(conflicts)
-
-
-class ApplyFailed(RuntimeError):
-    """A write failed mid-way and could not be undone; the message says how to recover."""
 
 
 @dataclass

@@ -21,6 +21,7 @@ from dreamdeck.core.dreaming.protocol import (
     DreamScratch,
 )
 from dreamdeck.core.formats.secrets import redact_secrets
+from dreamdeck.core.errors import BadInput
 
 _CACHE = {"type": "ephemeral"}
 
@@ -91,7 +92,7 @@ class AnthropicDreamer:
         base_url: str | None = None,
     ):
         if not model:
-            raise ValueError("a model is required (no model is hardcoded)")
+            raise BadInput("a model is required (no model is hardcoded)")
         self.model = model
         self.max_output_tokens = max_output_tokens
         self.timeout_seconds = timeout_seconds

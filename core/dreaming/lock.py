@@ -15,9 +15,10 @@ from filelock import FileLock, Timeout
 
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.workspace import Workspace
+from dreamdeck.core.errors import Busy
 
 
-class DreamBusy(RuntimeError):
+class DreamBusy(Busy):
     pass
 
 

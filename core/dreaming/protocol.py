@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from dreamdeck.core.formats.slugs import SLUG_REGEX
 from dreamdeck.core.index.undreamed import UndreamedFragment
+from dreamdeck.core.errors import DreamdeckError
 
 # A shard is one belief with citations; anything near this size is a runaway write.
 MAX_SHARD_BYTES = 64 * 1024
@@ -47,7 +48,7 @@ class DreamOutcome:
     tool_errors: list[str] = field(default_factory=list)  # refusals reported to the model
 
 
-class DreamerError(RuntimeError):
+class DreamerError(DreamdeckError):
     """The dreamer could not complete (network, timeout, refusal). The run changes nothing."""
 
 

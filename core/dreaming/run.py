@@ -14,15 +14,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
 from dreamdeck.core.io.atomic import atomic_write_text
-from dreamdeck.core.door.changeset import (
-    ChangeSet,
-    FileEdit,
-    Refused,
-    apply_changeset,
-    plan_changeset,
-    recover_journal,
-    store_state_ahead,
-)
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset, plan_changeset, recover_journal, store_state_ahead
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import citation_keys, sectioned_citations, summarize_missing
 from dreamdeck.core.dreaming.lock import DreamLock
 from dreamdeck.core.dreaming.policy import needs_review
@@ -39,9 +32,10 @@ from dreamdeck.core.store.streams import list_stream_days, read_stream_lines
 from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 from dreamdeck.core.index.undreamed import collect_undreamed
+from dreamdeck.core.errors import BadInput, Refused
 
 
-class DreamRefused(RuntimeError):
+class DreamRefused(Refused):
     """The run could not start (corrupt state, busy lock); nothing was changed."""
 
 
@@ -101,7 +95,7 @@ def choose_dreamer(name: str, ws: Workspace):
             model=settings.model, max_output_tokens=settings.max_output_tokens,
             timeout_seconds=settings.timeout_seconds, max_retries=settings.max_retries,
         ), why
-    raise ValueError(f"unknown dreamer {name!r}: choose auto, offline or anthropic")
+    raise BadInput(f"unknown dreamer {name!r}: choose auto, offline or anthropic")
 
 
 def _receipt_id(now: datetime) -> str:

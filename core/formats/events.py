@@ -10,6 +10,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from dreamdeck.core.errors import BadFile
 
 # zod 4 `z.string().datetime()`: UTC `Z` only, any fractional precision, seconds optional, and
 # only real calendar dates and clock times (zod's own regex; `[0-9]` because JS `\d` is ASCII).
@@ -23,7 +24,7 @@ FRAGMENT_KEYS = ("type", "id", "ts", "source", "entry", "topic", "body", "refere
 WHERE_KEYS = ("adapter", "workspace", "chat", "thread", "workspaceName", "chatName", "parentChat", "parentChatName")
 
 
-class EventError(ValueError):
+class EventError(BadFile):
     """Why a line is not a valid event (used in malformed-line reports)."""
 
 

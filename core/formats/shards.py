@@ -27,13 +27,14 @@ from dreamdeck.core.formats.citations import (
     parse_citations,
     strip_citation_lines,
 )
+from dreamdeck.core.errors import BadFile
 
 KEYS = ("heading", "cites", "days", "lastReinforced", "tags")
 DATE_VALUE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")  # JS \d: ASCII only
 BLOCK_TAG = re.compile(r"^  - (.*)$")
 
 
-class ShardParseError(ValueError):
+class ShardParseError(BadFile):
     pass
 
 

@@ -14,6 +14,7 @@ from operator import attrgetter
 from pathlib import Path
 
 from dreamdeck.core.store.settings import DecaySettings
+from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.shards import Shard, ShardMeta, meta_from_head, strength_of
 from dreamdeck.core.store.shard_files import list_shard_paths, read_shard, read_shard_meta
 
@@ -145,7 +146,7 @@ def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool 
         rows.sort(key=attrgetter("cites", "days"), reverse=True)
         return rows
     if column not in COLUMNS:
-        raise ValueError(f"unknown column {column!r}; choose one of {', '.join(COLUMNS)}")
+        raise BadInput(f"unknown column {column!r}; choose one of {', '.join(COLUMNS)}")
     # None ages sort last; ties broken by slug so the order is stable and reproducible.
     def key(r: StrengthRow) -> tuple:
         value = getattr(r, column)

@@ -39,6 +39,7 @@ from dreamdeck.core.workspace import lock_file
 
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.store.audit import NO_APPROVAL, AuditEntry, append_entries
+from dreamdeck.core.errors import BadFile, BadInput
 
 DEFAULT_CRITICAL_FILES = ("SOUL.md", "IDENTITY.md", "AGENTS.md", "typeclaw.json")
 BASELINE_RELPATH = "memory/meta/critical-baseline.json"
@@ -48,7 +49,7 @@ ALERT_SUMMARY = "Critical file change detected. Pending user acknowledgment."
 LOCK_TIMEOUT = 60.0
 
 
-class BaselineError(ValueError):
+class BaselineError(BadFile):
     """The baseline file exists but cannot be read; `doctor` decides, never a silent reset."""
 
 
@@ -78,10 +79,10 @@ def _relpath(path: str | Path) -> str:
     raw = str(path).replace("\\", "/").strip()
     pure = PurePosixPath(raw)
     if not raw or pure.is_absolute() or ".." in pure.parts or raw.startswith("~"):
-        raise ValueError(f"critical file {str(path)!r} must be a relative path inside the workspace")
+        raise BadInput(f"critical file {str(path)!r} must be a relative path inside the workspace")
     clean = str(pure)
     if clean in ("", "."):
-        raise ValueError(f"critical file {str(path)!r} must name a file")
+        raise BadInput(f"critical file {str(path)!r} must name a file")
     return clean
 
 

@@ -10,14 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dreamdeck.core.door.changeset import (
-    JOURNAL,
-    ChangeSet,
-    FileEdit,
-    Refused,
-    apply_changeset,
-    recover_journal,
-)
+from dreamdeck.core.door.changeset import JOURNAL, ChangeSet, FileEdit, apply_changeset, recover_journal
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex

@@ -41,7 +41,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
 from dreamdeck.core.index.evidence import shard_area_files

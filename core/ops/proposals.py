@@ -45,7 +45,8 @@ from typing import Callable
 from filelock import FileLock
 
 from dreamdeck.core.store.audit import AuditEntry, append_entries
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.shards import add_citation_lines
 from dreamdeck.core.formats.citations import CITATION, Key, citation_keys, format_citation
 from dreamdeck.core.formats.events import build_fragment, fragment_content_hash, serialize_event
@@ -67,6 +68,7 @@ from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.core.formats.slugs import heading_to_slug
 from dreamdeck.core.store.streams import list_stream_days, read_stream_lines, write_path_for
 from dreamdeck.core.workspace import Workspace
+from dreamdeck.core.errors import BadInput
 
 DEFAULT_EXPIRE_DAYS = 14
 MAX_HEADING = 120
@@ -77,7 +79,7 @@ _WORDS = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 _SENTENCE = re.compile(r"^(.+?[.!?。！？])(?=\s|$)")
 
 
-class ProposalError(ValueError):
+class ProposalError(BadInput):
     """A queue operation was not done; the message is one line for a person."""
 
 
@@ -324,7 +326,7 @@ def propose(
 ) -> tuple[Proposal, bool]:
     """Append a proposal and commit it with one PROPOSE audit line: (proposal, created).
     The same content again returns the existing proposal and commits nothing.
-    ValueError for bad input or a secret (nothing is written)."""
+    BadInput for bad input or a secret (nothing is written)."""
     now = now or datetime.now(timezone.utc)
     proposal, created = append_proposal(
         ws.root, from_agent, store, content, confidence=confidence, entities=entities,

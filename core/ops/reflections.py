@@ -16,7 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import FileDiff, apply_hunks, diff_many, diff_texts
 from dreamdeck.core.formats.shards import parse_loose_shard

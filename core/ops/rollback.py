@@ -34,14 +34,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dreamdeck.core.door.changeset import (
-    ApplyResult,
-    ChangeSet,
-    FileEdit,
-    Refused,
-    apply_changeset,
-    validate_path,
-)
+from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, apply_changeset, validate_path
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
 from dreamdeck.core.formats.shards import strip_citations
 from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files

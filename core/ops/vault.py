@@ -24,7 +24,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, Refused, apply_changeset
+from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, format_citation, summarize_missing
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex

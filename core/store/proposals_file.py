@@ -40,6 +40,7 @@ from dreamdeck.core.io.append import append_durably
 
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.formats.secrets import detect_secrets
+from dreamdeck.core.errors import BadInput, NotFound, Refused
 
 PENDING_RELPATH = "memory/meta/pending-memories.md"
 HEADER = "# Pending Memory Proposals"
@@ -56,7 +57,7 @@ ENTITY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 OPEN_STATUSES = ("pending", "deferred", "conflict")  # proposals that still await a decision
 
 
-class ProposalNotFound(LookupError):
+class ProposalNotFound(NotFound):
     pass
 
 
@@ -374,7 +375,7 @@ def _splice(text: str, parsed: ParseResult, changed: dict[int, Proposal]) -> str
 
 def _validate_agent(name: str) -> str:
     if not isinstance(name, str) or not AGENT_NAME.fullmatch(name):
-        raise ValueError(f"agent name {name!r} must match {AGENT_NAME.pattern}")
+        raise BadInput(f"agent name {name!r} must match {AGENT_NAME.pattern}")
     return name
 
 
@@ -383,7 +384,7 @@ def _refuse_secrets(*texts: str) -> None:
         findings = detect_secrets(text)
         if findings:
             families = sorted({f.family for f in findings})
-            raise ValueError(f"refused: the proposal contains a secret ({', '.join(families)})")
+            raise BadInput(f"refused: the proposal contains a secret ({', '.join(families)})")
 
 
 def _timestamp(now: datetime | None) -> str:
@@ -411,7 +412,7 @@ def append_proposal(
     now: datetime | None = None,
 ) -> tuple[Proposal, bool]:
     """Add a proposal; (proposal, True) when written, (existing, False) when the same content is
-    already there and not rejected. ValueError for bad input or a secret (nothing is written).
+    already there and not rejected. BadInput for bad input or a secret (nothing is written).
 
     New proposals are numbered max+1 over every numbered block in the file (malformed ones too).
     When the new proposal conflicts with open ones (`find_conflicts`), both sides are marked
@@ -420,23 +421,23 @@ def append_proposal(
     _validate_agent(from_agent)
     store = str(store).strip().lower()
     if store not in STORES:
-        raise ValueError(f"store {store!r} must be one of {', '.join(STORES)}")
+        raise BadInput(f"store {store!r} must be one of {', '.join(STORES)}")
     content = " ".join(str(content).split())
     if not content:
-        raise ValueError("content is empty")
+        raise BadInput("content is empty")
     if len(content) > MAX_CONTENT:
-        raise ValueError(f"content is {len(content)} characters; the limit is {MAX_CONTENT}")
+        raise BadInput(f"content is {len(content)} characters; the limit is {MAX_CONTENT}")
     confidence = str(confidence).strip().lower()
     if confidence not in CONFIDENCES:
-        raise ValueError(f"confidence {confidence!r} must be one of {', '.join(CONFIDENCES)}")
+        raise BadInput(f"confidence {confidence!r} must be one of {', '.join(CONFIDENCES)}")
     trigger = " ".join(str(trigger).split()) or "dreamdeck propose"
     if len(trigger) > MAX_TRIGGER:
-        raise ValueError(f"trigger is {len(trigger)} characters; the limit is {MAX_TRIGGER}")
+        raise BadInput(f"trigger is {len(trigger)} characters; the limit is {MAX_TRIGGER}")
     entity_list: list[str] = []
     for entity in entities:
         entity = str(entity).strip()
         if not ENTITY_ID.fullmatch(entity):
-            raise ValueError(f"entity id {entity!r} must match {ENTITY_ID.pattern}")
+            raise BadInput(f"entity id {entity!r} must match {ENTITY_ID.pattern}")
         if entity not in entity_list:
             entity_list.append(entity)
     _refuse_secrets(content, trigger, " ".join(entity_list))
@@ -495,7 +496,7 @@ def update_status(root: Path | str, number: int, status: str, *, reason: str | N
     """Set proposal #number's status (and reason, when given); only its block is rewritten."""
     status = " ".join(str(status).split())
     if not status:
-        raise ValueError("status is empty")
+        raise BadInput("status is empty")
     path = pending_path(root)
     with _lock(root):
         text = _read(path)

@@ -17,6 +17,7 @@ import hashlib
 import json
 import re
 from datetime import timezone
+from dreamdeck.core.errors import BadInput
 
 
 OPEN = ("pending",)
@@ -25,7 +26,7 @@ OPEN = ("pending",)
 _RID = re.compile(r"^r-(\d+)$")
 
 
-class ReflectionError(ValueError):
+class ReflectionError(BadInput):
     pass
 
 

@@ -6,13 +6,14 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from croniter import croniter
+from dreamdeck.core.errors import BadFile
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 REVIEW_POLICIES = ("none", "all", "judgement")
 DREAMERS = ("auto", "offline", "anthropic")
 
 
-class SettingsError(ValueError):
+class SettingsError(BadFile):
     pass
 
 

@@ -37,9 +37,10 @@ from dreamdeck.core.formats.stream_lines import StreamLine
 from dreamdeck.core.formats.stream_lines import StreamProblem
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
+from dreamdeck.core.errors import BadInput
 
 
-class AppendRefused(ValueError):
+class AppendRefused(BadInput):
     """A fragment was not written (secret, duplicate, tombstoned, empty). Nothing reached disk."""
 
 

@@ -5,15 +5,15 @@ import json
 import sys
 from typing import Any, Iterable, Sequence
 
+from dreamdeck.core.errors import BadInput
 from dreamdeck.core.workspace import Workspace
 
 
-class CliError(Exception):
-    """Bad input or a refusal: printed as one line on stderr with a non-zero status."""
+class CliError(BadInput):
+    """Bad input to a command (or a refusal it makes itself): one line on stderr, `status`."""
 
     def __init__(self, message: str, status: int = 2):
-        super().__init__(message)
-        self.status = status
+        super().__init__(message, status=status)
 
 
 def open_ws(args) -> Workspace:

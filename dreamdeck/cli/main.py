@@ -9,10 +9,12 @@ import argparse
 import getpass
 import os
 import sys
+import traceback
 
 from dreamdeck.cli import read as R
 from dreamdeck.cli import write as W
 from dreamdeck.cli.common import CliError
+from dreamdeck.core.errors import DreamdeckError
 
 
 def _actor_default() -> str:
@@ -151,19 +153,6 @@ def _cmd_demo(args) -> int:
     return run_app(Workspace.open(target, today=args.today))
 
 
-def _known_errors() -> tuple[type[BaseException], ...]:
-    from dreamdeck.core.workspace import WorkspaceError
-    from dreamdeck.core.store.streams import AppendRefused
-    from dreamdeck.core.door.changeset import ApplyFailed, Refused
-    from dreamdeck.core.git.runner import GitError
-    from dreamdeck.core.store.settings import SettingsError
-    from dreamdeck.core.dreaming.lock import DreamBusy
-    from dreamdeck.core.dreaming.run import DreamRefused
-
-    return (CliError, WorkspaceError, AppendRefused, Refused, ApplyFailed, GitError, SettingsError, DreamBusy,
-            DreamRefused, ValueError, KeyError, FileNotFoundError, PermissionError)
-
-
 _VALUED = ("-w", "--workspace", "--today")
 
 
@@ -184,6 +173,13 @@ def _command_first(argv: list[str], commands: set[str]) -> list[str]:
     return argv
 
 
+EXIT_BUG = 70  # EX_SOFTWARE
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -199,13 +195,17 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except _known_errors() as exc:
-        status = getattr(exc, "status", 2 if not type(exc).__name__.startswith(("Refused", "Apply")) else 1)
-        message = str(exc).strip() or type(exc).__name__
-        if isinstance(exc, KeyError):
-            message = str(exc.args[0]) if exc.args else message
-        print(f"dreamdeck: {message}", file=sys.stderr)
-        return status
+    except DreamdeckError as exc:
+        print(f"dreamdeck: {one_line(str(exc)) or type(exc).__name__}", file=sys.stderr)
+        return exc.status
+    except OSError as exc:  # the machine said no (a full disk, a permission): not a bug in dreamdeck
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"dreamdeck: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
+    except Exception:  # anything else is a bug: show it whole
+        traceback.print_exc()
+        print("dreamdeck: this is a bug in dreamdeck; please report it with the traceback above", file=sys.stderr)
+        return EXIT_BUG
 
 
 if __name__ == "__main__":

@@ -230,7 +230,8 @@ class HistoryScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
-        from dreamdeck.core.ops.alerts import BaselineError, check_alerts
+        from dreamdeck.core.errors import DreamdeckError
+        from dreamdeck.core.ops.alerts import check_alerts
         from dreamdeck.core.store.audit import read_log
         from dreamdeck.core.git.history import list_memory_commits
 
@@ -245,7 +246,7 @@ class HistoryScreen(MemoryScreen):
             files = None
         try:
             alerts = [a.__dict__ for a in check_alerts(root, files)]
-        except (BaselineError, ValueError, OSError) as exc:
+        except (DreamdeckError, OSError) as exc:
             alerts, problem = [], str(exc)
         entries, problems = read_log(root)
         audit = [e.__dict__ for e in reversed(entries)]

@@ -117,7 +117,8 @@ def _read_current(ws, rel: str) -> str | None:
 
 def _conflicts(ws, path: str, base: str | None, new: str | None) -> bool:
     """Would the door refuse this text for `path` as a conflict? (a dry run; nothing is written)"""
-    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, Refused, plan_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, plan_changeset
+    from dreamdeck.core.errors import Refused
 
     cs = ChangeSet(action="APPROVE", actor=ACTOR, approval="partial", trigger="review", summary="dry merge check",
                    edits=[FileEdit(path, base, new)])

@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.core.ops.report import shard_report
 
 TIER_STYLE = {"mentioned": "dim", "observed": "cyan", "consistently": "green", "always": "bold green"}
 STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange", "archived": "red", "pinned": "bold magenta"}
@@ -155,8 +156,6 @@ class TopicsScreen(MemoryScreen):
 
     @work(thread=True, exclusive=True, group="shard", exit_on_error=False)
     def _shard_worker(self, slug: str) -> None:
-        from dreamdeck.cli.read import shard_report
-
         # Holding `j` highlights a row per key: each highlight cancels the previous worker, so
         # only the row the cursor rests on is read and drawn (drawing a shard costs the UI
         # thread far more than a key).
