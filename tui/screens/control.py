@@ -58,29 +58,6 @@ def _local(iso: str | None, fmt: str = "%m-%d %H:%M") -> str:
         return str(iso)
 
 
-def receipt_commits(root, limit: int = 200) -> dict[str, str]:
-    """Receipt id -> the commit that added it (a receipt is committed with its dream, so it cannot
-    hold its own sha). One `git log`; {} when the folder has no repository."""
-    from dreamdeck.core.git.runner import GitError, run_git
-
-    try:
-        out = run_git(root, "log", "-n", str(limit), "--diff-filter=A", "--format=%x00%H", "--name-only",
-                      "--", "memory/meta/receipts")
-    except (GitError, OSError):
-        return {}
-    found: dict[str, str] = {}
-    for chunk in out.split("\0"):
-        lines = [ln for ln in chunk.splitlines() if ln.strip()]
-        if not lines:
-            continue
-        sha = lines[0].strip()
-        for name in lines[1:]:
-            stem = name.rsplit("/", 1)[-1]
-            if stem.endswith(".json"):
-                found.setdefault(stem[:-5], sha)
-    return found
-
-
 def receipt_row(r: dict) -> dict[str, Any]:
     return {
         "id": r.get("id", ""),
@@ -267,6 +244,8 @@ class ControlScreen(MemoryScreen):
             out["dreamer"], out["dreamer_why"] = d.dreamer, f"unavailable: {exc}"
         receipts = list_receipts(ws, 50)
         if any(not r.get("commit") for r in receipts):
+            from dreamdeck.core.git.history import receipt_commits
+
             shas = receipt_commits(ws.root)
             receipts = [r if r.get("commit") or r.get("id") not in shas else {**r, "commit": shas[r["id"]]}
                         for r in receipts]
