@@ -17,7 +17,7 @@ from textual.reactive import reactive
 
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
-from dreamdeck.tui.screens.base import TABS, MemoryScreen, TabBar
+from dreamdeck.tui.screens.base import TABS, MemoryScreen, TabBar, failure_toast
 
 
 SCREENS = {
@@ -212,7 +212,8 @@ class DreamdeckApp(App):
         try:
             receipt = run_dream(self.ws, trigger="manual", dry_run=dry_run).to_json()
         except Exception as exc:
-            self.call_from_thread(self.notify, str(exc), title="Dream refused", severity="error", timeout=10)
+            title, message = failure_toast("Dry run" if dry_run else "Dream", exc)
+            self.call_from_thread(self.notify, message, title=title, severity="error", timeout=10)
             return
         self.last_receipt = receipt
         msg = receipt.get("message") or receipt.get("status")

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.screens.stream import FitTable
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
@@ -388,15 +388,16 @@ class ControlScreen(MemoryScreen):
         try:
             receipt, error = run_dream(self.ws, trigger="manual", dry_run=True).to_json(), None
         except Exception as exc:
-            receipt, error = None, str(exc) or type(exc).__name__
+            receipt, error = None, failure_toast("Dry run", exc)
         self.app.call_from_thread(self._dry_run_done, receipt, error)
 
-    def _dry_run_done(self, receipt: dict | None, error: str | None) -> None:
+    def _dry_run_done(self, receipt: dict | None, error: tuple[str, str] | None) -> None:
         from dreamdeck.tui.modals import TextModal
 
         self._dry_running = False
         if error is not None:
-            self.notify(error, title="Dry run refused", severity="error", timeout=10)
+            title, message = error
+            self.notify(message, title=title, severity="error", timeout=10)
             return
         self.app.push_screen(TextModal("Dry run: what a dream would do now", dry_run_text(receipt)))
 

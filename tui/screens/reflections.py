@@ -23,6 +23,7 @@ from textual.markup import escape
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
 
@@ -449,7 +450,7 @@ class ReflectionsScreen(MemoryScreen):
         def run():
             try:
                 result = fn()
-            except Exception as exc:
+            except DreamdeckError as exc:  # a refusal; anything else is a bug, not kept as one
                 self.app.call_from_thread(self._record_refusal, rid, str(exc) or type(exc).__name__)
                 raise
             self.app.call_from_thread(self._record_success, rid)
