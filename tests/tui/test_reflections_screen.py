@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:  # the project is not installed and pytest has no 
     sys.path.insert(0, str(ROOT))
 
 from textual.worker import WorkerCancelled  # noqa: E402
+from tui_terminal import suspending_terminal  # noqa: E402,F401 (a fixture)
 from tui_waits import wait_workers  # noqa: E402
 
 from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
@@ -390,6 +391,27 @@ async def test_E_opens_the_editor_on_the_chosen_result_and_accepts_the_edited_te
     assert status_of(ws) == "partial"
     decision = json.loads((ws.meta_dir / "reflections/r-1.json").read_text())["decisions"][-1]
     assert decision["edited"] == ["topics/n.md"]
+
+
+async def test_after_E_and_the_confirm_the_hunks_have_focus_again_and_n_moves_on(ws, agent_dir, tmp_path, monkeypatch,
+                                                                                   suspending_terminal):
+    pending(ws, agent_dir)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "true")
+    app = make_app(ws)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_reflections(app, pilot)
+        assert screen.focused is view(screen)
+        await pilot.press("E")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")  # "No": nothing is applied
+        await settle(app, pilot)
+        assert app.screen is screen and screen.focused is view(screen)
+        first = view(screen).cursor
+        await pilot.press("n")
+        assert view(screen).cursor == first + 1
+    assert status_of(ws) == "pending"
 
 
 # --- snapshots -------------------------------------------------------------------------------------------
