@@ -17,7 +17,8 @@ from textual.reactive import reactive
 
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
-from dreamdeck.tui.screens.base import TABS, MemoryScreen, TabBar, failure_toast
+from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
+from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 
 
 SCREENS = {

@@ -16,7 +16,7 @@ from textual.command import CommandList, CommandPalette
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.config import UserConfig, load_user_config
 from dreamdeck.tui.modals import HelpModal
-from dreamdeck.tui.screens.base import TABS, TabBar
+from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 from dreamdeck.tui.screens.topics import TopicsScreen
 
 sys.path.insert(0, str(Path(__file__).parent / "apps"))

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
     sys.path.insert(0, str(ROOT))
 
+import pytest  # noqa: E402
 from textual.worker import WorkerCancelled  # noqa: E402
 from tui_terminal import suspending_terminal  # noqa: E402,F401 (a fixture)
 from tui_waits import wait_workers  # noqa: E402
@@ -393,8 +394,8 @@ async def test_E_opens_the_editor_on_the_chosen_result_and_accepts_the_edited_te
     assert decision["edited"] == ["topics/n.md"]
 
 
-async def test_after_E_and_the_confirm_the_hunks_have_focus_again_and_n_moves_on(ws, agent_dir, tmp_path, monkeypatch,
-                                                                                   suspending_terminal):
+@pytest.mark.usefixtures("suspending_terminal")
+async def test_after_E_and_the_confirm_the_hunks_have_focus_again_and_n_moves_on(ws, agent_dir, monkeypatch):
     pending(ws, agent_dir)
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", "true")

@@ -410,8 +410,8 @@ async def test_an_editor_that_fails_or_changes_nothing_saves_nothing(topics, tmp
     assert (topics.topics_dir / f"{PM}.md").read_bytes() == data and commits(topics.root) == before
 
 
-async def test_after_the_editor_the_table_has_focus_again_and_j_moves_on(topics, tmp_path, monkeypatch,
-                                                                         suspending_terminal):
+@pytest.mark.usefixtures("suspending_terminal")
+async def test_after_the_editor_the_table_has_focus_again_and_j_moves_on(topics, tmp_path, monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor_script(tmp_path, "sed -i 's/pnpm, not bun/pnpm everywhere/' \"$1\""))
     app = make_app(topics)
@@ -428,8 +428,8 @@ async def test_after_the_editor_the_table_has_focus_again_and_j_moves_on(topics,
         assert table(app).cursor_row == 0
 
 
-async def test_after_the_editor_focus_is_back_on_the_citation_list_it_was_on(topics, tmp_path, monkeypatch,
-                                                                             suspending_terminal):
+@pytest.mark.usefixtures("suspending_terminal")
+async def test_after_the_editor_focus_is_back_on_the_citation_list_it_was_on(topics, tmp_path, monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor_script(tmp_path, "true"))
     app = make_app(topics)

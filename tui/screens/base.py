@@ -18,43 +18,9 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, get_current_worker
 
 from dreamdeck.core.errors import DreamdeckError
+from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 
-TABS = [
-    ("topics", "1", "Topics"), ("reflections", "2", "Reflections"), ("proposals", "3", "Proposals"),
-    ("vault", "4", "Vault"), ("history", "5", "History"), ("stream", "6", "Stream"), ("control", "7", "Dream"),
-]
-
-
-class TabBar(Static):
-    """`dreamdeck · agent │ 1 Topics 2 Reflections (2) …` with counts that need attention."""
-
-    DEFAULT_CSS = """
-    TabBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
-    """
-
-    def __init__(self, current: str):
-        super().__init__("", markup=True)
-        self.current = current
-
-    def on_mount(self) -> None:
-        self.refresh_bar()
-
-    def refresh_bar(self) -> None:
-        app = self.app
-        counts = getattr(app, "counts", {}) or {}
-        parts = [f"[b]dreamdeck[/b] · {getattr(app, 'workspace_name', '')} │"]
-        for mode, key, label in TABS:
-            badge = ""
-            n = counts.get(mode, 0)
-            if n:
-                badge = f" [reverse $warning] {n} [/]"
-            text = f" {key} {label}{badge} "
-            parts.append(f"[reverse]{text}[/reverse]" if mode == self.current else text)
-        status = counts.get("status", "")
-        if status:
-            parts.append(f"│ {status}")
-        self.update(" ".join(parts))
-
+__all__ = ["TABS", "TabBar", "MemoryScreen", "failure_toast"]
 
 def failure_toast(label: str, exc: BaseException) -> tuple[str, str]:
     """(title, message) for an action that raised, as the command line words it: a DreamdeckError

@@ -20,7 +20,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
-from dreamdeck.tui.screens.stream import FitTable
+from dreamdeck.tui.widgets.table_variants import FitTable
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 REFRESH_SECONDS = 5.0
