@@ -267,8 +267,13 @@ def cmd_pin(args) -> int:
 
     ws = open_ws(args)
     key = _key_or_slug(args.target)
-    result = vault.pin_fragment(ws, key[0], key[1], actor=args.actor) if key else vault.pin_topic(ws, args.target, actor=args.actor)
-    say(f"pinned {args.target}" + _sha(result))
+    if key:
+        if args.refresh:
+            raise CliError("--refresh applies to topics (SLUG); a pinned fragment never changes")
+        result = vault.pin_fragment(ws, key[0], key[1], actor=args.actor)
+    else:
+        result = vault.pin_topic(ws, args.target, actor=args.actor, refresh=args.refresh)
+    say(result.message + _sha(result) if args.refresh else f"pinned {args.target}" + _sha(result))
     return 0
 
 
