@@ -14,7 +14,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
 from dreamdeck.core.io.atomic import atomic_write_text
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset, plan_changeset, recover_journal, store_state_ahead
+from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_journal
+from dreamdeck.core.door.changeset import ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.lock import memory_lock
+from dreamdeck.core.door.state import store_state_ahead
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import citation_keys, sectioned_citations, summarize_missing
 from dreamdeck.core.dreaming.lock import DreamLock
@@ -297,12 +300,14 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         meta.update(meta_updates(ws, [reflection], None))
 
     cs = ChangeSet(
-        # A run that applied nothing and parked its changes for review says so: Approval pending.
-        action="DREAM", actor=f"dreamer:{dreamer.name}", approval="pending" if held and not auto else "auto",
-        trigger=trigger,
-        summary=outcome.summary or f"{len(undreamed)} fragment(s) dreamed", ref=reflection.id if reflection else "",
-        dream_subject=True, edits=auto, advance=shown, gc_days=set(shown), state_ts=state_ts, stored_ahead=list(ahead or []),
-        meta_files=meta,
+        Commit(
+            # A run that applied nothing and parked its changes for review says so: Approval pending.
+            "dream", f"dreamer:{dreamer.name}", "pending" if held and not auto else "auto", trigger,
+            outcome.summary or f"{len(undreamed)} fragment(s) dreamed", dream_subject=True,
+            ref=Reference("Reflection", reflection.id) if reflection else None,
+        ),
+        Writes(auto, meta_files=meta),
+        Evidence(advance=shown, gc_days=set(shown), state_ts=state_ts, stored_ahead=list(ahead or [])),
     )
     if dry_run:
         plan_changeset(ws, cs, today)
@@ -323,7 +328,7 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
         atomic_write_text(receipt_path, _receipt_text(receipt))
 
     # The journal carries a first version too, so a recovered apply still leaves a receipt.
-    cs.meta_files[f"receipts/{receipt.id}.json"] = _receipt_text(receipt)
+    cs.writes.meta_files[f"receipts/{receipt.id}.json"] = _receipt_text(receipt)
     cs.before_commit = final_receipt
     try:
         result = apply_changeset(ws, cs, today=today, now=now, fault=fault)
@@ -349,8 +354,6 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
 def _advance_only(ws: Workspace, shown: dict[str, set[str]], ts: str) -> None:
     """Mark the shown fragments dreamed without applying anything. The state is re-read under the
     memory lock: a person may have released ids (reject --release) while the dreamer ran."""
-    from dreamdeck.core.door.changeset import memory_lock
-
     with memory_lock(ws):
         state, _problem = load_state(ws.state_path)
         save_state(ws.state_path, state.advanced(shown, {}, ts))

@@ -34,7 +34,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, apply_changeset, validate_path
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.checks import validate_path
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
 from dreamdeck.core.formats.shards import strip_citations
@@ -397,10 +399,11 @@ def _apply(ws: Workspace, plan: RollbackPlan, *, actor: str, subject: str, summa
         audit.append(("REVERT", "memory/.dreaming-state.json",
                       f"{len(plan.released)} fragment(s) back to the undreamed tail"))
     cs = ChangeSet(
-        action="REVERT", actor=actor, approval="approved", trigger="rollback", summary=summary,
-        subject=subject, ref=plan.rev, ref_kind="Reverts", edits=plan.edits,
-        allow_drop=set(plan.dropped), allow_vault=any(e.path.startswith("vault/") for e in plan.edits),
-        advance=_group(plan.recited), release=_group(plan.released), restore_lines=plan.restore_lines, audit=audit,
+        Commit("revert", actor, "approved", "rollback", summary, subject=subject, ref=Reference("Reverts", plan.rev)),
+        Writes(plan.edits, allow_vault=any(e.path.startswith("vault/") for e in plan.edits)),
+        Evidence(advance=_group(plan.recited), release=_group(plan.released), restore_lines=plan.restore_lines,
+                 allow_drop=set(plan.dropped)),
+        Audit(file_verb="REVERT", extra=audit),
     )
     return apply_changeset(ws, cs)
 

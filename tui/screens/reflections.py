@@ -117,11 +117,11 @@ def _read_current(ws, rel: str) -> str | None:
 
 def _conflicts(ws, path: str, base: str | None, new: str | None) -> bool:
     """Would the door refuse this text for `path` as a conflict? (a dry run; nothing is written)"""
-    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, plan_changeset
+    from dreamdeck.core.door.apply import plan_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
     from dreamdeck.core.errors import Refused
 
-    cs = ChangeSet(action="APPROVE", actor=ACTOR, approval="partial", trigger="review", summary="dry merge check",
-                   edits=[FileEdit(path, base, new)])
+    cs = ChangeSet(Commit("approve", ACTOR, "partial", "review", "dry merge check"), Writes([FileEdit(path, base, new)]))
     try:
         plan_changeset(ws, cs)
     except Refused as exc:

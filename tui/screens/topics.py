@@ -304,9 +304,9 @@ class TopicsScreen(MemoryScreen):
         if new == base:
             self.notify("edit cancelled: nothing changed", title="Edit")
             return
-        from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+        from dreamdeck.core.door.apply import apply_changeset
+        from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 
-        cs = ChangeSet(action="EDIT", actor="human:tui", approval="approved", trigger="edit",
-                       summary=f"edited {slug} by hand", subject=f"memory: edit {slug}",
-                       edits=[FileEdit(f"topics/{slug}.md", base, new)])
+        cs = ChangeSet(Commit("edit", "human:tui", "approved", "edit", f"edited {slug} by hand", subject=f"memory: edit {slug}"),
+                       Writes([FileEdit(f"topics/{slug}.md", base, new)]))
         self.act("Edit", lambda: apply_changeset(self.ws, cs), lambda r: f"saved {slug}" + (f" ({r.sha[:8]})" if r.sha else ""))
