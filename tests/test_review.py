@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.diff import apply_hunks
 from dreamdeck.core.git.runner import head
@@ -47,8 +48,8 @@ def pending(ws, agent_dir):
 
 def change_a(ws, belief: str, cites: list[str]) -> None:
     current = (ws.topics_dir / "a.md").read_text()
-    apply_changeset(ws, ChangeSet(action="EDIT", actor="human:cli", approval="approved", trigger="test",
-                                  summary="meanwhile", edits=[FileEdit("topics/a.md", current, shard_text(belief, cites))]))
+    apply_changeset(ws, ChangeSet(Commit("edit", "human:cli", "approved", "test", "meanwhile"),
+                                  Writes([FileEdit("topics/a.md", current, shard_text(belief, cites))])))
 
 
 def hunk_of(ws, path: str) -> str:

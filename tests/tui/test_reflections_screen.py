@@ -16,7 +16,8 @@ from textual.worker import WorkerCancelled  # noqa: E402
 from tui_terminal import suspending_terminal  # noqa: E402,F401 (a fixture)
 from tui_waits import wait_workers  # noqa: E402
 
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
+from dreamdeck.core.door.apply import apply_changeset  # noqa: E402
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes  # noqa: E402
 from dreamdeck.core.dreaming.run import run_dream  # noqa: E402
 from dreamdeck.core.git.runner import head  # noqa: E402
 from dreamdeck.core.store.reflections import load_reflection  # noqa: E402
@@ -270,8 +271,8 @@ async def test_a_stale_base_that_conflicts_shows_the_hunk_as_conflict_and_space_
     pending(ws, agent_dir, script=_rewrite_a)
     current = (agent_dir / "memory/topics/a.md").read_text()
     apply_changeset(ws, ChangeSet(
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="human rewrite",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "human rewrite"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))]),
     ))
     edited, before_head = (agent_dir / "memory/topics/a.md").read_bytes(), head(agent_dir)
     app = make_app(ws)
@@ -299,8 +300,8 @@ async def test_a_stale_base_that_merges_is_marked_rebases_cleanly_and_applies(ws
     pending(ws, agent_dir, script=_rewrite_a)
     current = (agent_dir / "memory/topics/a.md").read_text()
     apply_changeset(ws, ChangeSet(  # a later reinforcement adds a citation at the end of a
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="reinforce a",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "reinforce a"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))]),
     ))
     app = make_app(ws)
     async with app.run_test(size=SIZE) as pilot:
