@@ -23,6 +23,7 @@ from dreamdeck.core.door.state import next_state, store_state_ahead
 from dreamdeck.core.errors import ApplyFailed, Refused
 from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.git.merge import merge_shards, rebase_change
+from dreamdeck.core.git.runner import busy_reason
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.workspace import Workspace
 
@@ -93,6 +94,7 @@ def apply_changeset(
     now = now or datetime.now(timezone.utc)
     step: Step = fault or (lambda _name: None)
     with memory_lock(ws):
+        refuse_if_git_busy(ws)
         # A change a crash interrupted is finished first: its half-written files must not become
         # the base of this one, and its journal must not be overwritten (invariant 7).
         interrupted = _recover_locked(ws)
@@ -163,6 +165,13 @@ def _undo_writes(ws: Workspace, done: list[tuple[str, str | None]], exc: OSError
         ) from None
 
 
+def refuse_if_git_busy(ws: Workspace) -> None:
+    """Refused, before anything is written, while git is in the middle of something (invariant 7)."""
+    why = busy_reason(ws.root)
+    if why:
+        raise Refused(f"refused: {why}; memory was not changed")
+
+
 def recover_journal(ws: Workspace) -> str | None:
     """Finish an apply that a crash interrupted (doctor --fix). Returns what was done, or None.
 
@@ -171,6 +180,7 @@ def recover_journal(ws: Workspace) -> str | None:
     if not (ws.memory / JOURNAL).exists():
         return None
     with memory_lock(ws):
+        refuse_if_git_busy(ws)
         return _recover_locked(ws)
 
 

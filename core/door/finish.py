@@ -1,7 +1,8 @@
 """Everything an apply does after its shard writes, in order (each step is why the next is safe):
 tombstones, dreamed ids, restored stream lines, memory/meta bookkeeping, compaction and fragment
-GC after a fresh citation judgment, the caller's hook, audit lines, the journal's removal, and one
-git commit with trailers. Idempotent, so a recovery from the journal can run it again.
+GC after a fresh citation judgment, the caller's hook, audit lines, one git commit with trailers,
+and only then the journal's removal. Idempotent, so a recovery from the journal can run it again:
+a change found committed already (its Change-Id) is not committed twice.
 """
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from typing import Callable
 
 from dreamdeck.core.door.changeset import ApplyResult
 from dreamdeck.core.door.compaction import compact_days
-from dreamdeck.core.door.journal import Journal, remove_journal, write_journal
+from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
 from dreamdeck.core.door.state import next_state
 from dreamdeck.core.formats.events import try_parse_event_line
 from dreamdeck.core.git.blobs import stage_in_background
-from dreamdeck.core.git.commit import Trailers, commit_memory
+from dreamdeck.core.git.commit import Trailers, commit_memory, commit_of_change
 from dreamdeck.core.git.notes import record_gc_lines
 from dreamdeck.core.index.evidence import gc_protected_keys
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
@@ -45,16 +46,21 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
         state = _save_state(ws, journal, background, step)
         _restore_lines(ws, journal, step)
         _write_meta_files(ws, journal)  # before the GC: a pending reflection protects its citations
-        gc_lines = _collect(ws, journal, state, result, late, step)
-        if before_commit is not None:
-            before_commit(result)  # what the GC dropped is known by now
-        _audit_once(ws, journal, result)
-        step("audit")
+        committed = commit_of_change(ws.root, journal.change_id)
+        if committed is None:
+            gc_lines = _collect(ws, journal, state, result, late, step)
+            if before_commit is not None:
+                before_commit(result)  # what the GC dropped is known by now
+            _audit_once(ws, journal, result, gc_lines)
+            step("audit")
+            drain(background, late)  # long over by now; joined so the commit holds what they carried
+            _commit(ws, journal, result)
+        else:
+            result.sha = committed  # a kill came after the commit: only the journal is left to do
+        _note_gc_lines(ws, journal, result)
+        step("commit")
         remove_journal(ws)
         step("journal-removed")
-        drain(background, late)  # long over by now; joined so the commit holds what they carried
-        _commit(ws, journal, result, gc_lines)
-        step("commit")
     finally:
         drain(background, late)  # also when a step fails
 
@@ -133,14 +139,17 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
     return [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purge]
 
 
-def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
+def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> None:
+    """The audit lines, once; the journal then records that, and the lines the GC took."""
     if journal.audited:
         return
     entries = _audit_entries(journal, result)
     if entries:
         append_entries(ws.root, entries)
-    # Marked in the journal, so a recovery after a kill from here on does not log it twice.
+    # Marked in the journal, so a recovery after a kill from here on does not log it twice, and
+    # can still attach the collected lines to the commit (the streams no longer hold them).
     journal.audited = True
+    journal.gc_lines = gc_lines
     write_journal(ws, journal)
 
 
@@ -164,18 +173,23 @@ def _audit_entries(journal: Journal, result: ApplyResult) -> list[AuditEntry]:
     return entries
 
 
-def _commit(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> None:
+def _commit(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
     c = journal.commit
     started = time.perf_counter()
     result.sha = commit_memory(
         ws.root,
         None if c.dream_subject and not c.subject else (c.subject or f"memory: {c.summary}"),
-        Trailers(c.actor, c.approval, c.trigger, c.ref.id if c.ref else "", c.ref.kind if c.ref else ""),
+        Trailers(c.actor, c.approval, c.trigger, c.ref.id if c.ref else "", c.ref.kind if c.ref else "",
+                 journal.change_id),
         body=c.summary if c.dream_subject else "",
+        exclude=(f"memory/{JOURNAL}",),
     )
     result.commit_seconds = time.perf_counter() - started
-    if result.sha and gc_lines:
-        # Lines appended since the last commit and collected now were never in git: keep them
-        # in a git note on this commit so a rollback can put them back.
-        record_gc_lines(ws.root, result.sha, gc_lines)
+
+
+def _note_gc_lines(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
+    """Lines appended since the last commit and collected now were never in git: keep them in a
+    git note on this commit so a rollback can put them back."""
+    if result.sha and journal.gc_lines:
+        record_gc_lines(ws.root, result.sha, journal.gc_lines)
 

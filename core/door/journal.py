@@ -4,12 +4,20 @@ A kill anywhere after that leaves the journal, and `door.apply.recover_journal` 
 the next dream, `doctor --fix`) finishes the change from it (invariant 7). The file holds the
 target of every shard file, what each was before, and every journaled part of the ChangeSet.
 
-Version 2 adds `file_verb`. A version-1 journal (written before the ChangeSet stated the verb of
-its file lines) is still finished: its verb is read from its action, as version 1 did.
+The journal stays until the change's commit is made (invariant 7): a change applied but not
+committed is always found and committed under its own trailers, never swept into the next
+change's commit. Its `change_id` goes into the commit (`Change-Id:`), so a recovery that finds it
+committed already only removes the journal; the lines the GC took are kept in the journal before
+the commit (`gc_lines`), so the rollback note is written even when a kill came between the two.
+
+Version 2 adds `file_verb`, `change_id` and `gc_lines`. A version-1 journal (written before the
+ChangeSet stated the verb of its file lines) is still finished: its verb is read from its action,
+as version 1 did.
 """
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -42,6 +50,8 @@ class Journal:
     audit: Audit
     topics_changed: bool  # a topic file changes: the compaction may collect fragments
     audited: bool = False  # the audit lines are appended (a recovery must not append them twice)
+    change_id: str = ""  # the commit's Change-Id trailer ("" for a version-1 journal)
+    gc_lines: list[tuple[str, str]] | None = None  # (day, raw line) the GC took, once it has run
 
     @classmethod
     def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime) -> "Journal":
@@ -54,6 +64,7 @@ class Journal:
             originals={p: c for p, (c, _) in plan.items()},
             commit=cs.commit, evidence=cs.evidence, meta_files=cs.writes.meta_files, audit=cs.audit,
             topics_changed=any(p.startswith("topics/") and c != t for p, (c, t) in plan.items()),
+            change_id=uuid.uuid4().hex[:16],
         )
 
     def to_json(self) -> dict:
@@ -77,6 +88,8 @@ class Journal:
                 "topics_changed": self.topics_changed,
             },
             "audited": self.audited,
+            "change_id": self.change_id,
+            "gc_lines": None if self.gc_lines is None else [list(p) for p in self.gc_lines],
         }
 
     @classmethod
@@ -102,6 +115,8 @@ class Journal:
             audit=Audit(file_verb, [(a, f, s) for a, f, s in c["audit"]]),
             topics_changed=bool(c["topics_changed"]),
             audited=bool(data.get("audited")),
+            change_id=str(data.get("change_id") or ""),
+            gc_lines=None if data.get("gc_lines") is None else [(d, line) for d, line in data["gc_lines"]],
         )
 
 

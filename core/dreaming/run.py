@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from itertools import chain
 from typing import Callable
 
-from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_journal
+from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_journal, refuse_if_git_busy
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.door.checks import lost_citations
 from dreamdeck.core.door.lock import memory_lock
@@ -199,6 +199,7 @@ def _collect(run: _Run) -> bool:
     """The undreamed fragments this run is shown; False (and a skipping receipt) when there are none."""
     ws, receipt = run.ws, run.receipt
     if not run.dry_run:
+        refuse_if_git_busy(ws)  # before the dreamer runs: its result could not be committed
         # A change a crash interrupted is finished before the snapshot, so this dream neither
         # re-sees its fragments nor builds on its half-written files (invariant 7).
         recover_journal(ws)
