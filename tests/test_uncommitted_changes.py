@@ -149,23 +149,20 @@ def test_a_full_disk_fails_with_one_line_and_leaves_nothing_half_written(tmp_pat
         root = disk / "agent"
         root.mkdir()
         git(root, "init", "-q", "-b", "main")
-        write_shard(root, "a", shard_text("Belief a", [cite(1)]))
+        big = shard_text("Belief a " + "x" * 60000, [cite(1)])
+        write_shard(root, "a", big)
         write_stream(root, D, [fragment_line(D, 1, "t", "fact 1")])
         commit_all(root)
         st = os.statvfs(disk)
         (disk / "filler").write_bytes(b"x" * max(0, st.f_bavail * st.f_frsize - 24 * 1024))  # ~24 KB left
-        big = shard_text("Belief big " + "x" * 60000, [cite(1)])
-        proc = subprocess.run(
-            [os.sys.executable, "-c",
-             "import sys; from dreamdeck.core.workspace import Workspace; "
-             "from dreamdeck.core.ops.edit import edit_shard; "
-             "edit_shard(Workspace.open(sys.argv[1]), 'a', sys.argv[2], actor='human:t')",
-             str(root), big],
-            capture_output=True, text=True)
-        assert proc.returncode != 0
+        proc = subprocess.run([os.sys.executable, "-m", "dreamdeck", "-w", str(root), "pin", "a"],
+                              capture_output=True, text=True)
+        assert proc.returncode == 1, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert "No space left" in proc.stderr
         stray = [p for p in (root / "memory").rglob("*") if p.name.endswith(".tmp")]
         assert stray == []
-        assert (root / "memory/topics/a.md").read_text() == shard_text("Belief a", [cite(1)])
+        assert not (root / "memory/vault/a.md").exists() and (root / "memory/topics/a.md").read_text() == big
         assert not (root / "memory" / JOURNAL).exists()
     finally:
         subprocess.run(["umount", str(disk)], capture_output=True)
