@@ -65,8 +65,9 @@ def subject(root: Path, rev: str = "HEAD") -> str:
 
 
 def trailers(root: Path, rev: str = "HEAD") -> dict[str, str]:
+    """The commit's trailers, without the door's Change-Id (tests/test_uncommitted_changes.py)."""
     out = git(root, "log", "-1", "--format=%(trailers:only,unfold)", rev)
-    return dict(line.split(": ", 1) for line in out.splitlines() if line.strip())
+    return dict(line.split(": ", 1) for line in out.splitlines() if line.strip() and not line.startswith("Change-Id: "))
 
 
 def changed_files(root: Path, rev: str = "HEAD") -> set[str]:

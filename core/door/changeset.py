@@ -93,6 +93,7 @@ class ApplyResult:
     warnings: list[str] = field(default_factory=list)
     targets: dict[str, str | None] = field(default_factory=dict)
     commit_seconds: float = 0.0  # git's own share: the commit of memory/ (benchmarks report it)
+    audit: list = field(default_factory=list)  # AuditEntry lines a `before_commit` hook adds to the door's
 
 
 @dataclass

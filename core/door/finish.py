@@ -20,7 +20,7 @@ from dreamdeck.core.git.commit import Trailers, commit_memory, commit_of_change
 from dreamdeck.core.git.notes import record_gc_lines
 from dreamdeck.core.index.evidence import gc_protected_keys
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
-from dreamdeck.core.store.audit import AuditEntry, append_entries
+from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries
 from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.store.streams import append_raw_lines, join_late_carriers, read_path_for, read_stream_lines
 from dreamdeck.core.store.tombstones import load_tombstones, record
@@ -144,7 +144,7 @@ def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: 
     if journal.audited:
         return
     entries = _audit_entries(journal, result)
-    if entries:
+    if entries:  # (a hook's own lines, e.g. a proposal's decision, are among them)
         append_entries(ws.root, entries)
     # Marked in the journal, so a recovery after a kill from here on does not log it twice, and
     # can still attach the collected lines to the commit (the streams no longer hold them).
@@ -170,7 +170,31 @@ def _audit_entries(journal: Journal, result: ApplyResult) -> list[AuditEntry]:
     if dropped:
         entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, c.approval,
                                      f"fragment GC dropped {len(dropped)} dreamed, uncited fragment(s)"))
+    entries += result.audit
+    if not entries and _changes_something(journal):  # every mutation is audited (invariant 11)
+        entries.append(AuditEntry.at(now, _fallback_action(c.action), _fallback_file(journal), c.actor, c.approval,
+                                     c.summary))
     return entries
+
+
+def _changes_something(journal: Journal) -> bool:
+    """Anything beyond shard files this change writes (a change that writes nothing is no mutation)."""
+    e = journal.evidence
+    return bool(journal.meta_files or e.advance or e.release or e.tombstones or e.restore_lines or e.purge)
+
+
+def _fallback_action(action: str) -> str:
+    """The change's own word when it is an audit verb (PROPOSE, REJECT, DEFER …), else EDIT."""
+    return action.upper() if action.upper() in ACTIONS else "EDIT"
+
+
+def _fallback_file(journal: Journal) -> str:
+    """What the change touched, for its one line: a meta file, the dreaming state, or memory/."""
+    if journal.meta_files:
+        return f"memory/meta/{sorted(journal.meta_files)[0]}"
+    if journal.evidence.advance or journal.evidence.release:
+        return "memory/.dreaming-state.json"
+    return "memory/"
 
 
 def _commit(ws: Workspace, journal: Journal, result: ApplyResult) -> None:

@@ -16,7 +16,7 @@ from itertools import chain
 from typing import Callable
 
 from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_journal, refuse_if_git_busy
-from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.door.checks import lost_citations
 from dreamdeck.core.door.lock import memory_lock
 from dreamdeck.core.door.state import store_state_ahead
@@ -339,6 +339,8 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
         ),
         Writes(auto, meta_files=meta),
         Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead)),
+        Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
+                      f"held {len(held)} change(s) for review in {reflection.id}")] if reflection else []),
     )
 
 

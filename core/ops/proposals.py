@@ -376,7 +376,7 @@ class _Recorder:
         self.changed: list[Proposal] = []
         self.gone: str | None = None  # the proposal was decided by hand meanwhile
 
-    def record(self, _result=None) -> None:
+    def record(self, result=None) -> None:
         self.fired = True
         try:
             def change(parsed: ParseResult) -> list[Proposal]:
@@ -388,7 +388,10 @@ class _Recorder:
                 return changed
 
             self.changed = modify_proposals(self.ws.root, change)
-            append_entries(self.ws.root, self.entries)
+            if result is not None:
+                result.audit.extend(self.entries)  # the door writes them with its own lines
+            else:
+                append_entries(self.ws.root, self.entries)
         except Exception as exc:  # noqa: BLE001 - reported after the door finished
             self.error = exc
 

@@ -59,7 +59,7 @@ from dreamdeck.core.ops.rollback_evidence import (
     plan_restored_lines,
 )
 from dreamdeck.core.ops.rollback_plan import LaterCommit, PlannedFile, RollbackPlan
-from dreamdeck.core.workspace import Workspace
+from dreamdeck.core.workspace import Workspace, parse_date
 
 __all__ = [
     "RollbackPlan", "PlannedFile", "LaterCommit", "preview_rollback", "rollback", "preview_restore_to",
@@ -321,6 +321,7 @@ def resolve_point(ws: Workspace, rev_or_date: str) -> str:
     """A revision, or the last memory commit on or before a YYYY-MM-DD date (local time)."""
     root = _git_root(ws)
     if _DATE.match(rev_or_date):
+        parse_date(rev_or_date)  # a well-shaped date must be a real day (2026-13-45 is not)
         out = run_git(root, "rev-list", "-1", f"--before={rev_or_date} 23:59:59", "HEAD", "--", "memory/", check=False).strip()
         if not out:
             raise Refused(f"refused: no memory commit on or before {rev_or_date}")
