@@ -208,6 +208,18 @@ def test_a_day_with_other_key_orders_is_indexed_not_counted(ws, agent_dir):
     assert view.row(4)["body"] == "reordered"
 
 
+def test_a_counted_day_with_a_type_spelled_in_escapes_is_reindexed_when_read(ws, agent_dir):
+    fill(agent_dir, days(3), 2)
+    path = agent_dir / "memory/streams/2026-05-21.jsonl"
+    with open(path, "a") as fh:  # no JSON writer escapes a letter, but a hand can: still a fragment
+        fh.write(fragment_line("2026-05-21", 99, "t", "escaped").replace('"fragment"', '"fr\\u0061gment"') + "\n")
+    view = StreamView(ws, min_rows=1)
+    view.find("2026-05-20", uuid_at("2026-05-20", 0))  # 05-21 is passed over: only counted
+    assert len(view) == 6 and view.row(2)["malformed"]  # the count was short: re-read on refresh
+    assert view.changed() and view.refresh().reshaped
+    assert len(view) == 7 and view.row(4)["body"] == "escaped"
+
+
 def test_a_counted_day_changed_under_it_reads_as_a_placeholder_until_refresh(ws, agent_dir):
     fill(agent_dir, days(3), 3)
     view = StreamView(ws, min_rows=1)

@@ -135,12 +135,18 @@ def scan_fragment_lines(data: bytes, base: int = 0, *, complete: bool = False,
 
 def count_fragment_lines(data: bytes) -> tuple[int, int] | None:
     """(fragment lines, bytes through the last newline) of the complete lines of `data`, counted
-    in C without splitting; None when some line needs `scan_fragment_lines` to tell."""
+    in C without splitting; None when some line needs `scan_fragment_lines` to tell.
+
+    Two counts, like the scan's but for one thing: a type spelled with `\\u00XX` escapes is not
+    looked for (no JSON writer escapes an ASCII letter, and ruling it out costs a third pass over
+    every file with a backslash in it). Such a line makes the count short, so whoever builds the
+    day's offsets later checks them against the count (`index.stream_days.materialize`)."""
     cut = data.rfind(b"\n") + 1
     if not cut:
         return 0, 0
-    prefixed = data.count(b"\n" + FRAGMENT_PREFIX, 0, cut) + data.startswith(FRAGMENT_PREFIX)
-    if _maybe_other_layout(data, cut, prefixed):
+    # The longer prefix is the faster count; a line with only the short one is left to the scan.
+    prefixed = data.count(b"\n" + ID_PREFIX, 0, cut) + data.startswith(ID_PREFIX)
+    if data.count(_MARK, 0, cut) != prefixed:  # each prefixed line holds the mark once at least
         return None
     return prefixed, cut
 
