@@ -137,10 +137,10 @@ def count_fragment_lines(data: bytes) -> tuple[int, int] | None:
     """(fragment lines, bytes through the last newline) of the complete lines of `data`, counted
     in C without splitting; None when some line needs `scan_fragment_lines` to tell.
 
-    Two counts, like the scan's but for one thing: a type spelled with `\\u00XX` escapes is not
-    looked for (no JSON writer escapes an ASCII letter, and ruling it out costs a third pass over
-    every file with a backslash in it). Such a line makes the count short, so whoever builds the
-    day's offsets later checks them against the count (`index.stream_days.materialize`)."""
+    Two counts. Unlike the scan, it does not look for a type spelled with `\\u00XX` escapes: no
+    JSON writer escapes an ASCII letter, and ruling one out would cost a third pass over every
+    file with a backslash in it. Such a line makes the count short, so whoever builds the day's
+    offsets later checks them against the count (`index.stream_days.materialize` does)."""
     cut = data.rfind(b"\n") + 1
     if not cut:
         return 0, 0
@@ -164,8 +164,8 @@ def fragment_line_ids(data: bytes) -> list[str]:
 
 def _maybe_other_layout(data: bytes, cut: int, prefixed: int) -> bool:
     """Could a line of data[:cut] that does not start with the prefix claim to be a fragment?
-    Each prefixed line holds the mark once at least, so a count equal to theirs rules it out
-    (a search for a backslash is a memchr: most streams have none, so no regex runs)."""
+    Each prefixed line holds the mark once at least, so a count equal to theirs rules the mark
+    out; the escape regex runs only when the bytes hold a backslash (a memchr finds out)."""
     if data.count(_MARK, 0, cut) != prefixed:
         return True
     return data.find(b"\\", 0, cut) != -1 and _LETTER_ESCAPE.search(data, 0, cut) is not None
