@@ -2,39 +2,21 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+from tests.support.agent import agent_folder
+from tests.support.git import isolate_from_user_config
 
-# Tests never read the developer's git identity or hooks.
-os.environ.setdefault("GIT_CONFIG_GLOBAL", "/dev/null")
-os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+isolate_from_user_config()  # tests never read the developer's git identity or hooks
 os.environ.pop("ANTHROPIC_API_KEY", None)
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=tester", "-c", "user.email=tester@localhost", *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    ).stdout
 
 
 @pytest.fixture
 def agent_dir(tmp_path: Path) -> Path:
     """An agent folder as TypeClaw makes one: git repo, `.gitignore` listing memory/, one commit."""
-    root = tmp_path / "agent"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / ".gitignore").write_text("# system-managed roots\nmemory/\n")
-    (root / "SOUL.md").write_text("# Soul\nBe kind.\n")
-    git(root, "add", ".")
-    git(root, "commit", "-qm", "init agent")
-    return root
+    return agent_folder(tmp_path)
 
 
 @pytest.fixture
@@ -65,3 +47,4 @@ def utc():
     else:
         os.environ["TZ"] = old
     time.tzset()
+

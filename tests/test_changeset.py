@@ -11,15 +11,12 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.runner import head
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.store.state import load_state
-from faults.scripted import body, commit_all, git
-from helpers import shard_text, uuid_at, write_shard
+from tests.support.dreamers import body
+from tests.support.git import git
+from tests.support.memory import cite, commit_all, shard_text, uuid_at, write_shard
 
 D1, D = "2026-05-20", "2026-05-22"
 NOW = datetime(2026, 5, 22, 9, 30, 42, tzinfo=timezone.utc)
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def cs(*edits: FileEdit, **kw) -> ChangeSet:
@@ -191,7 +188,7 @@ def test_a_read_only_folder_fails_the_write_and_the_rest_is_undone(ws, agent_dir
 
 def test_every_step_is_announced_in_order(ws, agent_dir, seeded):
     steps: list[str] = []
-    from helpers import fragment_line, write_stream
+    from tests.support.memory import fragment_line, write_stream
 
     write_stream(agent_dir, D, [fragment_line(D, 1, "a", "a again")])
     apply_changeset(ws, cs(*_three_edits(), advance={D: {uuid_at(D, 1)}}, gc_days={D}), fault=steps.append)

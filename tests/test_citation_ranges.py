@@ -25,18 +25,14 @@ from dreamdeck.core.index.citation_ranges import FILENAME, CitationRanges, date_
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.index.evidence import cited_keys, cited_on_days
 from dreamdeck.core.io.cache import clear_all
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support import REPO
+from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
-REPO = Path(__file__).resolve().parent.parent
 D0, D1, D = "2026-05-18", "2026-05-20", "2026-05-22"
 
 
 def LATER() -> int:
     return time.time_ns() + 10_000_000_000
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def forget_process_caches() -> None:
@@ -232,7 +228,7 @@ def test_a_same_size_rewrite_with_its_mtime_put_back_is_reread_because_its_ctime
 
 def test_the_gc_keeps_a_dreamed_fragment_only_a_back_dated_same_size_rewrite_cites(ws, agent_dir):
     from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
-    from faults.scripted import commit_all
+    from tests.support.memory import commit_all
 
     stream = write_stream(agent_dir, D, [fragment_line(D, 1, "e", "cited by the edited shard"),
                                          fragment_line(D, 2, "x", "cited by nobody")])

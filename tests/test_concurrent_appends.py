@@ -18,8 +18,8 @@ import pytest
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.store.streams import read_stream_lines
 from dreamdeck.core.workspace import Workspace
-from faults.appender import append_many, append_raw
-from faults.scripted import Scripted, citations_in, draft
+from tests.faults.appender import append_many, append_raw
+from tests.support.dreamers import Scripted, citations_in, draft
 
 pytestmark = pytest.mark.slow
 

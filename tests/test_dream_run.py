@@ -18,15 +18,14 @@ from dreamdeck.core.git.runner import head
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.workspace import Workspace
-from faults.scripted import Exploding, Scripted, body, cite_all, commit_all, draft, git, merge_into
-from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+from tests.support.dreamers import Exploding, Scripted, body, cite_all, draft, merge_into
+from tests.support.git import git
+from tests.support.memory import (
+    cite, commit_all, fragment_line, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
+)
 
 D1, D2, D = "2026-05-20", "2026-05-21", "2026-05-22"  # D is the workspace's today
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def key(day: str, n: int) -> str:
@@ -55,15 +54,6 @@ def dreamed(ws: Workspace, day: str) -> set[str]:
 def mark_dreamed(ws: Workspace, day: str, *ns: int) -> None:
     state, _ = load_state(ws.state_path)
     save_state(ws.state_path, state.add_dreamed(day, {uuid_at(day, n) for n in ns}, "2026-05-21T09:00:00+00:00"))
-
-
-def topics(root: Path) -> dict[str, bytes]:
-    folder = root / "memory" / "topics"
-    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.md"))} if folder.is_dir() else {}
-
-
-def commit_count(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
 
 
 def changed_in(root: Path, rev: str = "HEAD") -> dict[str, str]:

@@ -13,7 +13,7 @@ from dreamdeck.core.index import fragment_index
 from dreamdeck.core.index.fragment_index import FragmentIndex, index_stream_bytes
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.io.cache import RACY_NS, StampCache, set_clock
-from helpers import fragment_line, uuid_at, watermark_line, write_stream
+from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 
 D = "2026-05-22"
 

@@ -12,7 +12,7 @@ from dreamdeck.core.index.stream_view import StreamView, index_bytes
 from dreamdeck.core.store.streams import append_fragment, rewrite_stream
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.store.tombstones import Tombstone, record
-from helpers import fragment_line, uuid_at, watermark_line, write_stream
+from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 
 LEGACY = '{"type":"legacy_prose","ts":"2026-05-22T00:00:00.000Z","text":"old notes","origin":"migration"}'
 
