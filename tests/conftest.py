@@ -48,3 +48,13 @@ def utc():
         os.environ["TZ"] = old
     time.tzset()
 
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed `perf_contract` test says so: the answer may be right, the cost is not."""
+    outcome = yield
+    report = outcome.get_result()
+    marker = item.get_closest_marker("perf_contract")
+    if marker is not None and report.failed and call.when == "call":
+        reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+        report.sections.append(("performance contract", f"PERFORMANCE REGRESSION: {reason}"))

@@ -174,6 +174,7 @@ def many_shards(root: Path, n: int = 200, citing_today=(3, 77, 150)) -> None:
     write_shard(root, "p", shard_text("Pinned", [cite(D0, 999)]), folder="vault")
 
 
+@pytest.mark.perf_contract(reason="with the projection built, a day only three shards cite reads those three files, not all 201")
 def test_with_the_projection_built_a_day_only_three_files_cite_reads_only_those_three(ws, agent_dir):
     many_shards(agent_dir)
 
@@ -192,6 +193,7 @@ def test_with_the_projection_built_a_day_only_three_files_cite_reads_only_those_
     assert citation_ranges.last_scan() is nobody
 
 
+@pytest.mark.perf_contract(reason="a fresh process reads only the shard files whose citation range covers the day")
 def test_a_fresh_process_on_the_real_clock_reads_only_the_files_that_can_cite_the_day(ws, agent_dir):
     many_shards(agent_dir)
     time.sleep(2.2)  # the real racy window: after it, every file is old enough to be trusted
@@ -349,6 +351,7 @@ def test_a_long_lived_process_sees_the_projection_another_process_replaced(ws, a
 
 
 # --- 6. deletions and new files ----------------------------------------------------------------------
+@pytest.mark.perf_contract(reason="only changed files are read again, and an unchanged projection file is not rewritten")
 def test_deleted_files_leave_the_projection_and_new_or_renamed_files_citing_the_day_are_found(ws, agent_dir):
     many_shards(agent_dir, n=10, citing_today=(2,))
     write_shard(agent_dir, "old", shard_text("Archived", [cite(D, 40)]), folder="archive")

@@ -104,6 +104,7 @@ def assert_cursor_visible(table: VirtualTable) -> None:
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.perf_contract(reason="the table asks its row source for the visible rows only, at 100,000 rows")
 async def test_mounting_100k_rows_reads_only_the_visible_rows():
     source = CountingSource(100_000)
     app = TableApp(source)
