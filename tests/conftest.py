@@ -11,6 +11,11 @@ from tests.support.git import isolate_from_user_config
 
 isolate_from_user_config()  # tests never read the developer's git identity or hooks
 os.environ.pop("ANTHROPIC_API_KEY", None)
+# dreamdeck's private folder (locks, projections) per test process, not the developer's ~/.cache.
+if "DREAMDECK_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["DREAMDECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="dreamdeck-test-cache-")
 
 
 @pytest.fixture
