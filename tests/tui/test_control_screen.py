@@ -126,8 +126,9 @@ async def test_the_background_watcher_dreams_on_an_append_and_w_pauses_it(agent_
         assert receipt["trigger"] == "watch" and receipt["status"] == "applied" and receipt["fragments_seen"] == 3
         assert table.current_row()["id"] == receipt["id"]
         assert any(ev.message == "run: 3 undreamed fragments (watch)" for ev in app.watcher.events)
-        assert "run-done" in text_of(screen, "#events")
-        assert text_of(screen, "#decision").startswith("last decision  ")
+        # the receipts table can reload before the watcher's events reach the log: wait for them
+        await wait_for(pilot, lambda: "run-done" in text_of(screen, "#events"), what="run-done in the event log")
+        await wait_for(pilot, lambda: text_of(screen, "#decision").startswith("last decision  "), what="the decision")
         await wait_for(pilot, lambda: "runs       1" in text_of(screen, "#watcher-panel"), what="the run count")
 
         await pilot.press("w")
