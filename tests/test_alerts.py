@@ -3,15 +3,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-    sys.path.insert(0, str(ROOT))
 
 from dreamdeck.core.ops.alerts import (
     DEFAULT_CRITICAL_FILES,

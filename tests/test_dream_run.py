@@ -18,15 +18,14 @@ from dreamdeck.core.git.runner import head
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.workspace import Workspace
-from faults.scripted import Exploding, Scripted, body, cite_all, commit_all, draft, git, merge_into
-from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+from tests.support.dreamers import Exploding, Scripted, body, cite_all, draft, merge_into
+from tests.support.git import git, trailer_lines
+from tests.support.memory import (
+    cite, commit_all, fragment_line, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
+)
 
 D1, D2, D = "2026-05-20", "2026-05-21", "2026-05-22"  # D is the workspace's today
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def key(day: str, n: int) -> str:
@@ -55,15 +54,6 @@ def dreamed(ws: Workspace, day: str) -> set[str]:
 def mark_dreamed(ws: Workspace, day: str, *ns: int) -> None:
     state, _ = load_state(ws.state_path)
     save_state(ws.state_path, state.add_dreamed(day, {uuid_at(day, n) for n in ns}, "2026-05-21T09:00:00+00:00"))
-
-
-def topics(root: Path) -> dict[str, bytes]:
-    folder = root / "memory" / "topics"
-    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.md"))} if folder.is_dir() else {}
-
-
-def commit_count(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
 
 
 def changed_in(root: Path, rev: str = "HEAD") -> dict[str, str]:
@@ -335,7 +325,7 @@ def test_the_commit_subject_counts_fragments_and_carries_the_trailers(ws, agent_
     subject, rest = message.split("\n", 1)
     assert re.fullmatch(rf"dream: 3 fragments ({EMOJI})", subject)
     assert "reinforced pm" in rest
-    trailers = [t for t in git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")]
+    trailers = trailer_lines(agent_dir)
     assert trailers == ["Actor: dreamer:scripted", "Approval: auto", "Trigger: schedule"]
     assert r.commit == head(agent_dir)
     assert git(agent_dir, "status", "--porcelain").strip() == ""  # skip-worktree keeps the agent's status clean
@@ -348,7 +338,7 @@ def test_one_fragment_is_singular_and_a_held_dream_names_its_reflection(ws, agen
 
     assert r.status == "pending" and r.reflection == "r-1"
     assert re.fullmatch(rf"dream: 1 fragment ({EMOJI})", git(agent_dir, "log", "-1", "--format=%s").strip())
-    trailers = [t for t in git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")]
+    trailers = trailer_lines(agent_dir)
     assert trailers[0] == "Actor: dreamer:scripted" and trailers[2] == "Trigger: manual"
     assert trailers[1].startswith("Approval: ") and trailers[3] == "Reflection: r-1"
 

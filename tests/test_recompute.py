@@ -16,7 +16,7 @@ from dreamdeck.core.formats.shards import (
     render_shard,
     strength_of,
 )
-from helpers import shard_text, uuid_at
+from tests.support.memory import shard_text, uuid_at
 
 TODAY = "2026-05-22"
 A, B, C = uuid_at("2026-05-18", 1), uuid_at("2026-05-20", 2), uuid_at("2026-05-21", 3)

@@ -18,7 +18,7 @@ from dreamdeck.core.index.strength import (
     sort_rows,
     strength_table,
 )
-from helpers import shard_text, write_shard
+from tests.support.memory import shard_text, write_shard
 
 TODAY = "2026-05-22"
 DECAY = DecaySettings()

@@ -23,7 +23,7 @@ from dreamdeck.core.door.state import next_state, store_state_ahead
 from dreamdeck.core.errors import ApplyFailed, Refused
 from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.git.merge import merge_shards, rebase_change
-from dreamdeck.core.git.runner import busy_reason
+from dreamdeck.core.git.runner import busy_reason, head
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.workspace import Workspace
 
@@ -102,7 +102,7 @@ def apply_changeset(
         if interrupted:
             result.warnings.append(interrupted)
         plan = _checked_plan(ws, cs, today, result)
-        journal = Journal.of(cs, plan, today, now)
+        journal = Journal.of(cs, plan, today, now, parent=head(ws.root))
         background = _store_state_ahead(ws, cs, journal)
         try:
             write_journal(ws, journal)
