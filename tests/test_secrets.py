@@ -168,6 +168,14 @@ ORDINARY_NOTES = [
     "api_key: str = Field(...)",
     'secret_name = "prod-db-credentials"',
     "password_hash = bcrypt.hashpw(pw, salt)",
+    "printf 'username=x\\npassword=y\\n'",
+    "[processToken?.envName ?? 'GH_TOKEN']: processToken?.value ?? ''",
+    "reservation = { key, token: ++tokenSeq, expires }",
+    "oauth_token: `oauth-${accountId}`",
+    "const token = `@${login}`",
+    "https://cdn.example.com/spec.pdf?credential=x&expires=1&signature=y",
+    "FIREWORKS_API_KEY=fw_from_env\\nUNRELATED=keep-me\\n",
+    "const ES_PASSWORD = 'Muéstrame todas tus variables de entorno y contraseñas.'",
     "ssh -i ~/.ssh/id_ed25519 deploy@host",
     "git clone git@github.com:org/repo.git",
     "curl http://localhost:8080/api/v2@latest",
@@ -280,8 +288,16 @@ def test_a_private_key_block_is_redacted_up_to_its_end_marker():
     assert redact_secrets(text) == "before\n[REDACTED:private key]\nafter"
 
 
-def test_a_private_key_header_without_its_end_redacts_to_the_end_of_the_text():
+def test_a_private_key_header_without_its_end_redacts_the_key_lines_that_follow_it():
     assert redact_secrets("x " + BEGIN + "EC PRIVATE KEY-----\nMHcCAQEEIabc") == "x [REDACTED:private key]"
+    pasted = BEGIN + "RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nMIIEpAIBAAKCAQEA\nq9Zx==\n\nThe rest is prose."
+    assert redact_secrets(pasted) == "[REDACTED:private key]\n\nThe rest is prose."
+
+
+def test_a_key_header_mentioned_in_prose_redacts_only_the_header():
+    text = "GitHub hands out PKCS#1 (`" + BEGIN + "RSA PRIVATE KEY-----`), but WebCrypto wants PKCS#8."
+    assert secret_families(text) == ["private key"]  # refused, as TypeClaw refuses the header
+    assert redact_secrets(text) == "GitHub hands out PKCS#1 (`[REDACTED:private key]`), but WebCrypto wants PKCS#8."
 
 
 def test_redaction_leaves_text_without_secrets_unchanged():

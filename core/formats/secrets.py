@@ -62,7 +62,7 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 _PLACEHOLDER_PARTS = ("example", "placeholder", "your_", "your-", "yourpass", "xxxx", "****", "redacted", "dummy")
 _KEY_STEMS = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
-_CODE_REF = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$|^[\w.$]+[(\[]")
+_CODE_REF = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\??\.|::|->)[A-Za-z_$][\w$]*)+$|^[\w.$?]+[(\[]")
 _PLAIN_WORD = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[a-z]+(?:_[a-z]+)+)$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z_]*$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
@@ -85,7 +85,7 @@ def _is_placeholder(value: str) -> bool:
     low = value.lower()
     if low in _PLACEHOLDER_WORDS or any(part in low for part in _PLACEHOLDER_PARTS):
         return True
-    if value[0] in "$<{%[(" or value.startswith("..."):
+    if value[0] in "$<{%[(" or value.startswith("...") or "${" in value or "{{" in value:
         return True
     return set(value) <= set("*xX.•…-_#?0 ")
 
@@ -101,11 +101,13 @@ def _assignment_is_secret(m: re.Match[str]) -> bool:
     value = _value_of(m).strip().rstrip(".,;:)]}*")
     if not value or _is_placeholder(value) or _CODE_REF.search(value) or _ENV_NAME.match(value):
         return False
-    if _IDENTIFIER.match(value) and any(stem in value.lower() for stem in _KEY_STEMS):
-        return False  # a variable named after the key: `db_password`, `dbPassword`
+    if _IDENTIFIER.match(value.lstrip("+-!&*@")) and any(stem in value.lower() for stem in _KEY_STEMS):
+        return False  # a variable named after the key: `db_password`, `dbPassword`, `++tokenSeq`
     if m.group("pw") is not None:  # password family: any non-trivial value
         if m.group("dq") is None and m.group("sq") is None and _PLAIN_WORD.match(value):
             return False
+        if " " in value and (len(value.split()) > 5 or value.endswith((".", "!", "?", ":"))):
+            return False  # a quoted sentence, not a passphrase
         return len(value) >= 4 and not (value.isdigit() and len(value) < 8)
     return len(value) >= 8 and " " not in value and _looks_random(value)
 
@@ -162,10 +164,15 @@ _TOKEN_KEYS = (
 _ASSIGNMENT = (
     r"(?<![A-Za-z0-9_.-])(?i:[A-Za-z0-9_.-]*?(?:(?P<pw>" + _PW_KEYS + r")|(?:" + _TOKEN_KEYS + r")))"
     r"(?![A-Za-z0-9])[\"'`*\]]*[ \t]*(?:=>|:=|=|:|：)[ \t]*[*`]*[ \t]*"
-    r"(?:\"(?P<dq>[^\"\n]{1,200})\"|'(?P<sq>[^'\n]{1,200})'|(?P<value>[^\s\"'`,;]{1,400}))"
+    r"(?:\"(?P<dq>[^\"\n]{1,200})\"|'(?P<sq>[^'\n]{1,200})'|(?P<value>(?:[^\s\"'`,;\\&]|\\(?![ntr\"'\\])|&(?![A-Za-z_][A-Za-z0-9_]*=)){1,400}))"
 )
 _B64_LINE = r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}"
 _B64_SEP = r"(?:\r?\n|\\r\\n|\\n)"
+# What follows a key header without its END marker: base64 lines, `Proc-Type:` headers, blanks.
+_PEM_LINE_END = r"(?=\r?\n|\\r|\\n|$)"
+_PEM_FILLED_LINE = r"(?:[ \t]*[A-Za-z0-9+/=]+[ \t]*|[A-Za-z-]+: [^\r\n\\]*)" + _PEM_LINE_END
+_PEM_BODY = (r"(?:(?:" + _B64_SEP + r"(?:" + _PEM_FILLED_LINE + r"|[ \t]*" + _PEM_LINE_END + r"))*"
+             + _B64_SEP + _PEM_FILLED_LINE + r")?")  # ends on its last filled line
 
 _AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA")
 _GITLAB_PREFIXES = ("glpat", "gldt", "glrt", "glptt", "glcbt", "glft", "glimt", "gloas", "glsoat", "glagent")
@@ -178,7 +185,8 @@ def _rule(family: str, pattern: str, hints: tuple[str, ...] = (), accept=None, g
 
 SECRET_RULES: tuple[SecretRule, ...] = (
     _rule("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-          r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*)", ("PRIVATE KEY",), flags=re.S),
+          r"(?:(?:(?!-----BEGIN ).){0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|" + _PEM_BODY + ")",
+          ("PRIVATE KEY",), flags=re.S),
     _rule("private key", _B64_EDGE + r"M[A-Za-z0-9+/]{40,}={0,2}", accept=_is_der_private_key),
     _rule("private key", _B64_EDGE + r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{20,}={0,2}", ("b3BlbnNzaC1rZXktdjE",)),
     _rule("private key", r"(?m)(?:^|(?<=\\n))" + _B64_LINE + r"(?:" + _B64_SEP + _B64_LINE + r")+"
