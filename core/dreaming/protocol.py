@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from dreamdeck.core.formats.secrets import new_secret_families, redact_secrets, secret_values
+from dreamdeck.core.formats.secrets import new_secret_families, redact_secrets
 from dreamdeck.core.formats.slugs import SLUG_REGEX
 from dreamdeck.core.index.strength import StrengthRow
 from dreamdeck.core.index.undreamed import UndreamedFragment
@@ -108,7 +108,7 @@ class DreamScratch:
                 "write", slug,
                 _refuse("too_large", f"{size} bytes exceeds the {MAX_SHARD_BYTES}-byte shard limit"),
             )
-        secrets = new_secret_families(content, secret_values(self.original.get(slug)))
+        secrets = new_secret_families(content, [self.original.get(slug)])
         if secrets:  # the dreamer only ever saw redacted text: a secret here is made up or leaked
             return self._note("write", slug, _refuse(
                 "secret", f"the content holds a secret ({', '.join(secrets)}); write the fact without the value"))

@@ -20,13 +20,16 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 REDACTED = "[REDACTED:{family}]"
 
-# Before a prefix that also occurs inside words: not alphanumeric, or a literal \n \t \r.
-_EDGE = r"(?:(?<![A-Za-z0-9])|(?<=\\[ntr]))"
-_B64_EDGE = r"(?:(?<![A-Za-z0-9+/])|(?<=\\[ntr]))"
+# What may not come right before a prefix that also occurs inside words (a literal \n, \t or
+# \r may): checked in Python, since a leading lookbehind costs the regex its fast literal scan.
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_B64 = _ALNUM | frozenset("+/")
+_UPPER_DIGITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_DIGITS = frozenset("0123456789")
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,14 @@ class SecretRule:
     hints: tuple[str, ...] = ()  # lower-case substrings a match must contain: skip the regex without one
     accept: Callable[[re.Match[str]], bool] | None = None  # a further check of the shape
     generic: bool = False  # a specific family's finding on the same span is the one reported
+    edge: frozenset[str] = frozenset()  # characters that may not precede a match
+    gate: re.Pattern[str] | None = None  # a cheap search of the lower-cased text, needed before the pattern runs
+
+
+def _edge_ok(text: str, i: int, edge: frozenset[str]) -> bool:
+    if i == 0 or text[i - 1] not in edge:
+        return True
+    return i >= 2 and text[i - 2] == "\\" and text[i - 1] in "ntr"
 
 
 @dataclass(frozen=True)
@@ -162,12 +173,18 @@ _TOKEN_KEYS = (
     r"client[_-]?secret|credentials?"
 )
 _ASSIGNMENT = (
-    r"(?<![A-Za-z0-9_.-])(?i:[A-Za-z0-9_.-]*?(?:(?P<pw>" + _PW_KEYS + r")|(?:" + _TOKEN_KEYS + r")))"
+    r"(?i:(?P<pw>" + _PW_KEYS + r")|(?:" + _TOKEN_KEYS + r"))"  # the key ends here: `db_password`, `GH_TOKEN`
     r"(?![A-Za-z0-9])[\"'`*\]]*[ \t]*(?:=>|:=|=|:|：)[ \t]*[*`]*[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]{1,200})\"|'(?P<sq>[^'\n]{1,200})'|(?P<value>(?:[^\s\"'`,;\\&]|\\(?![ntr\"'\\])|&(?![A-Za-z_][A-Za-z0-9_]*=)){1,400}))"
 )
+# The same, lower-cased and without the value: a case-insensitive alternation is slow to scan
+# for, so this runs first on the lower-cased text (most long shards have no assignment at all).
+_ASSIGNMENT_GATE = (r"(?:" + _PW_KEYS + "|" + _TOKEN_KEYS + r")(?![a-z0-9])[\"'`*\]]*[ \t]*(?:=>|:=|=|:|：)")
 _B64_LINE = r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}"
 _B64_SEP = r"(?:\r?\n|\\r\\n|\\n)"
+# Two or more full lines of base64 and a short last one: a key body without its header.
+_B64_BLOCK = (_B64_LINE + r"(?:" + _B64_SEP + _B64_LINE + r")+"
+              r"(?:" + _B64_SEP + r"[ \t]*[A-Za-z0-9+/]{1,39}={0,2})?(?![A-Za-z0-9+/=])")
 # What follows a key header without its END marker: base64 lines, `Proc-Type:` headers, blanks.
 _PEM_LINE_END = r"(?=\r?\n|\\r|\\n|$)"
 _PEM_FILLED_LINE = r"(?:[ \t]*[A-Za-z0-9+/=]+[ \t]*|[A-Za-z-]+: [^\r\n\\]*)" + _PEM_LINE_END
@@ -179,52 +196,87 @@ _GITLAB_PREFIXES = ("glpat", "gldt", "glrt", "glptt", "glcbt", "glft", "glimt", 
 
 
 def _rule(family: str, pattern: str, hints: tuple[str, ...] = (), accept=None, generic: bool = False,
-          flags: int = 0) -> SecretRule:
-    return SecretRule(family, re.compile(pattern, flags), tuple(h.lower() for h in hints), accept, generic)
+          flags: int = 0, edge: frozenset[str] = frozenset(), gate: str | None = None) -> SecretRule:
+    return SecretRule(family, re.compile(pattern, flags), tuple(h.lower() for h in hints), accept, generic,
+                      edge, re.compile(gate) if gate else None)
+
+
+def _telegram_id_before(m: re.Match[str]) -> bool:
+    """8 to 10 digits (the bot id) right before the colon, and no more."""
+    text, i = m.string, m.start()
+    j = i
+    while j > 0 and text[j - 1] in _DIGITS:
+        j -= 1
+    return 8 <= i - j <= 10
+
+
+def _scheme_before(m: re.Match[str]) -> bool:
+    return _SCHEME_END.search(m.string, max(0, m.start() - 40), m.start()) is not None
+
+
+_SCHEME_END = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*\Z")
 
 
 SECRET_RULES: tuple[SecretRule, ...] = (
     _rule("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
           r"(?:(?:(?!-----BEGIN ).){0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|" + _PEM_BODY + ")",
           ("PRIVATE KEY",), flags=re.S),
-    _rule("private key", _B64_EDGE + r"M[A-Za-z0-9+/]{40,}={0,2}", accept=_is_der_private_key),
-    _rule("private key", _B64_EDGE + r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{20,}={0,2}", ("b3BlbnNzaC1rZXktdjE",)),
-    _rule("private key", r"(?m)(?:^|(?<=\\n))" + _B64_LINE + r"(?:" + _B64_SEP + _B64_LINE + r")+"
-          r"(?:" + _B64_SEP + r"[ \t]*[A-Za-z0-9+/]{1,39}={0,2})?(?![A-Za-z0-9+/=])", accept=_block_is_key_material),
+    _rule("private key", r"M[A-Za-z0-9+/]{40,}={0,2}", accept=_is_der_private_key, edge=_B64),
+    _rule("private key", r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{20,}={0,2}", ("b3BlbnNzaC1rZXktdjE",), edge=_B64),
+    _rule("private key", r"(?m)^" + _B64_BLOCK, accept=_block_is_key_material),
+    _rule("private key", r"\\n(?P<value>" + _B64_BLOCK + ")", ("\\n",), _block_is_key_material),
     _rule("github token", r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}",
           ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_")),
-    _rule("anthropic key", _EDGE + r"sk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",)),
-    _rule("openai key", _EDGE + r"sk-(?!ant-)(?:proj-|svcacct-|admin-|live-|test-|or-v1-)?[A-Za-z0-9_\-]{20,}",
-          ("sk-",)),
-    _rule("slack token", r"xox[abposre]-[A-Za-z0-9-]{10,}|" + _EDGE + r"xapp-[A-Za-z0-9-]{20,}", ("xox", "xapp-")),
+    _rule("anthropic key", r"sk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",), edge=_ALNUM),
+    _rule("openai key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-|live-|test-|or-v1-)?[A-Za-z0-9_\-]{20,}", ("sk-",),
+          edge=_ALNUM),
+    _rule("slack token", r"xox[abposre]-[A-Za-z0-9-]{10,}", ("xox",)),
+    _rule("slack token", r"xapp-[A-Za-z0-9-]{20,}", ("xapp-",), edge=_ALNUM),
     _rule("slack webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{16,}",
           ("hooks.slack.com/",)),
     _rule("discord webhook", r"discord(?:app)?\.com/api/webhooks/[0-9]{5,}/[A-Za-z0-9_-]{20,}", ("/api/webhooks/",)),
-    _rule("discord token", _EDGE + r"[MN][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}", (".",)),
-    _rule("aws access key", r"(?<![A-Z0-9])(?:" + "|".join(_AWS_PREFIXES) + r")[0-9A-Z]{16}(?![0-9A-Z])",
-          _AWS_PREFIXES),
+    _rule("discord token", r"[MN][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}", edge=_ALNUM,
+          gate=r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}"),
+    _rule("aws access key", r"(?:" + "|".join(_AWS_PREFIXES) + r")[0-9A-Z]{16}(?![0-9A-Z])", _AWS_PREFIXES,
+          edge=_UPPER_DIGITS),
     _rule("aws secret key", r"(?i:aws_?secret(?:_?access)?_?key)[\"'`]*[ \t]*(?:=|:)[ \t]*[\"'`]?"
           r"(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", ("secret",)),
     _rule("google api key", r"AIza[0-9A-Za-z_\-]{35}", ("AIza",)),
-    _rule("google oauth", r"GOCSPX-[A-Za-z0-9_-]{20,}|" + _EDGE + r"ya29\.[A-Za-z0-9_-]{20,}", ("GOCSPX-", "ya29.")),
+    _rule("google oauth", r"GOCSPX-[A-Za-z0-9_-]{20,}", ("GOCSPX-",)),
+    _rule("google oauth", r"ya29\.[A-Za-z0-9_-]{20,}", ("ya29.",), edge=_ALNUM),
     _rule("stripe key", r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[A-Za-z0-9]{24,}",
           ("_live_", "_test_", "whsec_")),
     _rule("npm token", r"npm_[A-Za-z0-9]{36,}", ("npm_",)),
     _rule("gitlab token", r"(?:" + "|".join(_GITLAB_PREFIXES) + r")-[A-Za-z0-9_-]{20,}",
           tuple(p + "-" for p in _GITLAB_PREFIXES)),
     _rule("hugging face token", r"hf_[A-Za-z0-9]{34,}", ("hf_",)),
-    _rule("brave key", _EDGE + r"BSA[A-Za-z0-9_-]{24,}", ("BSA",)),
-    _rule("telegram bot token", r"(?<![0-9])[0-9]{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])", (":",)),
+    _rule("brave key", r"BSA[A-Za-z0-9_-]{24,}", ("BSA",), edge=_ALNUM),
+    # `<bot id>:<secret>`: the secret is redacted, the bot id (public) stays readable.
+    _rule("telegram bot token", r":(?P<value>[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])", (":",), _telegram_id_before),
     _rule("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ("eyJ",)),
-    _rule("url credentials", r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]\"'<>]*:"
-          r"(?P<value>[^\s/?#@\"'<>]+)@[A-Za-z0-9\[]", ("://",), _url_password_is_secret),
+    _rule("url credentials", r"://[^\s:/?#@\[\]\"'<>]*:(?P<value>[^\s/?#@\"'<>]+)@[A-Za-z0-9\[]", ("://",),
+          lambda m: _scheme_before(m) and _url_password_is_secret(m)),
     _rule("bearer token", r"(?i:\b(?:bearer|basic))[ \t]+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)", ("bearer", "basic"),
           _bearer_is_secret, generic=True),
     _rule("secret assignment", _ASSIGNMENT, ("pass", "pwd", "secret", "token", "key", "cred", "密码", "口令", "비밀번호"),
-          _assignment_is_secret, generic=True),
+          _assignment_is_secret, generic=True, gate=_ASSIGNMENT_GATE),
 )
 
 FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(rule.family for rule in SECRET_RULES))
+
+
+def _matches(rule: SecretRule, text: str):
+    """The rule's matches that start on an edge. A match refused for its edge is searched again
+    from the next place an edge allows, so `risk-…-sk-proj-…` still finds the key inside."""
+    pos = 0
+    while (m := rule.pattern.search(text, pos)) is not None:
+        if not rule.edge or _edge_ok(text, m.start(), rule.edge):
+            yield m
+            pos = max(m.end(), m.start() + 1)
+            continue
+        pos = m.start() + 1
+        while pos < len(text) and not _edge_ok(text, pos, rule.edge):
+            pos += 1
 
 
 def _raw_findings(text: str) -> list[SecretFinding]:
@@ -233,7 +285,9 @@ def _raw_findings(text: str) -> list[SecretFinding]:
     for rule in SECRET_RULES:
         if rule.hints and not any(h in low for h in rule.hints):
             continue
-        for m in rule.pattern.finditer(text):
+        if rule.gate is not None and rule.gate.search(low) is None:
+            continue
+        for m in _matches(rule, text):
             if rule.accept is None or rule.accept(m):
                 start, end = _span(m)
                 if end > start:
@@ -292,8 +346,12 @@ def secret_values(*texts: str | None) -> set[str]:
     return {t[f.start:f.end] for t in texts if t for f in detect_secrets(t)}
 
 
-def new_secret_families(text: str, known: set[str]) -> list[str]:
-    """Families of the secrets in `text` that are not in `known` (`secret_values` of the text it
-    replaces): a change may keep a secret a file already had (a pin or a recompute of an old
-    shard), never bring in a new one."""
-    return list(dict.fromkeys(f.family for f in detect_secrets(text) if text[f.start:f.end] not in known))
+def new_secret_families(text: str, before: Iterable[str | None]) -> list[str]:
+    """Families of the secrets in `text` that none of `before` (the texts it replaces) holds: a
+    change may keep a secret a file already had (a pin or a recompute of an old shard), never
+    bring in a new one. `before` is only read when `text` holds a secret at all."""
+    found = detect_secrets(text)
+    if not found:
+        return []
+    known = secret_values(*before)
+    return list(dict.fromkeys(f.family for f in found if text[f.start:f.end] not in known))
