@@ -29,7 +29,7 @@ PLANTED = {
     "fragment who": "sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc",
     "fragment source": "Pa55" + "word!x",
     "fragment id": "AK" + "IA" + "Q3EGRT7YH4M2KX5W",
-    "second day body": "123456789:" + "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw3",
+    "second day body": "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw3",  # a Telegram bot token's secret half
     "shard heading": "sk-" + "ant-api03-" + "Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Ji0Hg9Fe8",
     "shard body": "Hunter" + "2024x",
     "topic slug": "sk-" + "proj-" + "ab12cd34ef56gh78ij90kl",
@@ -56,7 +56,7 @@ def plant(agent_dir) -> dict[str, str]:
     leaky = json.loads(fragment_line(D2, 3, "ids", "A fragment whose id is a credential."))
     leaky["id"] = leaky_id
     write_stream(agent_dir, D2, lines + [json.dumps(leaky, separators=(",", ":"))])
-    write_stream(agent_dir, D, [fragment_line(D, 4, "bots", f"bot token {s['second day body']} was pasted")])
+    write_stream(agent_dir, D, [fragment_line(D, 4, "bots", f"bot token 123456789:{s['second day body']} was pasted")])
     write_shard(agent_dir, "deploy-key", shard_text(f"Deploy key {s['shard heading']}", [cite(D1, uuid_at(D1, 1))]))
     write_shard(agent_dir, "db", shard_text("Database access", [cite(D1, uuid_at(D1, 2))]).replace(
         "fragments:", f"db password={s['shard body']}\ntoken {s['tool result']}\n\nfragments:"))
@@ -113,7 +113,7 @@ def test_no_planted_secret_reaches_the_server_and_the_dream_still_applies(ws, ag
     assert by_topic["registry [REDACTED:npm token]"]["who"] == "ci [REDACTED:stripe key]"
     assert by_topic["registry [REDACTED:npm token]"]["source"] == "https://admin:[REDACTED:url credentials]@git.example.com/repo.git"
     assert by_topic["ids"]["cite"] == "streams/2026-05-21#[REDACTED:aws access key]"
-    assert by_topic["bots"]["body"] == "bot token [REDACTED:telegram bot token] was pasted"
+    assert by_topic["bots"]["body"] == "bot token 123456789:[REDACTED:telegram bot token] was pasted"
     headings = {r["slug"]: r["heading"] for r in block(prompt, "shards")}
     assert headings["deploy-key"] == "Deploy key [REDACTED:anthropic key]"
     assert "[REDACTED:openai key]" in headings
