@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.dreaming.protocol import DreamScratch
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.errors import BadInput, Refused
@@ -142,10 +143,8 @@ def test_approving_a_hand_edited_proposal_that_carries_a_secret_is_refused_and_n
 
 
 # --- the door --------------------------------------------------------------------------------------
-def change(*edits: FileEdit, **kw) -> ChangeSet:
-    base = dict(action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="a human edit")
-    base.update(kw)
-    return ChangeSet(edits=list(edits), **base)  # type: ignore[arg-type]
+def change(*edits: FileEdit, action: str = "edit", allow_vault: bool = False) -> ChangeSet:
+    return ChangeSet(Commit(action, "human:cli", "approved", "test", "a human edit"), Writes(list(edits), allow_vault=allow_vault))
 
 
 @pytest.fixture
@@ -170,7 +169,7 @@ def test_the_door_refuses_a_secret_added_to_an_existing_shard_under_any_area(ws,
     with pytest.raises(Refused, match=r"memory/topics/a\.md would hold a secret \(npm token\)"):
         apply_changeset(ws, change(FileEdit("topics/a.md", current, edited)))
     with pytest.raises(Refused, match=r"memory/vault/a\.md would hold a secret"):
-        apply_changeset(ws, change(FileEdit("vault/a.md", None, edited), action="PIN", allow_vault=True))
+        apply_changeset(ws, change(FileEdit("vault/a.md", None, edited), action="pin", allow_vault=True))
     assert leaked(agent_dir, NPM) == [] and head(agent_dir) == seeded
 
 
