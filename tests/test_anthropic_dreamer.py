@@ -9,6 +9,7 @@ import pytest
 
 from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
 from dreamdeck.core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt
+from dreamdeck.core.index.strength import StrengthRow
 from dreamdeck.core.dreaming.protocol import (
     MAX_SHARD_BYTES,
     TOOL_SCHEMAS,
@@ -61,16 +62,16 @@ def fragment(date: str, n: int, body: str, topic: str = "tooling", who: str | No
     return UndreamedFragment(date=date, id=f"019e0000-0000-7000-8000-{n:012d}", topic=topic, body=body, who=who)
 
 
+def row(slug: str, heading: str, cites: int = 1, days: int = 1, last: str = "2026-05-20", age: int | None = 2) -> StrengthRow:
+    return StrengthRow(slug, heading, cites, days, last, age, "mentioned", 0.5, "active")
+
+
 def dream_input(*fragments: UndreamedFragment) -> DreamInput:
     frags = list(fragments) or [fragment("2026-05-21", 2, "The user ran pnpm install again.")]
     return DreamInput(
         today="2026-05-22",
         fragments=frags,
-        strength_table=(
-            "| slug | heading | cites | days | last reinforced | age (d) |\n"
-            "| --- | --- | ---: | ---: | --- | ---: |\n"
-            "| package-manager | The user mentioned preferring pnpm for this repo | 1 | 1 | 2026-05-20 | 2 |"
-        ),
+        strength_rows=[row("package-manager", "The user mentioned preferring pnpm for this repo")],
         pinned=frozenset({"package-manager"}),
     )
 
@@ -315,8 +316,10 @@ def test_user_prompt_lists_days_oldest_first_with_full_citations_and_pinned_slug
     ]
     prompt = build_user_prompt(dream_input(*frags))
     assert "2026-05-22" in prompt
-    assert "| package-manager |" in prompt
-    assert "- package-manager (pinned: changes will need human review)" in prompt
+    shards = prompt.split('<shards count="1">\n', 1)[1].split("\n</shards>", 1)[0]
+    assert json.loads(shards) == [{"slug": "package-manager", "heading": "The user mentioned preferring pnpm for this repo",
+                                   "cites": 1, "days": 1, "last_reinforced": "2026-05-20", "age_days": 2}]
+    assert json.loads(prompt.split("<pinned>\n", 1)[1].split("\n</pinned>", 1)[0]) == ["package-manager"]
     cites = [f.citation for f in frags]
     positions = [prompt.index(f'"cite": "{c}"') for c in cites]
     assert positions == sorted(positions)
@@ -327,6 +330,6 @@ def test_user_prompt_lists_days_oldest_first_with_full_citations_and_pinned_slug
 
 
 def test_user_prompt_without_shards_omits_the_table():
-    inp = DreamInput(today="2026-05-22", fragments=[fragment("2026-05-21", 2, "x")], strength_table="")
+    inp = DreamInput(today="2026-05-22", fragments=[fragment("2026-05-21", 2, "x")], strength_rows=[])
     prompt = build_user_prompt(inp)
-    assert "| slug |" not in prompt and "(none yet)" in prompt and "pinned" not in prompt
+    assert "<shards" not in prompt and "(none yet)" in prompt and "<pinned>" not in prompt

@@ -489,21 +489,23 @@ def test_a_forgotten_fragment_is_never_shown_to_a_dream(ws, agent_dir):
 
 
 def test_the_dreamers_strength_table_is_the_one_the_strength_table_reads_from_disk(ws, agent_dir):
-    """The run builds its prompt table from the snapshot text (no second read); it must say what
-    `strength_table` says of the same files, for canonical, CRLF, loose and unparseable shards."""
+    """The run builds its strength rows from the snapshot text (no second read); they must say
+    what `strength_table` says of the same files, for canonical, CRLF, loose and unparseable shards."""
     from dreamdeck.core.store.settings import DecaySettings
-    from dreamdeck.core.index.strength import render_prompt_table, strength_table
+    from dreamdeck.core.index.strength import strength_table
 
     write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm")])
     write_shard(agent_dir, "canonical", shard_text("The user uses pnpm", [cite(D1, 1), cite(D2, 2)]))
     write_shard(agent_dir, "crlf", shard_text("Tabs over spaces", [cite(D1, 3)]).replace("\n", "\r\n"))
     write_shard(agent_dir, "loose", "# No frontmatter\n\nfragments:\n- " + cite(D2, 4) + "\n")
     write_shard(agent_dir, "broken", "---\nheading: [unclosed\ncites: x\n---\nbody\n")
-    seen: list[str] = []
-    run_dream(ws, dreamer=Scripted(lambda inp, scratch: seen.append(inp.strength_table)), review="none")
-    expected = render_prompt_table(strength_table(ws.topics_dir, D, DecaySettings()))
+    seen: list = []
+    run_dream(ws, dreamer=Scripted(lambda inp, scratch: seen.append(list(inp.strength_rows))), review="none")
+    expected = strength_table(ws.topics_dir, D, DecaySettings())
     assert seen == [expected]
-    assert "| canonical | The user uses pnpm | 2 | 2 |" in expected and "| broken |" in expected
+    canonical = next(r for r in expected if r.slug == "canonical")
+    assert (canonical.heading, canonical.cites, canonical.days) == ("The user uses pnpm", 2, 2)
+    assert "broken" in [r.slug for r in expected]
 
 
 def test_the_fully_dreamed_projection_follows_a_release_and_a_forget_within_one_process(ws, agent_dir):

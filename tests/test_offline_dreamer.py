@@ -29,7 +29,7 @@ def frag(date: str, fid: str, topic: str, body: str) -> UndreamedFragment:
 
 def dream(fragments, shards=None, pinned=frozenset()):
     scratch = DreamScratch(dict(shards or {}), pinned=frozenset())
-    outcome = OfflineDreamer().dream(DreamInput(TODAY, list(fragments), "", pinned=frozenset(pinned)), scratch)
+    outcome = OfflineDreamer().dream(DreamInput(TODAY, list(fragments), [], pinned=frozenset(pinned)), scratch)
     return scratch, outcome
 
 

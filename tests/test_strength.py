@@ -13,7 +13,6 @@ from dreamdeck.core.index.strength import (
     decay_score,
     decay_status,
     ladder_tier,
-    render_prompt_table,
     row_for,
     sort_rows,
     strength_table,
@@ -139,33 +138,6 @@ def test_sorting_by_a_column_breaks_ties_by_slug_and_puts_missing_ages_last():
 def test_sorting_by_an_unknown_column_is_refused():
     with pytest.raises(ValueError, match="unknown column 'nope'"):
         sort_rows([row("a")], "nope")
-
-
-# --- the prompt table --------------------------------------------------------------------------------
-def test_no_shards_means_no_prompt_table():
-    assert render_prompt_table([]) == ""
-
-
-def test_the_prompt_table_has_typeclaws_header_and_rows_in_order():
-    rows = [row("low", cites=1, heading="Low"), row("high", cites=3, days=2, last="2026-05-20", heading="High", age=2)]
-    assert render_prompt_table(rows) == (
-        "| slug | heading | cites | days | last reinforced | age (d) |\n"
-        "| --- | --- | ---: | ---: | --- | ---: |\n"
-        "| high | High | 3 | 2 | 2026-05-20 | 2 |\n"
-        "| low | Low | 1 | 1 | 2026-05-22 | 0 |"
-    )
-
-
-def test_the_prompt_table_escapes_pipes_in_headings():
-    assert "| s | a \\| b \\|\\| c | 1 |" in render_prompt_table([row("s", heading="a | b || c")])
-
-
-def test_the_prompt_table_shows_untitled_for_an_empty_heading():
-    assert "| s | (untitled) | 1 |" in render_prompt_table([row("s", heading="")])
-
-
-def test_the_prompt_table_shows_a_dash_for_an_unknown_age():
-    assert render_prompt_table([row("s", last="garbage", age=None)]).endswith("| s | H | 1 | 1 | garbage | — |")
 
 
 # --- decay -------------------------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from dreamdeck.core.formats.secrets import new_secret_families, redact_secrets
 from dreamdeck.core.formats.slugs import SLUG_REGEX
+from dreamdeck.core.index.strength import StrengthRow
 from dreamdeck.core.index.undreamed import UndreamedFragment
 from dreamdeck.core.errors import DreamdeckError
 
@@ -31,7 +33,7 @@ _TOPIC_PATH = re.compile(r"^(?:memory/)?topics/([^/\\]+)\.md$")
 class DreamInput:
     today: str  # YYYY-MM-DD, the workspace's local day
     fragments: list[UndreamedFragment]  # oldest day first, file order within a day
-    strength_table: str  # TypeClaw's markdown strength table ("" when there are no shards)
+    strength_rows: list[StrengthRow]  # TypeClaw's strength table, a row per topic shard (empty: none)
     pinned: frozenset[str] = frozenset()  # slugs whose vault copy is human-owned
     references: frozenset[str] = frozenset()  # slugs under memory/references/
 
@@ -106,6 +108,10 @@ class DreamScratch:
                 "write", slug,
                 _refuse("too_large", f"{size} bytes exceeds the {MAX_SHARD_BYTES}-byte shard limit"),
             )
+        secrets = new_secret_families(content, [self.original.get(slug)])
+        if secrets:  # the dreamer only ever saw redacted text: a secret here is made up or leaked
+            return self._note("write", slug, _refuse(
+                "secret", f"the content holds a secret ({', '.join(secrets)}); write the fact without the value"))
         self.files[slug] = content
         return self._note("write", slug, _ok(path=f"memory/topics/{slug}.md"))
 
@@ -130,9 +136,10 @@ class DreamScratch:
                 value = [value]
             if not isinstance(value, (list, tuple)):
                 return []
-            return [str(v)[:2000] for v in value if str(v).strip()][:MAX_FINISH_ITEMS]
+            return [redact_secrets(str(v))[:2000] for v in value if str(v).strip()][:MAX_FINISH_ITEMS]
 
-        self.outcome.summary = str(summary or "")[:2000]
+        # These reach receipts, the review queue and commit messages: never a secret.
+        self.outcome.summary = redact_secrets(str(summary or ""))[:2000]
         self.outcome.questions = strings(questions)
         self.outcome.contradictions = strings(contradictions)
         self.outcome.archive = [s for s in strings(archive) if SLUG_REGEX.fullmatch(s)]

@@ -29,7 +29,7 @@ from dreamdeck.core.dreaming.receipts import DreamReceipt, list_receipts, new_re
 from dreamdeck.core.errors import BadInput, Refused
 from dreamdeck.core.formats.citations import citation_keys, sectioned_citations, summarize_missing
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
-from dreamdeck.core.index.strength import render_prompt_table, row_from_text, sort_rows
+from dreamdeck.core.index.strength import row_from_text, sort_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.ops.reflections import mark_stale, meta_updates, workspace_now
@@ -235,7 +235,7 @@ def _snapshot(run: _Run) -> _Snapshot:
     rows = sort_rows([row_from_text(slug, path, before[slug], today, decay, slug in pinned)
                       for slug, path in topic_files]) if getattr(run.dreamer, "reads_strength_table", True) else []
     inp = DreamInput(
-        today=today, fragments=run.undreamed, strength_table=render_prompt_table(rows), pinned=pinned,
+        today=today, fragments=run.undreamed, strength_rows=rows, pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
     )
     return _Snapshot(before, vault, inp)

@@ -152,18 +152,3 @@ def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool 
         value = getattr(r, column)
         return (value is None, value if value is not None else 0)
     return sorted(sorted(rows, key=lambda r: r.slug), key=key, reverse=reverse)
-
-
-def render_prompt_table(rows: list[StrengthRow]) -> str:
-    """TypeClaw's `renderShardStrengthsTable` for the dreamer's prompt ('' when no shards)."""
-    if not rows:
-        return ""
-    out = [
-        "| slug | heading | cites | days | last reinforced | age (d) |",
-        "| --- | --- | ---: | ---: | --- | ---: |",
-    ]
-    for r in sort_rows(list(rows)):
-        heading = (r.heading or "(untitled)").replace("|", "\\|")
-        age = "—" if r.age is None else str(r.age)
-        out.append(f"| {r.slug} | {heading} | {r.cites} | {r.days} | {r.last_reinforced} | {age} |")
-    return "\n".join(out)

@@ -31,7 +31,7 @@ from dreamdeck.core.formats.pending_memories import (
     render_pending,
     splice,
 )
-from dreamdeck.core.formats.secrets import detect_secrets
+from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.workspace import lock_file
@@ -129,7 +129,7 @@ def _checked_proposal(from_agent: str, store: str, content: str, confidence: str
     if len(trigger) > MAX_TRIGGER:
         raise BadInput(f"trigger is {len(trigger)} characters; the limit is {MAX_TRIGGER}")
     entity_list = _checked_entities(entities)
-    _refuse_secrets(content, trigger, " ".join(entity_list))
+    _refuse_secrets(from_agent, content, trigger, *entity_list)
     return Proposal(
         number=0, from_agent=from_agent, timestamp=_timestamp(now), trigger=trigger, store=store,
         content=content, entities=entity_list, confidence=confidence, core_worthy=bool(core_worthy),
@@ -191,9 +191,8 @@ def _validate_agent(name: str) -> str:
 
 def _refuse_secrets(*texts: str) -> None:
     for text in texts:
-        findings = detect_secrets(text)
-        if findings:
-            families = sorted({f.family for f in findings})
+        families = secret_families(text)
+        if families:
             raise BadInput(f"refused: the proposal contains a secret ({', '.join(families)})")
 
 
