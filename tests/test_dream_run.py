@@ -511,9 +511,16 @@ def test_the_dreamers_strength_table_is_the_one_the_strength_table_reads_from_di
     write_shard(agent_dir, "broken", "---\nheading: [unclosed\ncites: x\n---\nbody\n")
     seen: list[str] = []
     run_dream(ws, dreamer=Scripted(lambda inp, scratch: seen.append(inp.strength_table)), review="none")
-    expected = render_prompt_table(strength_table(ws.topics_dir, D, DecaySettings()))
+    app_rows = strength_table(ws.topics_dir, D, DecaySettings())
+    expected = render_prompt_table(app_rows)
     assert seen == [expected]
-    assert "| canonical | The user uses pnpm | 2 | 2 |" in expected and "| broken |" in expected
+    assert "| canonical | The user uses pnpm | 2 | 2 |" in expected and "| crlf | Tabs over spaces |" in expected
+    # TypeClaw `loadTopicStrengths` skips what `parseShard` refuses; the app's table keeps it, with why.
+    assert "| broken |" not in expected and "| loose |" not in expected
+    assert {r.slug: r.parse_error for r in app_rows if r.parse_error} == {
+        "broken": "frontmatter field 'cites': expected non-negative integer, got 'x'",
+        "loose": "frontmatter delimiter missing",
+    }
 
 
 def test_the_fully_dreamed_projection_follows_a_release_and_a_forget_within_one_process(ws, agent_dir):

@@ -26,7 +26,7 @@ from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
 from dreamdeck.core.store.state import load_state, save_state
-from dreamdeck.core.index.strength import render_prompt_table, row_from_text, sort_rows
+from dreamdeck.core.index.strength import prompt_table
 from dreamdeck.core.index.stream_scan import DreamedDays, fragment_ids
 from dreamdeck.core.store.streams import list_stream_days, read_stream_lines
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -200,11 +200,10 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     before = {slug: _read_text(path) for slug, path in topic_files}
     vault = {slug: _read_text(path) for slug, path in list_shard_paths(ws.vault_dir)}
     pinned = frozenset(vault)
-    decay = load_settings(ws.root).decay
-    rows = sort_rows([row_from_text(slug, path, before[slug], today, decay, slug in pinned)
-                      for slug, path in topic_files]) if getattr(dreamer, "reads_strength_table", True) else []
+    reads_table = getattr(dreamer, "reads_strength_table", True)
+    table = prompt_table(((slug, before[slug]) for slug, _ in topic_files), today) if reads_table else ""
     inp = DreamInput(
-        today=today, fragments=undreamed, strength_table=render_prompt_table(rows), pinned=pinned,
+        today=today, fragments=undreamed, strength_table=table, pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
     )
     scratch = DreamScratch(before, pinned)

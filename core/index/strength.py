@@ -8,14 +8,16 @@ counts taken from its body and its parse error, so nobody loses sight of it.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
 from operator import attrgetter
 from pathlib import Path
 
 from dreamdeck.core.store.settings import DecaySettings
 from dreamdeck.core.errors import BadInput
-from dreamdeck.core.formats.shards import Shard, ShardMeta, meta_from_head, strength_of
+from dreamdeck.core.formats.jscompat import js_utc_day, locale_compare_key
+from dreamdeck.core.formats.shards import Shard, ShardMeta, ShardParseError, meta_from_head, parse_shard, strength_of
 from dreamdeck.core.store.shard_files import list_shard_paths, read_shard, read_shard_meta
 
 COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status")
@@ -32,13 +34,23 @@ def ladder_tier(days: int) -> str:
     return "mentioned"
 
 
+_ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+
+
+def iso_utc_day(value: str) -> int | None:
+    """TypeClaw's `parseIsoDateUtc`, in days: `Date.UTC` of a YYYY-MM-DD shape, impossible dates
+    rolled over (2026-02-31 is March 3rd, 0000-00-00 is 1899-11-30); None for any other shape."""
+    m = _ISO_DATE.fullmatch(value)
+    return js_utc_day(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
 def age_days(today: str, last: str) -> int | None:
-    """floor((UTC(today) - UTC(last)) / 1 day), clamped at 0; None when a date is unparseable."""
-    try:
-        delta = (date.fromisoformat(today) - date.fromisoformat(last)).days
-    except ValueError:
+    """TypeClaw's `daysBetween`: whole days from `last` to `today`, clamped at 0 (a future date
+    is 0 days old); None when either is not shaped YYYY-MM-DD."""
+    now, then = iso_utc_day(today), iso_utc_day(last)
+    if now is None or then is None:
         return None
-    return max(0, delta)
+    return max(0, now - then)
 
 
 def decay_score(days: int, age: int | None, decay: DecaySettings) -> float:
@@ -139,9 +151,23 @@ def strength_table(
     return sort_rows(rows)
 
 
+# Slugs whose code-point order is already `localeCompare`'s (ICU puts `-` before digits before
+# letters too): the usual case, sorted without building collation keys.
+_PLAIN_SLUGS = re.compile(r"[a-z0-9-]*")
+
+
+def _slug_order(rows: list[StrengthRow]) -> list[StrengthRow]:
+    """Rows by slug as `a.slug.localeCompare(b.slug)` orders them."""
+    if _PLAIN_SLUGS.fullmatch("".join(r.slug for r in rows)):
+        return sorted(rows, key=attrgetter("slug"))
+    return sorted(rows, key=lambda r: (locale_compare_key(r.slug), r.slug))
+
+
 def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool = False) -> list[StrengthRow]:
     if column is None:
-        rows = sorted(rows, key=attrgetter("slug"))
+        # TypeClaw's `compareShardStrengths`: cites desc, days desc, lastReinforced desc (a string
+        # compare: 2026-13-01 after 2026-03-01), slug asc by `localeCompare`.
+        rows = _slug_order(rows)
         rows.sort(key=attrgetter("last_reinforced"), reverse=True)
         rows.sort(key=attrgetter("cites", "days"), reverse=True)
         return rows
@@ -154,16 +180,37 @@ def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool 
     return sorted(sorted(rows, key=lambda r: r.slug), key=key, reverse=reverse)
 
 
+def prompt_table(shards: Iterable[tuple[str, str]], today: str) -> str:
+    """The strength table of the dreamer's prompt from (slug, text) pairs already read, as
+    TypeClaw's `loadTopicStrengths` builds it: strict frontmatter only, unparseable shards left out."""
+    rows = []
+    ages: dict[str, int | None] = {}
+    decay = DecaySettings()  # the prompt shows no score; any settings will do
+    for slug, text in shards:
+        meta = meta_from_head(text)
+        if meta is None:
+            try:
+                meta = parse_shard(text)[0]
+            except ShardParseError:
+                continue  # `loadAllShards` skips it (with a console warning)
+        rows.append(_row_from_meta(slug, meta, today, decay, False, ages))
+    return render_prompt_table(rows)
+
+
 def render_prompt_table(rows: list[StrengthRow]) -> str:
-    """TypeClaw's `renderShardStrengthsTable` for the dreamer's prompt ('' when no shards)."""
-    if not rows:
+    """TypeClaw's `loadTopicStrengths` + `renderShardStrengthsTable`: the table in the dreamer's
+    prompt ('' when no shard loads). Unlike the app's table, a shard TypeClaw cannot parse is
+    left out, as its `loadAllShards` skips it; values are the frontmatter's, as written."""
+    loaded = [r for r in rows if r.parse_error is None]
+    if not loaded:
         return ""
     out = [
         "| slug | heading | cites | days | last reinforced | age (d) |",
         "| --- | --- | ---: | ---: | --- | ---: |",
     ]
-    for r in sort_rows(list(rows)):
-        heading = (r.heading or "(untitled)").replace("|", "\\|")
+    for r in sort_rows(loaded):
+        # `escapeTableCell`: only `|` is escaped, in slug and heading; a backslash stays as it is.
+        slug, heading = r.slug.replace("|", "\\|"), (r.heading or "(untitled)").replace("|", "\\|")
         age = "—" if r.age is None else str(r.age)
-        out.append(f"| {r.slug} | {heading} | {r.cites} | {r.days} | {r.last_reinforced} | {age} |")
+        out.append(f"| {slug} | {heading} | {r.cites} | {r.days} | {r.last_reinforced} | {age} |")
     return "\n".join(out)
