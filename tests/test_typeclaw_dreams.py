@@ -68,7 +68,7 @@ def typeclaw_lines(stdout: str) -> list[dict]:
 # TypeClaw `runDreams` -> `readDreamCommitLog` + `parseDreamSubject` + `readDreamCommitShow` +
 # `parseDreamDetail` + `toJsonShape` (src/dreams/): the same objects, key for key and in order,
 # SHAs included; dreamdeck's actor / approval / trigger / ref follow them.
-@pytest.mark.parametrize("case", cases("dreams_json"))
+@pytest.mark.parametrize("case", cases("dreams_json") + cases("dreams_json_more"))
 def test_dreams_json_matches_typeclaw_memory_dreams_json_details(case, tmp_path: Path):
     root = tmp_path / "agent"
     root.mkdir()
