@@ -91,7 +91,9 @@ def parse_frontmatter(fm: str) -> ShardMeta:
 
     Lines without a colon (blank ones included) are skipped; the last of a repeated key wins;
     counts must read back identically as a JavaScript number; the date is shape-checked only."""
-    values: dict[str, object] = {}
+    text: dict[str, str] = {}  # heading, lastReinforced: kept as written (trimmed)
+    counts: dict[str, int] = {}  # cites, days
+    tags: tuple[str, ...] | None = None
     lines = fm.split("\n")
     i = 0
     while i < len(lines):
@@ -105,30 +107,29 @@ def parse_frontmatter(fm: str) -> ShardMeta:
                 tags = _inline_tags(value)
                 if tags is None:
                     raise _field_error("tags", f"expected array, got '{value}'")
-                values["tags"] = tags
             else:
-                values["tags"], i = _block_tags(lines, i)
+                tags, i = _block_tags(lines, i)
         elif key == "heading" or key == "lastReinforced":
-            values[key] = value
+            text[key] = value
         elif key == "cites" or key == "days":
             number = js_canonical_uint(value)
             if number is None:
                 raise _field_error(key, f"expected non-negative integer, got '{value}'")
-            values[key] = number
+            counts[key] = number
         elif key in PROTOTYPE_KEYS_THROWING:
             raise _field_error(key, PROTOTYPE_KEYS_THROWING[key])
         elif key not in PROTOTYPE_KEYS_IGNORED:
             raise _field_error(key, "unknown")
-    heading = values.get("heading")
+    heading = text.get("heading")
     if not heading:
         raise _field_error("heading", "required")
     for key in ("cites", "days"):
-        if key not in values:
+        if key not in counts:
             raise _field_error(key, "expected integer, got 'undefined'")
-    last = values.get("lastReinforced", "undefined")
-    if not DATE_VALUE.fullmatch(last):  # type: ignore[arg-type]
+    last = text.get("lastReinforced", "undefined")
+    if not DATE_VALUE.fullmatch(last):
         raise _field_error("lastReinforced", f"expected YYYY-MM-DD, got '{last}'")
-    return ShardMeta(heading, values["cites"], values["days"], last, values.get("tags"))  # type: ignore[arg-type]
+    return ShardMeta(heading, counts["cites"], counts["days"], last, tags)
 
 
 def split_frontmatter(text: str) -> tuple[str, str] | None:
