@@ -76,7 +76,8 @@ class Sections:
 
 
 def sectioned_citations(body: str) -> Sections:
-    """Citation lines by section; before any heading counts as active; active beats superseded."""
+    """TypeClaw `splitCitationRefsBySection`: citation lines by section; before any heading counts
+    as active; a fragment id that is active (under any date) is not also superseded."""
     result = Sections()
     section = "fragments"
     for line in body.split("\n"):
@@ -88,11 +89,11 @@ def sectioned_citations(body: str) -> Sections:
         if m:
             bucket = result.active if section == "fragments" else result.superseded
             bucket.setdefault(m.group(2), set()).add(m.group(3))
-    for day, ids in result.active.items():
-        if day in result.superseded:
-            result.superseded[day] -= ids
-            if not result.superseded[day]:
-                del result.superseded[day]
+    active_ids = {cid for ids in result.active.values() for cid in ids}
+    for day in list(result.superseded):
+        result.superseded[day] -= active_ids
+        if not result.superseded[day]:
+            del result.superseded[day]
     return result
 
 
