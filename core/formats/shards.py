@@ -4,6 +4,10 @@ python-frontmatter is the framework (Post, handler protocol); `TypeClawHandler` 
 format itself. `frontmatter.loads` strips the text, which would lose a body's leading and
 trailing newlines, so we call the handler's split/load directly and never let YAML near a
 heading.
+
+Over ~400 lines on purpose: TypeClaw's `parseShard`, `parseLooseShard`, `renderShard` and
+`recomputeShardFrontmatter`, and the two citation edits made on a shard's text, share one set of
+delimiter rules; the belief sentence lives in `belief.py`, the JavaScript semantics in `jscompat.py`.
 """
 from __future__ import annotations
 
@@ -18,7 +22,6 @@ from dreamdeck.core.io.cache import MISS, StampCache
 from dreamdeck.core.formats.citations import (
     CITATION,
     CITATION_LINE,
-    REFERENCES_HEADING,
     SECTION_HEADING,
     Key,
     citation_keys,
@@ -26,7 +29,8 @@ from dreamdeck.core.formats.citations import (
     strip_citation_lines,
 )
 from dreamdeck.core.errors import BadFile
-from dreamdeck.core.formats.jscompat import JS_LINE_BREAKS, JS_SPACE, js_canonical_uint, js_trim
+from dreamdeck.core.formats.belief import first_belief_sentence, synthesize_heading  # noqa: F401 (re-exported)
+from dreamdeck.core.formats.jscompat import js_canonical_uint, js_trim
 
 DATE_VALUE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # JS `\d` is ASCII; used with fullmatch
 BLOCK_ITEM = "  - "  # exactly two spaces: one or three spaces end the block (an empty list)
@@ -287,42 +291,6 @@ def parse_loose_shard(text: str) -> LooseShard:
             else:
                 (tags, i), malformed = _block_tags(lines, i), False
     return LooseShard(True, heading, tags, malformed, body)
-
-
-# `firstSentenceOf`: a `.` ends a sentence only before whitespace or the end (3.5, v1.2 do not).
-_SENTENCE_END = re.compile(rf"[。！？؟।!?]|\.(?=[{JS_SPACE}]|\Z)")
-_HEADING_HASHES = re.compile(rf"#{{1,6}}[{JS_SPACE}]+")
-# `/^##\s+(.+)$/m` with JavaScript's meaning: lines also end at CR, U+2028 and U+2029, and
-# `\s+` may run across lines (so `### Three` and `##\n\nText` both match).
-_DOUBLE_HASH_HEADING = re.compile(
-    rf"(?<![^{JS_LINE_BREAKS}])##[{JS_SPACE}]+([^{JS_LINE_BREAKS}]+)(?=[{JS_LINE_BREAKS}]|\Z)"
-)
-
-
-def first_belief_sentence(body: str) -> str:
-    """TypeClaw's `firstBeliefSentence`: the first sentence of the first prose line ("" if none).
-
-    Citation lines and section headings are stripped; a `references:` heading line is skipped
-    (its items are not); a leading `#`..`######` is unwrapped."""
-    for raw in strip_citation_lines(body).split("\n"):
-        line = js_trim(raw)
-        if not line or REFERENCES_HEADING.match(line):
-            continue
-        hashes = _HEADING_HASHES.match(line)
-        if hashes:
-            line = js_trim(line[hashes.end():])
-        if line:
-            end = _SENTENCE_END.search(line)
-            return js_trim(line[: end.end()]) if end else line
-    return ""
-
-
-def synthesize_heading(body: str) -> str:
-    """TypeClaw's `synthesizeHeadingFromBody`: the first `## ` heading, else the first sentence.
-
-    A `## ` line of only spaces yields "" (TypeClaw then falls back to the slug, not a sentence)."""
-    m = _DOUBLE_HASH_HEADING.search(body)
-    return js_trim(m.group(1)) if m else first_belief_sentence(body)
 
 
 def derive_heading(existing: str, body: str, slug: str) -> str:
