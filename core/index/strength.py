@@ -158,7 +158,7 @@ _PLAIN_SLUGS = re.compile(r"[a-z0-9-]*")
 
 def _slug_order(rows: list[StrengthRow]) -> list[StrengthRow]:
     """Rows by slug as `a.slug.localeCompare(b.slug)` orders them."""
-    if _PLAIN_SLUGS.fullmatch("".join(r.slug for r in rows)):
+    if _PLAIN_SLUGS.fullmatch("".join(map(attrgetter("slug"), rows))):
         return sorted(rows, key=attrgetter("slug"))
     return sorted(rows, key=lambda r: (locale_compare_key(r.slug), r.slug))
 
