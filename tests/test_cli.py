@@ -94,9 +94,10 @@ def test_dreams_lists_dream_commits_with_what_they_changed(typeclaw):
     dreams = json.loads(run(typeclaw, "dreams", "--json").stdout)
     assert len(dreams) == 1
     d = dreams[0]
-    assert (d["summary"], d["emoji"], d["kind"]) == ("4 fragments", "🌙", "fragments")
-    assert sorted(t["slug"] for t in d["topics"]) == ["package-manager", "timezone"]
-    assert len(d["fragments_added"]) == 4
+    assert (d["summary"], d["emoji"], d["categories"]) == ("4 fragments", "🌙", ["fragments"])
+    assert sorted(t["slug"] for t in d["detail"]["changedTopics"]) == ["package-manager", "timezone"]
+    assert len(d["detail"]["addedFragments"]) == 4
+    assert (d["actor"], d["approval"]) == ("typeclaw", "auto")
 
 
 def test_verify_is_clean_then_exits_1_when_a_citation_disappears(typeclaw):
@@ -183,4 +184,4 @@ def test_gitstore_layout_is_supported(tmp_path):
     log = subprocess.run(["git", "--git-dir=.gitstore", "--work-tree=.", "log", "--format=%s"], cwd=root,
                          capture_output=True, text=True).stdout
     assert log.startswith("dream: 1 fragment")
-    assert json.loads(run(root, "dreams", "--json").stdout)[0]["kind"] == "fragments"
+    assert json.loads(run(root, "dreams", "--json").stdout)[0]["categories"] == ["fragments"]

@@ -15,9 +15,9 @@ import pytest
 
 from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
 from dreamdeck.core.dreaming.run import run_dream
-from faults.scripted import commit_all, draft
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
-from tests.fakes.messages_api import FakeMessagesAPI, Reply, tool_use
+from tests.support.dreamers import draft
+from tests.support.memory import commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.messages_api import FakeMessagesAPI, Reply, tool_use
 
 D1, D2, D = "2026-05-20", "2026-05-21", "2026-05-22"
 KEY = "test-key-not-a-secret"

@@ -26,9 +26,9 @@ from dreamdeck.core.ops.vault import pin_topic, unpin
 from dreamdeck.core.store.proposals_file import append_proposal, pending_path
 from dreamdeck.core.store.streams import AppendRefused, append_fragment, write_path_for
 from dreamdeck.core.workspace import Workspace
-from faults.scripted import Scripted, commit_all, draft
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
-from test_secrets import SECRET_FORMS
+from tests.support.dreamers import Scripted, draft
+from tests.support.memory import commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.test_secrets import SECRET_FORMS
 
 REPO = Path(__file__).resolve().parent.parent
 D1, D = "2026-05-20", "2026-05-22"

@@ -70,9 +70,14 @@ def test_month_and_year_boundaries(today, last, age):
     assert age_days(today, last) == age
 
 
-@pytest.mark.parametrize("last", ["yesterday", "2026-02-30", ""])
+@pytest.mark.parametrize("last", ["yesterday", "2026-5-1", "20260501", ""])
 def test_an_unparseable_date_has_no_age(last):
     assert age_days(TODAY, last) is None
+
+
+def test_an_impossible_but_well_shaped_date_rolls_over_as_javascript_does():
+    # TypeClaw `daysBetween` / `parseIsoDateUtc`: `Date.UTC(2026, 1, 30)` is March 2nd.
+    assert age_days(TODAY, "2026-02-30") == age_days(TODAY, "2026-03-02") == 81
 
 
 # --- rows ----------------------------------------------------------------------------------------------

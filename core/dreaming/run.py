@@ -15,8 +15,22 @@ from datetime import datetime, timezone
 from itertools import chain
 from typing import Callable
 
-from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_journal, refuse_if_git_busy
-from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.apply import (
+    apply_changeset,
+    plan_changeset,
+    recover_journal,
+    refuse_if_git_busy,
+)
+from dreamdeck.core.door.changeset import (
+    ApplyResult,
+    Audit,
+    ChangeSet,
+    Commit,
+    Evidence,
+    FileEdit,
+    Reference,
+    Writes,
+)
 from dreamdeck.core.door.checks import lost_citations
 from dreamdeck.core.door.lock import memory_lock
 from dreamdeck.core.door.state import store_state_ahead
@@ -24,21 +38,39 @@ from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
 from dreamdeck.core.dreaming.lock import DreamLock
 from dreamdeck.core.dreaming.offline import OfflineDreamer
 from dreamdeck.core.dreaming.policy import needs_review
-from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamOutcome, DreamScratch
-from dreamdeck.core.dreaming.receipts import DreamReceipt, list_receipts, new_receipt_id, receipt_message, receipt_text
+from dreamdeck.core.dreaming.protocol import (
+    DreamerError,
+    DreamInput,
+    DreamOutcome,
+    DreamScratch,
+)
+from dreamdeck.core.dreaming.receipts import (
+    DreamReceipt,
+    list_receipts,
+    new_receipt_id,
+    receipt_message,
+    receipt_text,
+)
 from dreamdeck.core.errors import BadInput, Refused
-from dreamdeck.core.formats.citations import citation_keys, sectioned_citations, summarize_missing
+from dreamdeck.core.formats.citations import (
+    citation_keys,
+    sectioned_citations,
+    summarize_missing,
+)
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
-from dreamdeck.core.index.strength import row_from_text, sort_rows
+from dreamdeck.core.index.strength import prompt_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.ops.reflections import mark_stale, meta_updates, workspace_now
-from dreamdeck.core.store.reflections import ProposedFile, Reflection, next_reflection_id
+from dreamdeck.core.store.reflections import (
+    ProposedFile,
+    Reflection,
+    next_reflection_id,
+)
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.state import load_state, save_state
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
-
 
 # DreamReceipt and list_receipts live in `receipts`; the app and the watcher take them from here too.
 __all__ = ["DreamReceipt", "DreamRefused", "choose_dreamer", "list_receipts", "run_dream"]
@@ -231,9 +263,8 @@ def _snapshot(run: _Run) -> _Snapshot:
     before = {slug: _read_text(path) for slug, path in topic_files}
     vault = {slug: _read_text(path) for slug, path in list_shard_paths(ws.vault_dir)}
     pinned = frozenset(vault)
-    decay = load_settings(ws.root).decay
-    rows = sort_rows([row_from_text(slug, path, before[slug], today, decay, slug in pinned)
-                      for slug, path in topic_files]) if getattr(run.dreamer, "reads_strength_table", True) else []
+    rows = prompt_rows(((slug, before[slug]) for slug, _ in topic_files), today) \
+        if getattr(run.dreamer, "reads_strength_table", True) else []
     inp = DreamInput(
         today=today, fragments=run.undreamed, strength_rows=rows, pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),

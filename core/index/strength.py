@@ -8,15 +8,28 @@ counts taken from its body and its parse error, so nobody loses sight of it.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
 from operator import attrgetter
 from pathlib import Path
 
-from dreamdeck.core.store.settings import DecaySettings
 from dreamdeck.core.errors import BadInput
-from dreamdeck.core.formats.shards import Shard, ShardMeta, meta_from_head, strength_of
-from dreamdeck.core.store.shard_files import list_shard_paths, read_shard, read_shard_meta
+from dreamdeck.core.formats.jscompat import js_utc_day, locale_compare_key
+from dreamdeck.core.formats.shards import (
+    Shard,
+    ShardMeta,
+    ShardParseError,
+    meta_from_head,
+    parse_shard,
+    strength_of,
+)
+from dreamdeck.core.store.settings import DecaySettings
+from dreamdeck.core.store.shard_files import (
+    list_shard_paths,
+    read_shard,
+    read_shard_meta,
+)
 
 COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status")
 
@@ -32,13 +45,23 @@ def ladder_tier(days: int) -> str:
     return "mentioned"
 
 
+_ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+
+
+def iso_utc_day(value: str) -> int | None:
+    """TypeClaw's `parseIsoDateUtc`, in days: `Date.UTC` of a YYYY-MM-DD shape, impossible dates
+    rolled over (2026-02-31 is March 3rd, 0000-00-00 is 1899-11-30); None for any other shape."""
+    m = _ISO_DATE.fullmatch(value)
+    return js_utc_day(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
 def age_days(today: str, last: str) -> int | None:
-    """floor((UTC(today) - UTC(last)) / 1 day), clamped at 0; None when a date is unparseable."""
-    try:
-        delta = (date.fromisoformat(today) - date.fromisoformat(last)).days
-    except ValueError:
+    """TypeClaw's `daysBetween`: whole days from `last` to `today`, clamped at 0 (a future date
+    is 0 days old); None when either is not shaped YYYY-MM-DD."""
+    now, then = iso_utc_day(today), iso_utc_day(last)
+    if now is None or then is None:
         return None
-    return max(0, delta)
+    return max(0, now - then)
 
 
 def decay_score(days: int, age: int | None, decay: DecaySettings) -> float:
@@ -139,9 +162,23 @@ def strength_table(
     return sort_rows(rows)
 
 
+# Slugs whose code-point order is already `localeCompare`'s (ICU puts `-` before digits before
+# letters too): the usual case, sorted without building collation keys.
+_PLAIN_SLUGS = re.compile(r"[a-z0-9-]*")
+
+
+def _slug_order(rows: list[StrengthRow]) -> list[StrengthRow]:
+    """Rows by slug as `a.slug.localeCompare(b.slug)` orders them."""
+    if _PLAIN_SLUGS.fullmatch("".join(map(attrgetter("slug"), rows))):
+        return sorted(rows, key=attrgetter("slug"))
+    return sorted(rows, key=lambda r: (locale_compare_key(r.slug), r.slug))
+
+
 def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool = False) -> list[StrengthRow]:
     if column is None:
-        rows = sorted(rows, key=attrgetter("slug"))
+        # TypeClaw's `compareShardStrengths`: cites desc, days desc, lastReinforced desc (a string
+        # compare: 2026-13-01 after 2026-03-01), slug asc by `localeCompare`.
+        rows = _slug_order(rows)
         rows.sort(key=attrgetter("last_reinforced"), reverse=True)
         rows.sort(key=attrgetter("cites", "days"), reverse=True)
         return rows
@@ -152,3 +189,23 @@ def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool 
         value = getattr(r, column)
         return (value is None, value if value is not None else 0)
     return sorted(sorted(rows, key=lambda r: r.slug), key=key, reverse=reverse)
+
+
+def prompt_rows(shards: Iterable[tuple[str, str]], today: str) -> list[StrengthRow]:
+    """The strength rows of the dreamer's prompt from (slug, text) pairs already read, as
+    TypeClaw's `loadTopicStrengths` builds them: strict frontmatter only, unparseable shards left
+    out (its `loadAllShards` skips them; the app's table keeps them, with why), values as written,
+    in `compareShardStrengths` order. The prompt renders them as data (`prompt.py`), not as
+    TypeClaw's markdown table, which a heading could break out of."""
+    rows = []
+    ages: dict[str, int | None] = {}
+    decay = DecaySettings()  # the prompt shows no score; any settings will do
+    for slug, text in shards:
+        meta = meta_from_head(text)
+        if meta is None:
+            try:
+                meta = parse_shard(text)[0]
+            except ShardParseError:
+                continue
+        rows.append(_row_from_meta(slug, meta, today, decay, False, ages))
+    return sort_rows(rows)

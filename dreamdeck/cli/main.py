@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--follow", "-f", action="store_true", help="keep printing new fragments")
     sp = cmd("dreams", R.cmd_dreams, "dream commits, newest first")
     sp.add_argument("--limit", type=int, default=20)
+    sp.add_argument("--details", action="store_true",
+                    help="accepted as TypeClaw's `memory dreams --details`; the detail is always included")
     sp = cmd("log", R.cmd_log, "memory commits with actor, approval and trigger")
     sp.add_argument("--limit", type=int, default=50)
     sp = cmd("audit", R.cmd_audit, "memory/meta/audit.log, filtered")

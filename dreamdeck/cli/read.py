@@ -150,19 +150,28 @@ def cmd_dreams(args) -> int:
     ws = open_ws(args)
     dreams = list_dreams(ws.root, args.limit)
     if args.json:
-        emit_json([d.to_json() for d in dreams])
+        # TypeClaw's `typeclaw memory dreams --json --details` objects (detail always included),
+        # with dreamdeck's actor / approval / trigger / ref after them.
+        emit_json([d.to_dream_json() for d in dreams])
         return 0
     if not dreams:
         say("No dream commits yet.")
         return 0
     for d in dreams:
-        say(f"{d.sha[:10]}  {d.date[:16].replace('T', ' ')}  {d.emoji} {d.summary}  [{d.kind}]  {d.actor}")
-        for t in d.topics:
-            say(f"    {t.status} topics/{t.slug}.md  +{t.added} -{t.removed}")
-        for s in d.new_skills:
-            say(f"    new skill '{s}'")
-        if d.fragments_added:
-            say(f"    {plural(len(d.fragments_added), 'fragment')} added")
+        say(f"{d.sha[:10]}  {d.date[:16].replace('T', ' ')}  {d.emoji or ''} {d.summary or ''}  "
+            f"[{', '.join(d.categories)}]  {d.actor}")
+        detail = d.detail
+        if detail is None:
+            continue
+        for t in detail.changed_topics:
+            counts = f"  +{t.additions} -{t.deletions}" if t.additions is not None else ""
+            say(f"    {t.status} {t.path}{counts}")
+        for name, _ in detail.created_skills:
+            say(f"    new skill '{name}'")
+        if detail.added_fragments:
+            say(f"    {plural(len(detail.added_fragments), 'fragment')} added")
+        for warning in detail.parse_warnings:
+            say(f"    ⚠ {warning}")
     return 0
 
 

@@ -195,7 +195,7 @@ async def test_an_unparseable_shard_has_a_red_slug_and_its_parse_error_in_the_me
         assert text_of(app, "#shard-title") == "loose-note"
         meta = text_of(app, "#shard-meta")
         assert meta == ("memory/topics/loose-note.md · ⚠ TypeClaw cannot parse it: "
-                        "missing frontmatter: the file must start with '---'")
+                        "frontmatter delimiter missing")
         assert app.screen.query_one("#shard-meta").has_class("-error")
         assert citation_texts(app) == ["2026-05-18 [deploy] Deploys go out on Tuesdays after the standup."]
         await pilot.press("k")
