@@ -47,11 +47,16 @@ RETRIEVED_CHANNEL_DIRECTIVE = (
 
 @dataclass(frozen=True)
 class IndexedShard:
-    """What a headings index needs of a shard (load-shards.ts `TopicShard`)."""
+    """What a headings index needs of a shard (load-shards.ts `TopicShard`); the counts and
+    path only for the pre-v0.45 renderer (`render_legacy_section`)."""
 
     slug: str
     heading: str
     body: str
+    cites: int | str = 0
+    days: int | str = 0
+    last_reinforced: str = "unknown"
+    path: str = ""
 
 
 @dataclass(frozen=True)
@@ -160,4 +165,33 @@ def render_retrieved(entries: list[tuple[RetrievedItem, bool]]) -> str:
             lines += [js_trim_end(item.excerpt), ""]
         else:
             lines += [unchanged_reference(item), ""]
+    return _block(lines)
+
+
+# --- before 2026-06-16 (spec Appendix A; `load-memory.ts` `renderSection` at 9f7e1197^) ----------
+LEGACY_MAX_UNITS = 12288
+LEGACY_INDEX_DIRECTIVE = "Memory is large. Call `memory_search` to fetch specific topics or recent stream events."
+LEGACY_CHANNEL_DIRECTIVE = ("Memory shown as index only in channels. Call `memory_search` if you need specific "
+                            "topics or recent stream events.")
+
+
+def render_legacy_section(shards: list[IndexedShard], mode: str, channel: bool) -> str:
+    """The old system-prompt section: every body under the budget (`direct`), else headings with
+    counts (`index`, always for a channel); `[NO TOPICS YET]` when there are no shards."""
+    from dreamdeck.core.formats.js_text import js_trim, utf16_len, utf16_prefix
+
+    lines = ["# Memory", "", FRAMING, ""]
+    if channel:
+        lines += [*BOUNDARY, ""]
+    if not shards:
+        lines += ["[NO TOPICS YET]", ""]
+    elif mode == "index" or channel:
+        lines += [LEGACY_CHANNEL_DIRECTIVE if channel else LEGACY_INDEX_DIRECTIVE, ""]
+        for s in shards:
+            lines += [f"## {s.heading}", f"cites={s.cites}, days={s.days}, lastReinforced={s.last_reinforced}", ""]
+    else:
+        for s in shards:
+            body = s.body if utf16_len(s.body) <= LEGACY_MAX_UNITS else utf16_prefix(s.body, LEGACY_MAX_UNITS) + "\n\n[...truncated]"
+            shown = f"[EMPTY] Present at {s.path} but has no content yet." if js_trim(body) == "" else js_trim_end(body)
+            lines += [f"## {s.heading}", shown, ""]
     return _block(lines)
