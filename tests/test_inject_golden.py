@@ -1,7 +1,12 @@
 """TypeClaw v0.45.1's `# Memory` block, byte for byte, on every golden case.
 
 `tests/data/typeclaw/inject.json` holds TypeClaw's own output for each case (made by running its
-real `session.turn.start` hook with an empty vector lane, `/work/research/harness`); here each
+real `session.turn.start` hook with an empty vector lane, `/work/research/harness`), and
+`inject_extra.json` more cases made the same way for the rules those do not reach (a topic found
+through the who, time or workspace name of a fragment it cites, unresolved citations, the legacy
+`memory/` prefix, names learned across fragments, ties between topics citing one fragment,
+legacy prose, more than 20 matches, demoted references, stopwords, an empty prompt; produced
+with `bun --preload ./preload.ts run.ts inject CASES --out inject_extra.json`); here each
 case's files are laid out in a fresh agent folder and dreamdeck's `inject` must print the same
 block and the same retrieval log line. Three cases replace TypeClaw's hybrid search with fixed
 results (`hybrid`): they pass those results through the same seam (`search=`), so they test the
@@ -24,7 +29,9 @@ from dreamdeck.core.formats.memory_block import RetrievedItem
 from dreamdeck.core.ops.inject import InjectSession, inject
 from dreamdeck.core.workspace import Workspace
 
-CASES = json.loads((Path(__file__).parent / "data" / "typeclaw" / "inject.json").read_text(encoding="utf-8"))
+DATA = Path(__file__).parent / "data" / "typeclaw"
+CASES = json.loads((DATA / "inject.json").read_text(encoding="utf-8"))
+EXTRA = json.loads((DATA / "inject_extra.json").read_text(encoding="utf-8"))
 
 
 def lay_out(root: Path, files: dict) -> None:
@@ -57,7 +64,7 @@ def masked(log: str | None) -> str | None:
     return None if log is None else re.sub(r"elapsed_ms=\d+", "elapsed_ms=<n>", log)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+@pytest.mark.parametrize("case", CASES + EXTRA, ids=[c["name"] for c in CASES + EXTRA])
 def test_inject_prints_typeclaws_memory_block_byte_for_byte(case, tmp_path):
     root = tmp_path / "agent"
     root.mkdir()

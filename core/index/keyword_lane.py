@@ -286,12 +286,13 @@ def _candidates(mem: TurnMemory, topic_docs: list[str], stream_docs: dict[str, s
                     yield _Match("legacy", ev, day.date, around), ev["text"].lower()
 
 
-def keyword_lane(mem: TurnMemory, prompt: str) -> list[_Match]:
-    """`keywordLane`: phrase first, then ranked content words; at most KEYWORD_MAX matches."""
+def keyword_lane(mem: TurnMemory, prompt: str, whole_docs: bool = False) -> list[_Match]:
+    """`keywordLane`: phrase first, then ranked content words; at most KEYWORD_MAX matches.
+    `whole_docs` builds TypeClaw's documents whole even when the fast ones are exact (tests)."""
     facts = [topic_facts(s) for s in mem.shards]
     tokens = content_tokens(prompt)
     templates = ["streams", *(["memory"] if any(f.memory_prefix for f in facts) else [])]
-    if fast_docs_exact(prompt, tokens, templates, mem.vocab):
+    if not whole_docs and fast_docs_exact(prompt, tokens, templates, mem.vocab):
         topic_docs = [f.fast_doc for f in facts]
     else:
         topic_docs = _exact_docs(mem, facts)
