@@ -76,19 +76,21 @@ def query_pieces(query: str) -> list[str]:
     return out
 
 
-def _fts_term(piece: str) -> str:
+def _fts_terms(piece: str) -> list[str]:
+    """A word as FTS5 terms. A CJK run is each of its bigrams (Korean glues particles to words
+    and a question rarely repeats a sentence's exact run) plus, when longer, the run itself as a
+    phrase, which ranks documents holding it whole above those holding its pieces."""
     if _CJK_RUN.fullmatch(piece) and len(piece) > 1:
-        return '"' + " ".join(piece[i:i + 2] for i in range(len(piece) - 1)) + '"'
-    return '"' + piece.replace('"', '""') + '"'
+        bigrams = [piece[i:i + 2] for i in range(len(piece) - 1)]
+        return [f'"{b}"' for b in bigrams] + (['"' + " ".join(bigrams) + '"'] if len(bigrams) > 1 else [])
+    return ['"' + piece.replace('"', '""') + '"']
 
 
 def match_expression(query: str) -> str | None:
     """An FTS5 MATCH expression: any of the query's words (BM25 ranks documents holding more of
     them, and rarer ones, higher); None when the query has no word worth searching for."""
-    pieces = query_pieces(query)
-    if not pieces:
-        return None
-    return " OR ".join(_fts_term(p) for p in pieces)
+    terms = [t for p in query_pieces(query) for t in _fts_terms(p)]
+    return " OR ".join(dict.fromkeys(terms)) if terms else None
 
 
 def content_words(query: str) -> int:

@@ -130,12 +130,18 @@ def _rank(hits: list[Hit], access: dict[str, Usage], today: str, decay: DecaySet
         if status == "archived" or (status == "dormant" and not include_dormant):
             continue
         weight = 1.0 if status in ("active", "pinned") else score
-        why = {"bm25": round(hit.relevance, 4), "decay": round(score, 4), "status": status, "tier": tier,
-               "weight": round(weight, 4), "access_count": usage.count if usage else 0,
+        why = {"bm25": _sig(hit.relevance), "decay": _sig(score), "status": status, "tier": tier,
+               "weight": _sig(weight), "access_count": usage.count if usage else 0,
                "last_access": usage.last_day if usage else None}
-        out.append(RecallBlock(hit.kind, hit.key, hit.heading, hit.excerpt, round(hit.relevance * weight, 4), why, hit.path))
-    out.sort(key=lambda b: -b.score)
-    return out
+        out.append(RecallBlock(hit.kind, hit.key, hit.heading, hit.excerpt, hit.relevance * weight, why, hit.path))
+    out.sort(key=lambda b: (-b.score, b.kind, b.key))
+    return [RecallBlock(b.kind, b.key, b.heading, b.excerpt, _sig(b.score), b.why, b.path) for b in out]
+
+
+def _sig(x: float) -> float:
+    """Six significant digits: BM25 gives a word found in most documents a relevance near 1e-6
+    (its IDF floor), which fixed decimals would show as 0."""
+    return float(f"{x:.6g}")
 
 
 def _decay_of(hit: Hit, access: dict[str, Usage], today: str, decay: DecaySettings):
