@@ -36,23 +36,19 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from dreamdeck.core.errors import Busy
-from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.search_terms import TOKENIZER, match_expression
-from dreamdeck.core.index.evidence import cited_on_days
-from dreamdeck.core.index.search_docs import DocData, reference_doc, shard_doc, stream_doc
-from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
+from dreamdeck.core.index import search_tail as tail
+from dreamdeck.core.index.search_docs import DocData, reference_doc, shard_doc, stream_doc
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
-from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import stream_dir
-from dreamdeck.core.store.tombstones import tombstoned_hashes, tombstones_path
+from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
 
-VERSION = "1"
+VERSION = "2"
 FILENAME = "search.sqlite3"
 # area folder under memory/ -> the kind of its documents (None: tracked for citations only)
 AREAS = {"topics": "topic", "vault": "vault", "archive": None, "references": "reference"}
-CITING_AREAS = ("topics", "vault", "archive")
 TITLE_WEIGHT, BODY_WEIGHT = 2.0, 1.0
 
 _SCHEMA = (
@@ -62,6 +58,7 @@ _SCHEMA = (
     " path TEXT NOT NULL, heading TEXT NOT NULL, excerpt TEXT NOT NULL, info TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS docs_path ON docs(path)",
     f"CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize=\"{TOKENIZER}\")",
+    *tail.SCHEMA,
 )
 
 
@@ -176,7 +173,7 @@ class SearchIndex:
     def _create(self, conn: sqlite3.Connection) -> None:
         with self._write_lock():
             conn.execute("BEGIN IMMEDIATE")
-            for table in ("fts", "docs", "files", "meta"):
+            for table in ("fts", "docs", "files", "tail", "meta"):
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
             for stmt in _SCHEMA:
                 conn.execute(stmt)
@@ -226,16 +223,20 @@ class SearchIndex:
         changed = [(rel, st) for rel, st in current.items() if known.get(rel) != st]
         removed = [rel for rel in known if rel not in current]
         stream_sig = self._stream_signature(started)
-        if not changed and not removed and stream_sig and stream_sig == self._meta(conn, "streams"):
+        shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
+        redo_tail = shards_changed or not stream_sig or stream_sig != self._meta(conn, "streams")
+        if not changed and not removed and not redo_tail:
             return report
+        frags = tail.undreamed_fragments(self.ws) if redo_tail else []
         try:
             with self._write_lock():
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    self._apply_files(conn, changed, removed, report, started)
-                    shards_changed = any(r.split("/", 1)[0] in CITING_AREAS for r in [*(c[0] for c in changed), *removed])
-                    if shards_changed or not stream_sig or stream_sig != self._meta(conn, "streams"):
-                        self._rebuild_streams(conn, report, shards_changed)
+                    covered = set(json.loads(self._meta(conn, "tail_days") or "[]"))
+                    days = sorted({f.date for f in frags}) if redo_tail else sorted(covered)
+                    self._apply_files(conn, changed, removed, report, started, covered | set(days))
+                    if redo_tail:
+                        self._rebuild_streams(conn, frags, days, covered, current, {c[0] for c in changed}, started, report)
                         conn.execute("INSERT OR REPLACE INTO meta VALUES ('streams', ?)", (stream_sig,))
                     conn.execute("COMMIT")
                 except BaseException:
@@ -243,7 +244,10 @@ class SearchIndex:
                     raise
         except Timeout:
             raise Busy("the search index is being rebuilt by another process; try again") from None
-        self._data_version = None  # re-read the stamps as committed
+        for rel, stamp in changed:  # what this connection committed (data_version only counts others)
+            known[rel] = stamp if settled(stamp, started) else None
+        for rel in removed:
+            known.pop(rel, None)
         return report
 
     def _scan(self, started: int) -> dict[str, Stamp]:
@@ -270,30 +274,30 @@ class SearchIndex:
         return row[0] if row else None
 
     # --- writing ------------------------------------------------------------------------------
-    def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int) -> None:
+    def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int, days: set[str]) -> None:
+        """Re-read changed files into documents and tail rows (for `days`); drop removed ones."""
         for rel in removed:
             self._drop(conn, rel)
-            conn.execute("DELETE FROM files WHERE path=?", (rel,))
             report.files_removed += 1
-        file_rows, docs = [], []
+        file_rows, docs, tail_rows = [], [], []
         known = self._known
         for rel, stamp in changed:
+            if rel in known:
+                self._drop(conn, rel)
             try:
                 with open(self.ws.memory / rel, "rb") as fh:
                     data = fh.read()
             except FileNotFoundError:  # gone since the scan
-                self._drop(conn, rel)
-                conn.execute("DELETE FROM files WHERE path=?", (rel,))
                 continue
             report.files_read += 1
-            if rel in known:
-                self._drop(conn, rel)
             area, name = rel.split("/", 1)
             file_rows.append((rel, _stamp_text(stamp) if settled(stamp, started) else ""))
+            tail_rows += tail.file_rows(rel, data, days)
             doc = self._doc_of(area, name[:-3], rel, data)
             if doc is not None:
                 docs.append(doc)
         conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", file_rows)
+        conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
         self._insert(conn, docs)
 
     @staticmethod
@@ -309,6 +313,8 @@ class SearchIndex:
     def _drop(conn, rel: str) -> None:
         conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path=?)", (rel,))
         conn.execute("DELETE FROM docs WHERE path=?", (rel,))
+        conn.execute("DELETE FROM tail WHERE path=?", (rel,))
+        conn.execute("DELETE FROM files WHERE path=?", (rel,))
 
     @staticmethod
     def _insert(conn, docs: list[DocData]) -> None:
@@ -321,43 +327,31 @@ class SearchIndex:
         conn.executemany("INSERT INTO fts(rowid, title, body) VALUES (?, ?, ?)",
                          [(first + n, d.title_terms, d.body_terms) for n, d in enumerate(docs)])
 
-    def _rebuild_streams(self, conn, report: RefreshReport, shards_changed: bool) -> None:
+    def _rebuild_streams(self, conn, frags, days: list[str], covered: set[str], stamps: dict[str, Stamp],
+                         rewritten: set[str], started: int, report: RefreshReport) -> None:
+        """The tail's documents: its fragments minus those a shard cites (`index.search_tail`)."""
+        new_days = set(days) - covered
+        if new_days:
+            tail.cover_days(conn, self.ws, new_days, stamps, rewritten, started)
+        tail.keep_only(conn, days)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('tail_days', ?)", (json.dumps(days),))
+        cited = tail.cited(conn, days) if days else set()
         conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE kind='stream')")
         conn.execute("DELETE FROM docs WHERE kind='stream'")
         docs = [stream_doc(f.date, f.id, f.topic, f.body, f.source, f.ts, f.who)
-                for f in self._undreamed_tail(conn, shards_changed)]
+                for f in frags if f"{f.date}#{f.id}" not in cited]
         self._insert(conn, docs)
         report.streams_rebuilt, report.stream_docs = True, len(docs)
-
-    def _undreamed_tail(self, conn, shards_changed: bool) -> list:
-        """Undreamed fragments minus the forgotten (id and content) and those a shard already
-        cites, actively or as superseded evidence (either way it is not a fragment to find)."""
-        state, _ = load_state(self.ws.state_path)
-        hashes = tombstoned_hashes(self.ws)
-        frags = [f for f in collect_undreamed(self.ws, state) if fragment_content_hash(f.topic, f.body) not in hashes]
-        days = sorted({f.date for f in frags})
-        cited = self._cited_on(conn, days, shards_changed)
-        return [f for f in frags if f"{f.date}#{f.id}" not in cited]
-
-    def _cited_on(self, conn, days: list[str], shards_changed: bool) -> set[str]:
-        """`DATE#ID` cited on `days` by topics, vault or archive. What the last rebuild found
-        still holds while no shard changed; only days it did not ask about are looked up."""
-        stored = json.loads(self._meta(conn, "cited") or "{}") if not shards_changed else {}
-        missing = {d for d in days if d not in stored}
-        if missing:
-            for d, i in cited_on_days(self.ws, missing).keys:
-                stored.setdefault(d, []).append(i)
-            for d in missing:
-                stored.setdefault(d, [])
-        stored = {d: ids for d, ids in stored.items() if d in days}
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('cited', ?)", (json.dumps(stored),))
-        return {f"{d}#{i}" for d, ids in stored.items() for i in ids}
 
     # --- reading ------------------------------------------------------------------------------
     def search(self, query: str, limit: int = 200) -> list[Hit]:
         """Documents matching any word of `query`, best BM25 first (refreshed first)."""
-        expr = match_expression(query)
         self.refresh()
+        return self.query(query, limit)
+
+    def query(self, query: str, limit: int = 200) -> list[Hit]:
+        """`search` without the refresh: the index as it stands."""
+        expr = match_expression(query)
         if expr is None:
             return []
         with self._lock:
