@@ -53,7 +53,7 @@ def utf16_prefix(text: str, units: int) -> str:
 
 def utf8_len(text: str) -> int:
     """`Buffer.byteLength(text, 'utf8')`: a lone surrogate counts as the 3 bytes of U+FFFD."""
-    return len(text.encode("utf-8", "surrogatepass"))
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def code_unit_key(text: str) -> bytes:

@@ -109,12 +109,24 @@ def _compute_facts(shard: TcShard) -> TopicFacts:
                 continue
         current[format_citation(*found)] = found
     active_ids = frozenset(i for _, i in active.values())
-    children = sorted(active.values(), key=lambda c: locale_key(format_citation(*c)))
+    children = _sorted_children(list(active.values()))
     # each child: its citation line (replaced when of the usual shape), then its provenance
     lex = ["\0\n\0" if _UUID.fullmatch(i) else f"{format_citation(d, i).lower()}\n\0" for d, i in children]
     fast = f"{shard.slug}\n{shard.heading}".lower() + "\n" + "\n".join(lines) + "\n" + "\n".join(lex)
     sup = frozenset(i for _, i in superseded.values() if i not in active_ids)
     return TopicFacts(tuple(children), sup, active_ids, fast, memory_prefix)
+
+
+_PLAIN_CITATIONS = re.compile(r"[a-z0-9/#-]*")
+
+
+def _sorted_children(children: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """provenance-index.ts `compareChildren` (`localeCompare` of the citations). For lowercase
+    letters, digits and "/#-" ICU's order is the code units' order, and a plain sort is exact."""
+    cites = [format_citation(d, i) for d, i in children]
+    if _PLAIN_CITATIONS.fullmatch("".join(cites)):
+        return [c for _, c in sorted(zip(cites, children, strict=True))]
+    return [c for _, c in sorted(zip(cites, children, strict=True), key=lambda p: locale_key(p[0]))]
 
 
 # --- which prompts need the whole documents ---------------------------------------------------
@@ -194,12 +206,27 @@ def content_tokens(prompt: str) -> list[str]:
     return out
 
 
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
 def token_matcher(token: str):
-    """`buildTokenMatcher(token, 'ascii-boundary')`, on an already lowercased haystack."""
+    """`buildTokenMatcher(token, 'ascii-boundary')`, on an already lowercased haystack: an ASCII
+    token between non-[a-z0-9] characters (or the ends), any other token as a substring. Found
+    with `str.find` and its neighbours checked, which is what the boundary regex does, faster."""
     if not token.isascii():
         return lambda lower: token in lower
-    pattern = re.compile(r"(?:\A|[^a-z0-9])" + re.escape(token) + r"(?=\Z|[^a-z0-9])")
-    return lambda lower: pattern.search(lower) is not None
+    size = len(token)
+
+    def matches(lower: str) -> bool:
+        at = lower.find(token)
+        while at != -1:
+            end = at + size
+            if (at == 0 or lower[at - 1] not in _ALNUM) and (end == len(lower) or lower[end] not in _ALNUM):
+                return True
+            at = lower.find(token, at + 1)
+        return False
+
+    return matches
 
 
 def split_body_lines(text: str) -> list[str]:
@@ -308,10 +335,17 @@ def keyword_lane(mem: TurnMemory, prompt: str, whole_docs: bool = False) -> list
     if not tokens or (len(tokens) == 1 and tokens[0] == js_trim(prompt).lower()):
         return []
     matchers = [token_matcher(t) for t in tokens]
-    any_token = lambda h: any(m(h) for m in matchers)  # noqa: E731
-    ranked = [(-sum(1 for m in matchers if m(text)), n, match)
-              for n, (match, text) in enumerate(_candidates(mem, topic_docs, stream_docs, any_token))]
-    ranked.sort(key=lambda r: (r[0], r[1]))
+    last: list = [None, 0]  # the text `hit` counted last, and its count: a document is scored once
+
+    def hit(text: str) -> bool:
+        last[0], last[1] = text, sum(1 for m in matchers if m(text))
+        return last[1] > 0
+
+    ranked = []
+    for n, (match, text) in enumerate(_candidates(mem, topic_docs, stream_docs, hit)):
+        score = last[1] if last[0] is text else sum(1 for m in matchers if m(text))
+        ranked.append((-score, n, match))
+    ranked.sort(key=lambda r: r[:2])
     return [match for _, _, match in ranked[:KEYWORD_MAX]]
 
 
@@ -322,25 +356,28 @@ def _legacy_key(date: str, text: str) -> str:
 def fuse(mem: TurnMemory, matches: list[_Match]) -> list[RetrievedItem]:
     """`fuseLanes` + `resolveToParents` with an empty vector lane: first-seen order, a fragment
     as every topic citing it actively, superseded fragments and demoted references dropped."""
-    parents: dict[str, list[str]] = {}
-    superseded: set[str] = set()
-    for shard in mem.shards:  # parent-link.ts buildParentLinks
-        f = topic_facts(shard)
-        for fid in f.active_ids:
-            slugs = parents.setdefault(fid, [])
-            if shard.slug not in slugs:
-                slugs.append(shard.slug)
-        superseded |= f.superseded_ids
-    superseded -= parents.keys()
+    parents, superseded = _parent_links(mem, {m.ref["id"] for m in matches if m.source == "stream"})
     topics = {s.slug: s for s in mem.shards}
-    ranked: list[list[tuple[str, RetrievedItem]]] = []
-    for m in matches:
-        ranked.append(_resolve(m, topics, parents, superseded, mem.registry))
     seen: dict[str, RetrievedItem] = {}
-    for group in ranked:  # same rank: `key.localeCompare`
-        for fused, item in sorted(group, key=lambda g: locale_key(g[1].key)):
+    for m in matches:  # items first matched at the same rank: `key.localeCompare`
+        for fused, item in sorted(_resolve(m, topics, parents, superseded, mem.registry), key=lambda g: locale_key(g[1].key)):
             seen.setdefault(fused, item)
     return list(seen.values())[:TOP_K]
+
+
+def _parent_links(mem: TurnMemory, ids: set[str]) -> tuple[dict[str, list[str]], set[str]]:
+    """parent-link.ts `buildParentLinks`, for the fragment ids that matched only: each id's
+    actively citing slugs (shard order), and the ids only ever cited as superseded."""
+    parents: dict[str, list[str]] = {}
+    superseded: set[str] = set()
+    if not ids:
+        return parents, superseded
+    for shard in mem.shards:
+        f = topic_facts(shard)
+        for fid in ids & f.active_ids:
+            parents.setdefault(fid, []).append(shard.slug)
+        superseded |= ids & f.superseded_ids
+    return parents, superseded - parents.keys()
 
 
 def _topic_item(shard: TcShard) -> RetrievedItem:
@@ -375,9 +412,11 @@ def _resolve(m: _Match, topics, parents, superseded, reg: Registry) -> list[tupl
 _SEEDED: set[str] = set()
 
 
-def read_turn_memory(ws: Workspace) -> TurnMemory:
-    """Everything one turn's retrieval reads (`hybridSearch`'s loads)."""
-    shards, _ = load_all_shards(ws)
+def read_turn_memory(ws: Workspace, shards: list[TcShard] | None = None) -> TurnMemory:
+    """Everything one turn's retrieval reads (`hybridSearch`'s loads); `shards` when the turn
+    already loaded them (TypeClaw loads them twice per turn, with the same result)."""
+    if shards is None:
+        shards, _ = load_all_shards(ws)
     files = stream_files(ws)
     if str(ws.root) not in _SEEDED:  # a fresh process takes the people of old days from the projection
         _SEEDED.add(str(ws.root))
@@ -387,7 +426,7 @@ def read_turn_memory(ws: Workspace) -> TurnMemory:
     return TurnMemory(shards, load_references(ws), undreamed_days(ws, files), learn_registry(wheres), vocab, files)
 
 
-def hybrid_search(ws: Workspace, prompt: str) -> list[RetrievedItem]:
+def hybrid_search(ws: Workspace, prompt: str, shards: list[TcShard] | None = None) -> list[RetrievedItem]:
     """`hybridSearch(prompt, store, agentDir, 10)` with an empty vector lane."""
-    mem = read_turn_memory(ws)
+    mem = read_turn_memory(ws, shards)
     return fuse(mem, keyword_lane(mem, prompt))

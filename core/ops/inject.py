@@ -124,15 +124,16 @@ def injection_plan(ws: Workspace, budget: int) -> tuple[Plan, list[str]]:
     """`loadMemoryInjectionPlan` + `buildInjectionPlan`; TopicReadFailed when TypeClaw's throws."""
     root_memory = _read_memory_md(ws)
     if root_memory is not None and not ws.topics_dir.exists():
-        shards = [IndexedShard("pre-migration-content", "[PRE-MIGRATION CONTENT]", root_memory,
-                               0, 0, "unknown", str(ws.root / "MEMORY.md"))]
-        source, warnings = "MEMORY.md", []
-    else:
-        loaded, warnings = load_all_shards(ws)
-        shards = [IndexedShard(s.slug, s.heading, s.body, s.cites, s.days, s.last_reinforced, s.path) for s in loaded]
-        source = "topics"
+        pseudo = IndexedShard("pre-migration-content", "[PRE-MIGRATION CONTENT]", root_memory, 0, 0, "unknown",
+                              str(ws.root / "MEMORY.md"))
+        return _plan([pseudo], budget, "MEMORY.md"), []
+    shards, warnings = load_all_shards(ws)  # TcShard has IndexedShard's fields
+    return _plan(shards, budget, "topics"), warnings  # type: ignore[arg-type]
+
+
+def _plan(shards: list[IndexedShard], budget: int, source: str) -> Plan:
     total = sum(utf8_len(s.body) for s in shards)
-    return Plan("direct" if total <= budget else "index", shards, total, budget, source), warnings
+    return Plan("direct" if total <= budget else "index", shards, total, budget, source)
 
 
 def _read_memory_md(ws: Workspace) -> str | None:
@@ -187,7 +188,8 @@ def _render(ws: Workspace, query: str, kind: dict[str, Any] | None, plan: Plan, 
         return Injection(render_topic_index(plan.shards, channel=True), kind, "channel-index", plan, log=log)
     started = time.perf_counter()
     try:
-        results = (search or hybrid_search)(ws, query)
+        loaded = plan.shards if plan.source == "topics" else None  # the shards this turn read
+        results = search(ws, query) if search is not None else hybrid_search(ws, query, loaded)  # type: ignore[arg-type]
     except TopicReadFailed as exc:
         return Injection("", kind, "failed", plan, log=f"vector-retrieval failed: {exc}")
     elapsed = int((time.perf_counter() - started) * 1000)

@@ -11,11 +11,27 @@ import os
 import sys
 import traceback
 
-from dreamdeck.cli import agent as A
-from dreamdeck.cli import read as R
-from dreamdeck.cli import write as W
+import importlib
+
 from dreamdeck.cli.common import CliError
 from dreamdeck.core.errors import DreamdeckError
+
+
+class _Verbs:
+    """A command module imported when one of its verbs runs: a fresh `dreamdeck recall` does
+    not pay for the imports of `dreamdeck dream`."""
+
+    def __init__(self, module: str):
+        self._module = module
+
+    def __getattr__(self, name: str):
+        def run(args):
+            return getattr(importlib.import_module(self._module), name)(args)
+
+        return run
+
+
+A, R, W = _Verbs("dreamdeck.cli.agent"), _Verbs("dreamdeck.cli.read"), _Verbs("dreamdeck.cli.write")
 
 
 def _actor_default() -> str:
