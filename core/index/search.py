@@ -138,7 +138,7 @@ class SearchIndex:
         self.path = index_path(ws)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
-        self._known: dict[str, Stamp | None] = {}
+        self._known: dict[str, dict[str, Stamp | None]] = {}  # area -> file name -> stamp (None: read again)
         self._data_version: int | None = None
         self._inode: int | None = None
 
@@ -195,11 +195,15 @@ class SearchIndex:
     def _write_lock(self) -> FileLock:
         return FileLock(f"{self.path}.lock", timeout=30)
 
-    def _known_stamps(self, conn: sqlite3.Connection) -> dict[str, Stamp | None]:
+    def _known_stamps(self, conn: sqlite3.Connection) -> dict[str, dict[str, Stamp | None]]:
         # data_version changes when another process committed: then our copy may be stale.
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
-            self._known = {rel: _parse_stamp(text) for rel, text in conn.execute("SELECT path, stamp FROM files")}
+            known: dict[str, dict[str, Stamp | None]] = {area: {} for area in AREAS}
+            for rel, text in conn.execute("SELECT path, stamp FROM files"):
+                area, name = rel.split("/", 1)
+                known.setdefault(area, {})[name] = _parse_stamp(text)
+            self._known = known
             self._data_version = version
         return self._known
 
@@ -219,9 +223,15 @@ class SearchIndex:
         conn = self._connect()
         report = RefreshReport(rebuilt=not existed)
         known = self._known_stamps(conn)
-        current = self._scan(started)
-        changed = [(rel, st) for rel, st in current.items() if known.get(rel) != st]
-        removed = [rel for rel in known if rel not in current]
+        current = {area: scan_folder(self.ws.memory / area) for area in AREAS}
+        changed: list[tuple[str, Stamp]] = []
+        removed: list[str] = []
+        for area, now in current.items():
+            before = known.get(area, {})
+            if now == before:  # one C-level comparison: nothing in this area changed
+                continue
+            changed += [(f"{area}/{n}", st) for n, st in now.items() if before.get(n) != st]
+            removed += [f"{area}/{n}" for n in before if n not in now]
         stream_sig = self._stream_signature(started)
         shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
         redo_tail = shards_changed or not stream_sig or stream_sig != self._meta(conn, "streams")
@@ -236,7 +246,8 @@ class SearchIndex:
                     days = sorted({f.date for f in frags}) if redo_tail else sorted(covered)
                     self._apply_files(conn, changed, removed, report, started, covered | set(days))
                     if redo_tail:
-                        self._rebuild_streams(conn, frags, days, covered, current, {c[0] for c in changed}, started, report)
+                        stamps = {f"{a}/{n}": st for a in tail.CITING_AREAS for n, st in current.get(a, {}).items()}
+                        self._rebuild_streams(conn, frags, days, covered, stamps, {c[0] for c in changed}, started, report)
                         conn.execute("INSERT OR REPLACE INTO meta VALUES ('streams', ?)", (stream_sig,))
                     conn.execute("COMMIT")
                 except BaseException:
@@ -245,18 +256,12 @@ class SearchIndex:
         except Timeout:
             raise Busy("the search index is being rebuilt by another process; try again") from None
         for rel, stamp in changed:  # what this connection committed (data_version only counts others)
-            known[rel] = stamp if settled(stamp, started) else None
+            area, name = rel.split("/", 1)
+            known.setdefault(area, {})[name] = stamp if settled(stamp, started) else None
         for rel in removed:
-            known.pop(rel, None)
+            area, name = rel.split("/", 1)
+            known.get(area, {}).pop(name, None)
         return report
-
-    def _scan(self, started: int) -> dict[str, Stamp]:
-        """rel path -> stamp of every flat *.md of the areas."""
-        out: dict[str, Stamp] = {}
-        for area in AREAS:
-            for name, stamp in scan_folder(self.ws.memory / area).items():
-                out[f"{area}/{name}"] = stamp
-        return out
 
     def _stream_signature(self, started: int) -> str:
         """What decides the undreamed tail, as text; '' when something is inside the racy window."""
@@ -280,9 +285,9 @@ class SearchIndex:
             self._drop(conn, rel)
             report.files_removed += 1
         file_rows, docs, tail_rows = [], [], []
-        known = self._known
         for rel, stamp in changed:
-            if rel in known:
+            area, name = rel.split("/", 1)
+            if name in self._known.get(area, {}):
                 self._drop(conn, rel)
             try:
                 with open(self.ws.memory / rel, "rb") as fh:
@@ -290,7 +295,6 @@ class SearchIndex:
             except FileNotFoundError:  # gone since the scan
                 continue
             report.files_read += 1
-            area, name = rel.split("/", 1)
             file_rows.append((rel, _stamp_text(stamp) if settled(stamp, started) else ""))
             tail_rows += tail.file_rows(rel, data, days)
             doc = self._doc_of(area, name[:-3], rel, data)
