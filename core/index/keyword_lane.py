@@ -8,18 +8,9 @@ match, so fusing keeps first-seen order. The keyword lane (through `search-tool.
 2. only if that found nothing: any of the prompt's content words (`distinctHybridContentTokens`:
    English stopwords dropped), ASCII words on alphanumeric boundaries, others as substrings,
    ranked by how many words each document holds (`searchAllRanked`); at most 20.
-A topic's document is `slug\\nheading\\nbody\\n` + the provenance of the fragments it cites
-actively (`lexicalTextForTopic`: citation, who, time, where — or "unresolved citation").
+A topic's document is built by `index.tc_documents` (fast, or whole when the prompt needs it).
 A fragment hit becomes every topic citing it actively; superseded fragments are dropped; at most
 10 results (`TOP_K`).
-
-Speed. A topic's provenance needs every fragment it cites (a year of streams), and its citation
-lines are most of its bytes. `_fast_docs` replaces both by a line holding "\\0"; that is exact
-whenever no piece of the prompt (a line of it, or a word) could occur inside a citation line of
-the usual shape (`_touches_citation`, checked against the line's exact shape) or inside a
-provenance value (a name or id from any fragment's who/where, an ISO time, "unresolved
-citation"): then such lines can take part in no match, and a "\\0" line in none either. Any other
-prompt reads the cited fragments and builds TypeClaw's documents whole (`_exact_docs`).
 """
 from __future__ import annotations
 
@@ -28,14 +19,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dreamdeck.core.formats.js_text import JS_WHITESPACE, js_split_whitespace, js_trim, locale_key
+from dreamdeck.core.formats.js_text import js_split_whitespace, js_trim, locale_key
 from dreamdeck.core.formats.memory_block import RetrievedItem
-from dreamdeck.core.formats.stream_lines import parse_stream_bytes
-from dreamdeck.core.formats.tc_text import (
-    citation_in_line, excerpt, format_citation, is_section_heading, sanitize_provenance_name,
+from dreamdeck.core.formats.tc_text import excerpt, format_citation, sanitize_provenance_name
+from dreamdeck.core.index.tc_documents import (
+    fast_docs_exact, stream_documents, topic_facts, whole_documents,
 )
 from dreamdeck.core.index.tc_memory import (
-    Registry, TcDay, TcShard, child_parts, enrich_where, learn_registry, load_all_shards, load_people_projection,
+    Registry, TcDay, TcShard, enrich_where, learn_registry, load_all_shards, load_people_projection,
     load_references, people_of, save_people_projection, stream_files, undreamed_days,
 )
 from dreamdeck.core.workspace import Workspace
@@ -43,8 +34,8 @@ from dreamdeck.core.workspace import Workspace
 TOP_K = 10  # index.ts VECTOR_TURN_TOP_K
 KEYWORD_MAX = 2 * TOP_K  # hybridSearch asks the keyword lane for topK * 2
 LEGACY_HEADING = "[legacy prose from pre-shard migration]"
-UNRESOLVED = "unresolved citation"
 
+_CORE = re.compile(r"^[^a-z0-9]+|[^a-z0-9]+$")
 # vector/hybrid.ts HYBRID_PROMPT_STOPWORDS: words a prompt's keyword lane ignores.
 HYBRID_STOPWORDS = frozenset("""
 a an the and or but i me my mine you your yours he him his she her hers it its we us our ours they them
@@ -53,140 +44,6 @@ were be been being do does did doing have has had having can could should would 
 as at by for from in into of on onto to with without over under after before between up down out off say
 said thing things stuff
 """.split())
-
-_WS = re.escape(JS_WHITESPACE)
-# A citation line of the usual shape: a UUID id (what `_fast_docs` may replace).
-_CANONICAL_LINE = re.compile(
-    rf"[{_WS}-]*(streams|memory)/([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})#"
-    rf"([0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}})[{_WS}]*",
-    re.I | re.A,
-)
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I | re.A)
-_CORE = re.compile(r"^[^a-z0-9]+|[^a-z0-9]+$")
-
-
-# --- per-topic facts, computed once per shard version -----------------------------------------
-@dataclass(frozen=True)
-class TopicFacts:
-    active: tuple[tuple[str, str], ...]  # (date, id), sorted by citation (`compareChildren`)
-    superseded_ids: frozenset[str]
-    active_ids: frozenset[str]
-    fast_doc: str  # lowercased; canonical citation and provenance lines as "\0"
-    memory_prefix: bool  # a replaced line used the legacy `memory/` prefix
-
-
-_FACTS: dict[str, tuple[TcShard, TopicFacts]] = {}
-
-
-def topic_facts(shard: TcShard) -> TopicFacts:
-    hit = _FACTS.get(shard.path)
-    if hit is not None and hit[0] is shard:  # the same parse of the same file version
-        return hit[1]
-    facts = _compute_facts(shard)
-    _FACTS[shard.path] = (shard, facts)
-    return facts
-
-
-def _compute_facts(shard: TcShard) -> TopicFacts:
-    """citations.ts `splitCitationRefsBySection` and the fast document, in one pass."""
-    active: dict[str, tuple[str, str]] = {}
-    superseded: dict[str, tuple[str, str]] = {}
-    current, lines, memory_prefix = active, [], False
-    for line in shard.body.split("\n"):
-        canon = _CANONICAL_LINE.fullmatch(line)
-        if canon is not None:  # a citation line TypeClaw's regex reads the same way
-            found = (canon.group(2), canon.group(3))
-            memory_prefix |= canon.group(1).lower() == "memory"
-            lines.append("\0")
-        else:
-            lines.append(line.lower())
-            heading = is_section_heading(line)
-            if heading is not None:
-                current = superseded if heading == "superseded" else active
-                continue
-            found = citation_in_line(line)
-            if found is None:
-                continue
-        current[format_citation(*found)] = found
-    active_ids = frozenset(i for _, i in active.values())
-    children = _sorted_children(list(active.values()))
-    # each child: its citation line (replaced when of the usual shape), then its provenance
-    lex = ["\0\n\0" if _UUID.fullmatch(i) else f"{format_citation(d, i).lower()}\n\0" for d, i in children]
-    fast = f"{shard.slug}\n{shard.heading}".lower() + "\n" + "\n".join(lines) + "\n" + "\n".join(lex)
-    sup = frozenset(i for _, i in superseded.values() if i not in active_ids)
-    return TopicFacts(tuple(children), sup, active_ids, fast, memory_prefix)
-
-
-_PLAIN_CITATIONS = re.compile(r"[a-z0-9/#-]*")
-
-
-def _sorted_children(children: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """provenance-index.ts `compareChildren` (`localeCompare` of the citations). For lowercase
-    letters, digits and "/#-" ICU's order is the code units' order, and a plain sort is exact."""
-    cites = [format_citation(d, i) for d, i in children]
-    if _PLAIN_CITATIONS.fullmatch("".join(cites)):
-        return [c for _, c in sorted(zip(cites, children, strict=True))]
-    return [c for _, c in sorted(zip(cites, children, strict=True), key=lambda p: locale_key(p[0]))]
-
-
-# --- which prompts need the whole documents ---------------------------------------------------
-_W_CLASS = frozenset(JS_WHITESPACE) | {"-"}
-_S_CLASS = frozenset(JS_WHITESPACE)
-_DIGIT = frozenset("0123456789")
-_HEX = frozenset("0123456789abcdef")
-_TS_CHARS = frozenset("0123456789-:.tz")
-
-
-def _template(prefix: str) -> list[frozenset[str]]:
-    """The characters of `PREFIX/YYYY-MM-DD#UUID`, lowercased, position by position."""
-    shape = prefix + "/dddd-dd-dd#hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh"
-    return [_DIGIT if c == "d" and i > len(prefix) else _HEX if c == "h" else frozenset(c) for i, c in enumerate(shape)]
-
-
-_TEMPLATES = {"streams": _template("streams"), "memory": _template("memory")}
-
-
-def _non_alnum_possible(cls: frozenset[str]) -> bool:
-    return any(not (c.isascii() and c.isalnum()) for c in cls)
-
-
-def _touches_citation(piece: str, template: list[frozenset[str]], boundary: bool) -> bool:
-    """Could `piece` occur inside `[\\s-]*TEMPLATE\\s*` (on alphanumeric boundaries, for a word)?"""
-    alphabet = _W_CLASS.union(*template)
-    if not set(piece) <= alphabet:
-        return False
-    n, size = len(piece), len(template)
-    for start in range(-n, size + 1):
-        if all(ch in (_W_CLASS if p < 0 else template[p] if p < size else _S_CLASS)
-               for ch, p in zip(piece, range(start, start + n), strict=True)):
-            left, right = start - 1, start + n
-            if boundary and ((0 <= left < size and not _non_alnum_possible(template[left]))
-                             or (0 <= right < size and not _non_alnum_possible(template[right]))):
-                continue
-            return True
-    return False
-
-
-def _touches_provenance(piece: str, boundary: bool, vocab: set[str]) -> bool:
-    if any(piece in v for v in vocab) or piece in UNRESOLVED:
-        return True
-    if set(piece) <= _TS_CHARS:  # a piece of an ISO time, 2026-07-16t03:00:00.000z
-        return not (boundary and piece.isdigit() and len(piece) not in (2, 4))  # digit runs there are 2 or 4 long
-    return False
-
-
-def fast_docs_exact(prompt: str, tokens: list[str], templates: list[str], vocab: set[str]) -> bool:
-    """True when replacing citation and provenance lines by "\\0" changes no match."""
-    if "\0" in prompt:
-        return False
-    probes = [(p, False) for p in prompt.lower().split("\n") if p] + [(t, t.isascii()) for t in tokens]
-    for piece, boundary in probes:
-        if _touches_provenance(piece, boundary, vocab):
-            return False
-        if any(_touches_citation(piece, _TEMPLATES[t], boundary) for t in templates):
-            return False
-    return True
-
 
 # --- tokens and matchers ------------------------------------------------------------------------
 def content_tokens(prompt: str) -> list[str]:
@@ -256,36 +113,6 @@ class _Match:
     excerpt: str = ""  # legacy prose: the match's own excerpt, which keys it
 
 
-def _stream_docs(mem: TurnMemory) -> dict[str, str]:
-    docs = {}
-    for day in mem.days:
-        for ev in day.events:
-            if ev["type"] == "fragment":
-                citation = format_citation(day.date, ev["id"])
-                docs[citation] = f"{ev['topic']}\n{ev['body']}\n" + "\n".join(child_parts(citation, ev, mem.registry))
-    return docs
-
-
-def _exact_docs(mem: TurnMemory, facts: list[TopicFacts]) -> list[str]:
-    """TypeClaw's topic documents whole: the cited fragments are read, day by day."""
-    wanted: dict[str, set[str]] = {}
-    for f in facts:
-        for d, i in f.active:
-            wanted.setdefault(d, set()).add(i)
-    events: dict[tuple[str, str], dict] = {}
-    for date, path in mem.files:  # `fragments` is keyed by the citation; a later line wins
-        if date in wanted:
-            with open(path, "rb") as fh:
-                for ln in parse_stream_bytes(fh.read()):
-                    if ln.event is not None and ln.event["type"] == "fragment" and ln.event["id"] in wanted[date]:
-                        events[(date, ln.event["id"])] = ln.event
-    docs = []
-    for shard, f in zip(mem.shards, facts, strict=True):
-        parts = [p for d, i in f.active for p in child_parts(format_citation(d, i), events.get((d, i)), mem.registry)]
-        docs.append(f"{shard.slug}\n{shard.heading}\n{shard.body}\n" + "\n".join(parts))
-    return [d.lower() for d in docs]
-
-
 def _reference_pieces(ref) -> list[str]:
     return [ref.slug, ref.meta.title, *ref.meta.tags, *split_body_lines(ref.body)]
 
@@ -322,8 +149,8 @@ def keyword_lane(mem: TurnMemory, prompt: str, whole_docs: bool = False) -> list
     if not whole_docs and fast_docs_exact(prompt, tokens, templates, mem.vocab):
         topic_docs = [f.fast_doc for f in facts]
     else:
-        topic_docs = _exact_docs(mem, facts)
-    stream_docs = _stream_docs(mem)
+        topic_docs = whole_documents(mem.shards, facts, mem.files, mem.registry)
+    stream_docs = stream_documents(mem.days, mem.registry)
     needle = prompt.lower()
     phrase = []
     for match, _ in _candidates(mem, topic_docs, stream_docs, lambda h: needle in h):

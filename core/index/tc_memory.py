@@ -31,7 +31,7 @@ from dreamdeck.core.formats.shards import ShardParseError, parse_shard
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, parse_stream_bytes
 from dreamdeck.core.formats.tc_text import safe_coordinate, sanitize_provenance_name
 from dreamdeck.core.index.stream_scan import fragment_ids
-from dreamdeck.core.io.cache import MISS, Stamp, StampCache, clock, file_stamp, settled
+from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp, settled
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import load_tombstones, tombstones_path
@@ -390,6 +390,3 @@ def people_of(files: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], set[s
                 vocab.update(v.lower() for v in where.values() if isinstance(v, str))
     return wheres, vocab
 
-
-def stamps_of(files: list[tuple[str, str]]) -> tuple[Stamp | None, ...]:
-    return tuple(file_stamp(p) for _, p in files)
