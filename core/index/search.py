@@ -382,17 +382,21 @@ class SearchIndex:
 
 _OPEN: dict[str, SearchIndex] = {}
 _OPEN_LOCK = threading.Lock()
+MAX_OPEN = 8  # workspaces whose index a process keeps open; the least recently used is closed
 
 
 def open_index(ws: Workspace) -> SearchIndex:
     """The process's index of `ws` (kept open between queries: that is what makes it warm)."""
     key = str(index_path(ws))
     with _OPEN_LOCK:
-        index = _OPEN.get(key)
+        index = _OPEN.pop(key, None)
         if index is None or index.ws.memory != ws.memory:
-            index = _OPEN[key] = SearchIndex(ws)
+            index = SearchIndex(ws)
         else:
             index.ws = ws  # the same folder; `today` may differ
+        _OPEN[key] = index
+        while len(_OPEN) > MAX_OPEN:
+            _OPEN.pop(next(iter(_OPEN))).close()
         return index
 
 
