@@ -4,11 +4,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from dreamdeck.core.errors import BadInput
+from dreamdeck.core.io.private import private_dir
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -99,11 +99,10 @@ class Workspace:
 
     @property
     def lock_dir(self) -> Path:
-        """Cross-process locks live outside the agent folder, so `git add -f memory/` never sees them."""
+        """This workspace's locks and projections: in dreamdeck's private per-user folder
+        (`core.io.private`), outside the agent folder, so `git add -f memory/` never sees them."""
         digest = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
-        folder = Path(tempfile.gettempdir()) / f"dreamdeck-{os.getuid()}" / digest
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
+        return private_dir("workspaces", digest)
 
     def rel(self, path: Path) -> str:
         """Path relative to the agent folder, with forward slashes (as git and the audit log show it)."""

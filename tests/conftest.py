@@ -15,6 +15,11 @@ sys.path.insert(0, str(REPO / "tests"))
 os.environ.setdefault("GIT_CONFIG_GLOBAL", "/dev/null")
 os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
 os.environ.pop("ANTHROPIC_API_KEY", None)
+# dreamdeck's private folder (locks, projections) per test process, not the developer's ~/.cache.
+if "DREAMDECK_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["DREAMDECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="dreamdeck-test-cache-")
 
 
 def git(root: Path, *args: str) -> str:

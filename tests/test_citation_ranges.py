@@ -231,7 +231,8 @@ def test_a_same_size_rewrite_with_its_mtime_put_back_is_reread_because_its_ctime
 
 
 def test_the_gc_keeps_a_dreamed_fragment_only_a_back_dated_same_size_rewrite_cites(ws, agent_dir):
-    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+    from dreamdeck.core.door.apply import apply_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, Commit, Evidence, FileEdit, Writes
     from faults.scripted import commit_all
 
     stream = write_stream(agent_dir, D, [fragment_line(D, 1, "e", "cited by the edited shard"),
@@ -249,8 +250,9 @@ def test_the_gc_keeps_a_dreamed_fragment_only_a_back_dated_same_size_rewrite_cit
 
     edit = FileEdit("topics/g.md", None, shard_text("Belief g", [cite(D1, 7)]))
     result = apply_changeset(ws, ChangeSet(
-        action="DREAM", actor="dreamer:test", approval="auto", trigger="test", summary="a dream",
-        edits=[edit], advance={D: {uuid_at(D, 1), uuid_at(D, 2)}}, gc_days={D},
+        Commit("dream", "dreamer:test", "auto", "test", "a dream"),
+        Writes([edit]),
+        Evidence(advance={D: {uuid_at(D, 1), uuid_at(D, 2)}}, gc_days={D}),
     ))
 
     on_disk = stream.read_text()

@@ -65,8 +65,9 @@ def subject(root: Path, rev: str = "HEAD") -> str:
 
 
 def trailers(root: Path, rev: str = "HEAD") -> dict[str, str]:
+    """The commit's trailers, without the door's Change-Id (tests/test_uncommitted_changes.py)."""
     out = git(root, "log", "-1", "--format=%(trailers:only,unfold)", rev)
-    return dict(line.split(": ", 1) for line in out.splitlines() if line.strip())
+    return dict(line.split(": ", 1) for line in out.splitlines() if line.strip() and not line.startswith("Change-Id: "))
 
 
 def changed_files(root: Path, rev: str = "HEAD") -> set[str]:
@@ -615,7 +616,8 @@ def test_alerts_baseline_first_then_flag_a_changed_soul_until_acknowledged(typec
 
 
 def test_doctor_fix_completes_an_apply_that_a_crash_interrupted(typeclaw):
-    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+    from dreamdeck.core.door.apply import apply_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 
     add_today(typeclaw)
     ws = ws_of(typeclaw)
@@ -633,9 +635,8 @@ def test_doctor_fix_completes_an_apply_that_a_crash_interrupted(typeclaw):
 
     with pytest.raises(Killed):
         apply_changeset(ws, ChangeSet(
-            action="EDIT", actor="tester", approval="approved", trigger="test", summary="reinforce and add",
-            subject="memory: reinforce timezone, add drinks",
-            edits=[FileEdit("topics/timezone.md", timezone, new_timezone), FileEdit("topics/drinks.md", None, new_drinks)],
+            Commit("edit", "tester", "approved", "test", "reinforce and add", subject="memory: reinforce timezone, add drinks"),
+            Writes([FileEdit("topics/timezone.md", timezone, new_timezone), FileEdit("topics/drinks.md", None, new_drinks)]),
         ), fault=crash)
     assert (typeclaw / "memory/meta/.journal.json").exists() and not (typeclaw / "memory/topics/drinks.md").exists()
     assert head(typeclaw) == before

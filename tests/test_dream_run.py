@@ -335,7 +335,7 @@ def test_the_commit_subject_counts_fragments_and_carries_the_trailers(ws, agent_
     subject, rest = message.split("\n", 1)
     assert re.fullmatch(rf"dream: 3 fragments ({EMOJI})", subject)
     assert "reinforced pm" in rest
-    trailers = git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines()
+    trailers = [t for t in git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")]
     assert trailers == ["Actor: dreamer:scripted", "Approval: auto", "Trigger: schedule"]
     assert r.commit == head(agent_dir)
     assert git(agent_dir, "status", "--porcelain").strip() == ""  # skip-worktree keeps the agent's status clean
@@ -348,7 +348,7 @@ def test_one_fragment_is_singular_and_a_held_dream_names_its_reflection(ws, agen
 
     assert r.status == "pending" and r.reflection == "r-1"
     assert re.fullmatch(rf"dream: 1 fragment ({EMOJI})", git(agent_dir, "log", "-1", "--format=%s").strip())
-    trailers = git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines()
+    trailers = [t for t in git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")]
     assert trailers[0] == "Actor: dreamer:scripted" and trailers[2] == "Trigger: manual"
     assert trailers[1].startswith("Approval: ") and trailers[3] == "Reflection: r-1"
 

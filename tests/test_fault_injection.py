@@ -1,4 +1,4 @@
-"""Invariant 6 (crash safety): SIGKILL at every step of the one door, then recover as
+"""Invariant 7 (crash safety): SIGKILL at every step of the one door, then recover as
 `dreamdeck doctor --fix` does (`recover_journal`), and check that nothing cited was lost.
 
 Each case runs tests/faults/dream_with_fault.py in a subprocess against a workspace built
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from dreamdeck.core.door.changeset import JOURNAL, recover_journal
+from dreamdeck.core.door.apply import recover_journal
+from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.index.evidence import shard_area_files

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from dreamdeck.core.store.audit import read_log
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.commit import DREAM_EMOJI
@@ -87,7 +88,7 @@ def test_approve_all_applies_every_file_through_the_door(ws, agent_dir):
     assert re.fullmatch(r"- \S+ r-1 approved by human:cli: 2/2 hunks", log[-1])
     subject = git(agent_dir, "log", "-1", "--format=%s").strip()
     assert re.fullmatch(rf"dream: approved r-1 \(2/2 hunks\) ({EMOJI})", subject)
-    trailers = git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines()
+    trailers = [t for t in git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")]
     assert trailers == ["Actor: human:cli", "Approval: approved", "Trigger: review", "Reflection: r-1"]
     assert result.sha == head(agent_dir)
     entries, problems = read_log(agent_dir)
@@ -132,8 +133,8 @@ def test_a_stale_base_changed_elsewhere_is_rebased_and_both_changes_are_kept(ws,
     current = (agent_dir / "memory/topics/a.md").read_text()
     # meanwhile a later, mechanical change adds a citation at the end of the same shard
     apply_changeset(ws, ChangeSet(
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="reinforce a",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "reinforce a"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))]),
     ))
 
     result = approve(ws, "r-1")
@@ -150,8 +151,8 @@ def test_an_overlapping_change_since_the_proposal_is_refused_as_a_conflict(ws, a
     _pending(ws, agent_dir, script=_rewrite_a)
     current = (agent_dir / "memory/topics/a.md").read_text()
     apply_changeset(ws, ChangeSet(
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="human rewrite",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "human rewrite"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))]),
     ))
     edited = (agent_dir / "memory/topics/a.md").read_bytes()
     before = head(agent_dir)

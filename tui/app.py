@@ -17,7 +17,8 @@ from textual.reactive import reactive
 
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
-from dreamdeck.tui.screens.base import TABS, MemoryScreen, TabBar
+from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
+from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 
 
 SCREENS = {
@@ -212,7 +213,8 @@ class DreamdeckApp(App):
         try:
             receipt = run_dream(self.ws, trigger="manual", dry_run=dry_run).to_json()
         except Exception as exc:
-            self.call_from_thread(self.notify, str(exc), title="Dream refused", severity="error", timeout=10)
+            title, message = failure_toast("Dry run" if dry_run else "Dream", exc)
+            self.call_from_thread(self.notify, message, title=title, severity="error", timeout=10)
             return
         self.last_receipt = receipt
         msg = receipt.get("message") or receipt.get("status")
@@ -220,6 +222,38 @@ class DreamdeckApp(App):
             msg += f" — review {receipt['reflection']} on screen 2"
         self.call_from_thread(self.notify, msg, title="Dry run" if dry_run else "Dream finished", timeout=8)
         self.call_from_thread(self.memory_changed)
+
+    # --- handing the terminal to an editor ----------------------------------------------------
+    def hand_over_terminal(self, command: list[str]) -> int | None:
+        """Run `command` (the editor) with the app suspended around it; its exit status, or None
+        when this terminal cannot be handed over (said in a toast). The runner `tui.editor` takes."""
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        screen, focused = self.screen, self.screen.focused
+        try:
+            with self.suspend():
+                return subprocess.call(command)
+        except SuspendNotSupported:
+            if not self.is_headless:
+                self.notify("this terminal cannot hand over to an editor: nothing was edited", title="Edit",
+                            severity="error")
+                return None
+            return subprocess.call(command, stdin=subprocess.DEVNULL)  # headless: nothing to share
+        finally:
+            self._give_focus_back(screen, focused)
+
+    def _give_focus_back(self, screen, widget) -> None:
+        """Focus on the widget that had it before the editor, now and once the app has redrawn
+        (terminals report focus out and in around a hand-over; keys must work at once after it)."""
+
+        def restore() -> None:
+            if widget is not None and widget.is_attached and self.screen is screen and screen.focused is not widget:
+                screen.set_focus(widget, scroll_visible=False)
+
+        restore()
+        self.call_after_refresh(restore)
 
     # --- refresh ---------------------------------------------------------------------------
     def memory_changed(self) -> None:

@@ -92,12 +92,27 @@ class Trailers:
     trigger: str
     ref: str = ""  # "Reflection: r-…" or "Proposal: p-…"
     ref_kind: str = "Reflection"
+    change: str = ""  # the door's change id: how a recovery knows this change is committed
 
     def render(self) -> str:
         lines = [f"Actor: {self.actor}", f"Approval: {self.approval}", f"Trigger: {self.trigger}"]
         if self.ref:
             lines.append(f"{self.ref_kind}: {self.ref}")
+        if self.change:
+            lines.append(f"{CHANGE_TRAILER}: {self.change}")
         return "\n".join(lines)
+
+
+CHANGE_TRAILER = "Change-Id"
+
+
+def commit_of_change(root: Path, change: str, depth: int = 50) -> str | None:
+    """The sha of the recent commit carrying `Change-Id: <change>`, or None (no repo, not found)."""
+    if repo_args(root) is None or not change:
+        return None
+    out = run_git(root, "log", f"-n{depth}", "--fixed-strings", f"--grep={CHANGE_TRAILER}: {change}",
+                  "--format=%H", check=False).strip()
+    return out.split("\n")[0] or None
 
 
 def commit_memory(
@@ -107,10 +122,12 @@ def commit_memory(
     *,
     body: str = "",
     rng: random.Random | None = None,
+    exclude: tuple[str, ...] = (),
 ) -> str | None:
     """Commit everything under memory/ as one commit; the sha, or None (no repo, nothing staged).
 
-    `subject=None` builds TypeClaw's `dream: <summary> <emoji>` from what is staged.
+    `subject=None` builds TypeClaw's `dream: <summary> <emoji>` from what is staged; paths in
+    `exclude` (relative to the agent folder) are left out.
     """
     if repo_args(root) is None:
         return None
@@ -118,7 +135,8 @@ def commit_memory(
     try:
         if not (root / "memory").exists():
             return None
-        run_git(root, "add", "-f", "--", "memory/")
+        # `exclude`: files of the change's own bookkeeping that must never be committed (its journal).
+        run_git(root, "add", "-f", "--", "memory/", *(f":(exclude){p}" for p in exclude))
         everything = staged_paths(root)
         staged = [p for p in everything if p.startswith("memory/")]
         if not staged:

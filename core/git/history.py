@@ -174,3 +174,27 @@ def list_memory_commits(root: Path, limit: int | None = 50, *, details: bool = F
 def commit_patch(root: Path, sha: str) -> str:
     """The memory/ part of a commit as a unified diff (for the History screen)."""
     return run_git(root, "show", "--format=", "--no-renames", "--no-color", sha, "--", "memory/", strip=False)
+
+
+def receipt_commits(root: Path, limit: int = 200) -> dict[str, str]:
+    """Receipt id -> the commit that added `memory/meta/receipts/<id>.json`, over the newest
+    `limit` commits that added one (a receipt is committed with its dream, so it cannot hold its
+    own sha). One `git log`; {} without a repository or commits."""
+    if repo_args(root) is None:
+        return {}
+    try:
+        out = run_git(root, "log", "-n", str(limit), "--diff-filter=A", "--format=%x00%H", "--name-only",
+                      "--", "memory/meta/receipts")
+    except GitError:
+        return {}
+    found: dict[str, str] = {}
+    for chunk in out.split("\0"):
+        lines = [ln for ln in chunk.splitlines() if ln.strip()]
+        if not lines:
+            continue
+        sha = lines[0].strip()
+        for name in lines[1:]:
+            stem = name.rsplit("/", 1)[-1]
+            if stem.endswith(".json"):
+                found.setdefault(stem[:-5], sha)
+    return found

@@ -45,7 +45,8 @@ from typing import Callable
 from filelock import FileLock
 
 from dreamdeck.core.store.audit import AuditEntry, append_entries
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.shards import add_citation_lines
 from dreamdeck.core.formats.citations import CITATION, Key, citation_keys, format_citation
@@ -336,11 +337,9 @@ def propose(
         return proposal, False
     quoted = f'"{proposal.content[:60]}"'
     cs = ChangeSet(
-        action="PROPOSE", actor=f"subagent:{from_agent}", approval="pending", trigger="propose",
-        summary=f"{proposal.id} from {from_agent}: {quoted}",
-        subject=f"memory: proposal {proposal.id} from {from_agent}",
-        ref=proposal.id, ref_kind="Proposal",
-        audit=[("PROPOSE", PENDING_RELPATH, quoted)],
+        Commit("propose", f"subagent:{from_agent}", "pending", "propose", f"{proposal.id} from {from_agent}: {quoted}",
+               subject=f"memory: proposal {proposal.id} from {from_agent}", ref=Reference("Proposal", proposal.id)),
+        audit=Audit(extra=[("PROPOSE", PENDING_RELPATH, quoted)]),
     )
     apply_changeset(ws, cs, now=now)
     return proposal, True
@@ -377,7 +376,7 @@ class _Recorder:
         self.changed: list[Proposal] = []
         self.gone: str | None = None  # the proposal was decided by hand meanwhile
 
-    def record(self, _result=None) -> None:
+    def record(self, result=None) -> None:
         self.fired = True
         try:
             def change(parsed: ParseResult) -> list[Proposal]:
@@ -389,7 +388,10 @@ class _Recorder:
                 return changed
 
             self.changed = modify_proposals(self.ws.root, change)
-            append_entries(self.ws.root, self.entries)
+            if result is not None:
+                result.audit.extend(self.entries)  # the door writes them with its own lines
+            else:
+                append_entries(self.ws.root, self.entries)
         except Exception as exc:  # noqa: BLE001 - reported after the door finished
             self.error = exc
 
@@ -561,12 +563,15 @@ def approve_proposal(
         for attempt in range(1, APPLY_ATTEMPTS + 1):
             edits, audit_file = _shard_edits(ws, p, slug, key, today)
             cs = ChangeSet(
-                action="COMMIT", actor=bot, approval="approved", trigger="review",
-                summary=f"accepted proposal #{number} from {agent} ({p.store}), approved by {actor}",
-                subject=f"memory: commit proposal {pid} from {agent} (approved by {actor})",
-                edits=edits, ref=pid, ref_kind="Proposal", allow_vault=p.store == "vault",
-                advance={key[0]: {key[1]}} if p.store in ("semantic", "vault") else {},
-                restore_lines={key[0]: [line]} if line is not None else {},
+                Commit("commit", bot, "approved", "review",
+                       f"accepted proposal #{number} from {agent} ({p.store}), approved by {actor}",
+                       subject=f"memory: commit proposal {pid} from {agent} (approved by {actor})",
+                       ref=Reference("Proposal", pid)),
+                Writes(edits, allow_vault=p.store == "vault"),
+                Evidence(
+                    advance={key[0]: {key[1]}} if p.store in ("semantic", "vault") else {},
+                    restore_lines={key[0]: [line]} if line is not None else {},
+                ),
             )
             recorder = _Recorder(ws, number, decide)
             try:
@@ -610,11 +615,8 @@ def reject_proposal(
             return [me, *_clear_partner(parsed, me, skip=set())], entries
 
         recorder = _Recorder(ws, number, decide)
-        cs = ChangeSet(
-            action="REJECT", actor=actor, approval="rejected", trigger="review",
-            summary=f"rejected {pid}: {reason}", subject=f"memory: reject proposal {pid}",
-            ref=pid, ref_kind="Proposal",
-        )
+        cs = ChangeSet(Commit("reject", actor, "rejected", "review", f"rejected {pid}: {reason}",
+                                     subject=f"memory: reject proposal {pid}", ref=Reference("Proposal", pid)))
         result = _decide(ws, cs, recorder, now)
     return DecisionResult(
         id=pid, status="rejected", sha=result.sha,
@@ -641,11 +643,8 @@ def defer_proposal(
             return [me], [AuditEntry.at(now, "DEFER", PENDING_RELPATH, actor, "pending", f"deferred proposal #{number}")]
 
         recorder = _Recorder(ws, number, decide)
-        cs = ChangeSet(
-            action="DEFER", actor=actor, approval="pending", trigger="review",
-            summary=f"deferred {pid}", subject=f"memory: defer proposal {pid}",
-            ref=pid, ref_kind="Proposal",
-        )
+        cs = ChangeSet(Commit("defer", actor, "pending", "review", f"deferred {pid}",
+                              subject=f"memory: defer proposal {pid}", ref=Reference("Proposal", pid)))
         result = _decide(ws, cs, recorder, now)
     return DecisionResult(id=pid, status="deferred", sha=result.sha)
 

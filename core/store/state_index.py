@@ -20,6 +20,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from dreamdeck.core.io.private import private_dir
+
 VERSION = 1
 
 
@@ -31,9 +33,9 @@ class StateIndex:
 
 
 def index_path(state_path: Path) -> Path:
-    """Beside the locks (see `Workspace.lock_dir`), keyed by the state file's own path."""
+    """In dreamdeck's private folder (`core.io.private`), keyed by the state file's own path."""
     digest = hashlib.sha256(str(Path(state_path).resolve()).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / f"dreamdeck-{os.getuid()}" / "state-index" / f"{digest}.json"
+    return private_dir("state-index") / f"{digest}.json"
 
 
 def crc_of(parts: list) -> int:

@@ -119,8 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--entities")
     sp.add_argument("--core-worthy", action="store_true")
 
+    sp = cmd("edit", W.cmd_edit, "edit a topic shard in $EDITOR; saved through the door", (common, actor))
+    sp.add_argument("slug")
     sp = cmd("pin", W.cmd_pin, "pin a topic (SLUG) or a fragment (DATE#ID) to the vault", (common, actor))
     sp.add_argument("target")
+    sp.add_argument("--refresh", action="store_true", help="a pinned topic that changed since: take its current version")
     sp = cmd("unpin", W.cmd_unpin, "remove a topic from the vault", (common, actor))
     sp.add_argument("slug")
     cmd("vault", W.cmd_vault, "pinned items")

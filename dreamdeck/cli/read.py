@@ -4,7 +4,6 @@ from __future__ import annotations
 import sys
 import time
 
-from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.index.strength import COLUMNS, sort_rows, strength_table
 from dreamdeck.core.ops.report import shard_report

@@ -1,12 +1,7 @@
 """Commands that change memory: remember, dream, watch, the review queue, and curation."""
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
 
@@ -119,16 +114,20 @@ def _review_one(ws, args) -> int:
     from dreamdeck.core.store.reflections import load_reflection
     from dreamdeck.core.ops.reflections import loss_meter
 
+    from dreamdeck.core.ops.review import probe_reflection
+
     r = load_reflection(ws, args.id)
     meter = loss_meter(r.files)
+    probe = {f.path: f for f in probe_reflection(ws, r).files}
     if args.json:
         emit_json({
             "id": r.id, "status": r.status, "created": r.created, "age_days": r.age_days(workspace_now(ws)), "summary": r.summary,
             "questions": r.questions, "contradictions": r.contradictions, "archive": r.archive,
             "fragments": r.fragments, "loss": meter.to_json(), "decisions": r.decisions,
             "files": [{"path": f.path, "status": d.status, "pinned": f.pinned,
-                       "hunks": [{"id": h.id, "header": h.header, "added": h.added, "removed": h.removed, "text": h.text()}
-                                 for h in d.hunks]} for f, d in r.hunks()],
+                       "base_changed": probe[f.path].base_changed, "state": probe[f.path].state,
+                       "hunks": [{"id": h.id, "header": h.header, "added": h.added, "removed": h.removed, "text": h.text(),
+                                  "state": probe[f.path].hunks[h.id]} for h in d.hunks]} for f, d in r.hunks()],
         })
         return 0
     say(f"{r.id} [{r.status}] {r.created} ({r.age_days(workspace_now(ws))}d) by {r.dreamer}", r.summary or "", "")
@@ -140,26 +139,28 @@ def _review_one(ws, args) -> int:
     for q in r.questions:
         say(f"? {q}")
     for f, d in r.hunks():
-        say("", f"== {f.path} ({d.status}){' 📌 pinned' if f.pinned else ''}")
+        say("", f"== {f.path} ({d.status}){' 📌 pinned' if f.pinned else ''}{_FILE_STATE[probe[f.path].state]}")
         for h in d.hunks:
-            say(f"-- {h.id}", h.text().rstrip("\n"))
+            say(f"-- {h.id}{_HUNK_STATE[probe[f.path].hunks[h.id]]}", h.text().rstrip("\n"))
     return 0
 
 
-def _edit_texts(texts: dict[str, str | None]) -> dict[str, str | None]:
-    """Open each proposed text in $EDITOR; an emptied file means 'delete'."""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    out: dict[str, str | None] = {}
-    with tempfile.TemporaryDirectory(prefix="dreamdeck-edit-") as tmp:
-        for rel, text in texts.items():
-            path = Path(tmp) / rel.replace("/", "__")
-            path.write_text(text or "", encoding="utf-8")
-            status = subprocess.call([*shlex.split(editor), str(path)])
-            if status != 0:
-                raise CliError(f"editor exited with status {status}; nothing was applied", 1)
-            new = path.read_text(encoding="utf-8")
-            out[rel] = new if new.strip() else None
-    return out
+# What `review r-N` adds to a file and a hunk whose shard changed since the dream (ops.review).
+_FILE_STATE = {"fresh": "", "rebases": " · ~ changed since the dream: rebases cleanly",
+               "conflict": " · ⚠ changed since the dream: conflicts"}
+_HUNK_STATE = {"fresh": "", "rebases": " ~ rebases onto the current text",
+               "conflict": " ⚠ conflict: does not merge onto the current text; it cannot be approved"}
+
+
+def _edit_in_editor(texts: dict[str, str | None]) -> dict[str, str | None]:
+    """Every proposed text in $EDITOR; an emptied file means 'delete'."""
+    from dreamdeck.tui.editor import edit_texts
+
+    result = edit_texts(texts)
+    assert result is not None  # the command line runs the editor in its own terminal
+    if result.status != 0:
+        raise CliError(f"editor exited with status {result.status}; nothing was applied", 1)
+    return result.emptied_as_deleted()
 
 
 def cmd_approve(args) -> int:
@@ -172,19 +173,13 @@ def cmd_approve(args) -> int:
         result = approve_proposal(ws, args.id, actor=args.actor)
         say(f"committed {args.id}" + (f" as {result.sha[:10]}" if getattr(result, "sha", None) else ""))
         return 0
-    from dreamdeck.core.git.diff import apply_hunks
     from dreamdeck.core.ops.reflections import approve
+    from dreamdeck.core.ops.review import chosen_texts
     from dreamdeck.core.store.reflections import load_reflection
 
     edited = None
     if args.edit:
-        r = load_reflection(ws, args.id)
-        texts = {}
-        for f, d in r.hunks():
-            chosen = {h.id for h in d.hunks} if not args.hunk else {h.id for h in d.hunks if h.id in args.hunk}
-            if chosen or not d.hunks:
-                texts[f.path] = apply_hunks(f.base, f.proposed, chosen, f.path) if d.hunks else f.proposed
-        edited = _edit_texts(texts)
+        edited = _edit_in_editor(chosen_texts(load_reflection(ws, args.id), args.hunk or None))
     result = approve(ws, args.id, hunks=args.hunk or None, edited=edited, actor=args.actor, force=args.force)
     say(f"applied {args.id}: {plural(len(result.written), 'file')} written, {len(result.deleted)} deleted"
         + (f", rebased {', '.join(result.rebased)}" if result.rebased else "")
@@ -234,6 +229,28 @@ def cmd_propose(args) -> int:
 
 
 # --- curate ----------------------------------------------------------------------------------
+def cmd_edit(args) -> int:
+    from dreamdeck.core.ops.edit import edit_shard, read_shard_text
+    from dreamdeck.tui.editor import edit_texts
+
+    ws = open_ws(args)
+    base = read_shard_text(ws, args.slug)
+    name = f"{args.slug}.md"
+    result = edit_texts({name: base})
+    assert result is not None  # the command line runs the editor in its own terminal
+    if result.status != 0:
+        raise CliError(f"the editor exited with status {result.status}: nothing was saved", 1)
+    if result.texts[name] == base:
+        say("edit cancelled: nothing changed")
+        return 0
+    applied = edit_shard(ws, args.slug, result.texts[name], actor=args.actor, base=base)
+    if args.json:
+        emit_json({"slug": args.slug, "sha": applied.sha, "rebased": applied.rebased})
+    else:
+        say(f"saved {args.slug}" + _sha(applied) + (" (rebased onto a newer version)" if applied.rebased else ""))
+    return 0
+
+
 def _key_or_slug(target: str):
     """`DATE#ID` (or streams/DATE#ID) names a fragment; anything else is a slug."""
     from dreamdeck.core.workspace import parse_date
@@ -250,8 +267,13 @@ def cmd_pin(args) -> int:
 
     ws = open_ws(args)
     key = _key_or_slug(args.target)
-    result = vault.pin_fragment(ws, key[0], key[1], actor=args.actor) if key else vault.pin_topic(ws, args.target, actor=args.actor)
-    say(f"pinned {args.target}" + _sha(result))
+    if key:
+        if args.refresh:
+            raise CliError("--refresh applies to topics (SLUG); a pinned fragment never changes")
+        result = vault.pin_fragment(ws, key[0], key[1], actor=args.actor)
+    else:
+        result = vault.pin_topic(ws, args.target, actor=args.actor, refresh=args.refresh)
+    say(result.message + _sha(result) if args.refresh else f"pinned {args.target}" + _sha(result))
     return 0
 
 

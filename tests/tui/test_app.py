@@ -16,7 +16,7 @@ from textual.command import CommandList, CommandPalette
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.config import UserConfig, load_user_config
 from dreamdeck.tui.modals import HelpModal
-from dreamdeck.tui.screens.base import TABS, TabBar
+from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 from dreamdeck.tui.screens.topics import TopicsScreen
 
 sys.path.insert(0, str(Path(__file__).parent / "apps"))
@@ -223,3 +223,41 @@ async def test_q_quits(ws):
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0 and not app.is_running
+
+
+# --- what an action's failure looks like ---------------------------------------------------------------
+async def test_a_refusal_is_a_toast_with_its_own_words_and_a_bug_is_reported_as_a_bug(topics):
+    from dreamdeck.core.errors import Refused
+
+    def refused():
+        raise Refused("refused: would drop 1 cited fragment(s): 2026-05-12#x")
+
+    def broken():
+        return {}["missing-key"]
+
+    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.act("Pin", refused)
+        await settle(app, pilot)
+        app.screen.act("Forget", broken)
+        await settle(app, pilot)
+        toasts = {n.title: n for n in app._notifications}
+    refusal, bug = toasts["Pin: refused"], toasts["Forget: bug in dreamdeck"]
+    assert refusal.message == "refused: would drop 1 cited fragment(s): 2026-05-12#x"
+    assert str(refusal.severity) == "error"
+    assert bug.message.startswith("KeyError: 'missing-key'") and "this is a bug in dreamdeck" in bug.message
+    assert str(bug.severity) == "error"
+
+
+async def test_a_failed_write_says_what_the_machine_said_without_calling_it_a_bug(topics):
+    def full_disk():
+        raise OSError(28, "No space left on device", str(topics.topics_dir / "x.md"))
+
+    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.act("Edit", full_disk)
+        await settle(app, pilot)
+        (toast,) = [n for n in app._notifications if n.title.startswith("Edit")]
+    assert (toast.title, toast.message) == ("Edit: failed", f"No space left on device: {topics.topics_dir / 'x.md'}")

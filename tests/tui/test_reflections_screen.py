@@ -11,10 +11,13 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
     sys.path.insert(0, str(ROOT))
 
+import pytest  # noqa: E402
 from textual.worker import WorkerCancelled  # noqa: E402
+from tui_terminal import suspending_terminal  # noqa: E402,F401 (a fixture)
 from tui_waits import wait_workers  # noqa: E402
 
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
+from dreamdeck.core.door.apply import apply_changeset  # noqa: E402
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes  # noqa: E402
 from dreamdeck.core.dreaming.run import run_dream  # noqa: E402
 from dreamdeck.core.git.runner import head  # noqa: E402
 from dreamdeck.core.store.reflections import load_reflection  # noqa: E402
@@ -268,8 +271,8 @@ async def test_a_stale_base_that_conflicts_shows_the_hunk_as_conflict_and_space_
     pending(ws, agent_dir, script=_rewrite_a)
     current = (agent_dir / "memory/topics/a.md").read_text()
     apply_changeset(ws, ChangeSet(
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="human rewrite",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "human rewrite"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))]),
     ))
     edited, before_head = (agent_dir / "memory/topics/a.md").read_bytes(), head(agent_dir)
     app = make_app(ws)
@@ -297,8 +300,8 @@ async def test_a_stale_base_that_merges_is_marked_rebases_cleanly_and_applies(ws
     pending(ws, agent_dir, script=_rewrite_a)
     current = (agent_dir / "memory/topics/a.md").read_text()
     apply_changeset(ws, ChangeSet(  # a later reinforcement adds a citation at the end of a
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="reinforce a",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "reinforce a"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))]),
     ))
     app = make_app(ws)
     async with app.run_test(size=SIZE) as pilot:
@@ -390,6 +393,27 @@ async def test_E_opens_the_editor_on_the_chosen_result_and_accepts_the_edited_te
     assert status_of(ws) == "partial"
     decision = json.loads((ws.meta_dir / "reflections/r-1.json").read_text())["decisions"][-1]
     assert decision["edited"] == ["topics/n.md"]
+
+
+@pytest.mark.usefixtures("suspending_terminal")
+async def test_after_E_and_the_confirm_the_hunks_have_focus_again_and_n_moves_on(ws, agent_dir, monkeypatch):
+    pending(ws, agent_dir)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "true")
+    app = make_app(ws)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_reflections(app, pilot)
+        assert screen.focused is view(screen)
+        await pilot.press("E")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")  # "No": nothing is applied
+        await settle(app, pilot)
+        assert app.screen is screen and screen.focused is view(screen)
+        first = view(screen).cursor
+        await pilot.press("n")
+        assert view(screen).cursor == first + 1
+    assert status_of(ws) == "pending"
 
 
 # --- snapshots -------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tui_terminal import suspending_terminal  # noqa: F401 (a fixture)
 from tui_waits import on_screen, settle
 
 from conftest import git
@@ -407,6 +408,42 @@ async def test_an_editor_that_fails_or_changes_nothing_saves_nothing(topics, tmp
         assert "edit cancelled: nothing changed" in messages
         assert "the editor exited with status 3: nothing was saved" in messages
     assert (topics.topics_dir / f"{PM}.md").read_bytes() == data and commits(topics.root) == before
+
+
+@pytest.mark.usefixtures("suspending_terminal")
+async def test_after_the_editor_the_table_has_focus_again_and_j_moves_on(topics, tmp_path, monkeypatch):
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor_script(tmp_path, "sed -i 's/pnpm, not bun/pnpm everywhere/' \"$1\""))
+    app = make_app(topics)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert any(f"saved {PM}" in n.message for n in app._notifications)
+        assert app.screen.focused is table(app)
+        await pilot.press("j")
+        await settle(app, pilot)
+        assert table(app).cursor_row == 1 and text_of(app, "#shard-title") == "Deploys go out on Wednesdays"
+        await pilot.press("k")
+        assert table(app).cursor_row == 0
+
+
+@pytest.mark.usefixtures("suspending_terminal")
+async def test_after_the_editor_focus_is_back_on_the_citation_list_it_was_on(topics, tmp_path, monkeypatch):
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor_script(tmp_path, "true"))
+    app = make_app(topics)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("tab")
+        cites = app.screen.query_one("#citations", OptionList)
+        assert app.screen.focused is cites
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert "edit cancelled: nothing changed" in [n.message for n in app._notifications]
+        assert app.screen.focused is cites
+        await pilot.press("down")
+        assert cites.highlighted == 1
 
 
 def n_severity(notification) -> str:

@@ -10,7 +10,6 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
     sys.path.insert(0, str(ROOT))
 
-import pytest  # noqa: E402
 from textual import events  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 

@@ -6,6 +6,7 @@ which runs the core call in a thread and, whatever happens, makes the app re-rea
 """
 from __future__ import annotations
 
+import traceback
 from typing import Any, Callable
 
 from textual import work
@@ -16,41 +17,21 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, get_current_worker
 
-TABS = [
-    ("topics", "1", "Topics"), ("reflections", "2", "Reflections"), ("proposals", "3", "Proposals"),
-    ("vault", "4", "Vault"), ("history", "5", "History"), ("stream", "6", "Stream"), ("control", "7", "Dream"),
-]
+from dreamdeck.core.errors import DreamdeckError
+from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 
+__all__ = ["TABS", "TabBar", "MemoryScreen", "failure_toast"]
 
-class TabBar(Static):
-    """`dreamdeck · agent │ 1 Topics 2 Reflections (2) …` with counts that need attention."""
-
-    DEFAULT_CSS = """
-    TabBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
-    """
-
-    def __init__(self, current: str):
-        super().__init__("", markup=True)
-        self.current = current
-
-    def on_mount(self) -> None:
-        self.refresh_bar()
-
-    def refresh_bar(self) -> None:
-        app = self.app
-        counts = getattr(app, "counts", {}) or {}
-        parts = [f"[b]dreamdeck[/b] · {getattr(app, 'workspace_name', '')} │"]
-        for mode, key, label in TABS:
-            badge = ""
-            n = counts.get(mode, 0)
-            if n:
-                badge = f" [reverse $warning] {n} [/]"
-            text = f" {key} {label}{badge} "
-            parts.append(f"[reverse]{text}[/reverse]" if mode == self.current else text)
-        status = counts.get("status", "")
-        if status:
-            parts.append(f"│ {status}")
-        self.update(" ".join(parts))
+def failure_toast(label: str, exc: BaseException) -> tuple[str, str]:
+    """(title, message) for an action that raised, as the command line words it: a DreamdeckError
+    is a refusal in its own words, an OSError what the machine said, anything else a bug."""
+    if isinstance(exc, DreamdeckError):
+        return f"{label}: refused", " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, OSError):
+        where = f": {exc.filename}" if exc.filename else ""
+        return f"{label}: failed", f"{exc.strerror or exc}{where}"
+    return f"{label}: bug in dreamdeck", (f"{type(exc).__name__}: {exc} — this is a bug in dreamdeck, not a refusal. "
+                                          "Please report it.")
 
 
 class MemoryScreen(Screen):
@@ -191,9 +172,11 @@ class MemoryScreen(Screen):
     def _act_worker(self, label: str, fn, done) -> None:
         try:
             result = fn()
-        except Exception as exc:  # refusals are ValueErrors/RuntimeErrors with a clear line
-            self.app.call_from_thread(self.notify, str(exc) or type(exc).__name__, title=f"{label}: refused",
-                                      severity="error", timeout=10)
+        except Exception as exc:
+            title, message = failure_toast(label, exc)
+            if title.endswith("bug in dreamdeck"):
+                self.log.error(traceback.format_exc())
+            self.app.call_from_thread(self.notify, message, title=title, severity="error", timeout=10)
         else:
             message = done(result) if done else None
             if message:

@@ -19,8 +19,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from dreamdeck.tui.screens.base import MemoryScreen
-from dreamdeck.tui.screens.stream import FitTable
+from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
+from dreamdeck.tui.widgets.table_variants import FitTable
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 REFRESH_SECONDS = 5.0
@@ -56,29 +56,6 @@ def _local(iso: str | None, fmt: str = "%m-%d %H:%M") -> str:
         return datetime.fromisoformat(iso).astimezone().strftime(fmt)
     except ValueError:
         return str(iso)
-
-
-def receipt_commits(root, limit: int = 200) -> dict[str, str]:
-    """Receipt id -> the commit that added it (a receipt is committed with its dream, so it cannot
-    hold its own sha). One `git log`; {} when the folder has no repository."""
-    from dreamdeck.core.git.runner import GitError, run_git
-
-    try:
-        out = run_git(root, "log", "-n", str(limit), "--diff-filter=A", "--format=%x00%H", "--name-only",
-                      "--", "memory/meta/receipts")
-    except (GitError, OSError):
-        return {}
-    found: dict[str, str] = {}
-    for chunk in out.split("\0"):
-        lines = [ln for ln in chunk.splitlines() if ln.strip()]
-        if not lines:
-            continue
-        sha = lines[0].strip()
-        for name in lines[1:]:
-            stem = name.rsplit("/", 1)[-1]
-            if stem.endswith(".json"):
-                found.setdefault(stem[:-5], sha)
-    return found
 
 
 def receipt_row(r: dict) -> dict[str, Any]:
@@ -267,6 +244,8 @@ class ControlScreen(MemoryScreen):
             out["dreamer"], out["dreamer_why"] = d.dreamer, f"unavailable: {exc}"
         receipts = list_receipts(ws, 50)
         if any(not r.get("commit") for r in receipts):
+            from dreamdeck.core.git.history import receipt_commits
+
             shas = receipt_commits(ws.root)
             receipts = [r if r.get("commit") or r.get("id") not in shas else {**r, "commit": shas[r["id"]]}
                         for r in receipts]
@@ -409,15 +388,16 @@ class ControlScreen(MemoryScreen):
         try:
             receipt, error = run_dream(self.ws, trigger="manual", dry_run=True).to_json(), None
         except Exception as exc:
-            receipt, error = None, str(exc) or type(exc).__name__
+            receipt, error = None, failure_toast("Dry run", exc)
         self.app.call_from_thread(self._dry_run_done, receipt, error)
 
-    def _dry_run_done(self, receipt: dict | None, error: str | None) -> None:
+    def _dry_run_done(self, receipt: dict | None, error: tuple[str, str] | None) -> None:
         from dreamdeck.tui.modals import TextModal
 
         self._dry_running = False
         if error is not None:
-            self.notify(error, title="Dry run refused", severity="error", timeout=10)
+            title, message = error
+            self.notify(message, title=title, severity="error", timeout=10)
             return
         self.app.push_screen(TextModal("Dry run: what a dream would do now", dry_run_text(receipt)))
 

@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
 from dreamdeck.tui.screens.base import MemoryScreen
-from dreamdeck.tui.screens.vault import diff_text
+from dreamdeck.tui.widgets.diff_text import diff_text
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 MAX_DIFF_LINES = 3000

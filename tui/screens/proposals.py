@@ -18,7 +18,8 @@ from textual.reactive import var
 from textual.widgets import Label, Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
-from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.tui.widgets.table_variants import GroupedRows
+from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
 STATUS_STYLE = {"pending": "yellow", "deferred": "cyan", "conflict": "bold red", "committed": "green",
                 "rejected": "dim red"}
@@ -54,15 +55,6 @@ def cell_style(key: str, row: Mapping[str, object]) -> str | None:
     if key == "age" and row.get("stale"):
         return "bold red"
     return None
-
-
-class GroupedRows(ListRowSource):
-    """Rows sorted by agent; the agent's name shows on the first row of each group only."""
-
-    def row(self, index: int) -> Mapping[str, object]:
-        row = super().row(index)
-        first = index == 0 or super().row(index - 1).get("agent") != row.get("agent")
-        return {**row, "group": row["agent_label"] if first else ""}
 
 
 def queue_now(ws) -> datetime:

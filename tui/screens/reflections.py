@@ -3,20 +3,15 @@
 Left, the pending reflections; right, the selected one: summary, loss meter, contradictions,
 questions, then its diff in a HunkView. Decisions (hunk id → approve | reject) live here, in
 memory, until `enter` hands the approved hunks to core.reflections.approve (the one door).
-A file whose bytes changed since the dream is dry-run through the door's own rebase
-(core.changeset.plan_changeset, which merges with core.hunks.rebase_change/git merge-file):
-hunks that do not merge are shown as conflicts and cannot be approved.
+Whether each hunk still applies, rebases onto a shard that changed since the dream, or conflicts
+with it is core.ops.review's probe (a dry run through the door's own rebase); a conflicting hunk
+cannot be approved.
 """
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -28,6 +23,7 @@ from textual.markup import escape
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
 
@@ -106,53 +102,22 @@ def _age_days(created: str, today: str) -> int:
         return 0
 
 
-def _read_current(ws, rel: str) -> str | None:
-    try:
-        return (ws.memory / rel).read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError):
-        return "\x00unreadable"  # never equal to a base: shown as changed
-
-
-def _conflicts(ws, path: str, base: str | None, new: str | None) -> bool:
-    """Would the door refuse this text for `path` as a conflict? (a dry run; nothing is written)"""
-    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, plan_changeset
-    from dreamdeck.core.errors import Refused
-
-    cs = ChangeSet(action="APPROVE", actor=ACTOR, approval="partial", trigger="review", summary="dry merge check",
-                   edits=[FileEdit(path, base, new)])
-    try:
-        plan_changeset(ws, cs)
-    except Refused as exc:
-        return bool(exc.conflicts)
-    except Exception:  # anything else the door would say is shown when applying
-        return False
-    return False
+# ops.review's words for a file -> the HunkView's (FileEntry.stale)
+_STALE = {"fresh": "", "rebases": "clean", "conflict": "conflict"}
 
 
 def build_item(ws, r, today: str) -> ReflectionItem:
-    from dreamdeck.core.git.diff import apply_hunks
     from dreamdeck.core.ops.reflections import loss_meter
+    from dreamdeck.core.ops.review import CONFLICT, REBASES, probe_reflection
 
+    probe = {f.path: f for f in probe_reflection(ws, r).files}
     files: list[FileEntry] = []
     for f, diff in r.hunks():
-        current = _read_current(ws, f.path)
-        stale = ""
-        hunks: list[HunkEntry] = []
-        changed = current != f.base
-        if changed:
-            stale = "conflict" if _conflicts(ws, f.path, f.base, f.proposed) else "clean"
-        for h in diff.hunks:
-            conflict = False
-            if changed:
-                only = apply_hunks(f.base, f.proposed, {h.id}, f.path)
-                conflict = _conflicts(ws, f.path, f.base, only)
-            hunks.append(HunkEntry(h.id, f.path, h.header, h.lines, h.added, h.removed,
-                                   conflict=conflict, rebased=changed and not conflict))
-        if any(h.conflict for h in hunks):
-            stale = "conflict"
-        files.append(FileEntry(f.path, diff.status, f.pinned, stale, tuple(hunks)))
+        p = probe[f.path]
+        hunks = tuple(HunkEntry(h.id, f.path, h.header, h.lines, h.added, h.removed,
+                                conflict=p.hunks[h.id] == CONFLICT, rebased=p.hunks[h.id] == REBASES)
+                      for h in diff.hunks)
+        files.append(FileEntry(f.path, diff.status, f.pinned, _STALE[p.state], hunks))
     return ReflectionItem(
         id=r.id, status=r.status, created=r.created, age_days=_age_days(r.created, today),
         dreamer=r.dreamer, trigger=r.trigger, summary=r.summary, questions=list(r.questions),
@@ -485,7 +450,7 @@ class ReflectionsScreen(MemoryScreen):
         def run():
             try:
                 result = fn()
-            except Exception as exc:
+            except DreamdeckError as exc:  # a refusal; anything else is a bug, not kept as one
                 self.app.call_from_thread(self._record_refusal, rid, str(exc) or type(exc).__name__)
                 raise
             self.app.call_from_thread(self._record_success, rid)
@@ -626,56 +591,28 @@ class ReflectionsScreen(MemoryScreen):
 
     @work(thread=True, exclusive=True, group="edit", exit_on_error=False)
     def _edit_texts_worker(self, rid: str, chosen: list[str], every: bool) -> None:
-        from dreamdeck.core.git.diff import apply_hunks
+        from dreamdeck.core.errors import DreamdeckError
+        from dreamdeck.core.ops.review import chosen_texts
         from dreamdeck.core.store.reflections import load_reflection
 
         try:
-            r = load_reflection(self.ws, rid)
-            texts: dict[str, str | None] = {}
-            for f, diff in r.hunks():
-                picked = {h.id for h in diff.hunks if h.id in chosen}
-                if picked:
-                    texts[f.path] = apply_hunks(f.base, f.proposed, picked, f.path)
-                elif not diff.hunks and every:
-                    texts[f.path] = f.proposed
-        except Exception as exc:
+            texts = chosen_texts(load_reflection(self.ws, rid), None if every else chosen)
+        except DreamdeckError as exc:  # decided or removed meanwhile
             self.app.call_from_thread(self.notify, str(exc), title="Edit", severity="error")
             return
         self.app.call_from_thread(self._edit_in_editor, rid, texts, None if every else chosen)
 
-    def _run_editor(self, paths: list[Path]) -> int:
-        from textual.app import SuspendNotSupported
-
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        command = [*shlex.split(editor), *map(str, paths)]
-        try:
-            with self.app.suspend():
-                return subprocess.call(command)
-        except SuspendNotSupported:
-            if not self.app.is_headless:
-                self.notify("this terminal cannot hand over to an editor; use `dreamdeck approve ID --edit`",
-                            title="Edit", severity="error")
-                return 1
-            return subprocess.call(command, stdin=subprocess.DEVNULL)  # headless: nothing to share
-
     def _edit_in_editor(self, rid: str, texts: dict[str, str | None], hunks_arg: list[str] | None) -> None:
-        with tempfile.TemporaryDirectory(prefix="dreamdeck-edit-") as tmp:
-            paths = {}
-            for rel, text in texts.items():
-                path = Path(tmp) / rel.replace("/", "__")
-                path.write_bytes((text or "").encode("utf-8"))
-                paths[rel] = path
-            status = self._run_editor(list(paths.values()))
-            if status != 0:
-                self.notify(f"the editor exited with status {status}: nothing was applied", title="Edit",
-                            severity="warning")
-                return
-            edited: dict[str, str | None] = {}
-            for rel, path in paths.items():
-                new = path.read_bytes().decode("utf-8", "replace")
-                new_value = new if new.strip() else None
-                if new_value != texts[rel]:
-                    edited[rel] = new_value
+        from dreamdeck.tui.editor import edit_texts
+
+        result = edit_texts(texts, run=self.app.hand_over_terminal)  # type: ignore[attr-defined]
+        if result is None:
+            return
+        if result.status != 0:
+            self.notify(f"the editor exited with status {result.status}: nothing was applied", title="Edit",
+                        severity="warning")
+            return
+        edited = {rel: text for rel, text in result.emptied_as_deleted().items() if text != texts[rel]}
         lines = [f"  {rel} — " + ("edited" if rel in edited and edited[rel] is not None else
                                   "emptied: the file is deleted" if rel in edited else "as chosen")
                  for rel in texts]

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.table_variants import FitTable
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
 POLL_SECONDS = 0.05  # a stat per loaded day file: appends show within ~100 ms
@@ -45,35 +46,6 @@ def pretty_json(raw: str) -> Text:
     text.no_wrap = False
     text.overflow = "fold"
     return text
-
-
-class FitTable(VirtualTable):
-    """A VirtualTable whose last column takes whatever width the others leave; no sorting.
-
-    (Used by the Stream and Dream control screens; a `fill` option on VirtualTable would replace it.)
-    """
-
-    DEFAULT_CSS = """
-    FitTable { overflow-x: hidden; }
-    FitTable > .virtual-table--header-cursor { text-style: bold; }
-    FitTable:focus > .virtual-table--header-cursor { text-style: bold; background: $panel; }
-    """
-
-    _fitted_for = -1
-
-    def _ensure_widths(self) -> None:
-        width = self.scrollable_content_region.width
-        if width and width != self._fitted_for:
-            self._fitted_for = width
-            fixed = sum(w + 2 for w in self._widths[:-1])
-            self._widths[-1] = max(8, width - fixed - 2)
-            self._line_cache.clear()
-            self._update_virtual_size()
-
-    def check_action(self, action: str, parameters) -> bool | None:
-        if action in ("sort_column", "column_left", "column_right"):
-            return False
-        return super().check_action(action, parameters)
 
 
 class StreamScreen(MemoryScreen):

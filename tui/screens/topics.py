@@ -1,12 +1,7 @@
 """Screen 1, Topics: the strength table beside the selected shard with its citations resolved."""
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -265,48 +260,31 @@ class TopicsScreen(MemoryScreen):
                    "fragments. Undo with `dreamdeck unforget`.",
             placeholder="reason (required)"), go)
 
-    def _run_editor(self, command: list[str]) -> int | None:
-        """The editor's exit status; None when this terminal cannot hand over to it (said in a toast)."""
-        from textual.app import SuspendNotSupported
-
-        try:
-            with self.app.suspend():
-                return subprocess.call(command)
-        except SuspendNotSupported:
-            if not self.app.is_headless:
-                self.notify("this terminal cannot hand over to an editor: nothing was edited",
-                            title="Edit", severity="error")
-                return None
-            return subprocess.call(command, stdin=subprocess.DEVNULL)  # headless: nothing to share
-
     def action_edit(self) -> None:
+        """The shard in $EDITOR (the app suspended around it), then saved by the core verb."""
         slug = self._slug()
         if not slug:
             return
-        path = self.ws.topics_dir / f"{slug}.md"
+        from dreamdeck.core.errors import DreamdeckError
+        from dreamdeck.core.ops.edit import edit_shard, read_shard_text
+        from dreamdeck.tui.editor import edit_texts
+
         try:
-            base = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            self.notify(f"{slug} no longer exists", severity="error")
+            base = read_shard_text(self.ws, slug)
+        except DreamdeckError as exc:  # gone since the table was read
+            self.notify(str(exc), title="Edit", severity="error")
             return
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        with tempfile.TemporaryDirectory(prefix="dreamdeck-edit-") as tmp:
-            tmp_path = Path(tmp) / f"{slug}.md"
-            tmp_path.write_text(base, encoding="utf-8")
-            status = self._run_editor([*shlex.split(editor), str(tmp_path)])
-            if status is None:
-                return
-            new = tmp_path.read_text(encoding="utf-8")
-        if status != 0:
-            self.notify(f"the editor exited with status {status}: nothing was saved", title="Edit",
+        name = f"{slug}.md"
+        edited = edit_texts({name: base}, run=self.app.hand_over_terminal)  # type: ignore[attr-defined]
+        if edited is None:
+            return
+        if edited.status != 0:
+            self.notify(f"the editor exited with status {edited.status}: nothing was saved", title="Edit",
                         severity="warning")
             return
+        new = edited.texts[name]
         if new == base:
             self.notify("edit cancelled: nothing changed", title="Edit")
             return
-        from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
-
-        cs = ChangeSet(action="EDIT", actor="human:tui", approval="approved", trigger="edit",
-                       summary=f"edited {slug} by hand", subject=f"memory: edit {slug}",
-                       edits=[FileEdit(f"topics/{slug}.md", base, new)])
-        self.act("Edit", lambda: apply_changeset(self.ws, cs), lambda r: f"saved {slug}" + (f" ({r.sha[:8]})" if r.sha else ""))
+        self.act("Edit", lambda: edit_shard(self.ws, slug, new, actor="human:tui", base=base),
+                 lambda r: f"saved {slug}" + (f" ({r.sha[:8]})" if r.sha else ""))

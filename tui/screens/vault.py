@@ -16,6 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.diff_text import diff_text
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 TOPIC_LABEL = {"same": "= same", "differs": "≠ diverged", "none": "— none"}
@@ -40,26 +41,6 @@ def cell_style(key: str, row: Mapping[str, object]) -> str | None:
     if key == "kind" and row.get("kind") == "fragment":
         return "cyan"
     return None
-
-
-def diff_text(diff: str) -> Text:
-    """A unified diff, coloured line by line (+ green, - red, @@ cyan)."""
-    out = Text()
-    for line in diff.splitlines():
-        if line.startswith(("+++", "---", "diff --git", "index ", "new file", "deleted file")):
-            style = "bold"
-        elif line.startswith("@@"):
-            style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("\\"):
-            style = "dim"
-        else:
-            style = ""
-        out.append(line + "\n", style=style)
-    return out
 
 
 class VaultScreen(MemoryScreen):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -23,7 +23,7 @@ D = "2026-05-18"
 @contextmanager
 def frozen(stamp: str):
     """Git dates and the door's clock (audit lines) both at `stamp`."""
-    from dreamdeck.core.door import changeset
+    from dreamdeck.core.door import apply
 
     when = datetime.fromisoformat(stamp)
 
@@ -32,13 +32,13 @@ def frozen(stamp: str):
         def now(cls, tz=None):  # noqa: D102
             return when.astimezone(tz) if tz else when.replace(tzinfo=None)
 
-    saved = changeset.datetime
-    changeset.datetime = Frozen  # type: ignore[misc]
+    saved = apply.datetime
+    apply.datetime = Frozen  # type: ignore[misc]
     try:
         with git_dates(stamp):
             yield when
     finally:
-        changeset.datetime = saved  # type: ignore[misc]
+        apply.datetime = saved  # type: ignore[misc]
 
 
 def build_history(root: Path) -> dict[str, str]:
