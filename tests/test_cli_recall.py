@@ -118,3 +118,18 @@ def test_import_dreamdeck_stays_cheap():
     code = "import sys, dreamdeck; print(sorted(m for m in sys.modules if m.startswith('dreamdeck')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
     assert out.strip() == "['dreamdeck']"
+
+
+def test_recall_and_inject_write_only_the_access_record_and_access_writes_nothing(agent):
+    def files() -> dict[str, bytes]:
+        return {str(p.relative_to(agent)): p.read_bytes() for p in sorted(agent.rglob("*"))
+                if p.is_file() and ".git" not in p.parts}
+
+    before = files()
+    run(agent, "recall", "pnpm")
+    run(agent, "inject", "--query", "pnpm")
+    after = files()
+    assert set(after) - set(before) == {"memory/meta/access.jsonl"}
+    assert {k: v for k, v in after.items() if k in before} == before
+    run(agent, "access")
+    assert files() == after
