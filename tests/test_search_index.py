@@ -156,3 +156,15 @@ def test_an_undreamed_fragment_a_shard_cites_is_found_through_the_shard_only(ws,
     write_shard(ws.root, "boat", shard_text("The user owns a catamaran", [cite(TODAY, 1)], superseded=[cite(TODAY, 2)]))
     assert keys(index, "catamaran") == [("topic", "boat")]
     assert keys(index, "sloop") == []
+
+
+def test_a_shard_that_starts_citing_a_tail_fragment_takes_it_out_of_the_tail(ws, index, settled_clock):
+    write_stream(ws.root, TODAY, [fragment_line(TODAY, 1, "boats", "User bought a catamaran")])
+    write_shard(ws.root, "other", shard_text("The user likes tea", []))
+    assert keys(index, "catamaran") == [("stream", f"{TODAY}#{uuid_at(TODAY, 1)}")]
+    write_shard(ws.root, "other", shard_text("The user likes tea", []) + "\n")  # a change that cites nothing new
+    assert keys(index, "catamaran") == [("stream", f"{TODAY}#{uuid_at(TODAY, 1)}")]
+    write_shard(ws.root, "boat", shard_text("The user owns a boat", [cite(TODAY, 1)]))  # the streams did not change
+    assert keys(index, "catamaran") == []
+    (ws.topics_dir / "boat.md").unlink()
+    assert keys(index, "catamaran") == [("stream", f"{TODAY}#{uuid_at(TODAY, 1)}")]

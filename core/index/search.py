@@ -233,19 +233,24 @@ class SearchIndex:
             changed += [(f"{area}/{n}", st) for n, st in now.items() if before.get(n) != st]
             removed += [f"{area}/{n}" for n in before if n not in now]
         stream_sig = self._stream_signature(started)
+        same_streams = bool(stream_sig) and stream_sig == self._meta(conn, "streams")
         shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
-        redo_tail = shards_changed or not stream_sig or stream_sig != self._meta(conn, "streams")
-        if not changed and not removed and not redo_tail:
+        if not changed and not removed and same_streams:
             return report
-        frags = tail.undreamed_fragments(self.ws) if redo_tail else []
+        # Streams, state and tombstones unchanged: the tail's days are the ones covered, and its
+        # documents change only if what shards cite in it does. Otherwise read the tail again.
+        frags = None if same_streams else tail.undreamed_fragments(self.ws)
         try:
             with self._write_lock():
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     covered = set(json.loads(self._meta(conn, "tail_days") or "[]"))
-                    days = sorted({f.date for f in frags}) if redo_tail else sorted(covered)
+                    days = sorted(covered) if frags is None else sorted({f.date for f in frags})
+                    before = tail.cited(conn, days) if frags is None and shards_changed else None
                     self._apply_files(conn, changed, removed, report, started, covered | set(days))
-                    if redo_tail:
+                    if before is not None and tail.cited(conn, days) != before:
+                        frags = tail.undreamed_fragments(self.ws)
+                    if frags is not None:
                         stamps = {f"{a}/{n}": st for a in tail.CITING_AREAS for n, st in current.get(a, {}).items()}
                         self._rebuild_streams(conn, frags, days, covered, stamps, {c[0] for c in changed}, started, report)
                         conn.execute("INSERT OR REPLACE INTO meta VALUES ('streams', ?)", (stream_sig,))
