@@ -152,7 +152,7 @@ def keyword_lane(mem: TurnMemory, prompt: str, whole_docs: bool = False) -> list
         topic_docs = whole_documents(mem.shards, facts, mem.files, mem.registry)
     stream_docs = stream_documents(mem.days, mem.registry)
     needle = prompt.lower()
-    phrase = []
+    phrase: list[_Match] = []
     for match, _ in _candidates(mem, topic_docs, stream_docs, lambda h: needle in h):
         if len(phrase) == KEYWORD_MAX:
             return phrase

@@ -246,9 +246,9 @@ class SearchIndex:
                 try:
                     covered = set(json.loads(self._meta(conn, "tail_days") or "[]"))
                     days = sorted(covered) if frags is None else sorted({f.date for f in frags})
-                    before = tail.cited(conn, days) if frags is None and shards_changed else None
+                    cited_before = tail.cited(conn, days) if frags is None and shards_changed else None
                     self._apply_files(conn, changed, removed, report, started, covered | set(days))
-                    if before is not None and tail.cited(conn, days) != before:
+                    if cited_before is not None and tail.cited(conn, days) != cited_before:
                         frags = tail.undreamed_fragments(self.ws)
                     if frags is not None:
                         stamps = {f"{a}/{n}": st for a in tail.CITING_AREAS for n, st in current.get(a, {}).items()}

@@ -62,6 +62,7 @@ def _compute_facts(shard: TcShard) -> TopicFacts:
     active: dict[str, tuple[str, str]] = {}
     superseded: dict[str, tuple[str, str]] = {}
     current, lines, memory_prefix = active, [], False
+    found: tuple[str, str] | None
     for line in shard.body.split("\n"):
         canon = _CANONICAL_LINE.fullmatch(line)
         if canon is not None:  # a citation line TypeClaw's regex reads the same way

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from dreamdeck.core.errors import BadFile
@@ -188,7 +189,7 @@ def _undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
     for date, path in files:
         dreamed = state.dreamed_ids(date)
         summary = day_summary(path)
-        if dreamed and not summary.has_legacy and dreamed.issuperset(fragment_ids(path)):
+        if dreamed and not summary.has_legacy and dreamed.issuperset(fragment_ids(Path(path))):
             continue  # every fragment dreamed (undreamed watermarks are never searched)
         events = []
         for ln in parse_stream_bytes(_read_bytes(path)):

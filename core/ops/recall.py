@@ -159,7 +159,7 @@ def _decay_of(hit: Hit, access: dict[str, Usage], today: str, decay: DecaySettin
     if hit.kind == "reference":
         if info.get("pinned"):
             return 1.0, "pinned", None, usage
-        base, weight = REFERENCE_BASE.get(info.get("origin"), BASE_RELEVANCE["auto"]), TYPE_WEIGHT["procedural"]
+        base, weight = REFERENCE_BASE.get(str(info.get("origin")), BASE_RELEVANCE["auto"]), TYPE_WEIGHT["procedural"]
         accesses, last = 1 + int(info.get("access_count") or 0) + shown, info.get("last") or today
     else:
         source = info.get("source") or ""

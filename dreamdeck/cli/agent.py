@@ -53,7 +53,8 @@ def cmd_inject(args) -> int:
     ws = open_ws(args)
     if not _has_memory(ws):
         raise CliError(f"no memory in {ws.root}: there is neither a memory/ folder nor a MEMORY.md")
-    result = inject(ws, args.query, origin=args.origin, budget=_count(args.budget, "--budget"), mode=args.mode)
+    budget = _count(args.budget, "--budget")
+    result = inject(ws, args.query, origin=args.origin, budget=16384 if budget is None else budget, mode=args.mode)
     if args.json:
         emit_json(result.to_json())
         return 0
