@@ -186,3 +186,33 @@ def test_row_status_follows_the_score():
     stale = row_for(shard_with("s", "H", 1, 1, "2025-05-22"), TODAY, DECAY)
     assert fresh.status == "active"
     assert stale.status == "archived"
+
+
+# --- access (the access record feeds decay) --------------------------------------------------------
+def test_rows_carry_access_count_and_last_access_and_being_shown_refreshes_decay(tmp_path):
+    from dreamdeck.core.store.access import Usage
+
+    write_shard(tmp_path, "old", shard_text("Old", ["streams/2026-03-01#a"]))
+    [cold] = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY, access={})
+    assert (cold.access_count, cold.last_access, cold.status) == (0, None, "dormant")
+    usage = {"topic:old": Usage(3, "2026-05-21")}
+    [warm] = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY, access=usage)
+    assert (warm.access_count, warm.last_access, warm.status) == (3, "2026-05-21", "active")
+    # Moltbot §9.1: base 0.7 (dreamed: auto-detected) × e^(−λ·1 day) × log2(1 day + 3 shown + 1) × 1.2
+    assert warm.score == min(1.0, 0.7 * math.exp(-0.03) * math.log2(5) * 1.2)
+    assert warm.to_json()["access_count"] == 3 and warm.to_json()["last_access"] == "2026-05-21"
+
+
+def test_the_table_reads_the_access_record_of_its_memory_folder(ws):
+    from dreamdeck.core.store.access import record_access
+
+    write_shard(ws.root, "old", shard_text("Old", ["streams/2026-03-01#a"]))
+    record_access(ws, "recall", "old", ["topic:old", "vault:old"])
+    [row] = strength_table(ws.topics_dir, TODAY, DECAY)
+    assert (row.access_count, row.last_access) == (2, TODAY)
+
+
+def test_a_dreamed_topic_starts_at_moltbots_auto_detected_relevance(tmp_path):
+    write_shard(tmp_path, "new", shard_text("New", [f"streams/{TODAY}#a"]))
+    [row] = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY, access={})
+    assert row.score == pytest.approx(0.7 * 1.2)

@@ -11,10 +11,27 @@ import os
 import sys
 import traceback
 
-from dreamdeck.cli import read as R
-from dreamdeck.cli import write as W
+import importlib
+
 from dreamdeck.cli.common import CliError
 from dreamdeck.core.errors import DreamdeckError
+
+
+class _Verbs:
+    """A command module imported when one of its verbs runs: a fresh `dreamdeck recall` does
+    not pay for the imports of `dreamdeck dream`."""
+
+    def __init__(self, module: str):
+        self._module = module
+
+    def __getattr__(self, name: str):
+        def run(args):
+            return getattr(importlib.import_module(self._module), name)(args)
+
+        return run
+
+
+A, R, W = _Verbs("dreamdeck.cli.agent"), _Verbs("dreamdeck.cli.read"), _Verbs("dreamdeck.cli.write")
 
 
 def _actor_default() -> str:
@@ -127,6 +144,22 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-redream", action="store_true")
     sp = cmd("alerts", W.cmd_alerts, "critical-file changes since the baseline")
     sp.add_argument("--ack", action="store_true")
+
+    sp = cmd("recall", A.cmd_recall, "what the agent gets back for a question: ranked, decay-aware, budgeted")
+    sp.add_argument("query", nargs="?", help="the question (words, any language)")
+    sp.add_argument("--budget", default="balanced", metavar="lean|balanced|deep|auto",
+                    help="how many results: lean 2-3, balanced 5-7 (default), deep 10-15, auto from the query")
+    sp.add_argument("--limit", metavar="N", help="at most N results")
+    sp.add_argument("--max-bytes", metavar="B", help="at most B bytes of headings and excerpts")
+    sp.add_argument("--include-dormant", action="store_true", help="also what decay made dormant")
+    sp = cmd("inject", A.cmd_inject, "the # Memory block TypeClaw would put into the next turn (v0.45.1)")
+    sp.add_argument("--query", default="", metavar="TEXT", help="the turn's user text (default: empty)")
+    sp.add_argument("--budget", default="16384", metavar="BYTES", help="injectionBudgetBytes (default 16384, at least 4096)")
+    sp.add_argument("--origin", default="main", metavar="main|channel", help="a main (TUI) turn or a channel turn")
+    sp.add_argument("--mode", default="turn", metavar="turn|direct",
+                    help="direct: the pre-v0.45 section with whole bodies (old workspaces)")
+    sp = cmd("access", A.cmd_access, "what the agent was shown: recalls and injections, newest first")
+    sp.add_argument("--limit", default="20", metavar="N")
     return p
 
 

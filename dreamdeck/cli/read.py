@@ -35,10 +35,11 @@ def cmd_topics(args) -> int:
         return 0
     say(table(
         [(r.slug, truncate(r.heading or "(untitled)", 60), r.cites, r.days, r.last_reinforced,
-          "—" if r.age is None else r.age, r.tier, f"{r.score:.2f}", r.status + (" ⚠ unparseable" if r.parse_error else ""))
+          "—" if r.age is None else r.age, r.tier, f"{r.score:.2f}", r.status + (" ⚠ unparseable" if r.parse_error else ""),
+          r.access_count)
          for r in rows],
-        ["slug", "heading", "cites", "days", "last reinforced", "age", "tier", "score", "status"],
-        align="llrrlrlrl",
+        ["slug", "heading", "cites", "days", "last reinforced", "age", "tier", "score", "status", "shown"],
+        align="llrrlrlrlr",
     ))
     return 0
 
