@@ -46,6 +46,10 @@ class DreamOutcome:
     input_tokens: int = 0
     output_tokens: int = 0
     tool_errors: list[str] = field(default_factory=list)  # refusals reported to the model
+    # Evidence a dreamer leaves uncited on purpose, each with its reason, for the run's receipt:
+    folded: dict[str, str] = field(default_factory=dict)  # "DATE#ID" -> the "DATE#ID" it duplicates
+    noise: dict[str, str] = field(default_factory=dict)  # "DATE#ID" -> why it carries nothing durable
+    changes: dict[str, str] = field(default_factory=dict)  # slug -> one line: what happened to its claim
 
 
 class DreamerError(DreamdeckError):
