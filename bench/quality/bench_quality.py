@@ -86,6 +86,7 @@ def run_agent(name: str, base: Path) -> dict:
         "weeks": weeks,
         "judgement": judgement,
         "shards": [(s.slug, s.heading) for s in read_shards(auto)],
+        "problems": measure.problems(),
     }
 
 
@@ -124,6 +125,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the full results here")
     parser.add_argument("--keep", type=Path, help="build the agent folders here and keep them")
     parser.add_argument("--shards", action="store_true", help="list every shard's heading")
+    parser.add_argument("--problems", action="store_true", help="list mixed, mis-worded and falsely superseded shards")
     args = parser.parse_args()
     base = args.keep or Path(tempfile.mkdtemp(prefix="dreamdeck-quality-"))
     if args.keep and base.exists():
@@ -140,6 +142,11 @@ def main() -> None:
             print(f"\n## {agent}")
             for slug, heading in result["shards"]:
                 print(f"- {slug}: {heading}")
+    if args.problems:
+        for agent, result in results.items():
+            print(f"\n## {agent}: problems")
+            for line in result["problems"]:
+                print(f"- {line}")
     if args.json:
         args.json.write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n")
 

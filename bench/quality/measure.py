@@ -174,6 +174,30 @@ class Measure:
             "unreadable_slugs": sum(1 for slug in slugs if _UNREADABLE.match(slug)),
         }
 
+    def problems(self) -> list[str]:
+        """One line per shard that mixes claims, words its strength wrongly, or holds evidence
+        superseded by something that is not a later version of it."""
+        out = []
+        for s in self.shards:
+            claims = Counter(self.truth[k].claim for k in s.active if k in self.truth)
+            if not claims:
+                continue
+            claim = claims.most_common(1)[0][0]
+            version = max(self.truth[k].version for k in s.active if k in self.truth and self.truth[k].claim == claim)
+            days = len(self.days[(claim, version)])
+            tier, shown, stacked = tier_of(s.heading)
+            if len(claims) > 1:
+                out.append(f"mixed   {s.slug}: {dict(claims)}")
+            if tier != ladder_tier(days) or stacked or (shown is not None and tier != "mentioned" and shown != days):
+                out.append(f"ladder  {s.slug}: {s.heading[:70]!r} but {claim} v{version} seen on {days} days")
+            for k in sorted(s.superseded & self.bad_superseded):
+                out.append(f"falsely superseded in {s.slug}: {self.truth[k].claim} v{self.truth[k].version}")
+        for (claim, version, _day), keys in sorted(self.units.items()):
+            if version and any(k in self.active for (c, v, _d), ks in self.units.items()
+                               if c == claim and v < version for k in ks):
+                out.append(f"missed update {claim} -> v{version}")
+        return sorted(set(out))
+
     def _became(self, claim: str, top: int) -> int:
         latest = [k for k, t in self.truth.items() if t.claim == claim and t.version == top]
         older = [k for k, t in self.truth.items() if t.claim == claim and t.version < top]
