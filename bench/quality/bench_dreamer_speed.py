@@ -5,7 +5,9 @@
 `key: value`, habits, rules, events; a few hundred topic labels), then 2,000 undreamed fragments
 arrive over two days under 400 labels: restatements of existing claims, new values for existing
 settings, same-day duplicates, and new claims. Only `OfflineDreamer().dream(...)` is timed (the
-run's `dreamer_ms`), on an in-memory scratch, best of `--repeat`.
+run's `dreamer_ms`), on an in-memory scratch: the first run in a fresh process, then the best warm run (the
+watcher's process keeps what it read of unchanged shards). Wall and CPU time are both shown: on
+a shared machine the CPU time is the steadier figure.
 Run: `.venv/bin/python bench/quality/bench_dreamer_speed.py [--shards 10000] [--fragments 2000]`.
 """
 from __future__ import annotations
@@ -87,15 +89,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     files, frags = build(args.shards, args.fragments)
-    best = float("inf")
+    runs = []
     for _ in range(args.repeat):
         scratch = DreamScratch(dict(files))
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         outcome = OfflineDreamer().dream(DreamInput(TODAY, list(frags), ""), scratch)
-        best = min(best, time.perf_counter() - started)
+        runs.append((time.perf_counter() - started, time.process_time() - cpu))
     written = sum(1 for slug, text in scratch.files.items() if files.get(slug) != text)
-    print(f"{args.fragments} fragments against {args.shards} shards: dreamer {best:.2f} s "
-          f"(best of {args.repeat}); {written} shards written; {outcome.summary}")
+    (cold, cold_cpu), warm = runs[0], min(runs[1:], default=runs[0])
+    print(f"{args.fragments} fragments against {args.shards} shards: dreamer {cold:.2f} s in a fresh process "
+          f"(CPU {cold_cpu:.2f} s), {warm[0]:.2f} s warm as the watcher runs it (CPU {warm[1]:.2f} s, "
+          f"best of {len(runs) - 1 or 1}); {written} shards written; {outcome.summary}")
 
 
 if __name__ == "__main__":

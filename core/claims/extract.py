@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from dreamdeck.core.claims.tokens import STOPWORDS, is_past, lemma, names, negated, terms, tokenize, values
 
-__all__ = ["Claim", "clean", "extract"]
+__all__ = ["Claim", "clean", "extract", "subject_terms"]
 
 _CHANGE_VERBS = (
     "moved|move|moves|switched|switch|switches|changed|change|changes|migrated|migrate|raised|raise|"
@@ -43,6 +43,7 @@ _CHANGE_FROM = re.compile(
 _CHANGE_TO = re.compile(
     rf"^(?P<subj>.*?)\b(?P<verb>{_CHANGE_VERBS})\b(?P<obj>.*?)\s+to\s+(?P<new>.+?){_CLAUSE_END}", re.IGNORECASE)
 _REPLACED = re.compile(rf"^(?P<subj>.*?)\breplaced\s+(?P<old>.+?)\s+with\s+(?P<new>.+?){_CLAUSE_END}", re.IGNORECASE)
+_CHANGE_WORD = re.compile(rf"\b(?:{_CHANGE_VERBS}|{_STATE_VERBS}|replaced)\b", re.IGNORECASE)
 _STATE = re.compile(rf"^(?P<subj>.*?)\b(?P<verb>{_STATE_VERBS})\s+(?P<obj>.+?){_CLAUSE_END}", re.IGNORECASE)
 _ZH_CHANGE_FROM = re.compile(r"^(?P<subj>.+?)从\s*(?P<old>.+?)\s*(?:改为|改成|换成|调整为|调整到|变为|变成|切换到|迁移到|改到)\s*(?P<new>[^,;，；。(]+)")
 _ZH_CHANGE_TO = re.compile(r"^(?P<subj>.+?)(?:改为|改成|换成|调整为|调整到|变为|变成|切换到|迁移到|改用|改到)\s*(?P<new>[^,;，；。(]+)")
@@ -53,6 +54,7 @@ _KEY_VALUE = re.compile(r"^(?P<key>[^:=→]{1,48}?)\s*(?:(?<!\d):|:(?!\d)|=|->|�
 _COPULA = re.compile(
     r"^(?P<subj>.{1,60}?)\s+(?:is|are|was|were|stays|stay|remains|remain|has become|became)\s+(?P<value>\S.*)$",
     re.IGNORECASE)
+_COPULA_WORD = re.compile(r"\s(?:is|are|was|were|stays|stay|remains|remain|became|has become)\s", re.IGNORECASE)
 _ZH_COPULA = re.compile(r"^(?P<subj>[^是]{1,16})是(?P<value>.+)$")
 _GUARD = re.compile(r"^(?P<subj>.+?)\s+is not\s+(?P<old>.+?)\s+anymore;\s*(?P<rest>.+)$", re.IGNORECASE)
 _GUARD_PLAIN = re.compile(r"^not\s+(?P<old>.+?)\s+anymore;\s*(?P<rest>.+)$", re.IGNORECASE)
@@ -73,6 +75,25 @@ _HARD_MARKERS = re.compile(
     re.IGNORECASE)
 _SOFT_MARKERS = re.compile(r"\b(?:now|currently|nowadays|these days)\b|现在|目前|如今|이제|지금", re.IGNORECASE)
 _ADDITIVE = re.compile(r"\b(?:also|too|additionally|as well|in addition)\b|也|还有|또한", re.IGNORECASE)
+# The same markers as words, for the common case of a line with none of the phrases: a set
+# lookup on its words is much cheaper than the regex (which stays for phrases and CJK).
+_HARD_WORDS = frozenset(
+    w for w in ["instead", "anymore", "actually", "correction", *_CHANGE_VERBS.split("|"), *_STATE_VERBS.split("|")]
+    if " " not in w)
+_SOFT_WORDS = frozenset({"now", "currently", "nowadays"})
+_ADDITIVE_WORDS = frozenset({"also", "too", "additionally"})
+_WORD_RE = re.compile(r"[a-z]+")
+
+
+def _has(text: str, words: frozenset[str], pattern: re.Pattern[str]) -> bool:
+    """Whether `pattern` finds a marker; for ASCII text without a two-word marker phrase, a
+    word lookup decides without running the regex."""
+    if text.isascii() and not _PHRASE.search(text):
+        return not words.isdisjoint(_WORD_RE.findall(text.lower()))
+    return bool(pattern.search(text))
+
+
+_PHRASE = re.compile(r"\b(?:no longer|any more|these days|as well|in addition|turned o|pushed back|pulled in)", re.IGNORECASE)
 _MARKER_WORDS = frozenset({"now", "currently", "nowaday", "anymore", "instead", "actually", "longer", "correction"})
 
 # Keys that are bookkeeping, not subjects: "Rule: never push" is a rule, not a setting named "rule".
@@ -88,6 +109,7 @@ _FILLER_PREFIX = re.compile(
     r"다시\s?알림|알림|주의|중요)\s*[:!：！]+)\s*",
     re.IGNORECASE)
 _EMPHASIS = re.compile(r"\*\*|__|~~|`")
+_ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SINGLE_EMPHASIS = re.compile(r"(?<![\w*])[*_](?=\S)([^*_\n]+?)(?<=\S)[*_](?![\w*])")
 _VERBS = frozenset(lemma(v) for v in """
 use prefer like love hate want need run work write make get keep choose pick install deploy ship
@@ -135,8 +157,11 @@ def clean(text: str, *, normalize: bool = True) -> str:
     (full-width punctuation as ASCII) unless `normalize` is False (a sentence to show)."""
     if normalize:
         text = unicodedata.normalize("NFKC", text)
-    text = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
-    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn") or ch.isalnum())
+    if text.isascii():
+        text = _ASCII_CONTROL.sub(" ", text)
+    else:
+        text = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
+        text = "".join(ch for ch in text if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn") or ch.isalnum())
     text = _EMPHASIS.sub("", text)
     text = _SINGLE_EMPHASIS.sub(r"\1", text)
     text = re.sub(r"\s+", " ", text).strip()
@@ -238,12 +263,30 @@ def _structure(text: str) -> dict:
         if len(cells) >= 2 and _key_ok(cells[0]):
             return _slot(cells[0], " | ".join(cells[1:]), keyed=True)
         return {}
-    for pattern in (_CHANGE_FROM, _ZH_CHANGE_FROM, _KO_CHANGE, _REPLACED):
+    # The change forms are tried only when a change word is there at all (they are the slow ones).
+    cjk = not clause.isascii()
+    if cjk or _CHANGE_WORD.search(clause):
+        found = _change(clause, cjk)
+        if found:
+            return found
+    m = _KEY_VALUE.match(clause)
+    if m and _key_ok(m.group("key")):
+        return _slot(m.group("key"), m.group("value"), keyed=True)
+    copulas = (_COPULA, _ZH_COPULA) if cjk else (_COPULA,) if _COPULA_WORD.search(clause) else ()
+    for pattern in copulas:
+        m = pattern.match(clause)
+        if m and 0 < len(_content(m.group("subj"))) <= 5 and not _is_value_only(m.group("subj")):
+            return _slot(m.group("subj"), m.group("value"))
+    return _verb_form(clause)
+
+
+def _change(clause: str, cjk: bool) -> dict:
+    for pattern in ((_CHANGE_FROM, _ZH_CHANGE_FROM, _KO_CHANGE, _REPLACED) if cjk else (_CHANGE_FROM, _REPLACED)):
         m = pattern.match(clause)
         if m:
             subj = " ".join(p for p in (m.group("subj"), m.groupdict().get("obj") or "") if p.strip())
             return _slot(subj, m.group("new"), old_text=m.group("old"))
-    for pattern in (_CHANGE_TO, _ZH_CHANGE_TO):
+    for pattern in (_CHANGE_TO, _ZH_CHANGE_TO) if cjk else (_CHANGE_TO,):
         m = pattern.match(clause)
         if m:
             subj = " ".join(p for p in (m.group("subj"), m.groupdict().get("obj") or "") if p.strip())
@@ -252,14 +295,7 @@ def _structure(text: str) -> dict:
     m = _STATE.match(clause)
     if m and _content(m.group("obj")):
         return _slot(f"{m.group('subj')} {m.group('obj')}", m.group("verb").lower())
-    m = _KEY_VALUE.match(clause)
-    if m and _key_ok(m.group("key")):
-        return _slot(m.group("key"), m.group("value"), keyed=True)
-    for pattern in (_COPULA, _ZH_COPULA):
-        m = pattern.match(clause)
-        if m and 0 < len(_content(m.group("subj"))) <= 5 and not _is_value_only(m.group("subj")):
-            return _slot(m.group("subj"), m.group("value"))
-    return _verb_form(clause)
+    return {}
 
 
 def _verb_form(clause: str) -> dict:
@@ -276,6 +312,22 @@ def _verb_form(clause: str) -> dict:
                 "value_text": clause[head + len(tok.surface):].strip(" .,;:!?"),
             }
     return {}
+
+
+_CHEAP_KEY = re.compile(r"^\|?\s*(?P<key>[^|:=→;]{1,48}?)\s*(?:\||(?<!\d):|:(?!\d)|=|->|→)")
+
+
+def subject_terms(text: str) -> frozenset[str]:
+    """The subject a guard, a table row or a `key: value` line names, read without the whole
+    claim (what an index of thousands of shards can afford); empty when there is none."""
+    text = unicodedata.normalize("NFKC", text)
+    guard = _GUARD.match(text) or _GUARD_ZH.match(text) or _GUARD_KO.match(text)
+    if guard:
+        return _content(guard.group("subj"))
+    m = _CHEAP_KEY.match(text)
+    if m and _key_ok(m.group("key")):
+        return _content(m.group("key"))
+    return frozenset()
 
 
 @lru_cache(maxsize=65536)
@@ -325,9 +377,9 @@ def extract(text: str) -> Claim:
         value_text=parts.get("value_text", ""),
         rejected=rejected,
         rejected_text=rejected_text,
-        marker=bool(_HARD_MARKERS.search(cleaned)),
-        soft_marker=bool(_SOFT_MARKERS.search(cleaned)),
-        additive=bool(_ADDITIVE.search(cleaned)),
+        marker=_has(cleaned, _HARD_WORDS, _HARD_MARKERS),
+        soft_marker=_has(cleaned, _SOFT_WORDS, _SOFT_MARKERS),
+        additive=_has(cleaned, _ADDITIVE_WORDS, _ADDITIVE),
         event=bool(parts.get("event")),
         keyed=bool(parts.get("keyed")),
         names=names(cleaned),

@@ -1,43 +1,51 @@
-"""An in-memory index of claims by term, built once per dream run.
+"""An in-memory index of claims by term, subject and label word, built once per dream run.
 
-The dreamer compares a new fragment only with the shards that share a rare term with it, a
-subject, or a topic-label word, never with every shard: a run costs in proportion to its new
-fragments. Terms shared by more than `COMMON` claims are no evidence of sameness on their own
-and are not looked up (they still count when two candidates are compared).
+The dreamer compares a new fragment only with the shards that could hold the same claim or
+contradict it, never with every shard, so a run costs in proportion to its new fragments:
+- shards whose subject (a `key: value` key, a guard's subject) includes its subject or is
+  included in it;
+- shards sharing at least `MIN_SHARED` of its terms (one is enough when the fragment has one
+  term, or rules something out: "not bun" needs only "bun");
+- shards whose slug shares a word with its topic label (the caller checks the label really
+  matches).
+Only the claim's `RARE_TERMS` rarest terms fetch candidates, and a term in more than `COMMON`
+shards fetches none: such a word is no evidence of sameness on its own.
 """
 from __future__ import annotations
 
 from collections import Counter
 
-from dreamdeck.core.claims.extract import Claim
-
 __all__ = ["ClaimIndex"]
 
-COMMON = 400  # a term in more claims than this does not fetch candidates
-RARE_TERMS = 8  # the rarest terms of a claim that fetch candidates
+COMMON = 400
+RARE_TERMS = 8
+MIN_SHARED = 2
 MAX_CANDIDATES = 48
 
 
 class ClaimIndex:
     def __init__(self) -> None:
-        self._claims: dict[str, Claim] = {}
         self._by_term: dict[str, set[str]] = {}
+        self._by_subject: dict[str, set[str]] = {}
+        self._subjects: dict[str, frozenset[str]] = {}
         self._by_label: dict[str, set[str]] = {}
 
-    def __contains__(self, key: str) -> bool:
-        return key in self._claims
-
-    def claim(self, key: str) -> Claim | None:
-        return self._claims.get(key)
-
-    def add(self, key: str, claim: Claim, label_words: frozenset[str] = frozenset()) -> None:
-        """Index (or re-index) `key`; terms a replaced claim no longer has may still fetch it,
+    def add(self, key: str, terms: frozenset[str], subject: frozenset[str] = frozenset(),
+            label_words: frozenset[str] = frozenset()) -> None:
+        """Index (or re-index) `key`; words a replaced claim no longer has may still fetch it,
         which only costs a comparison."""
-        self._claims[key] = claim
-        for term in claim.terms | (claim.subject or frozenset()):
+        for term in terms:
             self._by_term.setdefault(term, set()).add(key)
+        for term in subject:
+            self._by_subject.setdefault(term, set()).add(key)
+        if subject:
+            self._subjects[key] = subject
         for word in label_words:
             self._by_label.setdefault(word, set()).add(key)
+
+    def rare(self, terms: frozenset[str]) -> frozenset[str]:
+        """The terms that are evidence on their own: in no more than `COMMON` shards."""
+        return frozenset(t for t in terms if len(self._by_term.get(t, ())) <= COMMON)
 
     def by_label(self, words: frozenset[str]) -> set[str]:
         out: set[str] = set()
@@ -45,14 +53,19 @@ class ClaimIndex:
             out |= self._by_label.get(word, set())
         return out
 
-    def candidates(self, claim: Claim) -> list[str]:
-        """Keys sharing the claim's rarer terms, most shared first (then by key)."""
-        looked = [t for t in claim.terms | (claim.subject or frozenset()) if t in self._by_term]
-        looked.sort(key=lambda t: (len(self._by_term[t]), t))
+    def candidates(self, terms: frozenset[str], subject: frozenset[str] = frozenset(), *, loose: bool = False) -> list[str]:
+        """Keys that may hold the same claim, most shared terms first (then by key)."""
+        looked = sorted((t for t in terms if t in self._by_term), key=lambda t: (len(self._by_term[t]), t))
         shared: Counter[str] = Counter()
         for term in looked[:RARE_TERMS]:
             posting = self._by_term[term]
             if len(posting) <= COMMON:
                 shared.update(posting)
-        ranked = sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [key for key, _ in ranked[:MAX_CANDIDATES]]
+        need = 1 if loose else min(MIN_SHARED, len(terms))
+        keys = {key for key, n in shared.items() if n >= need}
+        near: set[str] = set()
+        for term in subject:
+            near |= self._by_subject.get(term, set())
+        keys |= {k for k in near if self._subjects[k] <= subject or subject <= self._subjects[k]}
+        ranked = sorted(keys, key=lambda k: (-shared.get(k, 0), k))
+        return ranked[:MAX_CANDIDATES]

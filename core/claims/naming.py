@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 from dreamdeck.core.claims.extract import Claim
 from dreamdeck.core.claims.tokens import STOPWORDS
@@ -65,10 +66,11 @@ def _han_initials(text: str) -> str:
     return "".join(out)
 
 
-def slug_words(text: str) -> tuple[list[str], bool]:
+@lru_cache(maxsize=65536)
+def slug_words(text: str) -> tuple[tuple[str, ...], bool]:
     """(the words a slug can use, whether any came from Han initials)."""
     # Accents go from Latin letters only: NFD would take Hangul syllables apart too.
-    plain = "".join(
+    plain = text if text.isascii() else "".join(
         "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c)) if ch < "\u3000" else ch
         for ch in text
     )
@@ -85,7 +87,7 @@ def slug_words(text: str) -> tuple[list[str], bool]:
             word, from_han = _han_initials(piece), True
         if word:
             words.append(word[:_MAX_WORD])
-    return words, from_han
+    return tuple(words), from_han
 
 
 def _digest(*parts: str) -> str:
@@ -100,20 +102,24 @@ def _join(words: list[str]) -> str:
     return "-".join(out[:_MAX_WORDS])
 
 
-def claim_slug(label: str, claim: Claim, taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """A free slug for a new shard holding `claim`, first seen under topic `label`."""
+def claim_slug(label: str, claim: Claim, taken_lower: set[str] | frozenset[str] = frozenset()) -> str:
+    """A free slug for a new shard holding `claim`, first seen under topic `label`.
+    `taken_lower`: the slugs already in use, lowercased (TypeClaw compares them that way)."""
     label_words, label_han = slug_words(label)
     own_text = claim.subject_text if claim.subject else claim.text
     own_words, own_han = slug_words(own_text)
-    lowered = {t.lower() for t in taken}
     candidates = []
     if label_words:
-        candidates.append((_join(label_words), label_han))
-    candidates.append((_join(label_words + own_words), label_han or own_han))
+        candidates.append((_join(list(label_words)), label_han))
+    candidates.append((_join(list(label_words + own_words)), label_han or own_han))
+    slug = ""
     for base, han in candidates:
         if not base or han or not re.search(r"[a-z]", base):
             base = f"{base or 'claim'}-{_digest(label, claim.text)}"
         slug = heading_to_slug(base[: MAX_SLUG - 3].rstrip("-"))
-        if slug.lower() not in lowered:
+        if slug.lower() not in taken_lower:
             return slug
-    return heading_to_slug(slug, taken=set(taken))
+    n = 2
+    while f"{slug[: MAX_SLUG - len(str(n)) - 1]}-{n}".lower() in taken_lower:
+        n += 1
+    return f"{slug[: MAX_SLUG - len(str(n)) - 1]}-{n}"

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 __all__ = ["STOPWORDS", "Token", "is_past", "lemma", "names", "negated", "stem", "terms", "tokenize", "values"]
 
@@ -75,6 +75,8 @@ _TOKEN = re.compile(
     rf"|(?P<word>[^\W\d_{_CJK}{_HANGUL}][^\W{_CJK}{_HANGUL}]*(?:['’.\-][^\W{_CJK}{_HANGUL}]+)*)",
     re.IGNORECASE,
 )
+_DIGIT = re.compile(r"\d")
+_JOINERS = re.compile(r"['.\-_]+")
 _ZH_NEG = re.compile(r"不要|不能|不得|不准|不许|从不|永远不|别|勿|禁止|不再")
 _KO_NEG = re.compile(r"하지\s?마|하지\s?말|않|금지|못\s")
 _ZH_WEEKDAY = re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天]$")
@@ -84,13 +86,13 @@ _KO_PARTICLES = ("에서", "으로", "에게", "하고", "부터", "까지", "�
 _ZH_FUNCTION = frozenset("的了是在和有也就都而及与或把被让给对着过吗呢吧啊")
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):  # a tuple: tokenizing thousands of shards makes millions of these
     surface: str
     norm: str
     kind: str  # word | cjk | value | neg | stop
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A deliberately tiny stemmer: both sides of a comparison go through it, so only
     consistency matters ("uses", "using", "use" -> "us"; "tabs" -> "tab")."""
@@ -161,19 +163,20 @@ def tokenize(text: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
-def _word_tokens(surface: str) -> list[Token]:
+@lru_cache(maxsize=65536)
+def _word_tokens(surface: str) -> tuple[Token, ...]:
     low = surface.lower()
     if low.endswith("n't"):
         base = low[:-3]
-        return [Token(surface[:-3], base, "stop"), Token("n't", "n't", "neg")]
-    if any(c.isdigit() for c in low):
-        return [Token(surface, low, "word")]  # an identifier: PLAT-412, spam_bot_42, e2e
+        return (Token(surface[:-3], base, "stop"), Token("n't", "n't", "neg"))
+    if not low.isalpha() and _DIGIT.search(low):
+        return (Token(surface, low, "word"),)  # an identifier: PLAT-412, spam_bot_42, e2e
     if low in _WEEKDAYS and (len(low) > 4 or surface[0].isupper()):
-        return [Token(surface, low[:3] if low[:3] in _DAY_NAMES else low.rstrip("s"), "value")]
+        return (Token(surface, low[:3] if low[:3] in _DAY_NAMES else low.rstrip("s"), "value"),)
     if low in _MONTHS and surface[0].isupper():  # "may", "march": only a capital makes a month
-        return [Token(surface, low[:3], "value")]
+        return (Token(surface, low[:3], "value"),)
     out = []
-    for part in re.split(r"['.\-_]+", surface):
+    for part in (_JOINERS.split(surface) if not surface.isalpha() else (surface,)):
         p = part.lower()
         if not p or p == "s":
             continue
@@ -183,7 +186,7 @@ def _word_tokens(surface: str) -> list[Token]:
             out.append(Token(part, p, "neg"))
         else:
             out.append(Token(part, stem(p), "word"))
-    return out
+    return tuple(out)
 
 
 def _cjk_tokens(run: str) -> list[Token]:

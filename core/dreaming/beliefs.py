@@ -36,7 +36,10 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 def finish_claim(text: str) -> str:
     """One line, no control characters, no citation syntax, no ladder prefix, one final period."""
-    text = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
+    if text.isascii():
+        text = re.sub(r"[\x00-\x1f\x7f]", " ", text)
+    else:
+        text = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
     text = re.sub(r"\s+", " ", text).strip()
     # A claim must never carry a citation: it would count (and be dropped on a rewrite).
     text = CITATION.sub(lambda m: f"{m.group(1)}/{m.group(2)} #{m.group(3)}", text)

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
-from dreamdeck.core.claims.extract import Claim, extract
+from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
 from dreamdeck.core.claims.naming import claim_slug, slug_words
 from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, near_duplicate, same_claim, same_slot, supports_topic
-from dreamdeck.core.claims.tokens import STOPWORDS, stem
+from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms
 from dreamdeck.core.dreaming.beliefs import (
     Belief,
     Key,
@@ -51,12 +52,14 @@ __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
 
 _HEADING = re.compile(r"^heading:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _HASH_WORD = re.compile(r"^[0-9a-f]{6}$")
+_SLUG_LIKE = re.compile(r"^[a-z0-9-]+$")
 
 
+@lru_cache(maxsize=65536)
 def label_words(text: str) -> frozenset[str]:
     """A topic label's (or a slug's) words, stemmed, without stopwords or name hashes."""
-    words, _ = slug_words(text.replace("-", " "))
-    return frozenset(stem(w) for w in words if w not in STOPWORDS and not (_HASH_WORD.match(w) and any(c.isdigit() for c in w)))
+    words = text.split("-") if _SLUG_LIKE.match(text) else slug_words(text)[0]
+    return frozenset(stem(w) for w in words if w and w not in STOPWORDS and not (_HASH_WORD.match(w) and any(c.isdigit() for c in w)))
 
 
 def _label_slug(label: str) -> str:
@@ -140,13 +143,22 @@ class _Run:
         self.cite_only_added: dict[str, list[Key]] = {}
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, Claim] = {}  # this run's fragments, by key
+        self.taken_lower = {slug.lower() for slug in self.files}
+        # The index reads each shard's heading (its belief) cheaply: terms and subject only;
+        # the whole claim is read for the few shards a fragment is compared with.
         self.index = ClaimIndex()
+        self.headings: dict[str, str] = {}
+        self.shard_terms: dict[str, frozenset[str]] = {}
+        self.by_topic: dict[str, list[str]] = {}  # topic label -> the shards named for it
+        self.labels_by_word: dict[str, set[str]] = {}
+        self.claims: dict[str, Claim] = {}
         for slug in sorted(self.files):
             heading = _heading_of(self.files[slug])
             if heading:
                 text, prefixed = strip_prefix(heading)
-                self.prefixed[slug] = prefixed
-                self.index.add(slug, extract(text), label_words(slug))
+                self.prefixed[slug], self.headings[slug] = prefixed, text
+                self.shard_terms[slug] = terms(text)
+                self.index.add(slug, self.shard_terms[slug], subject_terms(text), label_words(slug))
 
     def go(self) -> None:
         for frag in self.inp.fragments:
@@ -165,6 +177,25 @@ class _Run:
 
     def note(self, slug: str, text: str) -> None:
         self.changes.setdefault(slug, []).append(text)
+
+    def claim_of(self, slug: str) -> Claim | None:
+        """The claim a shard's belief states (its heading, without the ladder prefix)."""
+        if slug not in self.claims:
+            if slug not in self.headings:
+                return None
+            self.claims[slug] = extract(self.headings[slug])
+        return self.claims[slug]
+
+    def remember(self, slug: str, belief: Belief) -> None:
+        """(Re)index a belief this run wrote."""
+        text = bare(belief.claim)
+        self.headings[slug], self.claims[slug] = text, extract(text)
+        self.shard_terms[slug] = self.claims[slug].terms
+        for label in sorted(set().union(*(self.labels_by_word.get(w, ()) for w in label_words(slug)))):
+            slugs = self.by_topic[label]
+            if slug not in slugs and self.same_topic(slug, label_words(label), _label_slug(label)):
+                slugs.append(slug)
+        self.index.add(slug, self.claims[slug].terms, self.claims[slug].subject or frozenset(), label_words(slug))
 
     def belief(self, slug: str) -> Belief | None:
         if slug not in self.beliefs:
@@ -194,7 +225,11 @@ class _Run:
         """The most related shard and how: the same subject first, then a strong likeness,
         then the same topic label, then the likeness itself; ties to the first slug."""
         lwords, lslug = label_words(label), _label_slug(label)
-        slugs = set(self.index.candidates(claim)) | self.index.by_label(lwords)
+        slugs = set(self.index.candidates(claim.terms, claim.subject or frozenset(), loose=bool(claim.rejected)))
+        # A shard of the same topic with no word in common can only be the label's own shard,
+        # or a topic summary an explicit change replaces ("moved to Lisbon").
+        rare = self.index.rare(claim.terms)
+        slugs |= {s for s in self.topic_slugs(label) if claim.marker or rare & self.shard_terms.get(s, frozenset())}
         if lslug in self.files:
             slugs.add(lslug)
         best: _Choice | None = None
@@ -204,13 +239,32 @@ class _Run:
                 best = found
         return best
 
+    def topic_slugs(self, label: str) -> list[str]:
+        """The shards named for this topic label (kept up to date as the run adds shards)."""
+        if label not in self.by_topic:
+            lwords, lslug = label_words(label), _label_slug(label)
+            self.by_topic[label] = [s for s in sorted(self.index.by_label(lwords)) if self.same_topic(s, lwords, lslug)]
+            for word in lwords:
+                self.labels_by_word.setdefault(word, set()).add(label)
+        return self.by_topic[label]
+
+    @staticmethod
+    def same_topic(slug: str, lwords: frozenset[str], lslug: str) -> bool:
+        """The shard was named for this topic label (or its words match the label's)."""
+        return slug == lslug or (bool(lslug) and slug.startswith(lslug + "-")) or jaccard(lwords, label_words(slug)) >= 0.5
+
     def relate(self, claim: Claim, slug: str, lwords: frozenset[str], lslug: str) -> _Choice | None:
-        topic = slug == lslug or (bool(lslug) and slug.startswith(lslug + "-")) or jaccard(lwords, label_words(slug)) >= 0.5
-        if self.belief(slug) is None:
+        """How `claim` bears on shard `slug`, judged on its belief (the heading) first; the shard
+        is parsed only when it is related. A shard that cannot be rewritten is related only
+        through the topic label's own slug."""
+        topic = self.same_topic(slug, lwords, lslug)
+        other = self.claim_of(slug)
+        found = self._relation(claim, slug, other, topic) if other is not None else None
+        if (found or slug == lslug) and self.belief(slug) is None:
             return _Choice("cite_only", slug, (False, False, True, -1.0)) if slug == lslug else None
-        other = self.index.claim(slug)
-        if other is None:
-            return None
+        return found
+
+    def _relation(self, claim: Claim, slug: str, other: Claim, topic: bool) -> _Choice | None:
         slot = same_slot(claim, other, topic)
         score = jaccard(claim.terms, other.terms)
         rank = (slot, score >= SAME_STATEMENT, topic, score)
@@ -225,11 +279,12 @@ class _Run:
 
     # --- what a fragment does to a shard ---------------------------------------------------
     def new_claim(self, frag: UndreamedFragment, claim: Claim) -> None:
-        slug = claim_slug(frag.topic, claim, taken=set(self.files))
+        slug = claim_slug(frag.topic, claim, self.taken_lower)
         belief = Belief(claim_sentence(frag.body, frag.topic), [(frag.date, frag.id)])
         self.files[slug] = ""
+        self.taken_lower.add(slug.lower())
         self.beliefs[slug], self.prefixed[slug] = belief, True
-        self.index.add(slug, extract(bare(belief.claim)), label_words(slug))
+        self.remember(slug, belief)
         self.dirty.add(slug)
         self.tally.new_topics += 1
         self.note(slug, "new claim")
@@ -265,7 +320,7 @@ class _Run:
 
     def contradict(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
         belief = self.belief(slug)
-        old = self.index.claim(slug)
+        old = self.claim_of(slug)
         assert belief is not None and old is not None
         key = (frag.date, frag.id)
         new_text = claim_sentence(frag.body, frag.topic)
@@ -283,7 +338,7 @@ class _Run:
         belief.active = [key]
         belief.claim = finish_claim(guarded(old, claim, bare(new_text)))
         belief.inline, self.prefixed[slug] = False, True
-        self.index.add(slug, extract(bare(belief.claim)), label_words(slug))
+        self.remember(slug, belief)
         self.contradictions.append(f"{slug}: '{bare(old_text)}' superseded by '{bare(new_text)}' ({frag.citation})")
         self.ask(f"Is '{bare(new_text)}' right, replacing '{bare(old_text)}'?")
         self.note(slug, f"superseded '{bare(old_text)}' by '{bare(new_text)}'")
