@@ -31,6 +31,8 @@ MAX_CLAIM_CHARS = 280
 _REFERENCE_ITEM = re.compile(r"^\s*-\s+(\S+)\s*$")
 _TRAILING = ".!?;:,…。！？ \t"
 _HAN = re.compile(r"[\u3400-\u9fff]")
+# After "X is not Y anymore;" a sentence goes on in lower case, unless it opens with a name.
+_LOWER_AFTER_GUARD = frozenset({"The", "A", "An", "This", "That", "These", "Those", "It", "We", "They", "Our", "Its", "There"})
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
@@ -78,7 +80,8 @@ def guarded(old: Claim, new: Claim, sentence: str) -> str:
     """The replacing belief with its guard, TypeClaw's "X is not Y anymore; X is Z": X the old
     claim's subject and Y its value; for a claim without a subject, the numbers, times or days
     the new one drops ("Not Tuesday anymore; …"), unless the new sentence rules them out itself."""
-    rest = sentence[0].lower() + sentence[1:] if sentence[1:2].islower() else sentence
+    first = sentence.split(" ", 1)[0]
+    rest = sentence[0].lower() + sentence[1:] if first in _LOWER_AFTER_GUARD else sentence
     if old.subject and old.predicate == "=" and old.subject_text and old.value_text:
         subject, value = old.subject_text, _short(old.value_text)
         if _HAN.search(subject + value):
