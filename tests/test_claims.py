@@ -187,3 +187,29 @@ def test_an_explicit_move_corrects_a_topic_summary_that_names_the_old_place():
     assert contradiction_reason(old, new, same_topic=True, old_is_summary=True) == "correction"
     assert not contradicts(old, new, same_topic=True)  # one claim against another needs the same subject
     assert not contradicts(old, "User works in Lisbon time now", same_topic=True, old_is_summary=True)  # no change marker
+
+
+def test_a_key_whose_value_is_a_statement_is_no_setting():
+    assert not contradicts("Dana: will review the PR tomorrow", "Dana: out sick today", same_topic=True)
+    assert not contradicts("Next step: ask Dana about the budget", "Next step: ship the release notes", same_topic=True)
+    assert contradicts("deploy window: Tuesday afternoon", "deploy window: Thursday afternoon", same_topic=True)
+
+
+def test_a_chinese_negation_that_rules_nothing_out_is_no_rejection():
+    assert extract("这不是问题，明天再看").rejected == frozenset()
+    assert extract("不用担心部署").rejected == frozenset()
+
+
+def test_a_statement_negated_whole_contradicts_it():
+    assert contradiction_reason("User edits with vim", "User no longer edits with vim", same_topic=False) == "negation"
+    assert not contradicts("User edits with vim", "User edits with vim in the terminal", same_topic=False)
+
+
+def test_a_one_word_key_names_the_same_setting_only_within_one_topic():
+    assert not contradicts("Bob: backend", "Bob: out sick, back Thursday", same_topic=False)
+    assert contradicts("heartbeat: ok", "heartbeat: failed", same_topic=True)
+    assert contradicts("backup cron: 02:00", "backup cron: 04:30", same_topic=False)
+
+
+def test_a_report_of_an_event_is_not_the_statement_it_resembles():
+    assert not same_claim(extract("reviewed the billing PR"), extract("Dana: will review the billing PR"), same_topic=True)

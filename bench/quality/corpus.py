@@ -248,6 +248,25 @@ def _spellings(note: DayNote, d: int, rng: random.Random) -> None:
             note.add(headings[i % len(headings)], "- " + _pick(rng, variants, i), Truth("spellings", claim, 0, value))
 
 
+_MEETING = [("Dana", "will review the billing PR"), ("Bob", "out sick, back Thursday"), ("Carol", "owns the incident retro"),
+            ("Dana", "approved the Q3 budget"), ("Bob", "is pairing with Alice on search"), ("Carol", "will rotate the API keys")]
+
+
+def _hard(note: DayNote, d: int, rng: random.Random) -> None:
+    """Lines real notes are full of and the other scenarios lack: a metric logged every day (a
+    log, not a setting), meeting notes as `Name: action` (reports, not settings), and a rule
+    restated in other words (the same claim)."""
+    s = "hard"
+    text = f"tokens used today: {90 + (d * 37) % 60}k"
+    note.add("Usage", f"- {text}", Truth(s, "en:hard-" + text))
+    if d % 3 == 1:
+        name, action = _MEETING[(d // 3) % len(_MEETING)]
+        text = f"{name}: {action}"
+        note.add("Standup notes", f"- {text}", Truth(s, "en:hard-" + text))
+    if d == 12:  # the Slack rule (days 4 and 11 in `_RULES`) in other words
+        note.add("Rules", "- Slack replies stay short: five sentences at most.", Truth(s, "en:rule-slack", 0, "five sentences"))
+
+
 def atlas_notes(seed: int = 11) -> list[DayNote]:
     rng = random.Random(seed)
     notes = []
@@ -259,6 +278,7 @@ def atlas_notes(seed: int = 11) -> list[DayNote]:
         _siblings(note, d, rng)
         _events(note, d, rng)
         _spellings(note, d, rng)
+        _hard(note, d, rng)
         notes.append(note)
     return notes
 

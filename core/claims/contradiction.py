@@ -10,8 +10,9 @@ subjects never do. `contradiction_reason(old, new)` names the rule that fired:
   Z", "disabled X", "X 从 Y 改为 Z", "X을 Y에서 Z으로 변경") of the same subject; or the same
   verb on the same subject whose object differs only in a number, time or day ("uses Node 18"
   / "uses Node 20"). Values must really differ: neither includes the other ("March 15" /
-  "March 15, 2026" is a refinement). A value that is a past-tense report ("Dana: approved the
-  budget") is an event, not a setting.
+  "March 15, 2026" is a refinement). A value that is a sentence ("Dana: approved the budget",
+  "Next step: ask Dana") is a report, not a setting, and never takes part; a one-word key
+  ("Bob: backend" / "Bob: out sick") names the same setting only within one topic.
 - **negation**: one claim rules out what the other affirms ("use pnpm, not bun" / "uses bun";
   "no longer using Notion" / "notes app: Notion"; "X instead of Y"), with a word besides the
   ruled-out one in common; or the same verb on the same subject, negated on one side only
@@ -58,6 +59,8 @@ def _ruled_out(old: Claim, new: Claim, same_topic: bool) -> bool:
 def _negation(old: Claim, new: Claim, same_topic: bool) -> bool:
     if _ruled_out(old, new, same_topic) or _ruled_out(new, old, same_topic):
         return True
+    if old.predicate is None and new.predicate is None and old.negated != new.negated:
+        return bool(old.terms) and old.terms == new.terms  # the same words, negated on one side
     if old.predicate is None or old.predicate != new.predicate or old.negated == new.negated:
         return False
     if not subjects_match(old.subject, new.subject, same_topic):
@@ -71,7 +74,9 @@ def _value(old: Claim, new: Claim, same_topic: bool) -> bool:
         return False
     if old.predicate == "=" and new.predicate == "=":
         return (
-            subjects_match(old.subject, new.subject, same_topic)
+            old.setting and new.setting
+            and (same_topic or len(old.subject or ()) > 1)  # one word ("Bob:") is no subject alone
+            and subjects_match(old.subject, new.subject, same_topic)
             and old.negated == new.negated
             and _differ(old.value, new.value)
         )

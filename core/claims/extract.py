@@ -65,7 +65,7 @@ _REJECTIONS = [
     re.compile(r"\bnot\s+(?P<old>[^;,.()]+?)\s+any\s?more\b", re.IGNORECASE),
     re.compile(r"\b(?:instead of|rather than)\s+(?P<old>[^;,.()]+)", re.IGNORECASE),
     re.compile(r"(?:,|\(|—|–|;)\s*(?:not|never)\s+(?P<old>[^;,.()]+)", re.IGNORECASE),
-    re.compile(r"(?:不再|而不是|不是|不用)(?:使用|用)?\s*(?P<old>[^,;，；。()]+)"),
+    re.compile(r"(?:不再|而不是)(?:使用|用)?\s*(?P<old>[^,;，；。()]+)"),
     re.compile(r"(?P<old>\S+)\s*대신"),
 ]
 _PREDICATE_NEGATIONS = (0, 1)  # "no longer X", "not X anymore": the claim itself is negated
@@ -99,8 +99,15 @@ _MARKER_WORDS = frozenset({"now", "currently", "nowaday", "anymore", "instead", 
 # Keys that are bookkeeping, not subjects: "Rule: never push" is a rule, not a setting named "rule".
 _GENERIC_KEYS = frozenset("""
 rule rules note notes reminder todo fyi nb lesson lessons decision decisions idea ideas tip tips
-warning important update updates q a ps log done today result results summary context
-""".split()) | frozenset({"注意", "提醒", "备注", "规则", "重要", "참고", "메모", "규칙", "알림"})
+warning important update updates q a ps log done today result results summary context next
+action actions question questions answer issue issues problem problems cause reason goal goals
+plan plans progress blocker blockers task tasks step steps outcome observation learning takeaway
+""".split()) | frozenset({
+    "next step", "next steps", "action item", "action items", "root cause", "follow up", "follow-up",
+    "注意", "提醒", "备注", "规则", "重要", "问题", "原因", "结果", "计划", "进展", "下一步", "总结", "结论",
+    "待办", "任务", "完成", "今天", "明天", "参考", "참고", "메모", "규칙", "알림", "문제", "원인", "결과",
+    "계획", "진행", "다음", "요약", "할 일", "오늘",
+})
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _STAMP = re.compile(r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:|]?\s+")
 _FILLER_PREFIX = re.compile(
@@ -111,6 +118,7 @@ _FILLER_PREFIX = re.compile(
 _EMPHASIS = re.compile(r"\*\*|__|~~|`")
 _ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SINGLE_EMPHASIS = re.compile(r"(?<![\w*])[*_](?=\S)([^*_\n]+?)(?<=\S)[*_](?![\w*])")
+_AUXILIARIES = frozenset({"will", "would", "should", "must", "can", "could", "shall"})
 _VERBS = frozenset(lemma(v) for v in """
 use prefer like love hate want need run work write make get keep choose pick install deploy ship
 release go come happen start end finish live meet move switch change cut set send post push pull
@@ -119,6 +127,7 @@ close fix add remove drop track store sync check watch monitor answer reply host
 require expect allow block ban pair draft profile upgrade spend debug investigate rerun flake
 pass fail prepare read see look show print return paste link batch land break wait avoid tell
 agree propose decide plan announce confirm mention note hit stop reply commit rename create
+edit code sleep eat drink speak travel visit study learn teach play listen join leave call
 """.split())
 
 
@@ -142,6 +151,7 @@ class Claim:
     additive: bool = False
     event: bool = False  # reported in the past tense: an event, not a setting
     keyed: bool = False  # a `key: value` line or a table row
+    setting: bool = False  # a subject with a state for its value, not a sentence: it can change
     names: frozenset[str] = frozenset()  # capitalized names inside the sentence ("Lisbon")
 
     @property
@@ -248,10 +258,22 @@ def _reports_an_event(value: str) -> bool:
     return len(words) >= 2 and bool(words[1]) and is_past(words[0]) and not value.strip()[len(words[0]):].lstrip().startswith("(")
 
 
+def _is_setting(value: str) -> bool:
+    """A value that names a state ("04:30 daily", "Obsidian", "in progress", "disabled"), not a
+    sentence ("will review the PR", "asks for a summary", "cut every Tuesday"): no verb in it
+    other than a participle."""
+    if _reports_an_event(value):
+        return False
+    return not any(
+        t.kind in ("word", "stop") and not is_past(t.surface) and (lemma(t.surface) in _VERBS or t.norm in _AUXILIARIES)
+        for t in tokenize(value)[:6]
+    )
+
+
 def _slot(subj: str, val: str, **kw) -> dict:
     value = val.strip(" .,;:!?")
     return {"subject_text": subj.strip(" .,:;!?\x27\""), "value_text": value, "predicate": "=",
-            "event": _reports_an_event(value), **kw}
+            "event": _reports_an_event(value), "setting": _is_setting(value), **kw}
 
 
 def _structure(text: str) -> dict:
@@ -351,6 +373,7 @@ def extract(text: str) -> Claim:
             inner, text=cleaned, subject=subject, subject_text=subj.strip(), predicate="=",
             value=value - rejected, value_text=inner.value_text or inner.text, rejected=rejected,
             rejected_text=guard.group("old"), marker=True, negated=False,
+            setting=inner.setting or inner.predicate != "=",
         )
     rejected, rejected_text, rest = _rejections(cleaned)
     parts = _structure(rest or cleaned)
@@ -381,6 +404,7 @@ def extract(text: str) -> Claim:
         soft_marker=_has(cleaned, _SOFT_WORDS, _SOFT_MARKERS),
         additive=_has(cleaned, _ADDITIVE_WORDS, _ADDITIVE),
         event=bool(parts.get("event")),
+        setting=bool(parts.get("setting")),
         keyed=bool(parts.get("keyed")),
         names=names(cleaned),
     )

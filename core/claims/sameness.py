@@ -61,8 +61,8 @@ def same_claim(a: Claim, b: Claim, *, same_topic: bool = False) -> bool:
         # Two keys: the same claim only on the same key, with a compatible value.
         return (subjects_match(a.subject, b.subject, same_topic)
                 and a.negated == b.negated and not _values_conflict(a.value, b.value))
-    if a.negated != b.negated or _values_conflict(a.values, b.values):
-        return False
+    if a.negated != b.negated or a.event != b.event or _values_conflict(a.values, b.values):
+        return False  # a report of what happened is not a statement of how things are
     score = jaccard(a.terms, b.terms)
     if not (a.terms <= b.terms or b.terms <= a.terms):
         # Each says something the other does not ("wrote the checkout notes" / "wrote the

@@ -8,6 +8,8 @@ Its rules (the claim rules themselves live in `core.claims`):
   claim wins; the overturned ids move to `superseded:` and the new belief keeps a guard ("X is
   not Y anymore; …"). A fragment older than the belief's newest evidence loses: it is cited
   under `superseded:` and the belief stays.
+  A key that takes a new value nearly every time within one run, never announced as a change,
+  is a log ("tokens used: …"), not a setting: its lines are separate observations.
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -31,7 +33,15 @@ from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
 from dreamdeck.core.claims.naming import claim_slug, slug_words
-from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, near_duplicate, same_claim, same_slot, supports_topic
+from dreamdeck.core.claims.sameness import (
+    SAME_STATEMENT,
+    jaccard,
+    near_duplicate,
+    same_claim,
+    same_slot,
+    subjects_match,
+    supports_topic,
+)
 from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms
 from dreamdeck.core.dreaming.beliefs import (
     Belief,
@@ -82,6 +92,29 @@ def _heading_of(text: str) -> str | None:
     end = text.find("\n---", 4)
     m = _HEADING.search(text, 4, end if end > 0 else len(text))
     return m.group(1) if m else None
+
+
+VOLATILE_VALUES = 3  # a key seen with this many values in one run is a log, not a setting
+
+
+def _volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]:
+    """Keys that take a new value nearly every time they are written within the run ("tokens
+    used: …" every day), and whose change is never announced ("raised …", "moved … to"): each
+    line is its own observation and a new value supersedes nothing. A setting keeps its value
+    for a while, or its change is announced."""
+    lines: dict[frozenset[str], list[frozenset[str]]] = {}
+    announced: list[frozenset[str]] = []
+    for f in fragments:
+        claim = extract(f.body)
+        if claim.keyed and claim.subject:
+            lines.setdefault(claim.subject, []).append(claim.value)
+        elif claim.predicate == "=" and claim.subject and claim.marker:
+            announced.append(claim.subject)
+    return {
+        subject for subject, values in lines.items()
+        if len(set(values)) >= VOLATILE_VALUES and len(set(values)) >= 0.8 * len(values)
+        and not any(subjects_match(subject, other) for other in announced)
+    }
 
 
 @dataclass
@@ -143,6 +176,7 @@ class _Run:
         self.cite_only_added: dict[str, list[Key]] = {}
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, Claim] = {}  # this run's fragments, by key
+        self.volatile: set[frozenset[str]] = set()
         self.taken_lower = {slug.lower() for slug in self.files}
         # The index reads each shard's heading (its belief) cheaply: terms and subject only;
         # the whole claim is read for the few shards a fragment is compared with.
@@ -161,6 +195,7 @@ class _Run:
                 self.index.add(slug, self.shard_terms[slug], subject_terms(text), label_words(slug))
 
     def go(self) -> None:
+        self.volatile = _volatile_subjects(self.inp.fragments)
         for frag in self.inp.fragments:
             self.dream_one(frag)
         self.write_back()
@@ -269,7 +304,10 @@ class _Run:
         score = jaccard(claim.terms, other.terms)
         rank = (slot, score >= SAME_STATEMENT, topic, score)
         summary = not self.prefixed.get(slug, False)
-        if contradiction_reason(other, claim, same_topic=topic or slot, old_is_summary=summary):
+        reason = contradiction_reason(other, claim, same_topic=topic, old_is_summary=summary)
+        if reason == "value" and claim.subject in self.volatile:
+            reason = None  # a log line ("tokens used: 114k"), not a setting that changed
+        if reason:
             return _Choice("contradict", slug, rank)
         if same_claim(claim, other, same_topic=topic):
             return _Choice("same", slug, rank)
