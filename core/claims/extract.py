@@ -25,6 +25,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from dreamdeck.core.claims.cleaning import clean
 from dreamdeck.core.claims.tokens import STOPWORDS, is_past, lemma, names, negated, terms, tokenize, values
 
 __all__ = ["Claim", "clean", "extract", "subject_terms"]
@@ -108,16 +109,6 @@ plan plans progress blocker blockers task tasks step steps outcome observation l
     "待办", "任务", "完成", "今天", "明天", "参考", "참고", "메모", "규칙", "알림", "문제", "원인", "결과",
     "계획", "진행", "다음", "요약", "할 일", "오늘",
 })
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-_STAMP = re.compile(r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:|]?\s+")
-_FILLER_PREFIX = re.compile(
-    r"^\s*(?:\(\s*(?:again|note|reminder|fyi|update)\s*\)|"
-    r"(?:reminder|important|note|nb|fyi|update|heads[- ]up|warning|again|再次提醒|再次强调|提醒|强调|注意|重要|"
-    r"다시\s?알림|알림|주의|중요)\s*[:!：！]+)\s*",
-    re.IGNORECASE)
-_EMPHASIS = re.compile(r"\*\*|__|~~|`")
-_ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_SINGLE_EMPHASIS = re.compile(r"(?<![\w*])[*_](?=\S)([^*_\n]+?)(?<=\S)[*_](?![\w*])")
 _AUXILIARIES = frozenset({"will", "would", "should", "must", "can", "could", "shall"})
 _VERBS = frozenset(lemma(v) for v in """
 use prefer like love hate want need run work write make get keep choose pick install deploy ship
@@ -160,29 +151,6 @@ class Claim:
         if self.negated:
             return frozenset()
         return (self.value or (self.terms | self.values)) - self.rejected
-
-
-def clean(text: str, *, normalize: bool = True) -> str:
-    """One line without bullets, timestamps, emphasis, emoji or bookkeeping prefixes; NFKC
-    (full-width punctuation as ASCII) unless `normalize` is False (a sentence to show)."""
-    if normalize:
-        text = unicodedata.normalize("NFKC", text)
-    if text.isascii():
-        text = _ASCII_CONTROL.sub(" ", text)
-    else:
-        text = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
-        text = "".join(ch for ch in text if unicodedata.category(ch) not in ("So", "Sk", "Cs", "Mn") or ch.isalnum())
-    text = _EMPHASIS.sub("", text)
-    text = _SINGLE_EMPHASIS.sub(r"\1", text)
-    text = re.sub(r"\s+", " ", text).strip()
-    while True:
-        before = text
-        text = _BULLET.sub("", text)
-        text = _STAMP.sub("", text)
-        text = _FILLER_PREFIX.sub("", text)
-        text = text.strip()
-        if text == before:
-            return text
 
 
 def _content(text: str) -> frozenset[str]:

@@ -27,22 +27,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
-from dreamdeck.core.claims.extract import Claim, extract, subject_terms
-from dreamdeck.core.claims.index import ClaimIndex
-from dreamdeck.core.claims.naming import claim_slug, slug_words
-from dreamdeck.core.claims.sameness import (
-    SAME_STATEMENT,
-    jaccard,
-    near_duplicate,
-    same_claim,
-    same_slot,
-    subjects_match,
-    supports_topic,
-)
-from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms
+from dreamdeck.core.claims.extract import Claim, extract
+from dreamdeck.core.claims.naming import claim_slug
+from dreamdeck.core.claims.sameness import near_duplicate
 from dreamdeck.core.dreaming.beliefs import (
     Belief,
     Key,
@@ -53,28 +42,13 @@ from dreamdeck.core.dreaming.beliefs import (
     guarded,
     parse_belief,
 )
-from dreamdeck.core.dreaming.ladder import ladder_sentence, strip_prefix
+from dreamdeck.core.dreaming.ladder import ladder_sentence
+from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import CITATION, citation_keys
 from dreamdeck.core.formats.shards import ShardParseError, add_citation_lines, first_belief_sentence, parse_loose_shard, parse_shard
 
 __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
-
-_HEADING = re.compile(r"^heading:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
-_HASH_WORD = re.compile(r"^[0-9a-f]{6}$")
-_SLUG_LIKE = re.compile(r"^[a-z0-9-]+$")
-
-
-@lru_cache(maxsize=65536)
-def label_words(text: str) -> frozenset[str]:
-    """A topic label's (or a slug's) words, stemmed, without stopwords or name hashes."""
-    words = text.split("-") if _SLUG_LIKE.match(text) else slug_words(text)[0]
-    return frozenset(stem(w) for w in words if w and w not in STOPWORDS and not (_HASH_WORD.match(w) and any(c.isdigit() for c in w)))
-
-
-def _label_slug(label: str) -> str:
-    return "-".join(slug_words(label)[0])
-
 
 _UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
@@ -83,38 +57,6 @@ def _when(key: Key) -> tuple[str, str]:
     """When a fragment was written, as far as its key tells: the day, and within a day the
     UUIDv7 id (its first 48 bits are the time); other ids only tell the day."""
     return key[0], key[1] if _UUID7.match(key[1]) else ""
-
-
-def _heading_of(text: str) -> str | None:
-    """The frontmatter heading, read without parsing the shard (None: no frontmatter)."""
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---", 4)
-    m = _HEADING.search(text, 4, end if end > 0 else len(text))
-    return m.group(1) if m else None
-
-
-VOLATILE_VALUES = 3  # a key seen with this many values in one run is a log, not a setting
-
-
-def _volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]:
-    """Keys that take a new value nearly every time they are written within the run ("tokens
-    used: …" every day), and whose change is never announced ("raised …", "moved … to"): each
-    line is its own observation and a new value supersedes nothing. A setting keeps its value
-    for a while, or its change is announced."""
-    lines: dict[frozenset[str], list[frozenset[str]]] = {}
-    announced: list[frozenset[str]] = []
-    for f in fragments:
-        claim = extract(f.body)
-        if claim.keyed and claim.subject:
-            lines.setdefault(claim.subject, []).append(claim.value)
-        elif claim.predicate == "=" and claim.subject and claim.marker:
-            announced.append(claim.subject)
-    return {
-        subject for subject, values in lines.items()
-        if len(set(values)) >= VOLATILE_VALUES and len(set(values)) >= 0.8 * len(values)
-        and not any(subjects_match(subject, other) for other in announced)
-    }
 
 
 @dataclass
@@ -152,13 +94,6 @@ class OfflineDreamer:
         return scratch.outcome
 
 
-@dataclass
-class _Choice:
-    kind: str  # "contradict" | "same" | "cite_only"
-    slug: str
-    rank: tuple
-
-
 class _Run:
     def __init__(self, inp: DreamInput, scratch: DreamScratch):
         self.inp = inp
@@ -171,31 +106,15 @@ class _Run:
         self.folded: dict[str, str] = {}
         self.changes: dict[str, list[str]] = {}
         self.beliefs: dict[str, Belief | None] = {}  # parsed on first use; None: cite-only
-        self.prefixed: dict[str, bool] = {}  # the belief carries a ladder prefix (one claim)
         self.dirty: set[str] = set()
         self.cite_only_added: dict[str, list[Key]] = {}
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, Claim] = {}  # this run's fragments, by key
-        self.volatile: set[frozenset[str]] = set()
         self.taken_lower = {slug.lower() for slug in self.files}
-        # The index reads each shard's heading (its belief) cheaply: terms and subject only;
-        # the whole claim is read for the few shards a fragment is compared with.
-        self.index = ClaimIndex()
-        self.headings: dict[str, str] = {}
-        self.shard_terms: dict[str, frozenset[str]] = {}
-        self.by_topic: dict[str, list[str]] = {}  # topic label -> the shards named for it
-        self.labels_by_word: dict[str, set[str]] = {}
-        self.claims: dict[str, Claim] = {}
-        for slug in sorted(self.files):
-            heading = _heading_of(self.files[slug])
-            if heading:
-                text, prefixed = strip_prefix(heading)
-                self.prefixed[slug], self.headings[slug] = prefixed, text
-                self.shard_terms[slug] = terms(text)
-                self.index.add(slug, self.shard_terms[slug], subject_terms(text), label_words(slug))
+        self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
+                                  volatile_subjects(inp.fragments))
 
     def go(self) -> None:
-        self.volatile = _volatile_subjects(self.inp.fragments)
         for frag in self.inp.fragments:
             self.dream_one(frag)
         self.write_back()
@@ -213,25 +132,6 @@ class _Run:
     def note(self, slug: str, text: str) -> None:
         self.changes.setdefault(slug, []).append(text)
 
-    def claim_of(self, slug: str) -> Claim | None:
-        """The claim a shard's belief states (its heading, without the ladder prefix)."""
-        if slug not in self.claims:
-            if slug not in self.headings:
-                return None
-            self.claims[slug] = extract(self.headings[slug])
-        return self.claims[slug]
-
-    def remember(self, slug: str, belief: Belief) -> None:
-        """(Re)index a belief this run wrote."""
-        text = bare(belief.claim)
-        self.headings[slug], self.claims[slug] = text, extract(text)
-        self.shard_terms[slug] = self.claims[slug].terms
-        for label in sorted(set().union(*(self.labels_by_word.get(w, ()) for w in label_words(slug)))):
-            slugs = self.by_topic[label]
-            if slug not in slugs and self.same_topic(slug, label_words(label), _label_slug(label)):
-                slugs.append(slug)
-        self.index.add(slug, self.claims[slug].terms, self.claims[slug].subject or frozenset(), label_words(slug))
-
     def belief(self, slug: str) -> Belief | None:
         if slug not in self.beliefs:
             self.beliefs[slug] = parse_belief(self.files[slug])
@@ -245,7 +145,7 @@ class _Run:
             return
         claim = extract(frag.body)
         self.seen[key] = claim
-        choice = self.choose(claim, frag.topic)
+        choice = self.match.choose(claim, frag.topic)
         if choice is None:
             self.new_claim(frag, claim)
         elif choice.kind == "cite_only":
@@ -256,73 +156,14 @@ class _Run:
             self.reinforce(choice.slug, frag, claim)
         self.cited.add(key)
 
-    def choose(self, claim: Claim, label: str) -> _Choice | None:
-        """The most related shard and how: the same subject first, then a strong likeness,
-        then the same topic label, then the likeness itself; ties to the first slug."""
-        lwords, lslug = label_words(label), _label_slug(label)
-        slugs = set(self.index.candidates(claim.terms, claim.subject or frozenset(), loose=bool(claim.rejected)))
-        # A shard of the same topic with no word in common can only be the label's own shard,
-        # or a topic summary an explicit change replaces ("moved to Lisbon").
-        rare = self.index.rare(claim.terms)
-        slugs |= {s for s in self.topic_slugs(label) if claim.marker or rare & self.shard_terms.get(s, frozenset())}
-        if lslug in self.files:
-            slugs.add(lslug)
-        best: _Choice | None = None
-        for slug in sorted(slugs):
-            found = self.relate(claim, slug, lwords, lslug)
-            if found and (best is None or found.rank > best.rank):
-                best = found
-        return best
-
-    def topic_slugs(self, label: str) -> list[str]:
-        """The shards named for this topic label (kept up to date as the run adds shards)."""
-        if label not in self.by_topic:
-            lwords, lslug = label_words(label), _label_slug(label)
-            self.by_topic[label] = [s for s in sorted(self.index.by_label(lwords)) if self.same_topic(s, lwords, lslug)]
-            for word in lwords:
-                self.labels_by_word.setdefault(word, set()).add(label)
-        return self.by_topic[label]
-
-    @staticmethod
-    def same_topic(slug: str, lwords: frozenset[str], lslug: str) -> bool:
-        """The shard was named for this topic label (or its words match the label's)."""
-        return slug == lslug or (bool(lslug) and slug.startswith(lslug + "-")) or jaccard(lwords, label_words(slug)) >= 0.5
-
-    def relate(self, claim: Claim, slug: str, lwords: frozenset[str], lslug: str) -> _Choice | None:
-        """How `claim` bears on shard `slug`, judged on its belief (the heading) first; the shard
-        is parsed only when it is related. A shard that cannot be rewritten is related only
-        through the topic label's own slug."""
-        topic = self.same_topic(slug, lwords, lslug)
-        other = self.claim_of(slug)
-        found = self._relation(claim, slug, other, topic) if other is not None else None
-        if (found or slug == lslug) and self.belief(slug) is None:
-            return _Choice("cite_only", slug, (False, False, True, -1.0)) if slug == lslug else None
-        return found
-
-    def _relation(self, claim: Claim, slug: str, other: Claim, topic: bool) -> _Choice | None:
-        slot = same_slot(claim, other, topic)
-        score = jaccard(claim.terms, other.terms)
-        rank = (slot, score >= SAME_STATEMENT, topic, score)
-        summary = not self.prefixed.get(slug, False)
-        reason = contradiction_reason(other, claim, same_topic=topic, old_is_summary=summary)
-        if reason == "value" and claim.subject in self.volatile:
-            reason = None  # a log line ("tokens used: 114k"), not a setting that changed
-        if reason:
-            return _Choice("contradict", slug, rank)
-        if same_claim(claim, other, same_topic=topic):
-            return _Choice("same", slug, rank)
-        if topic and summary and supports_topic(claim, other):
-            return _Choice("same", slug, rank)
-        return None
-
     # --- what a fragment does to a shard ---------------------------------------------------
     def new_claim(self, frag: UndreamedFragment, claim: Claim) -> None:
         slug = claim_slug(frag.topic, claim, self.taken_lower)
         belief = Belief(claim_sentence(frag.body, frag.topic), [(frag.date, frag.id)])
         self.files[slug] = ""
         self.taken_lower.add(slug.lower())
-        self.beliefs[slug], self.prefixed[slug] = belief, True
-        self.remember(slug, belief)
+        self.beliefs[slug] = belief
+        self.match.remember(slug, bare(belief.claim))
         self.dirty.add(slug)
         self.tally.new_topics += 1
         self.note(slug, "new claim")
@@ -358,7 +199,7 @@ class _Run:
 
     def contradict(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
         belief = self.belief(slug)
-        old = self.claim_of(slug)
+        old = self.match.claim_of(slug)
         assert belief is not None and old is not None
         key = (frag.date, frag.id)
         new_text = claim_sentence(frag.body, frag.topic)
@@ -375,8 +216,8 @@ class _Run:
         belief.superseded = dedupe(belief.superseded + belief.active)
         belief.active = [key]
         belief.claim = finish_claim(guarded(old, claim, bare(new_text)))
-        belief.inline, self.prefixed[slug] = False, True
-        self.remember(slug, belief)
+        belief.inline = False
+        self.match.remember(slug, bare(belief.claim))
         self.contradictions.append(f"{slug}: '{bare(old_text)}' superseded by '{bare(new_text)}' ({frag.citation})")
         self.ask(f"Is '{bare(new_text)}' right, replacing '{bare(old_text)}'?")
         self.note(slug, f"superseded '{bare(old_text)}' by '{bare(new_text)}'")
