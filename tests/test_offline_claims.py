@@ -237,3 +237,10 @@ def test_a_key_that_takes_a_new_value_every_day_is_a_log_not_a_setting():
     files, outcome = dream([frag(d, 1, "Stats", f"tokens used: {100 + d * 7}k") for d in range(1, 6)])
     assert outcome.contradictions == []
     assert len(files) == 5 and all(not sections(t)[1] for t in files.values())
+
+
+def test_a_new_claim_never_takes_a_pinned_slug():
+    scratch = DreamScratch({}, pinned=frozenset({"heartbeat"}))
+    outcome = OfflineDreamer().dream(DreamInput(TODAY, [frag(2, 1, "Heartbeat", "heartbeat: ok")], "",
+                                                pinned=frozenset({"heartbeat"})), scratch)
+    assert list(scratch.files) == ["heartbeat-2"] and outcome.questions == []

@@ -2,7 +2,7 @@
 
 Its rules (the claim rules themselves live in `core.claims`):
 - **One belief per claim.** A fragment is read as a claim (`claims.extract`) and compared only
-  with the shards sharing a rare term, a subject or a topic-label word with it (`claims.index`,
+  with the shards sharing a rare term, a subject or its topic label (`matching`, over an index
   built once per run). The topic label is a hint that loosens sameness, never an identity.
 - **Contradiction** (the same subject with another value, `claims.contradiction`): the newer
   claim wins; the overturned ids move to `superseded:` and the new belief keeps a guard ("X is
@@ -110,7 +110,8 @@ class _Run:
         self.cite_only_added: dict[str, list[Key]] = {}
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, Claim] = {}  # this run's fragments, by key
-        self.taken_lower = {slug.lower() for slug in self.files}
+        # A new claim never takes a slug in use, nor one a person pinned in the vault.
+        self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
                                   volatile_subjects(inp.fragments))
 
