@@ -205,7 +205,7 @@ def _siblings(note: DayNote, d: int, rng: random.Random) -> None:
             if name == "zeus" and d >= 14:
                 status, version = "in progress", 1
             note.add("Projects", f"| {name} | {owner} | {status} |", Truth(s, f"en:project-{name}", version, status))
-    for i, text in enumerate(_work_items(d)):
+    for text in _work_items(d):
         note.add("Today", f"- {text}", Truth(s, "en:today-" + text))
 
 

@@ -116,7 +116,7 @@ class Measure:
         bad = [k for k in self.bad_superseded if mine(self.truth[k])]
 
         versions: dict[str, int] = defaultdict(int)
-        for (claim, version, _day), keys in units:
+        for (claim, version, _day), _keys in units:
             versions[claim] = max(versions[claim], version)
         transitions = detected = 0
         updates = became = 0
@@ -192,7 +192,7 @@ class Measure:
                 out.append(f"ladder  {s.slug}: {s.heading[:70]!r} but {claim} v{version} seen on {days} days")
             for k in sorted(s.superseded & self.bad_superseded):
                 out.append(f"falsely superseded in {s.slug}: {self.truth[k].claim} v{self.truth[k].version}")
-        for (claim, version, _day), keys in sorted(self.units.items()):
+        for (claim, version, _day) in sorted(self.units):
             if version and any(k in self.active for (c, v, _d), ks in self.units.items()
                                if c == claim and v < version for k in ks):
                 out.append(f"missed update {claim} -> v{version}")

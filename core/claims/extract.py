@@ -320,29 +320,35 @@ def subject_terms(text: str) -> frozenset[str]:
     return frozenset()
 
 
+def _guarded_claim(cleaned: str, guard: re.Match[str]) -> Claim:
+    """A belief the dreamer wrote with a guard: "X is not Y anymore; <claim>" is the claim,
+    with X for its subject (kept across rewordings) and Y ruled out."""
+    inner = extract(guard.group("rest"))
+    old = _ruled_words(guard.group("old")) - inner.value - inner.values
+    subj = guard.groupdict().get("subj")
+    if subj is None:
+        return replace(inner, text=cleaned, rejected=inner.rejected | old)
+    subject = _content(subj)
+    rejected = inner.rejected | old
+    # The guard says what the subject is not; the rest says what it is now.
+    if inner.predicate == "=" and inner.value:
+        value = inner.value
+    else:
+        value = (inner.terms | inner.values) - subject - rejected
+    return replace(
+        inner, text=cleaned, subject=subject, subject_text=subj.strip(), predicate="=",
+        value=value - rejected, value_text=inner.value_text or inner.text, rejected=rejected,
+        rejected_text=guard.group("old"), marker=True, negated=False,
+        setting=inner.setting or inner.predicate != "=",
+    )
+
+
 @lru_cache(maxsize=65536)
 def extract(text: str) -> Claim:
     cleaned = clean(text)
     guard = _GUARD.match(cleaned) or _GUARD_ZH.match(cleaned) or _GUARD_KO.match(cleaned) or _GUARD_PLAIN.match(cleaned)
     if guard:
-        inner = extract(guard.group("rest"))
-        old = _ruled_words(guard.group("old")) - inner.value - inner.values
-        subj = guard.groupdict().get("subj")
-        if subj is None:
-            return replace(inner, text=cleaned, rejected=inner.rejected | old)
-        subject = _content(subj)
-        rejected = inner.rejected | old
-        # The guard says what the subject is not; the rest says what it is now.
-        if inner.predicate == "=" and inner.value:
-            value = inner.value
-        else:
-            value = (inner.terms | inner.values) - subject - rejected
-        return replace(
-            inner, text=cleaned, subject=subject, subject_text=subj.strip(), predicate="=",
-            value=value - rejected, value_text=inner.value_text or inner.text, rejected=rejected,
-            rejected_text=guard.group("old"), marker=True, negated=False,
-            setting=inner.setting or inner.predicate != "=",
-        )
+        return _guarded_claim(cleaned, guard)
     rejected, rejected_text, rest = _rejections(cleaned)
     parts = _structure(rest or cleaned)
     subject: frozenset[str] | None = None
