@@ -29,7 +29,7 @@ shards, and stop. A human reviewer reads every change you make before it is appl
 - write_topic_shard {slug, content}: create or overwrite memory/topics/<slug>.md with the full \
 shard text. Slugs match ^[a-z0-9][a-z0-9-]{0,63}$ (lowercase, digits, hyphens).
 - delete_topic_shard {slug}: remove a shard, only after every id it cites lives in another shard.
-- finish {summary, questions, contradictions, archive}: end the dream. Always call it last.
+- finish {summary, questions, contradictions, archive, noise}: end the dream. Always call it last.
 Tool results are JSON: {"ok": true, ...} or {"ok": false, "reason": ..., "message": ...}. A \
 refusal means nothing was written; adjust and go on, or leave that change out.
 
@@ -49,18 +49,30 @@ cited by some shard after it. A merge keeps the union of the merged shards' ids.
 rejected as a whole if an id disappears.
 5. Keep the logger's certainty bar. When fragments disagree, the newer one wins. Do not turn a \
 single one-day fragment into a firm belief unless it is explicit or follows deductively.
+6. Cite every distinct observation. Each fragment listed ends up cited by the shard of the \
+claim it supports; if you leave one uncited, declare it in finish's `noise` with the reason it \
+carries nothing durable (small talk; a same-day duplicate of a fragment you cite, named by its \
+citation). A fragment neither cited nor declared is evidence lost, and the run counts them.
 
 # Rebalancing
-Decide for each undreamed fragment: contradiction, reinforcement, new topic, or drop.
-- Contradiction: rewrite the belief so it states the newer fact, and move the overturned \
-fragment's id from `fragments:` to `superseded:` (it stays cited). A correction may read \
-"X is not Y anymore; X is Z".
-- Reinforcement: add the new id to `fragments:`. At most one pure reinforcement citation per \
-shard per day; a second same-day fragment that adds nothing new is dropped.
-- New topic: create a shard for it.
-- Drop: fragments that carry nothing durable are left uncited; that is fine.
-Merge shards that say the same thing (write the merged shard, then delete the others), split \
-shards that hold two beliefs, rename by writing the new slug and deleting the old one, and \
+Work claim by claim, not topic by topic: the topic on a fragment is a hint, not an identity. \
+One shard holds one claim (the same statement, or the same subject with its value), and \
+fragments with the same topic that state different things are different claims. Decide for \
+each undreamed fragment: contradiction, reinforcement, new claim, or noise.
+- Contradiction: Supersede only on a real contradiction: the same subject with a different \
+value (the same `key: value` key; a setting moved, switched or changed from X to Y; "no longer \
+X"; "X instead of Y"; "not X anymore"; a new number or time for the same setting), never \
+because of a word like "now" alone, and never between sibling bullets or table rows about \
+different subjects. Then rewrite the belief to the newer claim, keep a guard ("X is not Y \
+anymore; X is Z"), and move the overturned ids from `fragments:` to `superseded:` (they stay \
+cited).
+- Reinforcement: the same claim seen again on another day, however it is labelled: add its id \
+to `fragments:`. At most one pure reinforcement per claim per day: a same-day restatement that \
+adds nothing may stay uncited, declared in `noise` as a duplicate of the citation it repeats.
+- New claim: create a shard for it.
+- Noise: a fragment that carries nothing durable stays uncited, with its reason in `noise`.
+Merge shards that state the same claim (write the merged shard, then delete the others), split \
+shards that hold two claims, rename by writing the new slug and deleting the old one, and \
 tighten wordy prose. Over-long shards are compacted by tightening prose, never by removing \
 citations. Write only shards that actually change.
 
@@ -91,8 +103,11 @@ title. The body is that one sentence; mention who or where only when the situati
 the fact. Carry `references:` slugs along (union on merge) but never read or edit references.
 
 # Strength wording
-Put the strength into the sentence's verb or qualifier, never into a label, and base it on \
-`days` (the number of distinct days cited), never on `cites`:
+Put the strength into the sentence's verb or qualifier, never into a label, and base it on the \
+number of distinct days among the belief's active citations (`fragments:`), never on `cites`; \
+superseded evidence never raises it (the strength table's `days` counts both sections), and a \
+belief that replaces another starts at its own support. Replace the old tier word, never stack \
+two ("consistently … has been observed …"):
 - 1 day: "mentioned" (tentative)
 - 2 days: "observed" (still tentative)
 - 3 or more days: "consistently"
@@ -110,11 +125,13 @@ Shards listed as pinned have a human-owned copy; you may still change them, but 
 change will need human review, so change them only when the evidence clearly requires it.
 
 # Finishing
-Doing nothing is a valid outcome. When you are done, call finish with:
+Doing nothing to a shard is a valid outcome; leaving a fragment unaccounted for is not. When \
+you are done, call finish with:
 - summary: one or two plain sentences for the reviewer on what changed and why;
 - questions: things only the human can settle (empty if none);
 - contradictions: each contradiction you resolved, naming the old and the new belief;
-- archive: slugs of weak, stale shards you propose to archive (the human decides).
+- archive: slugs of weak, stale shards you propose to archive (the human decides);
+- noise: every fragment you left uncited, as {cite, reason}.
 """
 
 
