@@ -24,6 +24,23 @@ def _actor_default() -> str:
         return "human:cli"
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line on stderr (status 2), like every other refusal; `-h` shows usage."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text if value is not None else repr(text)}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-w", "--workspace", default=".", metavar="PATH", help="agent folder (default: .)")
@@ -32,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     actor = argparse.ArgumentParser(add_help=False)
     actor.add_argument("--actor", default=_actor_default(), help="who is acting (audit and commit trailer)")
 
-    p = argparse.ArgumentParser(prog="dreamdeck", description="The long-term memory of an AI agent, with a human at the controls.")
+    p = OneLineParser(prog="dreamdeck", description="The long-term memory of an AI agent, with a human at the controls.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def cmd(name, func, help, parents=(common,)):
@@ -57,9 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--all", action="store_true")
     sp.add_argument("--follow", "-f", action="store_true", help="keep printing new fragments")
     sp = cmd("dreams", R.cmd_dreams, "dream commits, newest first")
-    sp.add_argument("--limit", type=int, default=20)
+    sp.add_argument("--limit", type=positive_int, default=20)
     sp = cmd("log", R.cmd_log, "memory commits with actor, approval and trigger")
-    sp.add_argument("--limit", type=int, default=50)
+    sp.add_argument("--limit", type=positive_int, default=50)
     sp = cmd("audit", R.cmd_audit, "memory/meta/audit.log, filtered")
     for flag in ("--action", "--actor", "--file", "--since", "--until"):
         sp.add_argument(flag)

@@ -166,8 +166,8 @@ def _edit_in_editor(texts: dict[str, str | None]) -> dict[str, str | None]:
 def cmd_approve(args) -> int:
     ws = open_ws(args)
     if args.id.startswith("p-"):
-        if args.hunk or args.edit:
-            raise CliError("--hunk and --edit apply to reflections (r-N); a proposal is approved whole")
+        if args.hunk or args.edit or args.force:
+            raise CliError("--hunk, --edit and --force apply to reflections (r-N); a proposal is approved whole")
         from dreamdeck.core.ops.proposals import approve_proposal
 
         result = approve_proposal(ws, args.id, actor=args.actor)
