@@ -194,6 +194,7 @@ def _steps(run: _Run) -> None:
     if run.dry_run:
         plan_changeset(run.ws, cs, run.today)
         run.receipt.status = "dry-run"
+        run.receipt.reflection = None  # it would take an id; none was created
         run.receipt.message = f"dry run: would apply {len(auto)} change(s) and hold {len(held)} for review"
         return
     _apply(run, cs)
