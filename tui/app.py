@@ -27,6 +27,7 @@ SCREENS = {
     "proposals": "dreamdeck.tui.screens.proposals:ProposalsScreen", "vault": "dreamdeck.tui.screens.vault:VaultScreen",
     "history": "dreamdeck.tui.screens.history:HistoryScreen", "stream": "dreamdeck.tui.screens.stream:StreamScreen",
     "control": "dreamdeck.tui.screens.control:ControlScreen",
+    "forgotten": "dreamdeck.tui.screens.forgotten:ForgottenScreen",
 }
 
 

@@ -26,7 +26,7 @@ from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.screens.stream_curation import StreamCuration
-from dreamdeck.tui.widgets.stream_table import StreamTable
+from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
 POLL_SECONDS = 0.05  # a stat per loaded day file: appends show within ~100 ms
@@ -39,7 +39,7 @@ COLUMNS = [
     Column("time", "time", width=8, sortable=False),
     Column("topic", "topic", width=16, sortable=False),
     Column("who", "who", width=10, sortable=False),
-    Column("body", "body", width=40, sortable=False),  # StreamTable gives it the room that is left
+    Column("body", "body", width=40, sortable=False),  # ResponsiveTable gives it the room that is left
 ]
 
 
@@ -117,8 +117,9 @@ class StreamScreen(StreamCuration, MemoryScreen):
     def compose_body(self) -> ComposeResult:
         yield self.filter_box("filter: words, topic:T source:S who:W from:DAY to:DAY day:DAY")
         with Horizontal(id="stream-body"):
-            yield StreamTable(COLUMNS, None, cell_style=self._cell_style, follow=True, id="stream-table",
-                              empty_message="No fragments yet. The agent's appends show up here as they land.")
+            yield ResponsiveTable(COLUMNS, None, cell_style=self._cell_style, follow=True, id="stream-table",
+                                  optional=("who",),
+                                  empty_message="No fragments yet. The agent's appends show up here as they land.")
             with Vertical(id="detail"):
                 yield Static("", id="detail-title", markup=False)
                 yield Static("", id="detail-meta", markup=False)

@@ -1,7 +1,8 @@
-"""The Stream screen's table: fixed narrow columns, and a body that takes the room that is left.
+"""A FitTable that drops its optional columns on a narrow terminal, so the last column (a body,
+a reason) still gets the room that is left.
 
-Below `NARROW` cells the `who` column is dropped (it is in the detail pane), so at 80 columns
-the body still gets more than half the width instead of nothing.
+Below `NARROW` cells the optional columns go (a screen shows them in its detail pane): at 80
+columns the Stream screen's body gets more than half the width instead of nothing.
 """
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ NARROW = 100  # below this many cells, optional columns go
 MIN_BODY = 8
 
 
-class StreamTable(FitTable):
-    def __init__(self, columns: Sequence[Column], *args, optional: tuple[str, ...] = ("who",), **kwargs):
+class ResponsiveTable(FitTable):
+    def __init__(self, columns: Sequence[Column], *args, optional: tuple[str, ...] = (), **kwargs):
         super().__init__(columns, *args, **kwargs)
         self._all_columns = tuple(columns)
         self._optional = optional
