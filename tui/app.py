@@ -17,6 +17,7 @@ from textual.reactive import reactive
 
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
+from dreamdeck.tui.critical_watch import start_critical_watch
 from dreamdeck.tui.dream_notice import receipt_notice
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
@@ -132,6 +133,7 @@ class DreamdeckApp(App):
         the user is waiting for."""
         if self._counts_after_first_load:
             self._counts_after_first_load = False
+            self.critical_watch = start_critical_watch(self)
             if self.watcher_wanted:
                 self._start_watcher_worker()  # then the counts, with the watcher's status
             else:
@@ -160,6 +162,8 @@ class DreamdeckApp(App):
         self._unmounted = True
         if self.watcher is not None:
             self.watcher.stop(timeout=2)
+        if getattr(self, "critical_watch", None) is not None:
+            self.critical_watch.stop()
 
     # --- watcher ---------------------------------------------------------------------------
     def start_watcher(self) -> None:

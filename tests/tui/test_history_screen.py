@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui_waits import on_screen, settle
+from tui_waits import on_screen, settle, wait_for
 
 from conftest import git
 from faults.scripted import Scripted, draft
@@ -150,7 +150,9 @@ async def test_an_alert_appears_after_soul_md_changes_and_A_acknowledges_it(ws):
         assert banner.has_class("-visible") and "SOUL.md (changed)" in str(banner.render())
         assert [a.path for a in pending_alerts(ws.root)] == ["SOUL.md"]
         assert "SOUL.md changed" in str(app.screen.query_one("#alerts").render())
-        await pilot.press("A")
+        await pilot.press("A")  # the diff first (tests/tui/test_critical_alerts_live.py), then y accepts
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "AlertReviewModal", what="the diff")
+        await pilot.press("y")
         await settle(app, pilot)
         assert pending_alerts(ws.root) == []
         ack = read_entries(ws.root, action="ACK")

@@ -299,8 +299,9 @@ class HistoryScreen(MemoryScreen):
             old, new = (a["old_sha"] or "absent")[:16], (a["new_sha"] or "absent")[:16]
             out.append(f"   accepted sha256 {old}  →  now {new}\n", style="dim")
         if data["alerts"]:
-            out.append("\nA accepts what the alerts show as the new baseline (one ACK line each in the audit log). "
-                       "If the change was not yours, restore the file first.", style="italic")
+            out.append("\nA shows each change as a diff and asks before accepting it as the new baseline (one "
+                       "ACK line each in the audit log). If the change was not yours, restore the file first.",
+                       style="italic")
         if data["audit_problems"]:
             out.append("\n\naudit.log lines that cannot be read:\n", style="bold yellow")
             for p in data["audit_problems"][:20]:
@@ -434,9 +435,6 @@ class HistoryScreen(MemoryScreen):
         alerts = getattr(self, "_alerts", None)
         if not alerts:
             return
-        from dreamdeck.core.ops.alerts import acknowledge
+        from dreamdeck.tui.alert_review import review_alerts
 
-        paths = [a["path"] for a in alerts]
-        self.act("Acknowledge", lambda: acknowledge(self.ws.root, paths, actor="human:tui"),
-                 lambda done: f"accepted {', '.join(a.path for a in done)} as the new baseline" if done else
-                 "nothing left to acknowledge")
+        review_alerts(self, [a["path"] for a in alerts])  # the diff first, then a confirm
