@@ -19,6 +19,7 @@ from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
 from dreamdeck.tui.critical_watch import start_critical_watch
 from dreamdeck.tui.dream_notice import receipt_notice
+from dreamdeck.tui.no_history import offer_git_init
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 
@@ -134,6 +135,7 @@ class DreamdeckApp(App):
         if self._counts_after_first_load:
             self._counts_after_first_load = False
             self.critical_watch = start_critical_watch(self)
+            offer_git_init(self)
             if self.watcher_wanted:
                 self._start_watcher_worker()  # then the counts, with the watcher's status
             else:

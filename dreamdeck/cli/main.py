@@ -142,7 +142,25 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-redream", action="store_true")
     sp = cmd("alerts", W.cmd_alerts, "critical-file changes since the baseline")
     sp.add_argument("--ack", action="store_true")
+    cmd("init", W.cmd_init, "start a git history here (git init and one commit of memory/)", (common, actor))
     return p
+
+
+# Commands that change memory: in a folder without git their changes are never committed.
+CHANGES_MEMORY = {"remember", "dream", "watch", "approve", "reject", "defer", "propose", "edit", "pin", "unpin",
+                  "forget", "unforget", "rollback", "doctor", "alerts"}
+
+
+def _say_no_history_once(args) -> None:
+    from pathlib import Path
+
+    from dreamdeck.core.git.init import NO_HISTORY, has_history
+    from dreamdeck.core.io.once import first_time
+
+    root = Path(args.workspace).resolve()
+    if root.is_dir() and not has_history(root) and first_time("no-history", str(root)):
+        print(f"dreamdeck: note: {NO_HISTORY.format(root=root)}; `dreamdeck init` starts one (said once)",
+              file=sys.stderr)
 
 
 def _cmd_open(args) -> int:
@@ -209,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["open", *argv]  # `dreamdeck [PATH]` opens the app
     args = parser.parse_args(argv)
     try:
+        if args.command in CHANGES_MEMORY:
+            _say_no_history_once(args)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130

@@ -403,3 +403,13 @@ def cmd_alerts(args) -> int:
     for a in alerts:
         say(f"⚠ {a.path}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
     return 1
+
+
+def cmd_init(args) -> int:
+    from dreamdeck.core.git.init import start_history
+
+    ws = open_ws(args)
+    sha = start_history(ws.root, actor=args.actor)
+    say(f"started the git history of {ws.root}" + (f": memory/ committed as {sha[:10]}" if sha else
+                                                  " (memory/ is empty: nothing to commit yet)"))
+    return 0

@@ -48,7 +48,9 @@ AUDIT_COLUMNS = [
     Column("summary", "summary", width=37),
 ]
 EMPTY_COMMITS = ("No memory commits yet. Every dream, approval, pin, forget and rollback becomes one — "
-                 "press D to dream, or 1 for Topics.")
+                 "dream on the Dream screen (7, then d).")
+NO_REPO = ("This folder is not a git repository: changes are applied but never committed, so there is no "
+           "history and no rollback. `dreamdeck init` starts one.")
 EMPTY_AUDIT = "The audit log (memory/meta/audit.log) is empty: nothing has changed memory through dreamdeck yet."
 _VERB = re.compile(r"^memory: (\w+)")
 _ROLLBACK_REF = re.compile(r"^memory: (?:rollback|restore to) ([0-9a-f]{4,40})\b")
@@ -250,12 +252,15 @@ class HistoryScreen(MemoryScreen):
             alerts, problem = [], str(exc)
         entries, problems = read_log(root)
         audit = [e.__dict__ for e in reversed(entries)]
-        return {"commits": commits, "alerts": alerts, "alert_problem": problem, "audit": audit,
+        from dreamdeck.core.git.init import has_history
+
+        return {"commits": commits, "repo": has_history(root), "alerts": alerts, "alert_problem": problem, "audit": audit,
                 "audit_problems": [str(p) for p in problems]}
 
     def show(self, data: dict) -> None:
         self._alerts = data["alerts"]
         commits = self.query_one("#commits", VirtualTable)
+        commits.empty_message = EMPTY_COMMITS if data.get("repo", True) else NO_REPO
         commits.set_source(ListRowSource(data["commits"], filter_keys=("short", "kind", "actor", "approval", "trigger",
                                                                        "ref", "subject", "when")),
                            keep_cursor_key="sha")
