@@ -176,19 +176,22 @@ def _cmd_demo(args) -> int:
     import tempfile
     from pathlib import Path
 
-    from dreamdeck.demo.build import build_demo
+    from dreamdeck.demo.open import demo_notice, open_demo
+    from dreamdeck.demo.stage import create_demo
 
-    target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="dreamdeck-demo-"))
+    # A short folder name: the app's tab bar shows it.
+    target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="dreamdeck-demo-")) / "pico"
     if target.exists() and any(target.iterdir()):
         raise CliError(f"{target} is not empty; give `dreamdeck demo` a new or empty folder")
-    build_demo(target, today=args.today)
+    try:
+        demo = create_demo(target.resolve(), today=args.today)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if args.no_open:
-        print(target)
+        print(target.resolve())
         return 0
-    from dreamdeck.core.workspace import Workspace
-    from dreamdeck.tui.app import run_app
-
-    return run_app(Workspace.open(target, today=args.today))
+    print(demo_notice(target.resolve()))
+    return open_demo(demo.ws)
 
 
 _VALUED = ("-w", "--workspace", "--today")
