@@ -20,7 +20,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
-from dreamdeck.tui.widgets.table_variants import FitTable
+from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 REFRESH_SECONDS = 5.0
@@ -182,8 +182,10 @@ class ControlScreen(MemoryScreen):
             yield Static("", id="watcher-panel", classes="panel")
             yield Static("", id="gates-panel", classes="panel")
         yield Static("", id="decision")
-        yield FitTable(RECEIPT_COLUMNS, ListRowSource([]), cell_style=receipt_style, id="receipts",
-                           empty_message="No dreams yet. Press d to dream now, or D for a dry run.")
+        # On a narrow terminal the message keeps its room; trigger, dropped and commit are in the receipt (enter).
+        yield ResponsiveTable(RECEIPT_COLUMNS, ListRowSource([]), cell_style=receipt_style, id="receipts",
+                              optional=("trigger", "dropped", "commit"),
+                              empty_message="No dreams yet. Press d to dream now, or D for a dry run.")
         yield Static("", id="events")
 
     def on_mount(self) -> None:
