@@ -105,7 +105,9 @@ def test_no_fragment_gc_when_shards_did_not_change_but_watermark_gc_still_runs(w
     assert stream_path(agent_dir, D).read_text() == "".join(lines[i] + "\n" for i in (0, 1, 3, 4))
     assert topics(agent_dir) == before
     assert dreamed(ws, D) == {uuid_at(D, n) for n in (1, 2, 4)}  # the new fragment is dreamed all the same
-    assert re.fullmatch(rf"dream: watermarks only ({EMOJI})", git(agent_dir, "log", "-1", "--format=%s").strip())
+    # the subject says what the receipt says: the run saw one fragment (test_dream_subject.py)
+    assert r.fragments_seen == 1
+    assert re.fullmatch(rf"dream: 1 fragment ({EMOJI})", git(agent_dir, "log", "-1", "--format=%s").strip())
 
 
 def test_a_dreamer_that_changes_nothing_neither_recomputes_stale_frontmatter_nor_collects_fragments(ws, agent_dir):

@@ -88,7 +88,7 @@ class Journal:
             "changeset": {
                 "action": c.action, "actor": c.actor, "approval": c.approval, "trigger": c.trigger,
                 "summary": c.summary, "ref": c.ref.id if c.ref else "", "ref_kind": c.ref.kind if c.ref else "",
-                "subject": c.subject, "dream_subject": c.dream_subject,
+                "subject": c.subject, "dream_subject": c.dream_subject, "dream_fragments": c.dream_fragments,
                 "advance": {d: sorted(ids) for d, ids in e.advance.items()},
                 "release": {d: sorted(ids) for d, ids in e.release.items()},
                 "gc_days": sorted(e.gc_days),
@@ -115,6 +115,7 @@ class Journal:
             commit=Commit(
                 c["action"], c["actor"], c["approval"], c["trigger"], c["summary"], subject=c["subject"],
                 dream_subject=c["dream_subject"], ref=Reference(c["ref_kind"], c["ref"]) if c["ref"] else None,
+                dream_fragments=c.get("dream_fragments"),
             ),
             evidence=Evidence(
                 advance={d: set(ids) for d, ids in c["advance"].items()},

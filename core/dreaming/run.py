@@ -91,6 +91,10 @@ def choose_dreamer(name: str, ws: Workspace):
     if name == "offline":
         return OfflineDreamer(), why
     if name == "anthropic":  # the SDK itself is imported only when it dreams
+        if not os.environ.get("ANTHROPIC_API_KEY"):
+            # Said before anything runs: a run that could only fail would still take the lock.
+            raise BadInput("the anthropic dreamer needs ANTHROPIC_API_KEY in the environment "
+                           "(or use the offline dreamer: --dreamer offline)")
         return AnthropicDreamer(
             model=settings.model, max_output_tokens=settings.max_output_tokens,
             timeout_seconds=settings.timeout_seconds, max_retries=settings.max_retries,
@@ -222,6 +226,7 @@ def _steps(run: _Run) -> None:
     if run.dry_run:
         plan_changeset(run.ws, cs, run.today)
         run.receipt.status = "dry-run"
+        run.receipt.reflection = None  # it would take an id; none was created
         run.receipt.message = f"dry run: would apply {len(auto)} change(s) and hold {len(held)} for review"
         return
     _apply(run, cs)
@@ -367,6 +372,7 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
             "dream", f"dreamer:{run.name}", "pending" if held and not auto else "auto", run.trigger,
             outcome.summary or f"{len(run.undreamed)} fragment(s) dreamed", dream_subject=True,
             ref=Reference("Reflection", reflection.id) if reflection else None,
+            dream_fragments=len(run.undreamed),
         ),
         Writes(auto, meta_files=meta),
         Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead)),

@@ -301,6 +301,22 @@ def list_dreams(root: Path, limit: int | None = 20, *, details: bool = True) -> 
     return commits
 
 
+def newest_dream_commit(root: Path) -> MemoryCommit | None:
+    """The newest dream commit, without its details; git stops at the first few matches (a body
+    line that reads `dream: …` matches --grep too, so a few are asked for)."""
+    if repo_args(root) is None:
+        return None
+    for count in (8, None):
+        try:
+            rows = _log(root, "--grep=^dream: ", *([f"-n{count}"] if count else []))
+        except GitError:
+            return None
+        dreams = [_commit(r) for r in rows if r[2].startswith("dream: ")]
+        if dreams or count is None or len(rows) < count:
+            return dreams[0] if dreams else None
+    return None
+
+
 def list_memory_commits(root: Path, limit: int | None = 50, *, details: bool = False) -> list[MemoryCommit]:
     """Every commit that touched memory/, newest first, with its trailers."""
     if repo_args(root) is None:

@@ -24,7 +24,11 @@ def cmd_topics(args) -> int:
         column, _, direction = args.sort.partition(":")
         if column not in COLUMNS:
             raise CliError(f"unknown column {column!r}; choose one of {', '.join(COLUMNS)}")
-        rows = sort_rows(rows, column, reverse=(direction == "desc") or (args.reverse and direction != "asc"))
+        if direction not in ("", "asc", "desc"):
+            raise CliError(f"unknown sort direction {direction!r}; use asc or desc (e.g. --sort {column}:desc)")
+        if direction and args.reverse:
+            raise CliError(f"--reverse contradicts {args.sort}; give one direction")
+        rows = sort_rows(rows, column, reverse=(direction == "desc") or (args.reverse and not direction))
     elif args.reverse:
         rows.reverse()
     if args.json:
@@ -86,6 +90,8 @@ def cmd_stream(args) -> int:
     from dreamdeck.core.store.tombstones import tombstoned_keys
     from dreamdeck.core.workspace import parse_date
 
+    if args.date and args.all:
+        raise CliError("--date and --all contradict each other; give one")
     ws = open_ws(args)
     stones = tombstoned_keys(ws)
     days = [d for d, _ in list_stream_days(ws)]
@@ -99,14 +105,28 @@ def cmd_stream(args) -> int:
         path = read_path_for(ws, day)
         if path is None:
             continue
-        for ln in read_stream_lines(path):
+        lines = read_stream_lines(path)
+        for ln in lines:
             if ln.kind == "fragment" and (day, ln.event["id"]) not in stones:
                 shown.add((day, ln.event["id"]))
                 _print_fragment(Fragment.from_event(day, ln.event), args.json)
+        _say_skipped(ws, path, lines)
     sys.stdout.flush()
     if not args.follow:
         return 0
     return _follow(ws, args, stones, shown)
+
+
+def _say_skipped(ws, path, lines) -> None:
+    """Malformed lines are skipped, never silently: one line on stderr per file (stdout stays parseable)."""
+    from dreamdeck.core.store.streams import problems_of
+
+    bad = [p.lineno for p in problems_of(ws, path, lines)]
+    if bad:
+        where = ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+        sys.stdout.flush()
+        print(f"dreamdeck: skipped {plural(len(bad), 'malformed line')} in {ws.rel(path)} "
+              f"(line{'s' if len(bad) > 1 else ''} {where}); `dreamdeck doctor` says more", file=sys.stderr)
 
 
 def _follow(ws, args, stones, shown: set[tuple[str, str]]) -> int:

@@ -6,7 +6,7 @@ a pin; every test checks the files and git afterwards, not only the screen.
 from __future__ import annotations
 
 
-from tests.support.waits import on_screen, settle
+from tests.support.waits import on_screen, settle, wait_for
 
 from tests.support.git import git, head
 from tests.support.dreamers import Scripted, draft
@@ -143,7 +143,9 @@ async def test_an_alert_appears_after_soul_md_changes_and_A_acknowledges_it(ws):
         assert banner.has_class("-visible") and "SOUL.md (changed)" in str(banner.render())
         assert [a.path for a in pending_alerts(ws.root)] == ["SOUL.md"]
         assert "SOUL.md changed" in str(app.screen.query_one("#alerts").render())
-        await pilot.press("A")
+        await pilot.press("A")  # the diff first (tests/tui/test_critical_alerts_live.py), then y accepts
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "AlertReviewModal", what="the diff")
+        await pilot.press("y")
         await settle(app, pilot)
         assert pending_alerts(ws.root) == []
         ack = read_entries(ws.root, action="ACK")
