@@ -14,57 +14,38 @@ watcher's threads; a GUI must hand it over to its own thread).
 """
 from __future__ import annotations
 
-import signal
-import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable
 
 import watchfiles
 
-from dreamdeck.core.dreaming.gates import _aware, count_undreamed, evaluate_gates, last_run_time, next_run
+from dreamdeck.core.dreaming.gates import (
+    _aware,
+    count_undreamed,
+    evaluate_gates,
+    last_run_time,
+    next_run,
+)
 from dreamdeck.core.dreaming.lock import DreamBusy, DreamLock
-from dreamdeck.core.store.settings import load_settings
+from dreamdeck.core.dreaming.watch_events import (
+    EVENT_KINDS,
+    WatcherStatus,
+    WatchEvent,
+    format_event,
+)
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
+from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.workspace import Workspace
 
-EVENT_KINDS = ("decision", "run-start", "run-done", "error", "started", "stopped")
+__all__ = ["EVENT_KINDS", "Watcher", "WatcherStatus", "WatchEvent", "format_event"]
 
-
-@dataclass(frozen=True)
-class WatchEvent:
-    kind: str  # one of EVENT_KINDS
-    message: str
-    receipt: dict | None = None
-    at: datetime = field(default_factory=datetime.now)
-
-
-@dataclass(frozen=True)
-class WatcherStatus:
-    running: bool
-    paused: bool
-    next_scheduled: datetime | None  # None only when the settings cannot be read
-    undreamed: int
-    lock_holder: str | None
-    last_receipt: dict | None
-    last_decision: str
-    runs: int
-    in_run: bool = False
-    watching: str | None = None  # the folder being watched, relative to the workspace
-
-
-def format_event(ev: WatchEvent) -> str:
-    """One status line: `2026-05-22 10:30:00 run: 3 undreamed fragments (watch)`."""
-    return f"{ev.at:%Y-%m-%d %H:%M:%S} {ev.message}"
-
-
-def _print_event(ev: WatchEvent) -> None:
-    print(format_event(ev), flush=True)
+def _ignore_event(_ev: WatchEvent) -> None:
+    """The default listener: core never prints; the command line and the app pass their own."""
 
 
 def _stream_signature(ws: Workspace) -> tuple:
@@ -86,7 +67,7 @@ class Watcher:
         dreamer=None,
         dreamer_name: str | None = None,
         review: str | None = None,
-        on_event: Callable[[WatchEvent], None] = _print_event,
+        on_event: Callable[[WatchEvent], None] = _ignore_event,
         clock: Callable[[], datetime] = datetime.now,
         tick: float = 2.0,
         debounce_ms: int = 300,

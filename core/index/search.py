@@ -39,8 +39,14 @@ from dreamdeck.core.errors import Busy
 from dreamdeck.core.formats.search_terms import TOKENIZER, match_expression
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index import search_tail as tail
-from dreamdeck.core.index.search_docs import DocData, reference_doc, shard_doc, stream_doc
+from dreamdeck.core.index.search_docs import (
+    DocData,
+    reference_doc,
+    shard_doc,
+    stream_doc,
+)
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
+from dreamdeck.core.io.folder_stamps import parse_stamp, scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
@@ -91,43 +97,6 @@ class RefreshReport:
     files_removed: int = 0
     streams_rebuilt: bool = False
     stream_docs: int = 0
-
-
-def _stamp_text(stamp: Stamp | None) -> str:
-    return "" if stamp is None else ":".join(map(str, stamp))
-
-
-def _parse_stamp(text: str) -> Stamp | None:
-    try:
-        a, b, c, d = (int(x) for x in text.split(":"))
-    except ValueError:
-        return None
-    return (a, b, c, d)
-
-
-def scan_folder(folder: Path, pattern=None) -> dict[str, Stamp]:
-    """name -> stamp of the regular files of `folder` named `*.md` (not dot-named), or matching
-    `pattern`; symlinks are not followed. One listdir and one stat per file, nothing else: this
-    runs before every query."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
-    try:
-        out: dict[str, Stamp] = {}
-        stat = os.stat
-        for name in os.listdir(fd):
-            if (not name.endswith(".md") or name[0] == ".") if pattern is None else not pattern.match(name):
-                continue
-            try:
-                st = stat(name, dir_fd=fd, follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            if st.st_mode & 0o170000 == 0o100000:
-                out[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-        return out
-    finally:
-        os.close(fd)
 
 
 class SearchIndex:
@@ -202,7 +171,7 @@ class SearchIndex:
             known: dict[str, dict[str, Stamp | None]] = {area: {} for area in AREAS}
             for rel, text in conn.execute("SELECT path, stamp FROM files"):
                 area, name = rel.split("/", 1)
-                known.setdefault(area, {})[name] = _parse_stamp(text)
+                known.setdefault(area, {})[name] = parse_stamp(text)
             self._known = known
             self._data_version = version
         return self._known
@@ -276,7 +245,7 @@ class SearchIndex:
         stamps += [stamp for _, stamp in days]
         if any(s is not None and not settled(s, started) for s in stamps):
             return ""
-        return "|".join([*(name for name, _ in days), *map(_stamp_text, stamps)])
+        return "|".join([*(name for name, _ in days), *map(stamp_text, stamps)])
 
     @staticmethod
     def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -300,7 +269,7 @@ class SearchIndex:
             except FileNotFoundError:  # gone since the scan
                 continue
             report.files_read += 1
-            file_rows.append((rel, _stamp_text(stamp) if settled(stamp, started) else ""))
+            file_rows.append((rel, stamp_text(stamp) if settled(stamp, started) else ""))
             tail_rows += tail.file_rows(rel, data, days)
             doc = self._doc_of(area, name[:-3], rel, data)
             if doc is not None:

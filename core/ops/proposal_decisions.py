@@ -151,6 +151,29 @@ def _clear_partner(parsed: ParseResult, resolved: Proposal, skip: set[int]) -> l
 
 # -------------------------------------------------------------------------------- approve
 
+def _committer(number: int, now: datetime, actor: str, bot: str, audit_file: str):
+    """The decision written into the proposals file on approval: #number committed, its open
+    conflict partners rejected in its favour, each with its audit line."""
+    def decide(parsed: ParseResult) -> tuple[list[Proposal], list[AuditEntry]]:
+        me = parsed.get(number)
+        assert me is not None
+        me.status = "committed"
+        changed, entries = [me], [AuditEntry.at(now, "COMMIT", audit_file, bot, "approved", f"accepted proposal #{number}")]
+        for n in conflict_partners(parsed.proposals, me):
+            other = parsed.get(n)
+            if other is None or not other.is_open:
+                continue
+            other.status, other.reason = "rejected", f"conflict resolved in favour of #{number}"
+            changed.append(other)
+            entries.append(AuditEntry.at(
+                now, "REJECT", PENDING_RELPATH, actor, "rejected",
+                f"rejected proposal #{n} — conflict resolved in favour of #{number}",
+            ))
+            changed += _clear_partner(parsed, other, skip={number})
+        return changed, entries
+    return decide
+
+
 def approve_proposal(
     ws: Workspace, pid: str, *, actor: str = "human:cli", now: datetime | None = None
 ) -> DecisionResult:
@@ -169,24 +192,6 @@ def approve_proposal(
         key, line = fragment_for(ws, p, source, topic, today)
         bot = f"bot:commit-from:{agent}"
 
-        def decide(parsed: ParseResult) -> tuple[list[Proposal], list[AuditEntry]]:
-            me = parsed.get(number)
-            assert me is not None
-            me.status = "committed"
-            changed, entries = [me], [AuditEntry.at(now, "COMMIT", audit_file, bot, "approved", f"accepted proposal #{number}")]
-            for n in conflict_partners(parsed.proposals, me):
-                other = parsed.get(n)
-                if other is None or not other.is_open:
-                    continue
-                other.status, other.reason = "rejected", f"conflict resolved in favour of #{number}"
-                changed.append(other)
-                entries.append(AuditEntry.at(
-                    now, "REJECT", PENDING_RELPATH, actor, "rejected",
-                    f"rejected proposal #{n} — conflict resolved in favour of #{number}",
-                ))
-                changed += _clear_partner(parsed, other, skip={number})
-            return changed, entries
-
         for attempt in range(1, APPLY_ATTEMPTS + 1):
             edits, audit_file = shard_edits(ws, p, slug, key, today)
             cs = ChangeSet(
@@ -200,7 +205,7 @@ def approve_proposal(
                     restore_lines={key[0]: [line]} if line is not None else {},
                 ),
             )
-            recorder = _Recorder(ws, number, decide)
+            recorder = _Recorder(ws, number, _committer(number, now, actor, bot, audit_file))
             try:
                 result = _decide(ws, cs, recorder, now, today)
                 break

@@ -1,0 +1,44 @@
+"""The stamps of a folder's files in one pass, and a stamp as text (how the search index stores them)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dreamdeck.core.io.cache import Stamp
+
+
+def stamp_text(stamp: Stamp | None) -> str:
+    return "" if stamp is None else ":".join(map(str, stamp))
+
+
+def parse_stamp(text: str) -> Stamp | None:
+    try:
+        a, b, c, d = (int(x) for x in text.split(":"))
+    except ValueError:
+        return None
+    return (a, b, c, d)
+
+
+def scan_folder(folder: Path, pattern=None) -> dict[str, Stamp]:
+    """name -> stamp of the regular files of `folder` named `*.md` (not dot-named), or matching
+    `pattern`; symlinks are not followed. One listdir and one stat per file, nothing else: this
+    runs before every query."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    try:
+        out: dict[str, Stamp] = {}
+        stat = os.stat
+        for name in os.listdir(fd):
+            if (not name.endswith(".md") or name[0] == ".") if pattern is None else not pattern.match(name):
+                continue
+            try:
+                st = stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if st.st_mode & 0o170000 == 0o100000:
+                out[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        return out
+    finally:
+        os.close(fd)
