@@ -25,7 +25,7 @@ from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.store.state import load_state, save_state
 from dreamdeck.core.store.streams import append_fragment, iter_fragments
 from faults.scripted import Scripted, cite_all, commit_all, git
-from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+from helpers import fragment_line, shard_text, the_next_day, uuid_at, watermark_line, write_shard, write_stream
 
 pytestmark = pytest.mark.slow
 
@@ -130,8 +130,9 @@ def _check_completed(ws, agent_dir: Path, scenario: str) -> set:
 @pytest.mark.parametrize("scenario,step", CASES, ids=[f"{s}-{t}" for s, t in CASES])
 def test_a_kill_at_any_step_is_recovered_with_nothing_cited_lost(tmp_path, agent_dir, ws, scenario, step):
     pre, plan = _prepare(tmp_path, agent_dir, ws)
+    ws = the_next_day(ws)  # D's stream is over and quiet: the change may compact it
 
-    proc = subprocess.run([sys.executable, str(SCRIPT), str(agent_dir), D, scenario, step, str(plan)],
+    proc = subprocess.run([sys.executable, str(SCRIPT), str(agent_dir), ws.today(), scenario, step, str(plan)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == -9, f"step {step!r} was never reached (exit {proc.returncode}): {proc.stderr[-2000:]}"
 
@@ -154,16 +155,17 @@ def test_a_kill_at_any_step_is_recovered_with_nothing_cited_lost(tmp_path, agent
 @pytest.mark.parametrize("step", ["write:topics/a.md", "state", "audit"])
 def test_the_next_dream_finishes_an_interrupted_one_without_doctor(tmp_path, agent_dir, ws, step):
     pre, plan = _prepare(tmp_path, agent_dir, ws)
-    proc = subprocess.run([sys.executable, str(SCRIPT), str(agent_dir), D, "dream", step, str(plan)],
+    ws = the_next_day(ws)  # D's stream is over and quiet: the change may compact it
+    proc = subprocess.run([sys.executable, str(SCRIPT), str(agent_dir), ws.today(), "dream", step, str(plan)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == -9, proc.stderr[-2000:]
 
-    append_fragment(ws, "later", "a later fact", day=D)
+    append_fragment(ws, "later", "a later fact")  # today's stream: D's stays quiet for the recovery's GC
     later = Scripted(cite_all("later", "A later fact"))
     r = run_dream(ws, dreamer=later, review="none")
 
     assert r.status == "applied" and r.commit, r.message
-    assert later.seen == [[f"streams/{D}#{f.id}" for f in iter_fragments(ws) if f.topic == "later"]]
+    assert later.seen == [[f"streams/{f.date}#{f.id}" for f in iter_fragments(ws) if f.topic == "later"]]
     _check_completed(ws, agent_dir, "dream")
     _check_invariants(ws, agent_dir, pre, set())
     assert _cited_at(agent_dir, pre) <= _cited_at(agent_dir, "HEAD")

@@ -17,6 +17,7 @@ from typing import Callable
 
 from dreamdeck.core.door.compaction import CompactionResult
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.index.evidence import ShardReads
 from dreamdeck.core.store.tombstones import Tombstone
 
 # path under memory/ -> (its content now, its content after the change); None: no such file
@@ -74,6 +75,9 @@ class Evidence:
     # for them before its commit instead of starting its own.
     state_ts: str | None = None
     stored_ahead: list = field(default_factory=list, repr=False)
+    # The shard files the caller read for this change (a dream: every topic and the vault), so
+    # the GC's confirmation reads again only what changed since. Not journaled: a recovery reads.
+    shard_reads: ShardReads | None = field(default=None, repr=False)
 
 
 @dataclass

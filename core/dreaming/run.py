@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from itertools import chain
 from typing import Callable
 
+from dreamdeck.core.door.backlog import compact_backlog
 from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_journal, refuse_if_git_busy
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.door.checks import lost_citations
@@ -29,6 +30,7 @@ from dreamdeck.core.dreaming.receipts import DreamReceipt, list_receipts, new_re
 from dreamdeck.core.errors import BadInput, Refused
 from dreamdeck.core.formats.citations import citation_keys, sectioned_citations, summarize_missing
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
+from dreamdeck.core.index.evidence import ShardReads, read_shard
 from dreamdeck.core.index.strength import render_prompt_table, row_from_text, sort_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.io.atomic import atomic_write_text
@@ -36,6 +38,7 @@ from dreamdeck.core.ops.reflections import mark_stale, meta_updates, workspace_n
 from dreamdeck.core.store.reflections import ProposedFile, Reflection, next_reflection_id
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_paths
+from dreamdeck.core.store.stream_rewrite import carry_replaced_streams
 from dreamdeck.core.store.state import load_state, save_state
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
@@ -119,11 +122,6 @@ def _dream_within(dreamer, inp: DreamInput, scratch: DreamScratch, seconds: floa
     return box["outcome"]
 
 
-def _read_text(path: str) -> str:
-    with open(path, "rb") as fh:
-        return fh.read().decode("utf-8", "replace")
-
-
 @dataclass
 class _Run:
     """One run's settings and what its steps learn on the way; each step fills in the receipt."""
@@ -142,6 +140,7 @@ class _Run:
     undreamed: list = field(default_factory=list)
     shown: dict[str, set[str]] = field(default_factory=dict)  # day -> ids shown to the dreamer
     state_ts: str = ""  # the advanced days' timestamp, fixed before the dreamer starts
+    reads: ShardReads = field(default_factory=dict)  # the shard files the snapshot read
 
     @property
     def name(self) -> str:
@@ -205,12 +204,18 @@ def _collect(run: _Run) -> bool:
         recover_journal(ws)
         # Reflections nobody decided within [review] expire_days become stale: kept, never applied.
         mark_stale(ws, now=workspace_now(ws) if ws.today_override else run.now)
+        # Lines a writer put on a stream inode a compaction replaced are dreamed like the rest (invariant 8).
+        carry_replaced_streams(ws)
     state, problem = load_state(ws.state_path)
     if problem:
         raise DreamRefused(f"{problem}. Run `dreamdeck doctor` before dreaming.")
     run.undreamed = collect_undreamed(ws, state)
     if not run.undreamed:
         receipt.message = "no undreamed fragments since last run; skipping"
+        # Compactions that waited for a writer are done now if nothing else would do them.
+        done = None if run.dry_run else compact_backlog(ws, actor=f"dreamer:{run.name}", trigger=run.trigger)
+        if done is not None:
+            receipt.message += f"; compacted {len(done.compaction.files)} stream file(s) whose compaction had waited"
         return False
     receipt.fragments_seen = len(run.undreamed)
     receipt.days = sorted({f.date for f in run.undreamed})
@@ -228,8 +233,9 @@ def _collect(run: _Run) -> bool:
 def _snapshot(run: _Run) -> _Snapshot:
     ws, today = run.ws, run.today
     topic_files = list_shard_paths(ws.topics_dir)
-    before = {slug: _read_text(path) for slug, path in topic_files}
-    vault = {slug: _read_text(path) for slug, path in list_shard_paths(ws.vault_dir)}
+    # Recorded with their stamps: the GC confirms what it drops against these reads (invariant 5).
+    before = {slug: read_shard(path, run.reads) for slug, path in topic_files}
+    vault = {slug: read_shard(path, run.reads) for slug, path in list_shard_paths(ws.vault_dir)}
     pinned = frozenset(vault)
     decay = load_settings(ws.root).decay
     rows = sort_rows([row_from_text(slug, path, before[slug], today, decay, slug in pinned)
@@ -338,7 +344,8 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
             ref=Reference("Reflection", reflection.id) if reflection else None,
         ),
         Writes(auto, meta_files=meta),
-        Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead)),
+        Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead),
+                 shard_reads=run.reads),
         Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
                       f"held {len(held)} change(s) for review in {reflection.id}")] if reflection else []),
     )

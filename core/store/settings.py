@@ -51,6 +51,14 @@ class CriticalSettings:
 
 
 @dataclass(frozen=True)
+class StreamsSettings:
+    # A stream file written to within this many minutes is never rewritten by a compaction: a
+    # writer may hold it open (a logging handler, `tee -a`, a long-lived Node write stream), and
+    # whatever it writes after a rewrite lands on the replaced inode. Today's file never is.
+    quiet_minutes: float = 5.0
+
+
+@dataclass(frozen=True)
 class AppSettings:
     watcher: bool = True  # the TUI starts the background watcher
 
@@ -61,12 +69,13 @@ class Settings:
     decay: DecaySettings = field(default_factory=DecaySettings)
     review: ReviewSettings = field(default_factory=ReviewSettings)
     critical: CriticalSettings = field(default_factory=CriticalSettings)
+    streams: StreamsSettings = field(default_factory=StreamsSettings)
     app: AppSettings = field(default_factory=AppSettings)
 
 
 _TABLES = {
     "dreaming": DreamingSettings, "decay": DecaySettings, "review": ReviewSettings,
-    "critical": CriticalSettings, "app": AppSettings,
+    "critical": CriticalSettings, "streams": StreamsSettings, "app": AppSettings,
 }
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from tui_waits import wait_for
 
 from dreamdeck.core.formats.events import fragment_content_hash
-from dreamdeck.core.store.streams import append_fragment, rewrite_stream
+from dreamdeck.core.store.stream_rewrite import rewrite_stream
+from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.store.tombstones import Tombstone, record
 from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
