@@ -13,15 +13,12 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.runner import head
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.store.state import load_state
-from faults.scripted import body, commit_all, git
-from helpers import shard_text, uuid_at, write_shard
+from tests.support.dreamers import body
+from tests.support.git import git, trailer_lines
+from tests.support.memory import cite, commit_all, shard_text, uuid_at, write_shard
 
 D1, D = "2026-05-20", "2026-05-22"
 NOW = datetime(2026, 5, 22, 9, 30, 42, tzinfo=timezone.utc)
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def cs(*edits: FileEdit, action="edit", summary="a human edit", subject=None, ref=None, allow_vault=False,
@@ -139,7 +136,7 @@ def test_every_file_gets_one_audit_line_in_the_12_4_format_and_one_commit(ws, ag
     ]
     assert result.sha == head(agent_dir) and git(agent_dir, "rev-parse", "HEAD~1").strip() == seeded
     assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: reinforce a | add c"
-    assert [t for t in git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")] == [
+    assert trailer_lines(agent_dir) == [
         "Actor: human:cli", "Approval: approved", "Trigger: test", "Reflection: r-7"]
     shown = git(agent_dir, "show", "--name-only", "--format=", "HEAD").split()
     assert {"memory/topics/a.md", "memory/topics/c.md", "memory/meta/audit.log"} <= set(shown)
@@ -158,7 +155,7 @@ def test_the_file_lines_carry_the_verb_the_change_set_states_and_the_trailer_its
         "2026-05-22T09:30Z | ARCHIVE | memory/archive/c.md | human:cli | approved | archive c",
         "2026-05-22T09:30Z | CREATE | memory/topics/d.md | human:cli | approved | add d",
     ]
-    assert [t for t in git(agent_dir, "log", "-1", "--skip=1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")] == [
+    assert trailer_lines(agent_dir, "HEAD~1") == [
         "Actor: human:cli", "Approval: approved", "Trigger: test", "Proposal: p-3"]
     assert "Reflection:" not in git(agent_dir, "log", "-1", "--format=%B")  # no reference, no trailer
 
@@ -214,7 +211,7 @@ def test_a_read_only_folder_fails_the_write_and_the_rest_is_undone(ws, agent_dir
 
 def test_every_step_is_announced_in_order(ws, agent_dir, seeded):
     steps: list[str] = []
-    from helpers import fragment_line, write_stream
+    from tests.support.memory import fragment_line, write_stream
 
     write_stream(agent_dir, D, [fragment_line(D, 1, "a", "a again")])
     apply_changeset(ws, cs(*_three_edits(), advance={D: {uuid_at(D, 1)}}, gc_days={D}), fault=steps.append)
@@ -328,6 +325,6 @@ def test_a_journal_written_before_the_upgrade_is_still_finished(ws, agent_dir, s
     assert (D1, uuid_at(D1, 2)) in load_tombstones(ws)
     assert load_state(ws.state_path)[0].dreamed_ids(D) == {uuid_at(D, 1)}
     assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: forget b"
-    assert [t for t in git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")] == [
+    assert trailer_lines(agent_dir) == [
         "Actor: human:cli", "Approval: approved", "Trigger: forget", "Reflection: r-9"]
     assert not (ws.memory / JOURNAL).exists()

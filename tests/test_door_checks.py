@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dreamdeck.core.door.checks import lost_citations
-from helpers import shard_text, uuid_at
+from tests.support.memory import shard_text, uuid_at
 
 D = "2026-05-20"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git
+from tests.support.git import git
 from dreamdeck.core.dreaming.run import run_dream
-from faults.scripted import Scripted, commit_all, draft
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.dreamers import Scripted, draft
+from tests.support.memory import commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 D0, D = "2026-05-20", "2026-05-22"
 

@@ -23,7 +23,7 @@ from dreamdeck.core.ops.rollback import preview_rollback, rollback
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import AppendRefused, append_fragment, read_stream_lines
 from dreamdeck.core.ops.vault import pin_fragment, pin_topic
-from helpers import fragment_line, the_next_day, uuid_at, write_stream
+from tests.support.memory import fragment_line, the_next_day, uuid_at, write_stream
 
 D = "2026-05-22"
 

@@ -18,19 +18,12 @@ from dreamdeck.core.store.reflections import ProposedFile, ReflectionError, list
 from dreamdeck.core.ops.reflections import approve, loss_meter, mark_stale, reject
 from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.store.state import load_state, save_state
-from faults.scripted import Scripted, citations_in, commit_all, draft, git, merge_into
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.dreamers import Scripted, citations_in, draft, merge_into
+from tests.support.git import git, trailer_lines
+from tests.support.memory import cite, commit_all, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
 
 D1, D = "2026-05-20", "2026-05-22"
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
-
-
-def topics(root):
-    return {p.name: p.read_bytes() for p in sorted((root / "memory/topics").glob("*.md"))}
 
 
 def fragment_ids(root, day):
@@ -88,7 +81,7 @@ def test_approve_all_applies_every_file_through_the_door(ws, agent_dir):
     assert re.fullmatch(r"- \S+ r-1 approved by human:cli: 2/2 hunks", log[-1])
     subject = git(agent_dir, "log", "-1", "--format=%s").strip()
     assert re.fullmatch(rf"dream: approved r-1 \(2/2 hunks\) ({EMOJI})", subject)
-    trailers = [t for t in git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() if not t.startswith("Change-Id: ")]
+    trailers = trailer_lines(agent_dir)
     assert trailers == ["Actor: human:cli", "Approval: approved", "Trigger: review", "Reflection: r-1"]
     assert result.sha == head(agent_dir)
     entries, problems = read_log(agent_dir)

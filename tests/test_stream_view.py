@@ -16,7 +16,7 @@ from dreamdeck.core.store.stream_rewrite import rewrite_stream
 from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.store.tombstones import Tombstone, record
-from helpers import fragment_line, uuid_at, watermark_line, write_stream
+from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 
 LEGACY = '{"type":"legacy_prose","ts":"2026-05-22T00:00:00.000Z","text":"old notes","origin":"migration"}'
 
@@ -132,6 +132,7 @@ def test_no_streams_at_all_is_an_empty_view_that_fills_when_one_appears(ws, agen
 
 
 # --- laziness: only the days shown are indexed, only the rows asked are read ------------------------
+@pytest.mark.perf_contract(reason="opening the stream view opens only the newest day files it needs and reads no row")
 def test_opening_indexes_only_the_newest_days_needed(ws, agent_dir, monkeypatch):
     dates = days(20)
     fill(agent_dir, dates, 10)
@@ -144,6 +145,7 @@ def test_opening_indexes_only_the_newest_days_needed(ws, agent_dir, monkeypatch)
     assert counting.preads == [] and view.reads == 0  # indexing parses nothing and reads no row
 
 
+@pytest.mark.perf_contract(reason="a row costs one pread of its own line, once")
 def test_row_reads_only_the_line_asked_for_and_caches_it(ws, agent_dir, monkeypatch):
     fill(agent_dir, days(3), 50)
     view = StreamView(ws)
@@ -186,6 +188,7 @@ def test_find_loads_back_to_an_old_day_for_a_citation_jump(ws, agent_dir):
     assert view.find("2026-05-13", uuid_at("2026-05-13", 0), load=False) is None
 
 
+@pytest.mark.perf_contract(reason="days a jump passes over are opened only when a row of theirs is read")
 def test_days_a_jump_passes_over_are_counted_and_indexed_when_read(ws, agent_dir, monkeypatch):
     fill(agent_dir, days(10), 10)
     view = StreamView(ws, min_rows=10)
@@ -238,6 +241,7 @@ def test_a_counted_day_changed_under_it_reads_as_a_placeholder_until_refresh(ws,
 
 
 # --- following the files ----------------------------------------------------------------------------
+@pytest.mark.perf_contract(reason="a refresh scans only the bytes appended since the last one")
 def test_refresh_reads_only_the_appended_bytes(ws, agent_dir):
     fill(agent_dir, ["2026-05-22"], 5)
     view = StreamView(ws)

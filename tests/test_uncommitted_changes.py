@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git
+from tests.support.git import git
 from dreamdeck.core.door.apply import apply_changeset, recover_journal
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Reference, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import GitError, Refused
 from dreamdeck.core.ops.doctor import examine
-from faults.scripted import commit_all
-from helpers import shard_text, uuid_at, write_shard, write_stream, fragment_line
+from tests.support.memory import commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 D = "2026-05-20"
 
@@ -115,7 +114,7 @@ def test_a_change_during_a_git_operation_is_refused_before_anything_is_written(w
 
 def test_a_real_rebase_in_progress_refuses_a_dream(ws, agent_dir, seeded):
     from dreamdeck.core.dreaming.run import run_dream
-    from faults.scripted import Scripted, cite_all
+    from tests.support.dreamers import Scripted, cite_all
 
     git(agent_dir, "checkout", "-q", "-b", "side")
     (agent_dir / "SOUL.md").write_text("# Soul\nBe brave.\n")

@@ -3,7 +3,8 @@
 Order (each step is why the next one is safe):
 1. resolve each edit against its recorded base (3-way rebase via git merge-file, or refuse);
 2. validate paths (only memory/topics|vault|archive/<slug>.md; the vault only on a human pin);
-3. recompute runtime-owned frontmatter; check the citation superset and tombstones (`checks`);
+3. recompute runtime-owned frontmatter; check the citation superset and tombstones (`checks`)
+   and that no shard gains a secret (`secrets_check`);
 4. write a journal, then the files atomically (a failed write restores what was written);
 5. `finish`: tombstones, dreamed ids, restored stream lines, GC, audit, one git commit.
 A kill anywhere leaves the journal; `recover_journal` (doctor --fix) finishes the apply.
@@ -19,11 +20,12 @@ from dreamdeck.core.door.checks import check_superset, check_tombstones, validat
 from dreamdeck.core.door.finish import Step, drain, finish
 from dreamdeck.core.door.journal import JOURNAL, Journal, TornJournal, read_journal, remove_journal, write_journal
 from dreamdeck.core.door.lock import memory_lock
+from dreamdeck.core.door.secrets_check import refuse_new_secrets
 from dreamdeck.core.door.state import next_state, store_state_ahead
 from dreamdeck.core.errors import ApplyFailed, Refused
 from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.git.merge import merge_shards, rebase_change
-from dreamdeck.core.git.runner import busy_reason
+from dreamdeck.core.git.runner import busy_reason, head
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.workspace import Workspace
 
@@ -70,6 +72,7 @@ def _checked_plan(ws: Workspace, cs: ChangeSet, today: str, result: ApplyResult)
     plan = _resolve(ws, cs, today, result)
     check_superset(ws, plan, cs.evidence.allow_drop)
     check_tombstones(ws, plan)
+    refuse_new_secrets(ws, plan)
     result.targets = {p: t for p, (_, t) in plan.items()}
     return plan
 
@@ -102,7 +105,7 @@ def apply_changeset(
         if interrupted:
             result.warnings.append(interrupted)
         plan = _checked_plan(ws, cs, today, result)
-        journal = Journal.of(cs, plan, today, now)
+        journal = Journal.of(cs, plan, today, now, parent=head(ws.root))
         background = _store_state_ahead(ws, cs, journal)
         try:
             write_journal(ws, journal)

@@ -50,6 +50,9 @@ class Commit:
     subject: str | None = None  # None: `memory: <summary>`
     dream_subject: bool = False  # with no subject, TypeClaw's `dream: N fragments 🌙`; the summary is the body
     ref: Reference | None = None
+    # A dream run's N (the fragments it saw), so the subject agrees with its receipt; None:
+    # TypeClaw's own count (every fragment of each staged stream file).
+    dream_fragments: int | None = None
 
 
 @dataclass

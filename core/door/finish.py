@@ -230,7 +230,7 @@ def _commit(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
         None if c.dream_subject and not c.subject else (c.subject or f"memory: {c.summary}"),
         Trailers(c.actor, c.approval, c.trigger, c.ref.id if c.ref else "", c.ref.kind if c.ref else "",
                  journal.change_id),
-        body=c.summary if c.dream_subject else "",
+        body=c.summary if c.dream_subject else "", fragments=c.dream_fragments,
         exclude=(f"memory/{JOURNAL}",),
     )
     result.commit_seconds = time.perf_counter() - started

@@ -16,8 +16,8 @@ as version 1 did.
 """
 from __future__ import annotations
 
+import hashlib
 import json
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -54,8 +54,8 @@ class Journal:
     gc_lines: list[tuple[str, str]] | None = None  # (day, raw line) the GC took, once it has run
 
     @classmethod
-    def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime) -> "Journal":
-        return cls(
+    def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime, parent: str | None) -> "Journal":
+        journal = cls(
             today=today, now=now.isoformat(),
             # One timestamp for the advanced days: the state git stores ahead of the commit and
             # the state written later must be the same bytes.
@@ -64,8 +64,21 @@ class Journal:
             originals={p: c for p, (c, _) in plan.items()},
             commit=cs.commit, evidence=cs.evidence, meta_files=cs.writes.meta_files, audit=cs.audit,
             topics_changed=any(p.startswith("topics/") and c != t for p, (c, t) in plan.items()),
-            change_id=uuid.uuid4().hex[:16],
         )
+        journal.change_id = journal.identity(parent)
+        return journal
+
+    def identity(self, parent: str | None) -> str:
+        """The change's id: a hash of what it writes, its trailers and the commit it builds on.
+
+        Derived, not random: two runs of the same change on the same history get the same commit
+        (reproducible history, stable tests), while any other parent or content is another id.
+        The time is left out on purpose: it is not part of what the change is.
+        """
+        data = self.to_json()
+        data.pop("now"), data.pop("state_ts"), data.pop("change_id"), data.pop("audited"), data.pop("gc_lines")
+        blob = json.dumps({"parent": parent, "change": data}, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
     def to_json(self) -> dict:
         c, e = self.commit, self.evidence
@@ -75,7 +88,7 @@ class Journal:
             "changeset": {
                 "action": c.action, "actor": c.actor, "approval": c.approval, "trigger": c.trigger,
                 "summary": c.summary, "ref": c.ref.id if c.ref else "", "ref_kind": c.ref.kind if c.ref else "",
-                "subject": c.subject, "dream_subject": c.dream_subject,
+                "subject": c.subject, "dream_subject": c.dream_subject, "dream_fragments": c.dream_fragments,
                 "advance": {d: sorted(ids) for d, ids in e.advance.items()},
                 "release": {d: sorted(ids) for d, ids in e.release.items()},
                 "gc_days": sorted(e.gc_days),
@@ -102,6 +115,7 @@ class Journal:
             commit=Commit(
                 c["action"], c["actor"], c["approval"], c["trigger"], c["summary"], subject=c["subject"],
                 dream_subject=c["dream_subject"], ref=Reference(c["ref_kind"], c["ref"]) if c["ref"] else None,
+                dream_fragments=c.get("dream_fragments"),
             ),
             evidence=Evidence(
                 advance={d: set(ids) for d, ids in c["advance"].items()},

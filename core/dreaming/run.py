@@ -16,8 +16,22 @@ from itertools import chain
 from typing import Callable
 
 from dreamdeck.core.door.backlog import compact_backlog
-from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_journal, refuse_if_git_busy
-from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.apply import (
+    apply_changeset,
+    plan_changeset,
+    recover_journal,
+    refuse_if_git_busy,
+)
+from dreamdeck.core.door.changeset import (
+    ApplyResult,
+    Audit,
+    ChangeSet,
+    Commit,
+    Evidence,
+    FileEdit,
+    Reference,
+    Writes,
+)
 from dreamdeck.core.door.checks import lost_citations
 from dreamdeck.core.door.lock import memory_lock
 from dreamdeck.core.door.state import store_state_ahead
@@ -25,23 +39,41 @@ from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
 from dreamdeck.core.dreaming.lock import DreamLock
 from dreamdeck.core.dreaming.offline import OfflineDreamer
 from dreamdeck.core.dreaming.policy import needs_review
-from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamOutcome, DreamScratch
-from dreamdeck.core.dreaming.receipts import DreamReceipt, list_receipts, new_receipt_id, receipt_message, receipt_text
+from dreamdeck.core.dreaming.protocol import (
+    DreamerError,
+    DreamInput,
+    DreamOutcome,
+    DreamScratch,
+)
+from dreamdeck.core.dreaming.receipts import (
+    DreamReceipt,
+    list_receipts,
+    new_receipt_id,
+    receipt_message,
+    receipt_text,
+)
 from dreamdeck.core.errors import BadInput, Refused
-from dreamdeck.core.formats.citations import citation_keys, sectioned_citations, summarize_missing
+from dreamdeck.core.formats.citations import (
+    citation_keys,
+    sectioned_citations,
+    summarize_missing,
+)
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
 from dreamdeck.core.index.evidence import ShardReads, read_shard
-from dreamdeck.core.index.strength import render_prompt_table, row_from_text, sort_rows
+from dreamdeck.core.index.strength import prompt_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.ops.reflections import mark_stale, meta_updates, workspace_now
-from dreamdeck.core.store.reflections import ProposedFile, Reflection, next_reflection_id
+from dreamdeck.core.store.reflections import (
+    ProposedFile,
+    Reflection,
+    next_reflection_id,
+)
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.stream_rewrite import carry_replaced_streams
 from dreamdeck.core.store.state import load_state, save_state
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
-
 
 # DreamReceipt and list_receipts live in `receipts`; the app and the watcher take them from here too.
 __all__ = ["DreamReceipt", "DreamRefused", "choose_dreamer", "list_receipts", "run_dream"]
@@ -62,6 +94,10 @@ def choose_dreamer(name: str, ws: Workspace):
     if name == "offline":
         return OfflineDreamer(), why
     if name == "anthropic":  # the SDK itself is imported only when it dreams
+        if not os.environ.get("ANTHROPIC_API_KEY"):
+            # Said before anything runs: a run that could only fail would still take the lock.
+            raise BadInput("the anthropic dreamer needs ANTHROPIC_API_KEY in the environment "
+                           "(or use the offline dreamer: --dreamer offline)")
         return AnthropicDreamer(
             model=settings.model, max_output_tokens=settings.max_output_tokens,
             timeout_seconds=settings.timeout_seconds, max_retries=settings.max_retries,
@@ -189,6 +225,7 @@ def _steps(run: _Run) -> None:
     if run.dry_run:
         plan_changeset(run.ws, cs, run.today)
         run.receipt.status = "dry-run"
+        run.receipt.reflection = None  # it would take an id; none was created
         run.receipt.message = f"dry run: would apply {len(auto)} change(s) and hold {len(held)} for review"
         return
     _apply(run, cs)
@@ -237,11 +274,10 @@ def _snapshot(run: _Run) -> _Snapshot:
     before = {slug: read_shard(path, run.reads) for slug, path in topic_files}
     vault = {slug: read_shard(path, run.reads) for slug, path in list_shard_paths(ws.vault_dir)}
     pinned = frozenset(vault)
-    decay = load_settings(ws.root).decay
-    rows = sort_rows([row_from_text(slug, path, before[slug], today, decay, slug in pinned)
-                      for slug, path in topic_files]) if getattr(run.dreamer, "reads_strength_table", True) else []
+    rows = prompt_rows(((slug, before[slug]) for slug, _ in topic_files), today) \
+        if getattr(run.dreamer, "reads_strength_table", True) else []
     inp = DreamInput(
-        today=today, fragments=run.undreamed, strength_table=render_prompt_table(rows), pinned=pinned,
+        today=today, fragments=run.undreamed, strength_rows=rows, pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
     )
     return _Snapshot(before, vault, inp)
@@ -342,6 +378,7 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
             "dream", f"dreamer:{run.name}", "pending" if held and not auto else "auto", run.trigger,
             outcome.summary or f"{len(run.undreamed)} fragment(s) dreamed", dream_subject=True,
             ref=Reference("Reflection", reflection.id) if reflection else None,
+            dream_fragments=len(run.undreamed),
         ),
         Writes(auto, meta_files=meta),
         Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead),

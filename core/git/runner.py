@@ -25,7 +25,7 @@ import subprocess
 
 from dreamdeck.core.errors import GitError
 
-__all__ = ["GitError", "git_dir", "repo_args", "run_git", "run_git_bytes", "run_isolated", "start_job", "GitJob", "head", "resolve_rev"]
+__all__ = ["GitError", "git_dir", "repo_args", "init_repo", "run_git", "run_git_bytes", "run_isolated", "start_job", "GitJob", "head", "resolve_rev"]
 
 HOOKS_OFF = ("-c", "core.hooksPath=/dev/null")
 
@@ -104,6 +104,13 @@ def run_git(root: Path, *args: str, check: bool = True, stdin: str | bytes | Non
     if check and status != 0:
         raise GitError(f"git {' '.join(args[:3])}: {err.strip() or str(out).strip()}")
     return out  # type: ignore[return-value]
+
+
+def init_repo(root: Path) -> None:
+    """`git init` (branch main) in `root`, hooks off; GitError with git's words on failure."""
+    status, _out, err = _execute(["git", *HOOKS_OFF, "init", "-q", "-b", "main"], str(root))
+    if status != 0:
+        raise GitError(f"git init: {err.strip()}")
 
 
 def run_git_bytes(root: Path, *args: str, stdin: bytes | None = None) -> tuple[int, bytes]:

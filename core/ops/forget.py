@@ -38,7 +38,7 @@ decides). A hard-forgotten fragment is refused.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from dreamdeck.core.door.apply import apply_changeset
@@ -334,7 +334,9 @@ def unforget(ws: Workspace, day: str, fid: str, actor: str = "human:cli") -> For
     cs = ChangeSet(
         Commit("unforget", actor, "approved", "forget", f"unforget streams/{day}#{fid}",
                subject=f"memory: unforget streams/{day}#{fid}"),
-        evidence=Evidence(tombstones=[("unforget", stone)], release={day: {fid}}, restore_lines=restore),
+        # The record says who lifted it and when (the forget's own record keeps who forgot it).
+        evidence=Evidence(tombstones=[("unforget", replace(stone, actor=actor, ts=local_datetime_iso()))],
+                          release={day: {fid}}, restore_lines=restore),
         audit=Audit(extra=[("UNFORGET", f"memory/streams/{day}.jsonl",
                             f"{day}#{fid} visible again, back on the undreamed tail" + (" (bytes restored)" if restore else ""))]),
     )

@@ -11,7 +11,7 @@ from dreamdeck.core.formats.citations import CITATION, Key, citation_keys, forma
 from dreamdeck.core.formats.events import build_fragment, fragment_content_hash, serialize_event
 from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
 from dreamdeck.core.formats.pending_memories import Proposal
-from dreamdeck.core.formats.secrets import detect_secrets
+from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.formats.shards import ShardMeta, add_citation_lines, render_shard, strength_of
 from dreamdeck.core.ops.proposal_fields import ProposalRefused, parse_time
 from dreamdeck.core.store.streams import list_stream_days, read_stream_lines, write_path_for
@@ -72,10 +72,10 @@ def fragment_for(ws: Workspace, p: Proposal, source: str, topic: str, today: str
     """(key, line to append or None when reusing): the checks `append_fragment` makes, done
     up front because the line itself is appended by the door with the rest of the change."""
     refused = f"cannot approve {p.id}: refused:"
-    for label, text in (("topic", topic), ("content", p.content)):
-        found = detect_secrets(text)
-        if found:
-            raise ProposalRefused(f"{refused} the {label} contains a secret ({found[0].family}); nothing was written")
+    for label, text in (("proposer", source), ("topic", topic), ("content", p.content)):
+        families = secret_families(text)
+        if families:
+            raise ProposalRefused(f"{refused} the {label} contains a secret ({', '.join(families)}); nothing was written")
     content_hash = fragment_content_hash(topic, p.content)
     if content_hash in tombstoned_hashes(ws):
         raise ProposalRefused(f"{refused} this content was forgotten (tombstoned); nothing was written")

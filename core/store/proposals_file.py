@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from filelock import FileLock
 
+from dreamdeck.core.claims.contradiction import contradicts
 from dreamdeck.core.errors import BadInput, NotFound
 from dreamdeck.core.formats.pending_memories import (
     CONFIDENCES,
@@ -31,7 +31,7 @@ from dreamdeck.core.formats.pending_memories import (
     render_pending,
     splice,
 )
-from dreamdeck.core.formats.secrets import detect_secrets
+from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.workspace import lock_file
@@ -129,7 +129,7 @@ def _checked_proposal(from_agent: str, store: str, content: str, confidence: str
     if len(trigger) > MAX_TRIGGER:
         raise BadInput(f"trigger is {len(trigger)} characters; the limit is {MAX_TRIGGER}")
     entity_list = _checked_entities(entities)
-    _refuse_secrets(content, trigger, " ".join(entity_list))
+    _refuse_secrets(from_agent, content, trigger, *entity_list)
     return Proposal(
         number=0, from_agent=from_agent, timestamp=_timestamp(now), trigger=trigger, store=store,
         content=content, entities=entity_list, confidence=confidence, core_worthy=bool(core_worthy),
@@ -191,9 +191,8 @@ def _validate_agent(name: str) -> str:
 
 def _refuse_secrets(*texts: str) -> None:
     for text in texts:
-        findings = detect_secrets(text)
-        if findings:
-            families = sorted({f.family for f in findings})
+        families = secret_families(text)
+        if families:
             raise BadInput(f"refused: the proposal contains a secret ({', '.join(families)})")
 
 
@@ -254,167 +253,39 @@ def modify_proposals(
 
 # ------------------------------------------------------------------------------ conflicts
 
-_BE = {"is", "are", "was", "were", "be", "been", "being", "am", "'s"}
-_HAVE = {"has", "have", "had", "having"}
-_AUX = {"do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must"}
-_VERB_BASES = {
-    "use", "prefer", "like", "love", "hate", "dislike", "want", "need", "live", "work", "own",
-    "start", "end", "finish", "cost", "run", "move", "plan", "expect", "require", "choose",
-    "pick", "get", "become", "meet", "ship", "launch", "deploy", "release", "avoid", "drink",
-    "eat", "speak", "write", "read", "go", "come", "stay", "target", "support", "depend",
-}
-_NEGATIONS = {"not", "never", "cannot", "nobody", "nothing"}
-_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "our", "my", "your", "his",
-                "her", "their", "its"}
-_MONTHS = {
-    "jan": "jan", "january": "jan", "feb": "feb", "february": "feb", "mar": "mar", "march": "mar",
-    "apr": "apr", "april": "apr", "may": "may", "jun": "jun", "june": "jun", "jul": "jul",
-    "july": "jul", "aug": "aug", "august": "aug", "sep": "sep", "sept": "sep", "september": "sep",
-    "oct": "oct", "october": "oct", "nov": "nov", "november": "nov", "dec": "dec", "december": "dec",
-}
-_WORD = re.compile(r"[a-z0-9]+(?:[.,:/-][0-9]+)*(?:'[a-z]+)?")
-
-
-def _verb(word: str) -> str | None:
-    """The lemma of `word` when it is one of the verbs the heuristic knows, else None."""
-    if word in _BE:
-        return "be"
-    if word in _HAVE:
-        return "have"
-    if word in _VERB_BASES:
-        return word
-    for suffix in ("ing", "es", "ed", "s", "d"):
-        if word.endswith(suffix):
-            stem = word[: -len(suffix)]
-            if stem in _VERB_BASES:
-                return stem  # prefers, needed, going
-            if stem + "e" in _VERB_BASES:
-                return stem + "e"  # uses, used, using
-            if len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in _VERB_BASES:
-                return stem[:-1]  # preferred, planning
+def _shared_topic(a: Proposal, b: Proposal) -> bool | None:
+    """True when both name an entity they share, False when both name entities and share none
+    (never a conflict), None when one names none (the claims must then match on their own)."""
+    ea = {e.lower() for e in a.entities}
+    eb = {e.lower() for e in b.entities}
+    if ea and eb:
+        return bool(ea & eb)
     return None
 
 
-@dataclass(frozen=True)
-class _Claim:
-    subject: tuple[str, ...] | None
-    verb: str | None
-    negated: bool
-    words: frozenset[str]  # content words with negations/auxiliaries removed, verbs lemmatised
-    values: frozenset[str]  # numbers and month names
-
-
-def _claim(content: str) -> _Claim:
-    raw = [w.strip(".,:/-") for w in _WORD.findall(content.lower().replace("\u2019", "'"))]
-    tokens: list[str] = []
-    negated = False
-    i = 0
-    while i < len(raw):
-        w = raw[i]
-        if w.endswith("'s") and w != "'s":
-            w = w[:-2]
-        if w == "no" and i + 1 < len(raw) and raw[i + 1] == "longer":
-            tokens.append("<neg>")
-            i += 2
-            continue
-        if w in _NEGATIONS or w.endswith("n't"):
-            if w.endswith("n't") and w not in ("can't", "won't"):  # doesn't, isn't, hasn't
-                base = w[:-3]
-                tokens.append(base if base in _BE | _HAVE | _AUX else "<aux>")
-            tokens.append("<neg>")
-        elif w:
-            tokens.append(w)
-        i += 1
-
-    subject: tuple[str, ...] | None = None
-    verb: str | None = None
-    for index, w in enumerate(tokens):
-        lemma = _verb(w)
-        if w == "<neg>" or w in _AUX or w == "<aux>" or lemma is not None:
-            words = tuple(t for t in tokens[:index] if t not in _DETERMINERS)
-            subject = words or None
-            for later in tokens[index:]:
-                if later not in ("<neg>", "<aux>") and later not in _AUX and _verb(later):
-                    verb = _verb(later)
-                    break
-            break
-
-    words = set()
-    values = set()
-    for w in tokens:
-        negated = negated or w == "<neg>"
-        if any(ch.isdigit() for ch in w):
-            values.add(w)
-        elif w in _MONTHS:
-            values.add(_MONTHS[w])
-        if w in ("<neg>", "<aux>") or w in _AUX or w in _DETERMINERS:
-            continue
-        words.add(_verb(w) or w)
-    return _Claim(subject, verb, negated, frozenset(words), frozenset(values))
-
-
-def _subjects_agree(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
-    """Unknown subjects agree; known ones agree when one's words include the other's."""
-    if a is None or b is None:
-        return True
-    sa, sb = set(a), set(b)
-    return sa <= sb or sb <= sa
-
-
-def _related(new: Proposal, a: _Claim, other: Proposal, b: _Claim) -> bool:
-    ea = {e.lower() for e in new.entities}
-    eb = {e.lower() for e in other.entities}
-    if ea and eb:
-        return bool(ea & eb) and _subjects_agree(a.subject, b.subject)
-    # At least one side names no entity: the two must make a claim about the same subject
-    # with the same verb ("Project deadline is ..." / "Project deadline was ...").
-    return a.subject is not None and a.subject == b.subject and a.verb == b.verb
-
-
-def _values_differ(a: _Claim, b: _Claim) -> bool:
-    if a.values and b.values:
-        return not (a.values <= b.values or b.values <= a.values)
-    return False
-
-
-def _negation_flips(a: _Claim, b: _Claim) -> bool:
-    if a.negated == b.negated:
-        return False
-    return a.words <= b.words or b.words <= a.words
-
-
 def find_conflicts(new: Proposal, others: Iterable[Proposal]) -> list[int]:
-    """Numbers of the `others` that contradict `new`, in order. A deliberately simple heuristic:
-
-    1. **Same topic.** Both name entities: they must share one (entities that do not overlap
-       never conflict), and their subjects, when both can be read, must agree (one's words
-       include the other's: "deadline" / "Project deadline"). Otherwise (one or both name no
-       entity) the two must have the same subject AND the same verb. The subject is the words
-       before the first verb, auxiliary or negation, minus articles and possessives ("The
-       project deadline is ..." -> `project deadline`, verb `be`; "User no longer prefers ..." ->
-       `user`, verb `prefer`). Verbs come from a small list (be, have, use, prefer, like, want,
-       need, live, work, start, end, ship, ...), with -s/-ed/-ing forms; a sentence with no known
-       verb has no subject, so without a shared entity it conflicts with nothing.
-    2. **Different value.** Their numbers and month names ("March 15", "3 pm", "v2") both
-       exist and neither set contains the other ("March 15" vs "March 30" conflict; "March 15"
-       vs "March 15, 2026" do not) — OR exactly one of them is negated ("not", "never",
-       "no longer", "n't") while, negations and auxiliaries aside, one's words include the
-       other's ("User prefers pnpm" vs "User no longer prefers pnpm").
-
-    So a refinement is not a conflict ("User prefers pnpm" vs "User prefers pnpm for
-    monorepos"), and neither is a different object without numbers ("prefers pnpm" vs "prefers
-    yarn": both may be true; the heuristic leaves that to the reviewer). Identical contents are
-    duplicates, never conflicts, and a proposal never conflicts with itself.
+    """Numbers of the `others` that contradict `new`, in order, by the one contradiction rule
+    (`core.claims.contradiction`): the same subject with a different value, a ruled-out value,
+    or a flipped negation ("Project deadline is March 15" / "... was moved to March 30"; "User
+    prefers pnpm" / "User no longer prefers pnpm"). Proposals that both name entities conflict
+    only when they share one, and then count as one topic (a one-word subject may match a longer
+    one: "Deadline is ..." / "Apollo deadline is ..."). A refinement is not a conflict ("prefers
+    pnpm" / "prefers pnpm for monorepos"), nor a different object without a change marker
+    ("prefers pnpm" / "prefers yarn": both may be true). Identical contents are duplicates, never
+    conflicts, and a proposal never conflicts with itself. Order does not matter: either may be
+    the newer claim.
     """
-    a = _claim(new.content)
     found: list[int] = []
     for other in others:
         if other.number == new.number or other.content_hash == new.content_hash:
             continue
-        b = _claim(other.content)
-        if not _related(new, a, other, b):
+        shared = _shared_topic(new, other)
+        if shared is False:
             continue
-        if _values_differ(a, b) or _negation_flips(a, b):
+        same_topic = bool(shared)
+        if contradicts(other.content, new.content, same_topic=same_topic) or contradicts(
+            new.content, other.content, same_topic=same_topic
+        ):
             if other.number not in found:
                 found.append(other.number)
     return found

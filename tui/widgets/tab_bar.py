@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-# (mode, key, label) of the seven screens, in tab order
+# (mode, key, label) of the screens, in tab order
 TABS = [
     ("topics", "1", "Topics"), ("reflections", "2", "Reflections"), ("proposals", "3", "Proposals"),
     ("vault", "4", "Vault"), ("history", "5", "History"), ("stream", "6", "Stream"), ("control", "7", "Dream"),
+    ("forgotten", "8", "Forgotten"),
 ]
 
 

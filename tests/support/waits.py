@@ -1,4 +1,6 @@
-"""Waiting for the app's thread workers in Pilot tests.
+"""Waiting, never timing: for a condition (in any test), for the app's thread workers and for
+something on screen (in Pilot tests). Every wait has a generous timeout that only keeps a broken
+test finite; no helper says how long it took.
 
 `App.workers.wait_for_complete()` raises WorkerCancelled when an exclusive worker (a reload)
 was superseded by a newer one; for a test that only wants "everything settled", a cancelled
@@ -6,10 +8,21 @@ reload is an expected outcome, not a failure.
 """
 from __future__ import annotations
 
-from textual.worker import WorkerCancelled
+import time
+
+
+def wait_until(predicate, timeout: float = 5.0, step: float = 0.05, what: str = "condition") -> None:
+    """Sleep in `step`s until `predicate()` holds, or AssertionError after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(step)
 
 
 async def wait_workers(app) -> None:
+    from textual.worker import WorkerCancelled
+
     for _ in range(5):
         try:
             await app.workers.wait_for_complete()
@@ -29,16 +42,14 @@ async def settle(app, pilot, rounds: int = 6) -> None:
                 return
 
 
-async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "condition") -> float:
-    """Pause until `predicate()` holds; the seconds it took, or AssertionError after `timeout`."""
-    import time
-
+async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "condition") -> None:
+    """Pause until `predicate()` holds, or AssertionError after a generous `timeout`. It does not
+    say how long it took: a test asserts what happened, never how fast (speed lives in bench/)."""
     start = time.monotonic()
     while not predicate():
         if time.monotonic() - start > timeout:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         await pilot.pause(0.01)
-    return time.monotonic() - start
 
 
 def on_screen(*keys: str):

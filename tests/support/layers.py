@@ -9,7 +9,7 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support import REPO
 
 # Lowest first. `core.errors` and `core.workspace` are single modules with a rank of their own.
 CORE_LAYERS = ("errors", "io", "formats", "claims", "workspace", "git", "store", "index", "door", "ops", "dreaming")

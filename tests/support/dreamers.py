@@ -1,11 +1,9 @@
-"""Scripted (and hostile) dreamers and small workspace builders shared by the dream tests and
-the fault-injection subprocesses. A scripted dreamer speaks only the tool protocol: it calls
+"""Scripted (and hostile) dreamers shared by the dream tests and the fault-injection
+subprocesses. A scripted dreamer speaks only the tool protocol: it calls
 `scratch.write_shard` / `scratch.delete_shard` / `scratch.finish`, exactly as an LLM would.
 """
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
 from typing import Callable
 
 from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamScratch
@@ -60,7 +58,7 @@ def body(belief: str, cites: list[str], superseded: list[str] = ()) -> str:
 def draft(belief: str, cites: list[str], superseded: list[str] = (), tags: str | None = None) -> str:
     """What the dreaming prompt's template asks for: placeholder counts the runtime fixes.
 
-    Heading and sentence follow `helpers.shard_text` ("X" / "X."), so a draft that only adds
+    Heading and sentence follow `tests.support.memory.shard_text` ("X" / "X."), so a draft that only adds
     citations to a shard_text shard is a pure citation addition.
     """
     heading = belief.rstrip(".")
@@ -97,19 +95,3 @@ def merge_into(target: str, sources: list[str], belief: str, extra: Callable[[Dr
             scratch.delete_shard(s)
 
     return script
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=tester", "-c", "user.email=tester@localhost", *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    ).stdout
-
-
-def commit_all(root: Path, message: str = "seed memory") -> str:
-    """Commit the prepared memory/ as TypeClaw's commit would (force-adding the ignored folder)."""
-    from dreamdeck.core.git.commit import Trailers, commit_memory
-
-    sha = commit_memory(root, message, Trailers("test:setup", "—", "setup"))
-    assert sha, "nothing to commit"
-    return sha

@@ -1,4 +1,4 @@
-"""A terminal that can hand itself over to an editor, for Pilot tests (import the fixture)."""
+"""Fixtures for the app's tests: a terminal that can hand itself over to an editor."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Builders for test data in TypeClaw's exact formats."""
+"""Memory as TypeClaw writes it: stream lines, shards, citations, and a TypeClaw-style commit of it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,6 +14,11 @@ def uuid_at(day: str, n: int) -> str:
     ms = int(datetime.fromisoformat(day).replace(tzinfo=timezone.utc).timestamp() * 1000) + 3_600_000 + n
     h = f"{ms:012x}"
     return f"{h[:8]}-{h[8:12]}-7{n % 4096:03x}-8{n % 4096:03x}-{n:012x}"
+
+
+def cite(day: str, n: int) -> str:
+    """The citation of fragment `n` of `day`, as a shard writes it."""
+    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def fragment_line(day: str, n: int, topic: str, body: str, source: str = "sess-1", **extra) -> str:
@@ -53,6 +58,21 @@ def write_shard(root: Path, slug: str, text: str, folder: str = "topics") -> Pat
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def topics(root: Path) -> dict[str, bytes]:
+    """Every topic shard's bytes by file name ({} when there is no topics folder yet)."""
+    folder = root / "memory" / "topics"
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.md"))} if folder.is_dir() else {}
+
+
+def commit_all(root: Path, message: str = "seed memory") -> str:
+    """Commit the prepared memory/ as TypeClaw's commit would (force-adding the ignored folder)."""
+    from dreamdeck.core.git.commit import Trailers, commit_memory
+
+    sha = commit_memory(root, message, Trailers("test:setup", "—", "setup"))
+    assert sha, "nothing to commit"
+    return sha
 
 
 def the_next_day(ws, quiet_seconds: int = 3600):
