@@ -252,7 +252,11 @@ def _collect(run: _Run) -> bool:
         # Compactions that waited for a writer are done now if nothing else would do them.
         done = None if run.dry_run else compact_backlog(ws, actor=f"dreamer:{run.name}", trigger=run.trigger)
         if done is not None:
-            receipt.message += f"; compacted {len(done.compaction.files)} stream file(s) whose compaction had waited"
+            _collected(receipt, done)
+            receipt.commit = done.sha
+            receipt.message = (f"no undreamed fragments since last run; compacted {len(done.compaction.files)} stream "
+                               f"file(s) whose compaction had waited: {len(receipt.fragments_dropped)} uncited "
+                               f"fragment(s) collected")
         return False
     receipt.fragments_seen = len(run.undreamed)
     receipt.days = sorted({f.date for f in run.undreamed})
@@ -422,6 +426,7 @@ def _apply(run: _Run, cs: ChangeSet) -> None:
 def _collected(receipt: DreamReceipt, result: ApplyResult) -> None:
     receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
+    receipt.compaction_waiting = dict(result.compaction.deferred)
     receipt.message = receipt_message(receipt)
 
 
