@@ -35,7 +35,7 @@ D1, D = "2026-05-20", "2026-05-22"
 
 CASES = [
     *[("dream", s) for s in ("journal", "write:topics/a.md", "write:topics/ab.md", "write:topics/b.md",
-                              "write:topics/n.md", "state", "gc", "audit", "journal-removed", "commit")],
+                              "write:topics/n.md", "state", "gc-planned", "gc", "audit", "journal-removed", "commit")],
     ("mixed", "journal"), ("mixed", "write:topics/a.md"), ("mixed", "gc"),
     ("forget", "tombstones"), ("forget", "gc"),
     ("restore", "restore"), ("restore", "audit"),
@@ -168,3 +168,25 @@ def test_the_next_dream_finishes_an_interrupted_one_without_doctor(tmp_path, age
     assert _cited_at(agent_dir, pre) <= _cited_at(agent_dir, "HEAD")
     audit = (ws.meta_dir / "audit.log").read_text().splitlines()
     assert len(audit) == len(set(audit))
+
+
+@pytest.mark.parametrize("step", ["gc-planned", "gc"])
+def test_a_kill_between_the_gc_and_the_commit_leaves_the_collected_line_in_the_commits_note(tmp_path, agent_dir, ws, step):
+    """The GC is planned first: the lines it will take are in the journal before any stream is
+    rewritten, so the recovered commit's note holds them even when the kill came after the rewrite."""
+    from dreamdeck.core.git.notes import read_gc_lines
+
+    pre, plan = _prepare(tmp_path, agent_dir, ws)
+    ws = the_next_day(ws)
+    noise = fragment_line(D, 3, "noise", "cold coffee")
+    proc = run_program("dream_with_fault", str(agent_dir), ws.today(), "dream", step, str(plan),
+                       capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -9, proc.stderr[-2000:]
+
+    recover_journal(ws)
+
+    head = git(agent_dir, "rev-parse", "HEAD").strip()
+    assert head != pre and read_gc_lines(agent_dir, head) == [(D, noise)]
+    assert noise not in (agent_dir / "memory" / "streams" / f"{D}.jsonl").read_text()
+    assert any("fragment GC collected 1 dreamed, uncited fragment(s)" in line
+               for line in (ws.meta_dir / "audit.log").read_text().splitlines())

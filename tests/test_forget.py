@@ -23,6 +23,7 @@ from dreamdeck.core.ops.rollback import preview_rollback, rollback
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import AppendRefused, append_fragment, read_stream_lines
 from dreamdeck.core.ops.vault import pin_fragment, pin_topic
+from tests.support.dreamers import finish_accounting
 from tests.support.memory import fragment_line, the_next_day, uuid_at, write_stream
 
 D = "2026-05-22"
@@ -38,7 +39,7 @@ class Scripted:
     def dream(self, inp, scratch):
         self.seen |= {f.id for f in inp.fragments}
         self.fn(inp, scratch)
-        scratch.finish("scripted dream")
+        finish_accounting(inp, scratch, "scripted dream")
         return scratch.outcome
 
 

@@ -5,6 +5,7 @@ import json
 
 from tests.support.git import git
 from dreamdeck.core.dreaming.run import list_receipts, run_dream
+from tests.support.dreamers import finish_accounting
 from tests.support.memory import fragment_line, the_next_day, watermark_line, write_stream
 
 D = "2026-05-21"
@@ -16,7 +17,7 @@ class CitesFirst:
     def dream(self, inp, scratch):
         f = inp.fragments[0]
         scratch.write_shard("pm", f"The user uses pnpm.\n\nfragments:\n- {f.citation}\n")
-        scratch.finish("one new topic", ["is that right?"])
+        finish_accounting(inp, scratch, "one new topic", questions=["is that right?"])
         return scratch.outcome
 
 

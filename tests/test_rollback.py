@@ -11,6 +11,7 @@ from dreamdeck.core.git.runner import run_git
 from dreamdeck.core.ops.rollback import preview_restore_to, preview_rollback, restore_to, rollback
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import read_stream_lines
+from tests.support.dreamers import finish_accounting
 from tests.support.memory import fragment_line, the_next_day, uuid_at, write_stream
 
 D = "2026-05-22"
@@ -28,7 +29,7 @@ class Scripted:
     def dream(self, inp, scratch):
         self.seen += [(f.date, f.id) for f in inp.fragments]
         self.fn(inp, scratch)
-        scratch.finish("scripted dream")
+        finish_accounting(inp, scratch, "scripted dream")
         return scratch.outcome
 
 

@@ -102,6 +102,17 @@ class ApplyResult:
     commit_seconds: float = 0.0  # git's own share: the commit of memory/ (benchmarks report it)
     audit: list = field(default_factory=list)  # AuditEntry lines a `before_commit` hook adds to the door's
 
+    @property
+    def collected(self) -> int:
+        """The meter: fragments this apply's compaction took from the streams as dreamed and
+        uncited, or purged by a hard forget."""
+        return len(self.compaction.fragments_dropped)
+
+    def meter(self) -> str:
+        """One line for a person: what the compaction collected, and which days wait and why."""
+        waits = "".join(f"; compaction of {day} waits ({why})" for day, why in sorted(self.compaction.deferred.items()))
+        return f"{self.collected} fragment(s) collected from the streams" + waits
+
 
 @dataclass
 class ChangeSet:

@@ -90,9 +90,10 @@ def _fragment_key(day: str, ln: StreamLine) -> Key:
     return (day, ln.event["id"])  # type: ignore[index]
 
 
-def _candidates(ws: Workspace, state: DreamingState, cited: set[Key], work: Backlog) -> set[Key]:
-    """The fragments fragment GC would drop on the word of `cited`: dreamed and not in it."""
-    out: set[Key] = set()
+def _candidates(ws: Workspace, state: DreamingState, cited: set[Key], work: Backlog) -> dict[Key, str]:
+    """The fragments fragment GC would drop on the word of `cited` (dreamed and not in it), with
+    the exact line of each as read now."""
+    out: dict[Key, str] = {}
     for day, w in work.items():
         path = read_path_for(ws, day) if w.fragment_gc else None
         if path is None:
@@ -102,8 +103,25 @@ def _candidates(ws: Workspace, state: DreamingState, cited: set[Key], work: Back
             if ln.kind == "fragment":
                 key = _fragment_key(day, ln)
                 if key[1] in dreamed and key not in cited and key[1] not in w.purge:
-                    out.add(key)
+                    out.setdefault(key, ln.raw.decode("utf-8"))
     return out
+
+
+@dataclass
+class CompactionPlan:
+    """What fragment GC will take, decided before any file is rewritten: the confirmed-uncited
+    fragments and the exact line of each, so the door can journal them first (a kill between
+    the rewrite and the commit then loses no line the commit's note should hold)."""
+    uncited: set[Key] = field(default_factory=set)
+    lines: dict[Key, str] = field(default_factory=dict)
+
+
+def plan_compaction(
+    ws: Workspace, state: DreamingState, cited: set[Key], work: Backlog, reads: ShardReads | None = None,
+) -> CompactionPlan:
+    candidates = _candidates(ws, state, cited, work)
+    uncited = confirm_uncited(ws, set(candidates), reads)
+    return CompactionPlan(uncited, {k: line for k, line in candidates.items() if k in uncited})
 
 
 def _keep_rule(lines: list[StreamLine], day: str, uncited: set[Key], purge: set[str]):
@@ -133,12 +151,14 @@ def compact_days(
     *,
     reads: ShardReads | None = None,
     late: list | None = None,
+    plan: CompactionPlan | None = None,
 ) -> CompactionResult:
-    """Compact each day of `work` now (the caller has checked `waiting_reasons`). `reads`: the
-    shard files this run read, which the confirmation need not read again. `late`: see
-    `rewrite_stream` (the grace period watched in the background)."""
+    """Compact each day of `work` now (the caller has checked `waiting_reasons`). `plan`: what
+    `plan_compaction` decided (made here when not given). `reads`: the shard files this run
+    read, which the confirmation need not read again. `late`: see `rewrite_stream` (the grace
+    period watched in the background)."""
     result = CompactionResult()
-    uncited = confirm_uncited(ws, _candidates(ws, state, cited, work), reads)
+    uncited = (plan or plan_compaction(ws, state, cited, work, reads)).uncited
     for day in sorted(work):
         path = read_path_for(ws, day)
         if path is None:

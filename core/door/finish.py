@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Callable
 
 from dreamdeck.core.door.changeset import ApplyResult
-from dreamdeck.core.door.compaction import CompactionResult, compact_days, waiting_reasons
+from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days, plan_compaction, waiting_reasons
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
 from dreamdeck.core.door.state import next_state
 from dreamdeck.core.formats.events import try_parse_event_line
@@ -134,10 +134,11 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
     backlog's, each only when no writer may hold its file; the others wait in the backlog.
     Returns the exact lines the GC took (not the hard-forgotten ones), for the rollback note."""
     carry_replaced_streams(ws)
+    earlier = list(journal.gc_lines or [])  # planned by an attempt a kill interrupted
     backlog, _problem = load_backlog(ws)
     work = merge_work(backlog, _work_of(journal))
     if not work:
-        return []
+        return earlier
     waiting = waiting_reasons(ws, work, max(journal.today, ws.today()))
     ready = {day: w for day, w in work.items() if day not in waiting}
     if ready:
@@ -146,14 +147,28 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
         # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
         # under the compacted dates can pin anything there, so only those are gathered.
         protected = gc_protected_keys(ws, days=set(ready)) | {k for k, s in load_tombstones(ws).items() if not s.hard}
-        result.compaction = compact_days(ws, state, protected, ready, reads=reads, late=late)
+        plan = plan_compaction(ws, state, protected, ready, reads)
+        _journal_planned(ws, journal, earlier, plan)
+        step("gc-planned")
+        result.compaction = compact_days(ws, state, protected, ready, reads=reads, late=late, plan=plan)
     else:
         result.compaction = CompactionResult()
     result.compaction.deferred.update(waiting)
     save_backlog(ws, {day: work[day] for day in result.compaction.deferred})
     step("gc")
     purged = {(day, i) for day, w in ready.items() for i in w.purge}
-    return [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
+    took = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
+    return earlier + [pair for pair in took if pair not in earlier]
+
+
+def _journal_planned(ws: Workspace, journal: Journal, earlier: list[tuple[str, str]], plan: CompactionPlan) -> None:
+    """The lines fragment GC is about to take go into the journal before any file is rewritten,
+    so a kill after the rewrite still leaves them for the commit's note (the streams no longer
+    hold them, and git may never have)."""
+    planned = earlier + [(k[0], line) for k, line in plan.lines.items() if (k[0], line) not in earlier]
+    if planned != earlier:
+        journal.gc_lines = planned
+        write_journal(ws, journal)
 
 
 def _work_of(journal: Journal) -> Backlog:
@@ -168,7 +183,7 @@ def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: 
     """The audit lines, once; the journal then records that, and the lines the GC took."""
     if journal.audited:
         return
-    entries = _audit_entries(journal, result)
+    entries = _audit_entries(journal, result, gc_lines)
     if entries:  # (a hook's own lines, e.g. a proposal's decision, are among them)
         append_entries(ws.root, entries)
     # Marked in the journal, so a recovery after a kill from here on does not log it twice, and
@@ -178,8 +193,9 @@ def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: 
     write_journal(ws, journal)
 
 
-def _audit_entries(journal: Journal, result: ApplyResult) -> list[AuditEntry]:
-    """One line per changed shard file, the caller's extra lines, and the GC's line."""
+def _audit_entries(journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> list[AuditEntry]:
+    """One line per changed shard file, the caller's extra lines, and the GC's line (the meter:
+    how many fragments left the streams as dreamed and uncited, an interrupted attempt's included)."""
     c = journal.commit
     now = datetime.fromisoformat(journal.now)
     entries = []
@@ -191,10 +207,9 @@ def _audit_entries(journal: Journal, result: ApplyResult) -> list[AuditEntry]:
         entries.append(AuditEntry.at(now, verb, f"memory/{rel}", c.actor, c.approval, c.summary))
     for action, file, summary in journal.audit.extra:
         entries.append(AuditEntry.at(now, action, file, c.actor, c.approval, summary))
-    dropped = result.compaction.fragments_dropped
-    if dropped:
+    if gc_lines:
         entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, c.approval,
-                                     f"fragment GC dropped {len(dropped)} dreamed, uncited fragment(s)"))
+                                     f"fragment GC collected {len(gc_lines)} dreamed, uncited fragment(s)"))
     entries += result.audit
     if not entries and _changes_something(journal):  # every mutation is audited (invariant 11)
         entries.append(AuditEntry.at(now, _fallback_action(c.action), _fallback_file(journal), c.actor, c.approval,

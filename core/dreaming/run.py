@@ -44,6 +44,7 @@ from dreamdeck.core.dreaming.protocol import (
     DreamInput,
     DreamOutcome,
     DreamScratch,
+    unaccounted,
 )
 from dreamdeck.core.dreaming.receipts import (
     DreamReceipt,
@@ -59,7 +60,7 @@ from dreamdeck.core.formats.citations import (
     summarize_missing,
 )
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
-from dreamdeck.core.index.evidence import ShardReads, read_shard
+from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys, read_shard
 from dreamdeck.core.index.strength import prompt_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.io.atomic import atomic_write_text
@@ -177,6 +178,7 @@ class _Run:
     shown: dict[str, set[str]] = field(default_factory=dict)  # day -> ids shown to the dreamer
     state_ts: str = ""  # the advanced days' timestamp, fixed before the dreamer starts
     reads: ShardReads = field(default_factory=dict)  # the shard files the snapshot read
+    unaccounted: list[str] = field(default_factory=list)  # "DATE#ID" shown, left uncited with no reason
 
     @property
     def name(self) -> str:
@@ -221,6 +223,7 @@ def _steps(run: _Run) -> None:
     if not _check(run, snap, after, changed):
         return
     auto, held = _split_by_policy(run, snap, after, changed)
+    auto, held = _hold_over_loss_bound(run, snap, auto, held)
     cs = _changeset(run, outcome, auto, held)
     if run.dry_run:
         plan_changeset(run.ws, cs, run.today)
@@ -300,6 +303,7 @@ def _dream(run: _Run, snap: _Snapshot) -> tuple[DreamOutcome, dict[str, str]] | 
         receipt.message = f"dreamer failed, nothing changed: {exc}"
         return None
     receipt.dreamer_ms = int((time.monotonic() - started) * 1000)
+    run.unaccounted = unaccounted(snap.inp, scratch)
     receipt.summary, receipt.questions = outcome.summary, outcome.questions
     receipt.contradictions, receipt.tool_errors = outcome.contradictions, outcome.tool_errors
     receipt.input_tokens, receipt.output_tokens = outcome.input_tokens, outcome.output_tokens
@@ -358,6 +362,33 @@ def _split_by_policy(run: _Run, snap: _Snapshot, after: dict[str, str],
     receipt.pending = [f.path for f in held]
     receipt.status = "nothing" if not changed else "applied" if not held else "pending" if not auto else "mixed"
     return auto, held
+
+
+def _hold_over_loss_bound(run: _Run, snap: _Snapshot, auto: list[FileEdit],
+                          held: list[ProposedFile]) -> tuple[list[FileEdit], list[ProposedFile]]:
+    """The loss bound (invariant 2): applied changes let fragment GC collect what the run left
+    uncited. When more than `[dreaming] max_collected_share` of the distinct fragments it was
+    shown would go with no reason (not cited anywhere that protects evidence, not a named
+    duplicate, not declared noise), everything is held for review instead: a pending reflection
+    protects all it was shown. (With anything held already, nothing shown is collected.)"""
+    if not auto or held or not run.unaccounted:
+        return auto, held
+    bound = load_settings(run.ws.root).dreaming.max_collected_share
+    seen = len({(f.date, f.id) for f in run.undreamed})
+    if len(run.unaccounted) <= bound * seen:
+        return auto, held
+    keys = {tuple(k.split("#", 1)) for k in run.unaccounted}
+    protected = gc_protected_keys(run.ws, days={d for d, _ in keys}) | set().union(
+        *(citation_keys(text) for text in snap.vault.values()))
+    lost = len(keys - protected)
+    if lost <= bound * seen:
+        return auto, held
+    receipt = run.receipt
+    receipt.held_over_bound = lost / seen
+    held = [ProposedFile(e.path, e.base, e.new, pinned=e.path[len("topics/"):-3] in snap.pinned) for e in auto]
+    receipt.pending, receipt.auto_applied = [f.path for f in held], []
+    receipt.status = "pending"
+    return [], held
 
 
 def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: list[ProposedFile]) -> ChangeSet:

@@ -184,6 +184,7 @@ def cmd_approve(args) -> int:
     say(f"applied {args.id}: {plural(len(result.written), 'file')} written, {len(result.deleted)} deleted"
         + (f", rebased {', '.join(result.rebased)}" if result.rebased else "")
         + (f" → commit {result.sha[:10]}" if result.sha else ""))
+    say(f"  {result.meter()}")
     return 0
 
 
