@@ -68,10 +68,13 @@ def test_a_dream_reports_what_its_compaction_collected_in_the_receipt_and_the_au
     assert [ln for ln in audit if "fragment GC" in ln][-1].endswith("fragment GC collected 3 dreamed, uncited fragment(s)")
 
 
-def test_approving_a_held_run_prints_what_its_compaction_collected(ws, agent_dir):
+def test_review_says_a_run_was_held_over_the_bound_and_approving_it_prints_what_was_collected(ws, agent_dir):
     path = _four(agent_dir)
     held = run_dream(the_next_day(ws), dreamer=Scripted(_cites_first, accounts=False), review="none")
     assert held.status == "pending" and "0 uncited fragment(s) collected" in held.message  # the meter, 0 included
+
+    shown = run_cli(agent_dir, "review", held.reflection, today="2026-05-23").stdout
+    assert "held over the loss bound: applied, it would leave 75% of the 4 fragment(s)" in shown
 
     out = run_cli(agent_dir, "approve", held.reflection, today="2026-05-23").stdout
 

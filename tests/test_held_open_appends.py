@@ -309,3 +309,20 @@ def test_fragment_gc_keeps_a_cited_fragment_a_planted_projection_says_nothing_ci
 
     assert r.status == "applied" and r.fragments_dropped == [f"{D}#{uuid_at(D, 2)}"]
     assert [ln.event["id"] for ln in read_stream_lines(agent_dir / "memory" / "streams" / f"{D}.jsonl")] == [uuid_at(D, 1)]
+
+
+def test_doctor_reports_a_compaction_that_waited_once_it_is_due_and_fix_does_it(ws, agent_dir):
+    from dreamdeck.core.ops.doctor import examine, fix
+
+    path = write_stream(agent_dir, D, [fragment_line(D, 1, "x", "noise"), watermark_line(D, 2), watermark_line(D, 3)])
+    run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("y", draft("Other", []))), review="none")
+    assert [f.kind for f in examine(ws).findings if f.kind.startswith("compaction")] == []  # today's: no finding
+
+    later = the_next_day(ws)
+    assert [(f.kind, f.where) for f in examine(later).findings if f.kind.startswith("compaction")] == [
+        ("compaction-due", f"memory/streams/{D}.jsonl")]
+
+    report = fix(later)
+
+    assert any(f"compacted memory/streams/{D}.jsonl" in line for line in report.fixed)
+    assert path.read_text() == watermark_line(D, 3) + "\n" and not (agent_dir / "memory" / BACKLOG).exists()
