@@ -26,7 +26,7 @@ from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.index.evidence import cited_keys, cited_on_days
 from dreamdeck.core.io.cache import clear_all
 from tests.support import REPO
-from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.memory import cite, fragment_line, shard_text, the_next_day, uuid_at, write_shard, write_stream
 
 D0, D1, D = "2026-05-18", "2026-05-20", "2026-05-22"
 
@@ -247,7 +247,7 @@ def test_the_gc_keeps_a_dreamed_fragment_only_a_back_dated_same_size_rewrite_cit
     forget_process_caches()
 
     edit = FileEdit("topics/g.md", None, shard_text("Belief g", [cite(D1, 7)]))
-    result = apply_changeset(ws, ChangeSet(
+    result = apply_changeset(the_next_day(ws), ChangeSet(  # D's file quiet: the GC may rewrite it
         Commit("dream", "dreamer:test", "auto", "test", "a dream"),
         Writes([edit]),
         Evidence(advance={D: {uuid_at(D, 1), uuid_at(D, 2)}}, gc_days={D}),

@@ -5,6 +5,7 @@ import json
 import os
 
 from dreamdeck.core.door.compaction import compact_days
+from dreamdeck.core.store.compaction_backlog import DayWork
 from dreamdeck.core.store.state import DreamingState
 from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 
@@ -29,12 +30,18 @@ def k(day: str, n: int) -> tuple[str, str]:
     return (day, uuid_at(day, n))
 
 
+def compact(ws, state, cited, days, *, fragment_gc, purge=frozenset()):
+    """`compact_days` on the same work for each day (hard forgets: the ids of `purge` on it)."""
+    work = {d: DayWork(fragment_gc, {i for pd, i in purge if pd == d}) for d in days}
+    return compact_days(ws, state, cited, work)
+
+
 def test_only_the_latest_watermark_per_source_is_kept_independently_for_each_source(ws, agent_dir):
     lines = [watermark_line(D, 1, "a"), watermark_line(D, 2, "b"), watermark_line(D, 3, "a"),
              watermark_line(D, 4, "b"), watermark_line(D, 5, "a"), watermark_line(D, 6, "c")]
     write_stream(agent_dir, D, lines)
 
-    result = compact_days(ws, DreamingState(), set(), [D], fragment_gc=False)
+    result = compact(ws, DreamingState(), set(), [D], fragment_gc=False)
 
     assert path_of(agent_dir).read_text() == "".join(lines[i] + "\n" for i in (3, 4, 5))
     assert result.watermarks_dropped == 3 and result.fragments_dropped == []
@@ -46,7 +53,7 @@ def test_a_file_with_nothing_to_drop_is_left_untouched(ws, agent_dir):
     p = path_of(agent_dir)
     before = (p.read_bytes(), os.stat(p).st_ino, os.stat(p).st_mtime_ns)
 
-    result = compact_days(ws, dreamed(D, 1), {k(D, 1)}, [D], fragment_gc=True)
+    result = compact(ws, dreamed(D, 1), {k(D, 1)}, [D], fragment_gc=True)
 
     assert (p.read_bytes(), os.stat(p).st_ino, os.stat(p).st_mtime_ns) == before
     assert result.files == [] and result.watermarks_dropped == 0
@@ -56,7 +63,7 @@ def test_three_watermarks_of_one_source_for_the_same_entry_collapse_to_the_last(
     lines = [watermark_line(D, n, S1, entry="7e682f27") for n in (1, 2, 3)]
     write_stream(agent_dir, D, lines)
 
-    compact_days(ws, DreamingState(), set(), [D], fragment_gc=False)
+    compact(ws, DreamingState(), set(), [D], fragment_gc=False)
 
     assert path_of(agent_dir).read_text() == lines[2] + "\n"
 
@@ -67,7 +74,7 @@ def test_a_real_twelve_row_sample_collapses_to_three(ws, agent_dir):
     assert len(lines) == 12
     write_stream(agent_dir, D, lines)
 
-    result = compact_days(ws, DreamingState(), set(), [D], fragment_gc=False)
+    result = compact(ws, DreamingState(), set(), [D], fragment_gc=False)
 
     kept = path_of(agent_dir).read_text().splitlines()
     assert kept == lines[-3:] and result.watermarks_dropped == 9
@@ -79,7 +86,7 @@ def test_fragment_gc_drops_dreamed_uncited_keeps_undreamed_and_cited(ws, agent_d
              fragment_line(D, 3, "c", "not dreamed yet"), watermark_line(D, 4)]
     write_stream(agent_dir, D, lines)
 
-    result = compact_days(ws, dreamed(D, 1, 2), {k(D, 1)}, [D], fragment_gc=True)
+    result = compact(ws, dreamed(D, 1, 2), {k(D, 1)}, [D], fragment_gc=True)
 
     assert path_of(agent_dir).read_text() == "".join(lines[i] + "\n" for i in (0, 2, 3))
     assert result.fragments_dropped == [k(D, 2)]
@@ -89,7 +96,7 @@ def test_a_citation_under_another_date_does_not_pin(ws, agent_dir):
     same_id_other_day = (D1, uuid_at(D, 1))
     write_stream(agent_dir, D, [fragment_line(D, 1, "a", "dreamed")])
 
-    result = compact_days(ws, dreamed(D, 1), {same_id_other_day}, [D], fragment_gc=True)
+    result = compact(ws, dreamed(D, 1), {same_id_other_day}, [D], fragment_gc=True)
 
     assert result.fragments_dropped == [k(D, 1)]
     assert path_of(agent_dir).read_text() == ""
@@ -99,16 +106,16 @@ def test_without_fragment_gc_fragments_stay_but_watermark_gc_still_runs(ws, agen
     lines = [fragment_line(D, 1, "a", "dreamed, uncited"), watermark_line(D, 2), watermark_line(D, 3)]
     write_stream(agent_dir, D, lines)
 
-    result = compact_days(ws, dreamed(D, 1), set(), [D], fragment_gc=False)
+    result = compact(ws, dreamed(D, 1), set(), [D], fragment_gc=False)
 
     assert path_of(agent_dir).read_text() == lines[0] + "\n" + lines[2] + "\n"
     assert result.fragments_dropped == [] and result.watermarks_dropped == 1
 
 
 def test_a_missing_file_or_day_is_no_problem(ws, agent_dir):
-    assert compact_days(ws, dreamed(D, 1), set(), [D], fragment_gc=True).files == []
+    assert compact(ws, dreamed(D, 1), set(), [D], fragment_gc=True).files == []
     write_stream(agent_dir, D1, [watermark_line(D1, 1), watermark_line(D1, 2)])
-    result = compact_days(ws, DreamingState(), set(), [D, D1], fragment_gc=True)
+    result = compact(ws, DreamingState(), set(), [D, D1], fragment_gc=True)
     assert result.files == [f"memory/streams/{D1}.jsonl"]
     assert not path_of(agent_dir, D).exists()
 
@@ -118,7 +125,7 @@ def test_only_the_days_asked_for_are_touched(ws, agent_dir):
     write_stream(agent_dir, D, [watermark_line(D, 1), watermark_line(D, 2)])
     before = path_of(agent_dir, D1).read_bytes()
 
-    compact_days(ws, dreamed(D1, 1), set(), [D], fragment_gc=True)
+    compact(ws, dreamed(D1, 1), set(), [D], fragment_gc=True)
 
     assert path_of(agent_dir, D1).read_bytes() == before
 
@@ -129,7 +136,7 @@ def test_malformed_and_legacy_lines_are_always_kept_verbatim(ws, agent_dir):
              watermark_line(D, 2), watermark_line(D, 3)]
     write_stream(agent_dir, D, lines)
 
-    result = compact_days(ws, dreamed(D, 1), set(), [D], fragment_gc=True)
+    result = compact(ws, dreamed(D, 1), set(), [D], fragment_gc=True)
 
     assert path_of(agent_dir).read_text() == "".join(lines[i] + "\n" for i in (1, 2, 3, 5))
     assert result.fragments_dropped == [k(D, 1)] and result.watermarks_dropped == 1
@@ -140,7 +147,7 @@ def test_a_hard_forget_purges_whatever_else_holds(ws, agent_dir):
              fragment_line(D, 3, "c", "kept")]
     write_stream(agent_dir, D, lines)
 
-    result = compact_days(ws, dreamed(D, 1), {k(D, 1)}, [D], fragment_gc=False, purge={k(D, 1), k(D, 2)})
+    result = compact(ws, dreamed(D, 1), {k(D, 1)}, [D], fragment_gc=False, purge={k(D, 1), k(D, 2)})
 
     assert path_of(agent_dir).read_text() == lines[2] + "\n"
     assert sorted(result.fragments_dropped) == [k(D, 1), k(D, 2)]
@@ -153,6 +160,6 @@ def test_a_trailing_partial_line_is_carried_verbatim(ws, agent_dir):
     with open(path_of(agent_dir), "a") as fh:
         fh.write(partial)
 
-    compact_days(ws, dreamed(D, 1), set(), [D], fragment_gc=True)
+    compact(ws, dreamed(D, 1), set(), [D], fragment_gc=True)
 
     assert path_of(agent_dir).read_text() == lines[2] + "\n" + partial

@@ -21,10 +21,12 @@ from dreamdeck.core.workspace import Workspace
 from tests.support.dreamers import Exploding, Scripted, body, cite_all, draft, merge_into
 from tests.support.git import git, trailer_lines
 from tests.support.memory import (
-    cite, commit_all, fragment_line, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
+    cite, commit_all, fragment_line, the_next_day, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
 )
 
 D1, D2, D = "2026-05-20", "2026-05-21", "2026-05-22"  # D is the workspace's today
+# A compaction never rewrites today's stream (invariant 8): tests of what the GC collects dream
+# `the_next_day(ws)`, when D's file is over and quiet.
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))
 
 
@@ -73,7 +75,7 @@ def test_compaction_keeps_cited_fragments_and_only_the_latest_watermark_per_sour
     def script(inp, scratch):
         scratch.write_shard("pm", draft("The user uses pnpm, not bun.", [cite(D, 1), cite(D, 3)]))
 
-    r = run_dream(ws, dreamer=Scripted(script), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(script), review="none")
 
     assert r.status == "applied" and r.commit
     kept = [lines[0], lines[2], lines[6], lines[7]]
@@ -99,7 +101,7 @@ def test_no_fragment_gc_when_shards_did_not_change_but_watermark_gc_still_runs(w
     lines, seeded = _seed_dreamed_day(ws, agent_dir)
     before = topics(agent_dir)
 
-    r = run_dream(ws, dreamer=Scripted(), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(), review="none")
 
     assert r.status == "nothing" and r.fragments_dropped == [] and r.watermarks_dropped == 1
     assert stream_path(agent_dir, D).read_text() == "".join(lines[i] + "\n" for i in (0, 1, 3, 4))
@@ -128,7 +130,7 @@ def test_fragment_gc_runs_when_shards_changed_on_the_dates_this_run_touched(ws, 
     lines, seeded = _seed_dreamed_day(ws, agent_dir)
     mark_dreamed(ws, D1, 1)
 
-    r = run_dream(ws, dreamer=Scripted(cite_all("pm", "The user consistently uses pnpm")), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(cite_all("pm", "The user consistently uses pnpm")), review="none")
 
     assert r.status == "applied"
     assert r.fragments_dropped == [key(D, 2)]
@@ -182,7 +184,7 @@ def test_a_legitimate_merge_writes_the_union_and_is_not_reverted(ws, agent_dir):
     merge = merge_into("pnpm", ["pnpm-use", "pnpm-lockfile"], "The user uses pnpm with a v9 lockfile",
                        extra=lambda inp: [cite(D, 1)])
 
-    r = run_dream(ws, dreamer=Scripted(merge), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(merge), review="none")
 
     assert r.status == "applied" and not r.reverted and r.lost == []
     assert sorted(topics(agent_dir)) == ["pnpm.md"]
@@ -200,7 +202,7 @@ def test_a_legitimate_merge_writes_the_union_and_is_not_reverted(ws, agent_dir):
 def test_the_first_run_never_trips_the_superset_check(ws, agent_dir):
     write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm"), fragment_line(D, 2, "x", "irrelevant")])
 
-    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)]))), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)]))), review="none")
 
     assert r.status == "applied" and not r.reverted and r.shards_created == ["pm"]
     assert fragment_ids(agent_dir, D) == [uuid_at(D, 1)]
@@ -306,7 +308,7 @@ def test_the_legacy_flat_layout_is_dreamed_and_compacted_in_place(ws, agent_dir)
     lines = [fragment_line(D, 1, "pm", "uses pnpm"), watermark_line(D, 2), fragment_line(D, 3, "x", "noise"), watermark_line(D, 4)]
     flat = write_stream(agent_dir, D, lines, layout="flat")
 
-    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)]))), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)]))), review="none")
 
     assert r.status == "applied"
     assert flat == agent_dir / "memory" / f"{D}.jsonl"
@@ -368,7 +370,7 @@ def test_a_folder_without_git_is_dreamed_with_no_commit(tmp_path):
     write_stream(root, D, [fragment_line(D, 1, "pm", "uses pnpm"), fragment_line(D, 2, "x", "noise"), watermark_line(D, 3), watermark_line(D, 4)])
     ws = Workspace.open(root, today=D)
 
-    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)]))), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)]))), review="none")
 
     assert r.status == "applied" and r.commit is None
     assert not (root / ".git").exists()
@@ -470,7 +472,7 @@ def test_vault_citations_pin_their_fragments_against_gc(ws, agent_dir):
     write_stream(agent_dir, D, [fragment_line(D, 1, "pin", "pinned evidence"), fragment_line(D, 2, "pm", "uses pnpm"),
                                 fragment_line(D, 3, "x", "noise")])
 
-    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 2)]))), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 2)]))), review="none")
 
     assert r.status == "applied" and r.fragments_dropped == [key(D, 3)]
     assert fragment_ids(agent_dir, D) == [uuid_at(D, 1), uuid_at(D, 2)]

@@ -25,7 +25,7 @@ from dreamdeck.core.store.streams import append_fragment, iter_fragments
 from tests.support.dreamers import Scripted, cite_all
 from tests.support.git import git
 from tests.support.memory import (
-    cite, commit_all, fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream,
+    cite, commit_all, fragment_line, shard_text, the_next_day, uuid_at, watermark_line, write_shard, write_stream,
 )
 from tests.support.processes import run_program
 
@@ -35,7 +35,7 @@ D1, D = "2026-05-20", "2026-05-22"
 
 CASES = [
     *[("dream", s) for s in ("journal", "write:topics/a.md", "write:topics/ab.md", "write:topics/b.md",
-                              "write:topics/n.md", "state", "gc", "audit", "journal-removed", "commit")],
+                              "write:topics/n.md", "state", "gc-planned", "gc", "audit", "journal-removed", "commit")],
     ("mixed", "journal"), ("mixed", "write:topics/a.md"), ("mixed", "gc"),
     ("forget", "tombstones"), ("forget", "gc"),
     ("restore", "restore"), ("restore", "audit"),
@@ -127,8 +127,9 @@ def _check_completed(ws, agent_dir: Path, scenario: str) -> set:
 @pytest.mark.parametrize("scenario,step", CASES, ids=[f"{s}-{t}" for s, t in CASES])
 def test_a_kill_at_any_step_is_recovered_with_nothing_cited_lost(tmp_path, agent_dir, ws, scenario, step):
     pre, plan = _prepare(tmp_path, agent_dir, ws)
+    ws = the_next_day(ws)  # D's stream is over and quiet: the change may compact it
 
-    proc = run_program("dream_with_fault", str(agent_dir), D, scenario, step, str(plan),
+    proc = run_program("dream_with_fault", str(agent_dir), ws.today(), scenario, step, str(plan),
                        capture_output=True, text=True, timeout=120)
     assert proc.returncode == -9, f"step {step!r} was never reached (exit {proc.returncode}): {proc.stderr[-2000:]}"
 
@@ -151,18 +152,41 @@ def test_a_kill_at_any_step_is_recovered_with_nothing_cited_lost(tmp_path, agent
 @pytest.mark.parametrize("step", ["write:topics/a.md", "state", "audit"])
 def test_the_next_dream_finishes_an_interrupted_one_without_doctor(tmp_path, agent_dir, ws, step):
     pre, plan = _prepare(tmp_path, agent_dir, ws)
-    proc = run_program("dream_with_fault", str(agent_dir), D, "dream", step, str(plan),
+    ws = the_next_day(ws)  # D's stream is over and quiet: the change may compact it
+    proc = run_program("dream_with_fault", str(agent_dir), ws.today(), "dream", step, str(plan),
                        capture_output=True, text=True, timeout=120)
     assert proc.returncode == -9, proc.stderr[-2000:]
 
-    append_fragment(ws, "later", "a later fact", day=D)
+    append_fragment(ws, "later", "a later fact")  # today's stream: D's stays quiet for the recovery's GC
     later = Scripted(cite_all("later", "A later fact"))
     r = run_dream(ws, dreamer=later, review="none")
 
     assert r.status == "applied" and r.commit, r.message
-    assert later.seen == [[f"streams/{D}#{f.id}" for f in iter_fragments(ws) if f.topic == "later"]]
+    assert later.seen == [[f"streams/{f.date}#{f.id}" for f in iter_fragments(ws) if f.topic == "later"]]
     _check_completed(ws, agent_dir, "dream")
     _check_invariants(ws, agent_dir, pre, set())
     assert _cited_at(agent_dir, pre) <= _cited_at(agent_dir, "HEAD")
     audit = (ws.meta_dir / "audit.log").read_text().splitlines()
     assert len(audit) == len(set(audit))
+
+
+@pytest.mark.parametrize("step", ["gc-planned", "gc"])
+def test_a_kill_between_the_gc_and_the_commit_leaves_the_collected_line_in_the_commits_note(tmp_path, agent_dir, ws, step):
+    """The GC is planned first: the lines it will take are in the journal before any stream is
+    rewritten, so the recovered commit's note holds them even when the kill came after the rewrite."""
+    from dreamdeck.core.git.notes import read_gc_lines
+
+    pre, plan = _prepare(tmp_path, agent_dir, ws)
+    ws = the_next_day(ws)
+    noise = fragment_line(D, 3, "noise", "cold coffee")
+    proc = run_program("dream_with_fault", str(agent_dir), ws.today(), "dream", step, str(plan),
+                       capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -9, proc.stderr[-2000:]
+
+    recover_journal(ws)
+
+    head = git(agent_dir, "rev-parse", "HEAD").strip()
+    assert head != pre and read_gc_lines(agent_dir, head) == [(D, noise)]
+    assert noise not in (agent_dir / "memory" / "streams" / f"{D}.jsonl").read_text()
+    assert any("fragment GC collected 1 dreamed, uncited fragment(s)" in line
+               for line in (ws.meta_dir / "audit.log").read_text().splitlines())

@@ -23,7 +23,8 @@ from dreamdeck.core.ops.rollback import preview_rollback, rollback
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import AppendRefused, append_fragment, read_stream_lines
 from dreamdeck.core.ops.vault import pin_fragment, pin_topic
-from tests.support.memory import fragment_line, uuid_at, write_stream
+from tests.support.dreamers import finish_accounting
+from tests.support.memory import fragment_line, the_next_day, uuid_at, write_stream
 
 D = "2026-05-22"
 
@@ -38,7 +39,7 @@ class Scripted:
     def dream(self, inp, scratch):
         self.seen |= {f.id for f in inp.fragments}
         self.fn(inp, scratch)
-        scratch.finish("scripted dream")
+        finish_accounting(inp, scratch, "scripted dream")
         return scratch.outcome
 
 
@@ -131,7 +132,7 @@ def test_forget_topic_hard_deletes_it_and_with_fragments_tombstones_and_purges_t
     assert topic(ws, "b") is None and not (ws.archive_dir / "b.md").exists()
     assert fid(2) in stream_ids(ws) and visible(ws, D, fid(2))  # evidence follows TypeClaw's GC later
 
-    result = forget_topic(ws, "c", reason="private", hard=True, fragments=True)
+    result = forget_topic(the_next_day(ws), "c", reason="private", hard=True, fragments=True)
     assert result.tombstoned == [(D, fid(3))] and result.purged
     assert body(3) not in stream_text(ws) and not visible(ws, D, fid(3))
 
@@ -199,7 +200,7 @@ def test_hard_forget_removes_the_bytes_from_the_stream_and_is_audited(ws):
     dream(ws, {"a": shard("Alpha.", [1, 2])})
     forget_fragment(ws, D, fid(2), reason="secret-ish")  # soft first, then upgraded
 
-    result = forget_fragment(ws, D, fid(2), reason="remove it for good", hard=True)
+    result = forget_fragment(the_next_day(ws), D, fid(2), reason="remove it for good", hard=True)
 
     assert result.purged and body(2) not in stream_text(ws) and fid(2) not in stream_text(ws)
     assert [t.hard for t in list_tombstones(ws)] == [True]
@@ -230,7 +231,7 @@ def test_unforget_restores_visibility_and_releases_the_fragment_to_the_tail(ws):
 
 def test_a_rollback_that_would_restore_a_forgotten_fragment_does_not(ws):
     add(ws, 1, 3)
-    first = dream(ws, {"a": shard("Alpha.", [1])}).commit  # 3 is collected by this dream's GC
+    first = dream(the_next_day(ws), {"a": shard("Alpha.", [1])}).commit  # 3 is collected by this dream's GC
     assert fid(3) not in stream_ids(ws)
     forget_fragment(ws, D, fid(3), reason="never again")  # found in the GC note, tombstoned by hash
     add(ws, 2)

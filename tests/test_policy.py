@@ -13,7 +13,7 @@ from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.store.state import load_state, save_state
 from tests.support.dreamers import Scripted, body, citations_in, draft
 from tests.support.memory import (
-    cite, commit_all, fragment_line, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
+    cite, commit_all, fragment_line, the_next_day, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
 )
 
 D1, D = "2026-05-20", "2026-05-22"
@@ -98,7 +98,7 @@ def test_review_none_applies_everything(ws, agent_dir):
     _seed(ws, agent_dir)
     vault = (agent_dir / "memory/vault/p.md").read_bytes()
 
-    r = run_dream(ws, dreamer=Scripted(_unpinned), review="none")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(_unpinned), review="none")
 
     assert r.status == "applied" and r.pending == [] and r.reflection is None
     assert sorted(topics(agent_dir)) == ["a.md", "b.md", "n.md", "p.md", "s.md"]
@@ -112,7 +112,7 @@ def test_review_all_holds_everything_in_a_pending_reflection(ws, agent_dir):
     seeded = _seed(ws, agent_dir)
     before = topics(agent_dir)
 
-    r = run_dream(ws, dreamer=Scripted(_everything, summary="one of each"), review="all")
+    r = run_dream(the_next_day(ws), dreamer=Scripted(_everything, summary="one of each"), review="all")
 
     assert r.status == "pending" and r.auto_applied == [] and r.reflection == "r-1"
     assert topics(agent_dir) == before
@@ -158,11 +158,11 @@ def git_parent(root):
 def test_fragments_held_by_a_pending_reflection_survive_later_gc_and_are_not_shown_again(ws, agent_dir):
     write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm"), fragment_line(D, 2, "noise", "cold coffee")])
     first = Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)])))
-    assert run_dream(ws, dreamer=first, review="all").status == "pending"
+    assert run_dream(the_next_day(ws), dreamer=first, review="all").status == "pending"
 
     write_stream(agent_dir, D, [fragment_line(D, 3, "os", "uses linux"), fragment_line(D, 4, "noise", "rain")])
     second = Scripted(lambda inp, s: s.write_shard("os", draft("Runs Linux", [cite(D, 3)])))
-    r2 = run_dream(ws, dreamer=second, review="none")
+    r2 = run_dream(the_next_day(ws), dreamer=second, review="none")
 
     assert second.seen == [[cite(D, 3), cite(D, 4)]]  # r-1's fragments are not dreamed twice
     assert r2.status == "applied" and r2.fragments_dropped == [f"{D}#{uuid_at(D, 4)}"]
@@ -172,7 +172,7 @@ def test_fragments_held_by_a_pending_reflection_survive_later_gc_and_are_not_sho
 
     reject(ws, "r-1", reason="re-dream these", release=True)
     third = Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)])))
-    run_dream(ws, dreamer=third, review="none")
+    run_dream(the_next_day(ws), dreamer=third, review="none")
     assert third.seen == [[cite(D, 1), cite(D, 2)]]
 
 
@@ -204,7 +204,7 @@ def test_review_judgement_applies_the_mechanical_part_and_holds_the_rest(ws, age
 def test_review_judgement_with_only_mechanical_changes_creates_no_reflection(ws, agent_dir):
     _seed(ws, agent_dir)
 
-    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard(
+    r = run_dream(the_next_day(ws), dreamer=Scripted(lambda inp, s: s.write_shard(
         "a", draft("Belief a", [cite(D1, 1), cite(D, 1)]))), review="judgement")
 
     assert r.status == "applied" and r.reflection is None

@@ -5,7 +5,8 @@ import json
 
 from tests.support.git import git
 from dreamdeck.core.dreaming.run import list_receipts, run_dream
-from tests.support.memory import fragment_line, watermark_line, write_stream
+from tests.support.dreamers import finish_accounting
+from tests.support.memory import fragment_line, the_next_day, watermark_line, write_stream
 
 D = "2026-05-21"
 
@@ -16,7 +17,7 @@ class CitesFirst:
     def dream(self, inp, scratch):
         f = inp.fragments[0]
         scratch.write_shard("pm", f"The user uses pnpm.\n\nfragments:\n- {f.citation}\n")
-        scratch.finish("one new topic", ["is that right?"])
+        finish_accounting(inp, scratch, "one new topic", questions=["is that right?"])
         return scratch.outcome
 
 
@@ -24,7 +25,7 @@ def test_the_committed_receipt_records_what_was_created_and_collected(ws, agent_
     write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm"), watermark_line(D, 2),
                                 watermark_line(D, 3), fragment_line(D, 4, "noise", "small talk")])
 
-    r = run_dream(ws, dreamer=CitesFirst(), review="none", trigger="schedule")
+    r = run_dream(the_next_day(ws), dreamer=CitesFirst(), review="none", trigger="schedule")
 
     committed = json.loads(git(agent_dir, "show", f"HEAD:memory/meta/receipts/{r.id}.json"))
     assert committed["status"] == "applied" and committed["trigger"] == "schedule"

@@ -11,7 +11,8 @@ from dreamdeck.core.git.runner import run_git
 from dreamdeck.core.ops.rollback import preview_restore_to, preview_rollback, restore_to, rollback
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import read_stream_lines
-from tests.support.memory import fragment_line, uuid_at, write_stream
+from tests.support.dreamers import finish_accounting
+from tests.support.memory import fragment_line, the_next_day, uuid_at, write_stream
 
 D = "2026-05-22"
 
@@ -28,7 +29,7 @@ class Scripted:
     def dream(self, inp, scratch):
         self.seen += [(f.date, f.id) for f in inp.fragments]
         self.fn(inp, scratch)
-        scratch.finish("scripted dream")
+        finish_accounting(inp, scratch, "scripted dream")
         return scratch.outcome
 
 
@@ -80,7 +81,7 @@ def test_rollback_of_latest_dream_restores_shards_byte_identically_and_gc_droppe
     add(ws, 2)
     dream(ws, {})  # 2 is dreamed, nothing changes, no GC: it is committed dreamed and uncited
     add(ws, 3, 4)
-    rev = dream(ws, {"b": shard("Beta holds firmly.", [1, 3]), "c": shard("Gamma.", [3])})
+    rev = dream(the_next_day(ws), {"b": shard("Beta holds firmly.", [1, 3]), "c": shard("Gamma.", [3])})
     ids = stream_ids(ws)
     assert uuid_at(D, 2) not in ids and uuid_at(D, 4) not in ids  # REV's GC: 2 was in git, 4 never was
     before = read_blobs(ws.root, f"{rev}^", ["memory/topics/b.md"])["memory/topics/b.md"]

@@ -114,7 +114,7 @@ def apply_changeset(
         except BaseException:
             drain(background)
             raise
-        finish(ws, journal, result, step, cs.before_commit, background)
+        finish(ws, journal, result, step, cs.before_commit, background, cs.evidence.shard_reads)
     return result
 
 

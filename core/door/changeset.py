@@ -17,6 +17,7 @@ from typing import Callable
 
 from dreamdeck.core.door.compaction import CompactionResult
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.index.evidence import ShardReads
 from dreamdeck.core.store.tombstones import Tombstone
 
 # path under memory/ -> (its content now, its content after the change); None: no such file
@@ -77,6 +78,9 @@ class Evidence:
     # for them before its commit instead of starting its own.
     state_ts: str | None = None
     stored_ahead: list = field(default_factory=list, repr=False)
+    # The shard files the caller read for this change (a dream: every topic and the vault), so
+    # the GC's confirmation reads again only what changed since. Not journaled: a recovery reads.
+    shard_reads: ShardReads | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -97,6 +101,17 @@ class ApplyResult:
     targets: dict[str, str | None] = field(default_factory=dict)
     commit_seconds: float = 0.0  # git's own share: the commit of memory/ (benchmarks report it)
     audit: list = field(default_factory=list)  # AuditEntry lines a `before_commit` hook adds to the door's
+
+    @property
+    def collected(self) -> int:
+        """The meter: fragments this apply's compaction took from the streams as dreamed and
+        uncited, or purged by a hard forget."""
+        return len(self.compaction.fragments_dropped)
+
+    def meter(self) -> str:
+        """One line for a person: what the compaction collected, and which days wait and why."""
+        waits = "".join(f"; compaction of {day} waits ({why})" for day, why in sorted(self.compaction.deferred.items()))
+        return f"{self.collected} fragment(s) collected from the streams" + waits
 
 
 @dataclass

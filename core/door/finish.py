@@ -3,6 +3,11 @@ tombstones, dreamed ids, restored stream lines, memory/meta bookkeeping, compact
 GC after a fresh citation judgment, the caller's hook, audit lines, one git commit with trailers,
 and only then the journal's removal. Idempotent, so a recovery from the journal can run it again:
 a change found committed already (its Change-Id) is not committed twice.
+
+The collection step compacts the change's days and every day of the compaction backlog, except
+those a writer may still hold open (invariant 8): those are recorded in the backlog (committed
+with the change) and done by a later change. Lines that landed on a replaced stream inode are
+carried over first.
 """
 from __future__ import annotations
 
@@ -11,18 +16,20 @@ from datetime import datetime
 from typing import Callable
 
 from dreamdeck.core.door.changeset import ApplyResult
-from dreamdeck.core.door.compaction import compact_days
+from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days, plan_compaction, waiting_reasons
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
 from dreamdeck.core.door.state import next_state
 from dreamdeck.core.formats.events import try_parse_event_line
 from dreamdeck.core.git.blobs import stage_in_background
 from dreamdeck.core.git.commit import Trailers, commit_memory, commit_of_change
 from dreamdeck.core.git.notes import record_gc_lines
-from dreamdeck.core.index.evidence import gc_protected_keys
+from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries
 from dreamdeck.core.store.state import DreamingState, load_state, save_state
-from dreamdeck.core.store.streams import append_raw_lines, join_late_carriers, read_path_for, read_stream_lines
+from dreamdeck.core.store.compaction_backlog import Backlog, DayWork, load_backlog, merge_work, save_backlog
+from dreamdeck.core.store.stream_rewrite import carry_replaced_streams, join_late_carriers
+from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
 from dreamdeck.core.store.tombstones import load_tombstones, record
 from dreamdeck.core.workspace import Workspace
 
@@ -37,8 +44,10 @@ def drain(background: list, late: list | None = None) -> None:
 
 
 def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
-           before_commit: Callable[[ApplyResult], None] | None = None, background: list | None = None) -> None:
-    """`background`: git jobs storing objects ahead of the commit, waited for before git is used."""
+           before_commit: Callable[[ApplyResult], None] | None = None, background: list | None = None,
+           reads: ShardReads | None = None) -> None:
+    """`background`: git jobs storing objects ahead of the commit, waited for before git is used.
+    `reads`: the shard files the caller read for this change (see `Evidence.shard_reads`)."""
     background = [] if background is None else background
     late: list = []  # threads carrying appends that land on a replaced stream inode
     try:
@@ -48,7 +57,7 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
         _write_meta_files(ws, journal)  # before the GC: a pending reflection protects its citations
         committed = commit_of_change(ws.root, journal.change_id)
         if committed is None:
-            gc_lines = _collect(ws, journal, state, result, late, step)
+            gc_lines = _collect(ws, journal, state, result, late, step, reads)
             if before_commit is not None:
                 before_commit(result)  # what the GC dropped is known by now
             _audit_once(ws, journal, result, gc_lines)
@@ -120,30 +129,61 @@ def _write_meta_files(ws: Workspace, journal: Journal) -> None:
 
 
 def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, result: ApplyResult, late: list,
-             step: Step) -> list[tuple[str, str]]:
-    """Compact the change's days (fragment GC when a topic changed; hard forgets always).
+             step: Step, reads: ShardReads | None) -> list[tuple[str, str]]:
+    """Compact the change's days (fragment GC when a topic changed; hard forgets always) and the
+    backlog's, each only when no writer may hold its file; the others wait in the backlog.
     Returns the exact lines the GC took (not the hard-forgotten ones), for the rollback note."""
-    purge = journal.evidence.purge
-    gc_days = journal.evidence.gc_days | {d for d, _ in purge}
-    if not gc_days:
-        return []
-    if state is None:
-        state, _ = load_state(ws.state_path)
-    # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
-    # under the compacted dates can pin anything there, so only those are gathered.
-    protected = gc_protected_keys(ws, days=gc_days) | {k for k, s in load_tombstones(ws).items() if not s.hard}
-    result.compaction = compact_days(
-        ws, state, protected, gc_days, fragment_gc=journal.topics_changed, purge=purge, late=late,
-    )
+    carry_replaced_streams(ws)
+    earlier = list(journal.gc_lines or [])  # planned by an attempt a kill interrupted
+    backlog, _problem = load_backlog(ws)
+    work = merge_work(backlog, _work_of(journal))
+    if not work:
+        return earlier
+    waiting = waiting_reasons(ws, work, max(journal.today, ws.today()))
+    ready = {day: w for day, w in work.items() if day not in waiting}
+    if ready:
+        if state is None:
+            state, _ = load_state(ws.state_path)
+        # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
+        # under the compacted dates can pin anything there, so only those are gathered.
+        protected = gc_protected_keys(ws, days=set(ready)) | {k for k, s in load_tombstones(ws).items() if not s.hard}
+        plan = plan_compaction(ws, state, protected, ready, reads)
+        _journal_planned(ws, journal, earlier, plan)
+        step("gc-planned")
+        result.compaction = compact_days(ws, state, protected, ready, reads=reads, late=late, plan=plan)
+    else:
+        result.compaction = CompactionResult()
+    result.compaction.deferred.update(waiting)
+    save_backlog(ws, {day: work[day] for day in result.compaction.deferred})
     step("gc")
-    return [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purge]
+    purged = {(day, i) for day, w in ready.items() for i in w.purge}
+    took = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
+    return earlier + [pair for pair in took if pair not in earlier]
+
+
+def _journal_planned(ws: Workspace, journal: Journal, earlier: list[tuple[str, str]], plan: CompactionPlan) -> None:
+    """The lines fragment GC is about to take go into the journal before any file is rewritten,
+    so a kill after the rewrite still leaves them for the commit's note (the streams no longer
+    hold them, and git may never have)."""
+    planned = earlier + [(k[0], line) for k, line in plan.lines.items() if (k[0], line) not in earlier]
+    if planned != earlier:
+        journal.gc_lines = planned
+        write_journal(ws, journal)
+
+
+def _work_of(journal: Journal) -> Backlog:
+    """This change's own compaction: its days (fragment GC when a topic changed), its purges."""
+    work: Backlog = {day: DayWork(fragment_gc=journal.topics_changed) for day in journal.evidence.gc_days}
+    for day, fid in journal.evidence.purge:
+        work = merge_work(work, {day: DayWork(purge={fid})})
+    return work
 
 
 def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> None:
     """The audit lines, once; the journal then records that, and the lines the GC took."""
     if journal.audited:
         return
-    entries = _audit_entries(journal, result)
+    entries = _audit_entries(journal, result, gc_lines)
     if entries:  # (a hook's own lines, e.g. a proposal's decision, are among them)
         append_entries(ws.root, entries)
     # Marked in the journal, so a recovery after a kill from here on does not log it twice, and
@@ -153,8 +193,9 @@ def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: 
     write_journal(ws, journal)
 
 
-def _audit_entries(journal: Journal, result: ApplyResult) -> list[AuditEntry]:
-    """One line per changed shard file, the caller's extra lines, and the GC's line."""
+def _audit_entries(journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> list[AuditEntry]:
+    """One line per changed shard file, the caller's extra lines, and the GC's line (the meter:
+    how many fragments left the streams as dreamed and uncited, an interrupted attempt's included)."""
     c = journal.commit
     now = datetime.fromisoformat(journal.now)
     entries = []
@@ -166,10 +207,9 @@ def _audit_entries(journal: Journal, result: ApplyResult) -> list[AuditEntry]:
         entries.append(AuditEntry.at(now, verb, f"memory/{rel}", c.actor, c.approval, c.summary))
     for action, file, summary in journal.audit.extra:
         entries.append(AuditEntry.at(now, action, file, c.actor, c.approval, summary))
-    dropped = result.compaction.fragments_dropped
-    if dropped:
+    if gc_lines:
         entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, c.approval,
-                                     f"fragment GC dropped {len(dropped)} dreamed, uncited fragment(s)"))
+                                     f"fragment GC collected {len(gc_lines)} dreamed, uncited fragment(s)"))
     entries += result.audit
     if not entries and _changes_something(journal):  # every mutation is audited (invariant 11)
         entries.append(AuditEntry.at(now, _fallback_action(c.action), _fallback_file(journal), c.actor, c.approval,

@@ -28,6 +28,11 @@ class DreamReceipt:
     superseded_added: int = 0
     fragments_dropped: list[str] = field(default_factory=list)
     watermarks_dropped: int = 0
+    # stream day -> why its compaction waits (a writer may hold the file open: invariant 8)
+    compaction_waiting: dict[str, str] = field(default_factory=dict)
+    # the loss bound: the share of the fragments seen this run would leave uncited, when it was
+    # over `[dreaming] max_collected_share` and everything was held for review instead
+    held_over_bound: float | None = None
     reverted: bool = False
     lost: list[str] = field(default_factory=list)
     reflection: str | None = None
@@ -60,8 +65,12 @@ def receipt_message(r: DreamReceipt) -> str:
         parts.append(f"{len(r.auto_applied)} change(s) applied")
     if r.pending:
         parts.append(f"{len(r.pending)} held for review in {r.reflection}")
-    if r.fragments_dropped:
-        parts.append(f"{len(r.fragments_dropped)} uncited fragment(s) collected")
+    if r.held_over_bound is not None:
+        parts.append(f"held for review: it would leave {r.held_over_bound:.0%} of them uncited, over the loss bound")
+    if r.fragments_dropped or r.status in ("applied", "mixed", "pending", "nothing"):
+        parts.append(f"{len(r.fragments_dropped)} uncited fragment(s) collected")  # the meter, 0 included
+    for day, why in sorted(r.compaction_waiting.items()):
+        parts.append(f"compaction of {day} waits ({why})")
     return ", ".join(parts)
 
 

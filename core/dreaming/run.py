@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from itertools import chain
 from typing import Callable
 
+from dreamdeck.core.door.backlog import compact_backlog
 from dreamdeck.core.door.apply import (
     apply_changeset,
     plan_changeset,
@@ -43,6 +44,7 @@ from dreamdeck.core.dreaming.protocol import (
     DreamInput,
     DreamOutcome,
     DreamScratch,
+    unaccounted,
 )
 from dreamdeck.core.dreaming.receipts import (
     DreamReceipt,
@@ -58,6 +60,7 @@ from dreamdeck.core.formats.citations import (
     summarize_missing,
 )
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
+from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys, read_shard
 from dreamdeck.core.index.strength import prompt_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.io.atomic import atomic_write_text
@@ -69,6 +72,7 @@ from dreamdeck.core.store.reflections import (
 )
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_paths
+from dreamdeck.core.store.stream_rewrite import carry_replaced_streams
 from dreamdeck.core.store.state import load_state, save_state
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
@@ -155,11 +159,6 @@ def _dream_within(dreamer, inp: DreamInput, scratch: DreamScratch, seconds: floa
     return box["outcome"]
 
 
-def _read_text(path: str) -> str:
-    with open(path, "rb") as fh:
-        return fh.read().decode("utf-8", "replace")
-
-
 @dataclass
 class _Run:
     """One run's settings and what its steps learn on the way; each step fills in the receipt."""
@@ -178,6 +177,8 @@ class _Run:
     undreamed: list = field(default_factory=list)
     shown: dict[str, set[str]] = field(default_factory=dict)  # day -> ids shown to the dreamer
     state_ts: str = ""  # the advanced days' timestamp, fixed before the dreamer starts
+    reads: ShardReads = field(default_factory=dict)  # the shard files the snapshot read
+    unaccounted: list[str] = field(default_factory=list)  # "DATE#ID" shown, left uncited with no reason
 
     @property
     def name(self) -> str:
@@ -222,6 +223,7 @@ def _steps(run: _Run) -> None:
     if not _check(run, snap, after, changed):
         return
     auto, held = _split_by_policy(run, snap, after, changed)
+    auto, held = _hold_over_loss_bound(run, snap, auto, held)
     cs = _changeset(run, outcome, auto, held)
     if run.dry_run:
         plan_changeset(run.ws, cs, run.today)
@@ -242,12 +244,22 @@ def _collect(run: _Run) -> bool:
         recover_journal(ws)
         # Reflections nobody decided within [review] expire_days become stale: kept, never applied.
         mark_stale(ws, now=workspace_now(ws) if ws.today_override else run.now)
+        # Lines a writer put on a stream inode a compaction replaced are dreamed like the rest (invariant 8).
+        carry_replaced_streams(ws)
     state, problem = load_state(ws.state_path)
     if problem:
         raise DreamRefused(f"{problem}. Run `dreamdeck doctor` before dreaming.")
     run.undreamed = collect_undreamed(ws, state)
     if not run.undreamed:
         receipt.message = "no undreamed fragments since last run; skipping"
+        # Compactions that waited for a writer are done now if nothing else would do them.
+        done = None if run.dry_run else compact_backlog(ws, actor=f"dreamer:{run.name}", trigger=run.trigger)
+        if done is not None:
+            _collected(receipt, done)
+            receipt.commit = done.sha
+            receipt.message = (f"no undreamed fragments since last run; compacted {len(done.compaction.files)} stream "
+                               f"file(s) whose compaction had waited: {len(receipt.fragments_dropped)} uncited "
+                               f"fragment(s) collected")
         return False
     receipt.fragments_seen = len(run.undreamed)
     receipt.days = sorted({f.date for f in run.undreamed})
@@ -265,8 +277,9 @@ def _collect(run: _Run) -> bool:
 def _snapshot(run: _Run) -> _Snapshot:
     ws, today = run.ws, run.today
     topic_files = list_shard_paths(ws.topics_dir)
-    before = {slug: _read_text(path) for slug, path in topic_files}
-    vault = {slug: _read_text(path) for slug, path in list_shard_paths(ws.vault_dir)}
+    # Recorded with their stamps: the GC confirms what it drops against these reads (invariant 5).
+    before = {slug: read_shard(path, run.reads) for slug, path in topic_files}
+    vault = {slug: read_shard(path, run.reads) for slug, path in list_shard_paths(ws.vault_dir)}
     pinned = frozenset(vault)
     rows = prompt_rows(((slug, before[slug]) for slug, _ in topic_files), today) \
         if getattr(run.dreamer, "reads_strength_table", True) else []
@@ -290,6 +303,7 @@ def _dream(run: _Run, snap: _Snapshot) -> tuple[DreamOutcome, dict[str, str]] | 
         receipt.message = f"dreamer failed, nothing changed: {exc}"
         return None
     receipt.dreamer_ms = int((time.monotonic() - started) * 1000)
+    run.unaccounted = unaccounted(snap.inp, scratch)
     receipt.summary, receipt.questions = outcome.summary, outcome.questions
     receipt.contradictions, receipt.tool_errors = outcome.contradictions, outcome.tool_errors
     receipt.input_tokens, receipt.output_tokens = outcome.input_tokens, outcome.output_tokens
@@ -350,6 +364,33 @@ def _split_by_policy(run: _Run, snap: _Snapshot, after: dict[str, str],
     return auto, held
 
 
+def _hold_over_loss_bound(run: _Run, snap: _Snapshot, auto: list[FileEdit],
+                          held: list[ProposedFile]) -> tuple[list[FileEdit], list[ProposedFile]]:
+    """The loss bound (invariant 2): applied changes let fragment GC collect what the run left
+    uncited. When more than `[dreaming] max_collected_share` of the distinct fragments it was
+    shown would go with no reason (not cited anywhere that protects evidence, not a named
+    duplicate, not declared noise), everything is held for review instead: a pending reflection
+    protects all it was shown. (With anything held already, nothing shown is collected.)"""
+    if not auto or held or not run.unaccounted:
+        return auto, held
+    bound = load_settings(run.ws.root).dreaming.max_collected_share
+    seen = len({(f.date, f.id) for f in run.undreamed})
+    if len(run.unaccounted) <= bound * seen:
+        return auto, held
+    keys = {tuple(k.split("#", 1)) for k in run.unaccounted}
+    protected = gc_protected_keys(run.ws, days={d for d, _ in keys}) | set().union(
+        *(citation_keys(text) for text in snap.vault.values()))
+    lost = len(keys - protected)
+    if lost <= bound * seen:
+        return auto, held
+    receipt = run.receipt
+    receipt.held_over_bound = lost / seen
+    held = [ProposedFile(e.path, e.base, e.new, pinned=e.path[len("topics/"):-3] in snap.pinned) for e in auto]
+    receipt.pending, receipt.auto_applied = [f.path for f in held], []
+    receipt.status = "pending"
+    return [], held
+
+
 def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: list[ProposedFile]) -> ChangeSet:
     """The automatic part as a ChangeSet; what is held is parked in it as a pending reflection."""
     receipt = run.receipt
@@ -375,7 +416,8 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
             dream_fragments=len(run.undreamed),
         ),
         Writes(auto, meta_files=meta),
-        Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead)),
+        Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead),
+                 shard_reads=run.reads),
         Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
                       f"held {len(held)} change(s) for review in {reflection.id}")] if reflection else []),
     )
@@ -415,6 +457,7 @@ def _apply(run: _Run, cs: ChangeSet) -> None:
 def _collected(receipt: DreamReceipt, result: ApplyResult) -> None:
     receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
+    receipt.compaction_waiting = dict(result.compaction.deferred)
     receipt.message = receipt_message(receipt)
 
 

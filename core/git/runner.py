@@ -25,7 +25,7 @@ import subprocess
 
 from dreamdeck.core.errors import GitError
 
-__all__ = ["GitError", "repo_args", "init_repo", "run_git", "run_git_bytes", "run_isolated", "start_job", "GitJob", "head", "resolve_rev"]
+__all__ = ["GitError", "git_dir", "repo_args", "init_repo", "run_git", "run_git_bytes", "run_isolated", "start_job", "GitJob", "head", "resolve_rev"]
 
 HOOKS_OFF = ("-c", "core.hooksPath=/dev/null")
 
@@ -49,6 +49,26 @@ def repo_args(root: Path) -> list[str] | None:
     if (root / ".gitstore").exists():
         return ["--git-dir", str(root / ".gitstore"), "--work-tree", str(root)]
     return None
+
+
+def git_dir(root: Path) -> Path | None:
+    """The repository's git folder, found without starting git: `<root>/.git` (a folder, or a
+    `gitdir: <path>` file as a linked worktree has), else `<root>/.gitstore`; None without one."""
+    dot_git = root / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    if dot_git.is_file():
+        try:
+            first = dot_git.read_text(encoding="utf-8").splitlines()[0]
+        except (OSError, UnicodeDecodeError, IndexError):
+            return None
+        if first.startswith("gitdir:"):
+            target = Path(first[len("gitdir:"):].strip())
+            target = target if target.is_absolute() else root / target
+            return target if target.is_dir() else None
+        return None
+    store = root / ".gitstore"
+    return store if store.is_dir() else None
 
 
 def _execute(cmd: list[str], cwd: str, *, stdin: str | bytes | None = None, env: dict[str, str] | None = None,

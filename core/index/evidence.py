@@ -3,16 +3,25 @@
 The citation-superset invariant is checked over `SHARD_AREAS` (what memory believes); fragment
 GC additionally spares whatever a pending reflection proposes to cite or was shown, so a human
 can still approve it, or reject it and release its fragments back to the tail.
+
+The GC's judgment is made in two steps, so a projection can only ever cost speed (invariant 5):
+`gc_protected_keys` answers fast (the persisted citation-range projection rules out files that
+cannot cite the days), and `confirm_uncited` then confirms each fragment about to be dropped
+against the shard files themselves, trusting neither the projection nor any cache: every file
+is either one this run read (its stamp unchanged and settled since: `ShardReads`) or read now.
+A dream run has read every topic and the vault for its snapshot, so it reads again only what
+changed since (its own writes) and the archive.
 """
 from __future__ import annotations
 
 import json
 import os
-import time
+from dataclasses import dataclass
 
 from dreamdeck.core.index import citation_ranges
-from dreamdeck.core.index.citation_ranges import DayScan, file_keys
+from dreamdeck.core.index.citation_ranges import DayScan, file_keys, shard_stats
 from dreamdeck.core.formats.citations import Key, citation_keys
+from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
 from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.core.workspace import Workspace
 
@@ -80,3 +89,76 @@ def gc_protected_keys(ws: Workspace, days: set[str] | None = None) -> set[Key]:
     if days is not None:
         pending = {k for k in pending if k[0] in days}
     return cited_keys(ws, days=days) | pending
+
+
+@dataclass(frozen=True)
+class ShardRead:
+    """One shard file as a run read it: its stamp taken before the read, and the read's start."""
+    stamp: Stamp
+    started_ns: int
+    text: str
+
+
+ShardReads = dict[str, ShardRead]  # path (as a string) -> what this run read there
+
+
+def read_shard(path, reads: ShardReads | None = None) -> str:
+    """A shard file's text (undecodable bytes replaced), recorded in `reads` when given."""
+    started = clock()
+    with open(path, "rb") as fh:
+        stamp = stamp_of(os.fstat(fh.fileno()))
+        text = fh.read().decode("utf-8", "replace")
+    if reads is not None:
+        reads[str(path)] = ShardRead(stamp, started, text)
+    return text
+
+
+@dataclass
+class Confirmation:
+    """How the last `confirm_uncited` reached its answer (for tests and the benchmark)."""
+    candidates: int = 0
+    files: int = 0
+    from_run: int = 0  # taken from what this run read
+    read: int = 0  # read from disk now
+
+
+_last_confirmation: Confirmation | None = None
+
+
+def last_confirmation() -> Confirmation | None:
+    return _last_confirmation
+
+
+def confirm_uncited(
+    ws: Workspace, candidates: set[Key], reads: ShardReads | None = None, areas: tuple[str, ...] = SHARD_AREAS,
+) -> set[Key]:
+    """The candidates no shard file of the areas cites, without the word of any projection or
+    cache. A file counts as read this run only if its stamp now is the one recorded before that
+    read and had settled by then (git's racy rule: a change in the same clock tick as the read
+    could keep the stamp); every other file is read now. Every citation holds `/DATE#`, so only
+    a file holding that for a candidate's date is parsed."""
+    global _last_confirmation
+    scan = Confirmation(candidates=len(candidates))
+    _last_confirmation = scan
+    if not candidates:
+        return set()
+    markers = [f"/{day}#" for day in sorted({d for d, _ in candidates})]
+    raw_markers = [m.encode("ascii") for m in markers]
+    cited: set[Key] = set()
+    for _rel, path, stamp in shard_stats(str(ws.memory), areas):
+        scan.files += 1
+        prior = reads.get(path) if reads else None
+        if prior is not None and prior.stamp == stamp and settled(stamp, prior.started_ns):
+            scan.from_run += 1
+            if any(m in prior.text for m in markers):
+                cited |= citation_keys(prior.text) & candidates
+            continue
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:  # removed since the listing
+            continue
+        scan.read += 1
+        if any(m in data for m in raw_markers):
+            cited |= citation_keys(data.decode("utf-8", "replace")) & candidates
+    return candidates - cited

@@ -2,15 +2,20 @@
 
 Findings: an interrupted apply (journal), shards TypeClaw cannot parse (their citations then
 protect nothing from TypeClaw's GC), stale runtime-owned frontmatter, malformed stream lines,
-citations whose fragment is gone, a corrupt state file, stray temp files.
---fix finishes an interrupted apply, recomputes frontmatter to TypeClaw's exact bytes (through
-the one door, so nothing cited can be lost), and removes temp files. It never guesses.
+citations whose fragment is gone, a corrupt state file, stray temp files, stream compactions that
+waited for writers and are due, an unreadable compaction backlog.
+--fix finishes an interrupted apply, does the due compactions (a fresh citation judgment; lines
+written to a replaced stream inode carried over first), recomputes frontmatter to TypeClaw's
+exact bytes (through the one door, so nothing cited can be lost), and removes temp files. An
+unreadable backlog is written again with the purges of hard forgets whose bytes may remain. It
+never guesses.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from dreamdeck.core.door.apply import apply_changeset, recover_journal
+from dreamdeck.core.door.backlog import backlog_status, compact_backlog
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
@@ -18,15 +23,17 @@ from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
+from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.state import load_state
-from dreamdeck.core.store.streams import all_problems
-from dreamdeck.core.store.tombstones import tombstoned_keys
+from dreamdeck.core.store.streams import all_problems, read_path_for
+from dreamdeck.core.store.tombstones import load_tombstones, tombstoned_keys
 from dreamdeck.core.workspace import Workspace
 
 
 @dataclass
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
+    #          | compaction-due | compaction-backlog
     where: str
     detail: str
     fixable: bool
@@ -82,6 +89,12 @@ def examine(ws: Workspace) -> DoctorReport:
     if ws.memory.is_dir():
         for tmp in ws.memory.rglob("*.tmp"):
             add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
+    due, _waiting, backlog_problem = backlog_status(ws)  # a day still being written is no finding
+    if backlog_problem:
+        add(Finding("compaction-backlog", f"memory/{BACKLOG}", backlog_problem, True))
+    for day in due:
+        add(Finding("compaction-due", f"memory/streams/{day}.jsonl",
+                    "its compaction waited while a writer might hold it open, and can be done now", True))
     return report
 
 
@@ -91,6 +104,14 @@ def fix(ws: Workspace) -> DoctorReport:
     done = recover_journal(ws)
     if done:
         fixed.append(done)
+    if backlog_status(ws)[2]:
+        save_backlog(ws, _purges_that_may_remain(ws))
+        fixed.append(f"wrote memory/{BACKLOG} again")
+    compacted = compact_backlog(ws, actor="system:doctor", trigger="doctor --fix")
+    if compacted is not None:
+        fixed.extend(f"compacted {f} (its compaction had waited)" for f in compacted.compaction.files)
+        if not compacted.compaction.files:
+            fixed.append("cleared the compaction backlog (nothing was left to remove)")
     if ws.memory.is_dir():
         for tmp in ws.memory.rglob("*.tmp"):
             tmp.unlink(missing_ok=True)
@@ -117,3 +138,13 @@ def fix(ws: Workspace) -> DoctorReport:
     report.fixed = fixed
     report.unfixed = [str(f) for f in report.findings]
     return report
+
+
+def _purges_that_may_remain(ws: Workspace) -> dict[str, DayWork]:
+    """A backlog holding every hard forget's purge on a day whose stream is still there (a purge
+    already done finds nothing to remove)."""
+    out: dict[str, DayWork] = {}
+    for (day, fid), stone in load_tombstones(ws).items():
+        if stone.hard and read_path_for(ws, day) is not None:
+            out.setdefault(day, DayWork()).purge.add(fid)
+    return out

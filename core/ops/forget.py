@@ -195,7 +195,7 @@ def forget_fragment(
     stone = _stone(day, fid, event, reason, actor, hard)
     if existing is not None and not stone.hash:  # upgrade of a soft tombstone: keep what it knew
         stone = Tombstone(day, fid, existing.hash, reason, actor, stone.ts, True, existing.topic)
-    what = "hard-deleted (bytes purged)" if hard else "forgotten"
+    what = "hard-deleted" if hard else "forgotten"
     cs = ChangeSet(
         Commit("forget", actor, "approved", "forget", f"forget streams/{day}#{fid}: {reason}",
                subject=f"memory: forget streams/{day}#{fid}" + (" (hard)" if hard else "")),
@@ -204,13 +204,16 @@ def forget_fragment(
         Audit(extra=[("FORGET", f"memory/streams/{day}.jsonl", f"{day}#{fid} {what}: {reason}")]),
     )
     result = apply_changeset(ws, cs)
-    msg = f"{what} streams/{day}#{fid}"
+    waiting = _purge_waiting(result, cs.evidence.purge)
+    purged = hard and in_stream and not waiting
+    msg = f"{what}{' (bytes purged)' if purged else ''} streams/{day}#{fid}"
     if edits:
         msg += f"; citation removed from {len(edits)} shard(s)"
     out = ForgetResult(
         msg, result.sha, [key], [e.path for e in edits if e.new is not None],
-        [e.path for e in edits if e.new is None], orphaned, hard and in_stream, apply=result,
+        [e.path for e in edits if e.new is None], orphaned, purged, apply=result,
     )
+    out.warnings += waiting
     if orphaned:
         out.warnings.append(
             f"left without citations (prose kept; `forget` the topic to drop it): {', '.join(orphaned)}"
@@ -277,16 +280,28 @@ def forget_topic(
         Audit(file_verb=None if hard else "ARCHIVE", extra=audit),
     )
     result = apply_changeset(ws, cs)
+    waiting = _purge_waiting(result, purge)
     msg = f"{slug}: {'deleted' if hard else f'moved to memory/{archive_rel}'}"
     if stones:
-        msg += f"; {len(stones)} fragment(s) tombstoned" + (" and purged" if purge else "")
+        msg += f"; {len(stones)} fragment(s) tombstoned" + (" and purged" if purge and not waiting else "")
     out = ForgetResult(
         msg, result.sha, [s.key for _, s in stones], [e.path for e in edits if e.new is not None],
-        [e.path for e in edits if e.new is None], orphaned, bool(purge), apply=result,
+        [e.path for e in edits if e.new is None], orphaned, bool(purge) and not waiting, apply=result,
     )
+    out.warnings += waiting
     if orphaned:
         out.warnings.append(f"left without citations (prose kept): {', '.join(orphaned)}")
     return out
+
+
+def _purge_waiting(result: ApplyResult, purge: set[Key]) -> list[str]:
+    """What a hard forget could not purge yet: a stream a writer may still hold open is never
+    rewritten (invariant 8); its purge waits in the compaction backlog for the first change
+    (or `doctor --fix`) after the file has gone quiet. Until then the tombstone hides the line."""
+    days = sorted({d for d, _ in purge} & set(result.compaction.deferred))
+    return [f"the bytes stay in memory/streams/{d}.jsonl until it can be rewritten "
+            f"({result.compaction.deferred[d]}); the first change after that, or `dreamdeck doctor --fix`, "
+            "purges them" for d in days]
 
 
 def _read(ws: Workspace, rel: str) -> str | None:

@@ -29,6 +29,10 @@ class DreamingSettings:
     max_retries: int = 3
     stale_lock_minutes: int = 60  # a lock record older than this, from a dead holder, is cleared
     dream_timeout_seconds: float = 900.0  # a whole dream (all turns); past it the dream changes nothing
+    # The loss bound (OpenClaw's): a run whose applied changes would leave more than this share of
+    # the distinct fragments it was shown to be collected with no reason (neither cited, nor a
+    # named duplicate, nor declared noise) is held for review whatever the policy.
+    max_collected_share: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,14 @@ class CriticalSettings:
 
 
 @dataclass(frozen=True)
+class StreamsSettings:
+    # A stream file written to within this many minutes is never rewritten by a compaction: a
+    # writer may hold it open (a logging handler, `tee -a`, a long-lived Node write stream), and
+    # whatever it writes after a rewrite lands on the replaced inode. Today's file never is.
+    quiet_minutes: float = 5.0
+
+
+@dataclass(frozen=True)
 class AppSettings:
     watcher: bool = True  # the TUI starts the background watcher
 
@@ -60,12 +72,13 @@ class Settings:
     decay: DecaySettings = field(default_factory=DecaySettings)
     review: ReviewSettings = field(default_factory=ReviewSettings)
     critical: CriticalSettings = field(default_factory=CriticalSettings)
+    streams: StreamsSettings = field(default_factory=StreamsSettings)
     app: AppSettings = field(default_factory=AppSettings)
 
 
 _TABLES = {
     "dreaming": DreamingSettings, "decay": DecaySettings, "review": ReviewSettings,
-    "critical": CriticalSettings, "app": AppSettings,
+    "critical": CriticalSettings, "streams": StreamsSettings, "app": AppSettings,
 }
 
 
@@ -136,6 +149,10 @@ def _check(s: Settings) -> None:
         raise SettingsError("dreamdeck.toml [dreaming] dream_timeout_seconds: must be more than 0")
     if s.dreaming.timeout_seconds <= 0:
         raise SettingsError("dreamdeck.toml [dreaming] timeout_seconds: must be more than 0")
+    if not 0 <= s.dreaming.max_collected_share <= 1:
+        raise SettingsError("dreamdeck.toml [dreaming] max_collected_share: a share, so from 0 to 1")
+    if not 0 <= s.streams.quiet_minutes < float("inf"):
+        raise SettingsError("dreamdeck.toml [streams] quiet_minutes: must be a finite number of minutes")
     if s.decay.archive_threshold > 1:
         raise SettingsError("dreamdeck.toml [decay] archive_threshold: scores run from 0 to 1, so it must be at most 1")
 

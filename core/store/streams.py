@@ -1,8 +1,8 @@
 """Daily fragment streams: finding, reading, appending and rewriting `memory/streams/*.jsonl`.
 
 Two rules shape this module:
-- No line is ever lost. Malformed lines are reported (file:line) and kept verbatim on a rewrite;
-  a rewrite carries over whatever another process appended while it worked.
+- No line is ever lost. Malformed lines are reported (file:line) and kept verbatim on a rewrite
+  (`store.stream_rewrite`, which carries over whatever another process appended meanwhile).
 - Appends never truncate: one `O_APPEND` write per line, serialized among dreamdeck processes
   by a lock, so the duplicate check and the write are one step.
 """
@@ -10,22 +10,16 @@ from __future__ import annotations
 
 import os
 import re
-import threading
-import time
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from filelock import FileLock
 
-from dreamdeck.core.io.atomic import fsync_dir
 from dreamdeck.core.formats.events import (
-    EventError,
     Fragment,
     build_fragment,
     fragment_content_hash,
-    parse_event_line,
     serialize_event,
 )
 from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
@@ -242,102 +236,3 @@ def append_raw_lines(ws: Workspace, day: str, lines: list[bytes]) -> None:
         return
     with stream_lock(ws):
         append_durably(write_path_for(ws, day), b"".join(line.rstrip(b"\n") + b"\n" for line in lines))
-
-
-# --- rewriting (compaction, hard forget, restore) --------------------------------------------
-@dataclass
-class RewriteResult:
-    changed: bool
-    kept: list[StreamLine]
-    dropped: list[StreamLine]
-    carried_bytes: int  # bytes other writers appended while we worked, carried into the new file
-
-
-def rewrite_stream(
-    ws: Workspace,
-    path: Path,
-    keep: Callable[[StreamLine], bool] | None = None,
-    *,
-    keep_for: Callable[[list[StreamLine]], Callable[[StreamLine], bool]] | None = None,
-    grace_seconds: float = 0.05,
-    late: list | None = None,
-) -> RewriteResult:
-    """Rewrite `path` without the lines `keep` rejects, losing no concurrent append.
-
-    The old inode stays open: bytes appended to it before the rename are copied into the
-    temp file, and bytes that land on it after the rename (a writer that opened the path
-    just before) are appended to the new file during a short grace period. With `late` (a
-    list), the grace period is watched by a thread appended to it, which the caller joins
-    (see `join_late_carriers`) before it ends: the rewrite returns without waiting.
-    """
-    with stream_lock(ws):
-        try:
-            old = open(path, "rb")
-        except FileNotFoundError:
-            return RewriteResult(False, [], [], 0)
-        with old:
-            data = old.read()
-            cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
-            lines = parse_stream_bytes(data[:cut])
-            # keep_for sees the very lines being rewritten (e.g. to find each source's last watermark)
-            rule = keep_for(lines) if keep_for is not None else keep
-            assert rule is not None, "rewrite_stream needs keep or keep_for"
-            verdicts = [ln.event is None or rule(ln) for ln in lines]  # malformed lines are never dropped
-            kept = [ln for ln, ok in zip(lines, verdicts) if ok]
-            dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
-            if not dropped:
-                return RewriteResult(False, kept, [], 0)
-            tmp = path.with_name(path.name + ".tmp")
-            carried = 0
-            with open(tmp, "wb") as out:
-                out.write(b"".join(ln.raw + b"\n" for ln in kept))
-                out.write(data[cut:])
-                extra = old.read()
-                while extra:
-                    out.write(extra)
-                    carried += len(extra)
-                    extra = old.read()
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, path)
-            fsync_dir(path.parent)
-            deadline = time.monotonic() + grace_seconds
-            if late is not None:
-                watcher = threading.Thread(
-                    target=_carry_late, args=(ws, path, os.fdopen(os.dup(old.fileno()), "rb"), deadline, True),
-                    name=f"carry-late:{path.name}",
-                )
-                watcher.start()
-                late.append(watcher)
-            else:
-                carried += _carry_late(ws, path, old, deadline, False)
-    return RewriteResult(True, kept, dropped, carried)
-
-
-def _carry_late(ws: Workspace, path: Path, old, deadline: float, own: bool) -> int:
-    """Until `deadline`, append to `path` whatever lands on the replaced inode `old`. `own`: a
-    watcher thread, which closes `old` and takes the stream lock for each append itself."""
-    carried = 0
-    try:
-        while True:
-            chunk = old.read()
-            if chunk:
-                carried += len(chunk)
-                if own:
-                    with stream_lock(ws):
-                        append_durably(path, chunk)
-                else:
-                    append_durably(path, chunk)
-            if time.monotonic() >= deadline:
-                return carried
-            time.sleep(0.01)
-    finally:
-        if own:
-            old.close()
-
-
-def join_late_carriers(late: list) -> None:
-    """Wait for the grace-period watchers `rewrite_stream(late=...)` started."""
-    for watcher in late:
-        watcher.join()
-    late.clear()

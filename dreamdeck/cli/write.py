@@ -134,6 +134,10 @@ def _review_one(ws, args) -> int:
     say(f"loss meter: {plural(len(meter.citations_dropped), 'citation')} dropped, "
         f"{plural(len(meter.beliefs_removed), 'belief')} rewritten, {plural(len(meter.shards_deleted), 'shard')} deleted, "
         f"{len(meter.superseded_added)} superseded")
+    over = (r.receipt or {}).get("held_over_bound") if isinstance(r.receipt, dict) else None
+    if isinstance(over, (int, float)):
+        say(f"held over the loss bound: applied, it would leave {over:.0%} of the {len(r.fragments)} fragment(s) "
+            "it saw uncited with no reason given, for the GC to collect")
     for c in r.contradictions:
         say(f"⚠ contradiction: {c}")
     for q in r.questions:
@@ -184,6 +188,7 @@ def cmd_approve(args) -> int:
     say(f"applied {args.id}: {plural(len(result.written), 'file')} written, {len(result.deleted)} deleted"
         + (f", rebased {', '.join(result.rebased)}" if result.rebased else "")
         + (f" → commit {result.sha[:10]}" if result.sha else ""))
+    say(f"  {result.meter()}")
     return 0
 
 

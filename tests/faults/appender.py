@@ -69,3 +69,50 @@ def append_raw(root: str, today: str, source: str, count: int, batch: int, out_p
             os.close(fd)
         ids.append(fid)
     Path(out_path).write_text(json.dumps(ids))
+
+
+def _fragment_line(source: str, i: int) -> tuple[str, bytes]:
+    from dreamdeck.core.formats.events import build_fragment, serialize_event
+    from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
+
+    fid = new_event_id()
+    frag = build_fragment(fid, timestamp_from_id(fid), source=source, entry=f"{i:08x}",
+                          topic=f"topic {source}", body=f"{source} line number {i}")
+    return fid, (serialize_event(frag) + "\n").encode("utf-8")
+
+
+def append_held(root: str, day: str, source: str, count: int, batch: int, out_path: str,
+                ready, start, reads, appended, abort) -> None:
+    """One O_APPEND descriptor opened once and kept for the whole run, one line per write(), as a
+    logging handler, `tee -a` or a long-lived Node write stream does."""
+    path = Path(root) / "memory" / "streams" / f"{day}.jsonl"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    ready.put(source)
+    start.wait()
+    ids = []
+    try:
+        for i in _paced(batch, count, reads, appended, abort):
+            fid, line = _fragment_line(source, i)
+            os.write(fd, line)
+            ids.append(fid)
+    finally:
+        os.close(fd)
+    Path(out_path).write_text(json.dumps(ids))
+
+
+def append_per_line(root: str, day: str, source: str, count: int, batch: int, out_path: str,
+                    ready, start, reads, appended, abort) -> None:
+    """Opens the path for each line (O_APPEND), writes it, closes it; no lock (TypeClaw's appendFile)."""
+    path = Path(root) / "memory" / "streams" / f"{day}.jsonl"
+    ready.put(source)
+    start.wait()
+    ids = []
+    for i in _paced(batch, count, reads, appended, abort):
+        fid, line = _fragment_line(source, i)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+        ids.append(fid)
+    Path(out_path).write_text(json.dumps(ids))

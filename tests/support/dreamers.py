@@ -11,13 +11,27 @@ from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamScra
 Script = Callable[[DreamInput, DreamScratch], None]
 
 
+def finish_accounting(inp, scratch, summary: str, **finish) -> None:
+    """Finish, declaring every shown fragment left uncited noise with a reason, as a dreamer
+    must (what it leaves unaccounted counts against the run's loss bound)."""
+    from dreamdeck.core.dreaming.protocol import unaccounted
+
+    noise = [{"cite": f"streams/{key}", "reason": "scripted: not cited"} for key in unaccounted(inp, scratch)]
+    scratch.finish(summary, noise=noise, **finish)
+
+
 class Scripted:
     """Runs `script(inp, scratch)`, records what it was shown, finishes with a summary."""
 
-    def __init__(self, script: Script | None = None, name: str = "scripted", summary: str | None = None):
+    def __init__(self, script: Script | None = None, name: str = "scripted", summary: str | None = None,
+                 accounts: bool = True):
         self.script = script or (lambda inp, scratch: None)
         self.name = name
         self.summary = summary
+        # A finished dream gives a reason for every fragment it leaves uncited; with `accounts`
+        # the script's leftovers are declared noise ("scripted"), without it they stay unaccounted
+        # and count against the run's loss bound ([dreaming] max_collected_share).
+        self.accounts = accounts
         self.seen: list[list[str]] = []  # citations shown, per call
 
     @property
@@ -28,7 +42,11 @@ class Scripted:
         self.seen.append([f.citation for f in inp.fragments])
         self.script(inp, scratch)
         if not scratch.outcome.finished:
-            scratch.finish(self.summary if self.summary is not None else f"scripted: {len(inp.fragments)} fragment(s)")
+            summary = self.summary if self.summary is not None else f"scripted: {len(inp.fragments)} fragment(s)"
+            if self.accounts:
+                finish_accounting(inp, scratch, summary)
+            else:
+                scratch.finish(summary)
         return scratch.outcome
 
 

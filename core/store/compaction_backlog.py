@@ -1,0 +1,90 @@
+"""The compaction backlog: stream days whose compaction waits until no writer may hold the file
+(`memory/meta/compaction-backlog.json`, committed with the change that deferred them).
+
+A compaction (watermark GC, fragment GC, a hard forget's purge) never replaces today's stream
+or one written to within the quiet period (`door.compaction`). What it would have done is
+recorded here per day, so a later apply or dream, or `doctor --fix`, does it once the file is
+quiet, with a fresh citation judgment then. Only what is needed to do it again is kept: whether
+fragment GC was due, and the ids a hard forget purges (never their text).
+
+    {"version": 1, "days": {"2026-05-22": {"fragmentGc": true, "purge": ["019e…"]}}}
+
+A file that cannot be read as this is reported (`load_backlog` returns the problem) and treated
+as empty, never as an error: it only ever delays a compaction, and the next change rewrites it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from dreamdeck.core.io.atomic import atomic_write_text, remove_file
+from dreamdeck.core.workspace import DATE_RE, Workspace
+
+BACKLOG = "meta/compaction-backlog.json"  # under memory/
+VERSION = 1
+
+
+@dataclass
+class DayWork:
+    """What a compaction of one day does beyond the watermark GC, which it always does."""
+    fragment_gc: bool = False
+    purge: set[str] = field(default_factory=set)  # ids whose bytes a hard forget removes
+
+    def merged(self, other: "DayWork") -> "DayWork":
+        return DayWork(self.fragment_gc or other.fragment_gc, self.purge | other.purge)
+
+
+Backlog = dict[str, DayWork]
+
+
+def merge_work(a: Backlog, b: Backlog) -> Backlog:
+    out = dict(a)
+    for day, work in b.items():
+        out[day] = out[day].merged(work) if day in out else work
+    return out
+
+
+def load_backlog(ws: Workspace) -> tuple[Backlog, str | None]:
+    """(the days waiting, a problem to report or None)."""
+    path = ws.memory / BACKLOG
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, ValueError) as exc:
+        return {}, f"memory/{BACKLOG}: unreadable ({exc}); deferred compactions will be found again"
+    days = data.get("days") if isinstance(data, dict) and data.get("version") == VERSION else None
+    if not isinstance(days, dict):
+        return {}, f"memory/{BACKLOG}: not a version {VERSION} backlog; deferred compactions will be found again"
+    backlog: Backlog = {}
+    for day, entry in days.items():
+        if not (isinstance(day, str) and DATE_RE.match(day) and isinstance(entry, dict)):
+            continue
+        purge = entry.get("purge", [])
+        backlog[day] = DayWork(
+            entry.get("fragmentGc") is True,
+            {i for i in purge if isinstance(i, str)} if isinstance(purge, list) else set(),
+        )
+    return backlog, None
+
+
+def save_backlog(ws: Workspace, backlog: Backlog) -> None:
+    """Write the backlog (byte-identical when unchanged); remove the file when nothing waits."""
+    path = ws.memory / BACKLOG
+    if not backlog:
+        remove_file(path)
+        return
+    text = render_backlog(backlog)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    atomic_write_text(path, text)
+
+
+def render_backlog(backlog: Backlog) -> str:
+    days = {
+        day: {"fragmentGc": work.fragment_gc, "purge": sorted(work.purge)} for day, work in sorted(backlog.items())
+    }
+    return json.dumps({"version": VERSION, "days": days}, indent=2) + "\n"

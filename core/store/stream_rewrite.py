@@ -1,0 +1,333 @@
+"""Rewriting a stream file (compaction, hard forget) so that no line another process writes is lost.
+
+A rewrite writes the kept lines to a temp file and renames it over the stream. A writer that
+holds the old file open (a logging handler, `tee -a`, a long-lived Node write stream) keeps
+writing to the old inode, which no name reaches after the rename. The door therefore never
+rewrites a file such a writer may hold (today's, or one written to within the quiet period:
+`door.compaction`), and this module makes what still lands there come back:
+
+- Before the rename, the old inode gets a hard link where git never looks (the repository's git
+  folder, else dreamdeck's private folder, whichever is on the stream's file system), named
+  `<day>.<inode>.<size>.replaced`: `size` is how many of its bytes the new file already holds.
+- `carry_replaced_streams` (every dream and apply, and `doctor --fix`) appends to the day's
+  current file the whole lines that grew beyond `size`, skipping any whose id (or, for a line
+  without one, whose bytes) the current file holds already, so a carry repeated after a crash
+  adds nothing twice; then it renames the link to the new size. A link whose inode nobody wrote
+  to for `LINK_QUIET_SECONDS` (and no visible process holds for writing) is carried a last time,
+  a torn last line included, and removed.
+- A short grace period right after the rename carries what a writer that opens the file per line
+  wrote to the old inode just before (a watcher thread with `late`, joined by the caller).
+
+The temp file is created exclusively (a unique name in the stream's folder, `O_EXCL|O_NOFOLLOW`)
+and removed on any failure, so a full disk leaves no `*.tmp` a later `git add -f memory/` commits.
+Lines a hard forget purges are also blanked in the old inode, so the kept link holds no copy.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from dreamdeck.core.errors import Refused
+from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, parse_stream_bytes
+from dreamdeck.core.git.runner import git_dir
+from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.io.atomic import fsync_dir
+from dreamdeck.core.io.open_writers import writers_holding
+from dreamdeck.core.io.private import ensure_private
+from dreamdeck.core.store.streams import read_path_for, read_stream_lines, stream_lock, write_path_for
+from dreamdeck.core.workspace import Workspace
+
+LINK_QUIET_SECONDS = 7 * 24 * 3600  # a replaced inode nobody wrote to for a week is let go
+_GIT_PLACE = "dreamdeck-replaced-streams"
+_LINK_NAME = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})\.([0-9]+)\.([0-9]+)\.replaced$")
+_NO_PLACE = ("no folder on the stream's file system to keep its replaced inode in (the git folder "
+             "and dreamdeck's private folder are elsewhere); set DREAMDECK_CACHE_DIR to one on it")
+
+
+@dataclass
+class RewriteResult:
+    changed: bool
+    kept: list[StreamLine]
+    dropped: list[StreamLine]
+    carried_bytes: int  # bytes other writers appended while we worked, carried into the new file
+    blocked: str | None = None  # why a file with lines to drop was left as it is
+
+
+def rewrite_stream(
+    ws: Workspace,
+    path: Path,
+    keep: Callable[[StreamLine], bool] | None = None,
+    *,
+    keep_for: Callable[[list[StreamLine]], Callable[[StreamLine], bool]] | None = None,
+    scrub: Callable[[StreamLine], bool] | None = None,
+    grace_seconds: float = 0.05,
+    late: list | None = None,
+) -> RewriteResult:
+    """Rewrite `path` without the lines `keep` rejects, losing no concurrent append.
+
+    `keep_for` builds the rule from the very lines being rewritten; malformed lines are never
+    dropped. Dropped lines `scrub` names are blanked in the replaced inode too. With `late` (a
+    list), the grace period is watched by a thread appended to it, which the caller joins
+    (`join_late_carriers`) before it ends."""
+    with stream_lock(ws):
+        try:
+            old = open(path, "rb")
+        except FileNotFoundError:
+            return RewriteResult(False, [], [], 0)
+        with old:
+            data = old.read()
+            cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
+            lines = parse_stream_bytes(data[:cut])
+            rule = keep_for(lines) if keep_for is not None else keep
+            assert rule is not None, "rewrite_stream needs keep or keep_for"
+            verdicts = [ln.event is None or rule(ln) for ln in lines]
+            kept = [ln for ln, ok in zip(lines, verdicts) if ok]
+            dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
+            if not dropped:
+                return RewriteResult(False, kept, [], 0)
+            place = _link_place(ws, path)
+            if place is None:
+                return RewriteResult(False, lines, [], 0, blocked=_NO_PLACE)
+            day = _day_of(path)
+            head = [b"".join(ln.raw + b"\n" for ln in kept), data[cut:]]
+            replaced = _replace(path, old, head, len(data), place, day)
+            if replaced is None:
+                return RewriteResult(False, lines, [], 0, blocked="replaced by another process meanwhile")
+            link, carried = replaced
+            _blank(link, [ln for ln in dropped if scrub is not None and scrub(ln)])
+            deadline = time.monotonic() + grace_seconds
+            if late is not None:
+                watcher = threading.Thread(target=_watch_grace, args=(ws, link, deadline), name=f"carry-late:{path.name}")
+                watcher.start()
+                late.append(watcher)
+            else:
+                carried += _carry_until(ws, link, deadline, locked=True)
+    return RewriteResult(True, kept, dropped, carried)
+
+
+def _day_of(path: Path) -> str:
+    m = STREAM_FILE.match(path.name)
+    if m is None:
+        raise Refused(f"refused: {path.name} is not a stream file (YYYY-MM-DD.jsonl)")
+    return m.group(1)
+
+
+def _replace(path: Path, old, head: list[bytes], consumed: int, place: Path, day: str) -> tuple[Path, int] | None:
+    """Write `head` and whatever else reached the old inode into an exclusive temp file, link the
+    old inode into `place`, rename the temp file over `path`. (link, bytes carried), or None when
+    `path` no longer names the inode we read (someone else replaced it: nothing is done)."""
+    st = os.fstat(old.fileno())
+    tmp, fd = _exclusive_temp(path, st.st_mode & 0o777)
+    link: Path | None = None
+    carried = 0
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.writelines(head)
+            extra = old.read()
+            while extra:  # appended while the rule ran
+                out.write(extra)
+                carried += len(extra)
+                extra = old.read()
+            out.flush()
+            os.fsync(out.fileno())
+        link = _link_old_inode(path, st.st_ino, place, day, consumed + carried)
+        if link is None:
+            os.unlink(tmp)
+            return None
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        if link is not None:
+            _unlink_quietly(link)
+        raise
+    fsync_dir(path.parent)
+    return link, carried
+
+
+def _exclusive_temp(path: Path, mode: int) -> tuple[Path, int]:
+    """A new temp file beside `path`, created by us alone: a unique name, O_EXCL (never an
+    existing file), O_NOFOLLOW (never through a planted link)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        try:
+            return tmp, os.open(tmp, flags, mode or 0o644)
+        except FileExistsError:
+            continue
+
+
+def _link_old_inode(path: Path, ino: int, place: Path, day: str, size: int) -> Path | None:
+    """A hard link to the inode `path` names now, if it is still `ino`; None otherwise."""
+    link = place / f"{day}.{ino}.{size}.replaced"
+    try:
+        os.link(path, link, follow_symlinks=False)
+    except FileExistsError:
+        pass  # the same inode and size, left by an attempt that did not get to rename
+    if os.lstat(link).st_ino != ino:
+        _unlink_quietly(link)
+        return None
+    fsync_dir(place)
+    return link
+
+
+def _blank(link: Path, lines: list[StreamLine]) -> None:
+    """Overwrite `lines` in the replaced inode with spaces (same length: offsets stay)."""
+    if not lines:
+        return
+    fd = os.open(link, os.O_WRONLY | os.O_NOFOLLOW)
+    try:
+        for ln in lines:
+            os.pwrite(fd, b" " * len(ln.raw), ln.offset)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+# --- where replaced inodes are kept -----------------------------------------------------------
+def _places(ws: Workspace) -> list[Path]:
+    """Where replaced inodes may be kept, in order of preference (not created here)."""
+    found = git_dir(ws.root)
+    return ([found / _GIT_PLACE] if found is not None else []) + [ws.lock_dir / "replaced-streams"]
+
+
+def _link_place(ws: Workspace, path: Path) -> Path | None:
+    """The first place on `path`'s file system (a hard link cannot cross one), created 0700."""
+    device = os.stat(path.parent).st_dev
+    for place in _places(ws):
+        try:
+            if os.stat(place.parent).st_dev == device:
+                return ensure_private(place)
+        except (OSError, Refused):  # not ours, or not a folder: the next place
+            continue
+    return None
+
+
+def _links(ws: Workspace) -> list[Path]:
+    out = []
+    for place in _places(ws):
+        try:
+            names = os.listdir(place)
+        except OSError:
+            continue
+        out += [place / name for name in sorted(names) if _LINK_NAME.match(name)]
+    return out
+
+
+# --- carrying what lands on a replaced inode ----------------------------------------------------
+def carry_replaced_streams(ws: Workspace, *, now: float | None = None) -> int:
+    """Carry into each day's current file the lines written to its replaced inodes since; let go
+    of the links nobody wrote to for `LINK_QUIET_SECONDS`. Returns the bytes carried."""
+    links = _links(ws)
+    if not links:
+        return 0
+    cutoff = (time.time() if now is None else now) - LINK_QUIET_SECONDS
+    carried = 0
+    with stream_lock(ws):
+        current = []
+        for link in links:
+            n, link = _carry_link(ws, link)
+            carried += n
+            current.append(link)
+        quiet = [link for link in current if _quiet_since(link, cutoff)]
+        held = (writers_holding(quiet) or {}) if quiet else {}
+        for link in quiet:
+            if str(link) not in held:
+                n, link = _carry_link(ws, link, final=True)
+                carried += n
+                _unlink_quietly(link)
+    return carried
+
+
+def _quiet_since(link: Path, cutoff: float) -> bool:
+    try:
+        st = os.lstat(link)
+    except OSError:
+        return False
+    return max(st.st_mtime, st.st_ctime) < cutoff  # ctime: nor linked or carried since
+
+
+def _carry_link(ws: Workspace, link: Path, *, final: bool = False) -> tuple[int, Path]:
+    """Append the whole lines beyond the link's recorded size (all of it when `final`) that the
+    day's current file does not hold yet, and rename the link to the size carried. The stream
+    lock is held. Returns (bytes appended, the link's name now)."""
+    m = _LINK_NAME.match(link.name)
+    if m is None:
+        return 0, link
+    day, size = m.group(1), int(m.group(3))
+    try:
+        fh = open(os.open(link, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+    except OSError:
+        return 0, link
+    with fh:
+        st = os.fstat(fh.fileno())
+        target = read_path_for(ws, day) or write_path_for(ws, day)
+        if _same_inode(target, st):  # the rename never happened (a crash between link and rename)
+            _unlink_quietly(link)
+            return 0, link
+        if st.st_size <= size:
+            return 0, link
+        fh.seek(size)
+        grown = fh.read()
+    cut = len(grown) if final else grown.rfind(b"\n") + 1
+    if cut == 0:
+        return 0, link
+    present = {_identity(ln) for ln in read_stream_lines(target)}
+    missing = b"".join(ln.raw + b"\n" for ln in parse_stream_bytes(grown[:cut]) if _identity(ln) not in present)
+    if missing:
+        append_durably(target, missing, own_line=True)
+    moved = link.with_name(f"{day}.{m.group(2)}.{size + cut}.replaced")
+    os.replace(link, moved)
+    return len(missing), moved
+
+
+def _same_inode(path: Path, st: os.stat_result) -> bool:
+    try:
+        now = os.stat(path)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
+
+
+def _identity(ln: StreamLine) -> tuple[str, object]:
+    """What makes a line the same line: its event id, or its bytes when it has none."""
+    eid = ln.event.get("id") if ln.event else None
+    return ("id", eid) if isinstance(eid, str) and eid else ("raw", ln.raw)
+
+
+def _carry_until(ws: Workspace, link: Path, deadline: float, *, locked: bool) -> int:
+    """Carry what lands on the replaced inode until `deadline` (the grace period)."""
+    carried = 0
+    while True:
+        if locked:
+            n, link = _carry_link(ws, link)
+        else:
+            with stream_lock(ws):
+                n, link = _carry_link(ws, link)
+        carried += n
+        if time.monotonic() >= deadline:
+            return carried
+        time.sleep(0.01)
+
+
+def _watch_grace(ws: Workspace, link: Path, deadline: float) -> None:
+    _carry_until(ws, link, deadline, locked=False)
+
+
+def join_late_carriers(late: list) -> None:
+    """Wait for the grace-period watchers `rewrite_stream(late=...)` started."""
+    for watcher in late:
+        watcher.join()
+    late.clear()
