@@ -50,7 +50,7 @@ from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.formats.shards import strip_citations
 from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
-from dreamdeck.core.store.tombstones import Tombstone, load_tombstones, tombstoned_keys
+from dreamdeck.core.store.tombstones import Tombstone, forgotten, load_tombstones, tombstoned_keys
 from dreamdeck.core.workspace import Workspace, WorkspaceError, local_datetime_iso, parse_date
 
 __all__ = [
@@ -84,14 +84,14 @@ class ForgetResult:
 
 # --- reading ---------------------------------------------------------------------------------
 def visible(ws: Workspace, day: str, fid: str) -> bool:
-    """False for a forgotten (tombstoned) fragment: views, search and dreams must skip it."""
-    return (day, fid) not in tombstoned_keys(ws)
+    """False for a forgotten fragment id (under any date: tombstones hold by identity)."""
+    return not forgotten(ws).holds(fid)
 
 
 def visible_filter(ws: Workspace) -> Callable[[str, str], bool]:
     """`visible` for many fragments: the tombstones are read once."""
-    hidden = tombstoned_keys(ws)
-    return lambda day, fid: (day, fid) not in hidden
+    hidden = forgotten(ws)
+    return lambda day, fid: not hidden.holds(fid)
 
 
 def list_tombstones(ws: Workspace) -> list[Tombstone]:
