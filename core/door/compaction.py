@@ -4,13 +4,15 @@
 - Fragment GC (only after a fresh citation judgment): drop a fragment that is dreamed AND
   not cited under the same date. `cited` must include every place that protects evidence:
   topics, vault, archive and pending reflections.
-- Hard-forgotten fragments are dropped whatever else holds.
+- Hard-forgotten fragments are dropped whatever else holds: exactly the meant line, by its
+  content hash when one is given (`purge_hashes`), so a line sharing the id is kept.
 Malformed and legacy lines are always kept; rewrites never lose a concurrent append.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.store.state import DreamingState
 from dreamdeck.core.formats.stream_lines import StreamLine
 from dreamdeck.core.store.streams import read_path_for, rewrite_stream
@@ -31,7 +33,8 @@ class CompactionResult:
 
 
 def _keep_rule(
-    lines: list[StreamLine], day: str, dreamed: set[str], cited: set[Key], fragment_gc: bool, purge: set[Key]
+    lines: list[StreamLine], day: str, dreamed: set[str], cited: set[Key], fragment_gc: bool, purge: set[Key],
+    purge_hashes: dict[Key, str],
 ):
     last_watermark: dict[str, str] = {}
     for ln in lines:
@@ -43,7 +46,8 @@ def _keep_rule(
             return last_watermark.get(ln.event["source"]) == ln.event["id"]  # type: ignore[index]
         if ln.kind == "fragment":
             key = (day, ln.event["id"])  # type: ignore[index]
-            if key in purge:
+            if key in purge and (key not in purge_hashes or purge_hashes[key] == fragment_content_hash(
+                    ln.event["topic"], ln.event["body"])):  # type: ignore[index]
                 return False
             if fragment_gc and key[1] in dreamed and key not in cited:
                 return False
@@ -61,6 +65,7 @@ def compact_days(
     fragment_gc: bool,
     purge: set[Key] = frozenset(),  # type: ignore[assignment]
     late: list | None = None,
+    purge_hashes: dict[Key, str] | None = None,
 ) -> CompactionResult:
     """`late`: see `rewrite_stream` (the grace period watched in the background)."""
     result = CompactionResult()
@@ -70,7 +75,8 @@ def compact_days(
             continue
         dreamed = state.dreamed_ids(day)
         rewritten = rewrite_stream(
-            ws, path, keep_for=lambda lines, d=day: _keep_rule(lines, d, dreamed, cited, fragment_gc, purge), late=late,
+            ws, path, keep_for=lambda lines, d=day: _keep_rule(lines, d, dreamed, cited, fragment_gc, purge, purge_hashes or {}),
+            late=late,
         )
         if rewritten.changed:
             result.files.append(ws.rel(path))

@@ -132,8 +132,11 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
     # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
     # under the compacted dates can pin anything there, so only those are gathered.
     protected = gc_protected_keys(ws, days=gc_days) | {k for k, s in load_tombstones(ws).items() if not s.hard}
+    # A hard forget purges the meant line only: the one whose content its tombstone recorded.
+    meant = {s.key: s.hash for op, s in journal.evidence.tombstones if op == "forget" and s.hard and s.hash}
     result.compaction = compact_days(
         ws, state, protected, gc_days, fragment_gc=journal.topics_changed, purge=purge, late=late,
+        purge_hashes=meant,
     )
     step("gc")
     return [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purge]
