@@ -130,3 +130,36 @@ def test_a_hard_forget_that_removed_no_line_never_says_bytes_were_removed(agent_
     assert "bytes removed" not in proc.stdout and "purged" not in proc.stdout
     assert broken in (agent_dir / "memory" / "streams" / f"{D}.jsonl").read_text()
 
+
+
+def test_a_dream_receipt_quoting_the_text_loses_it_too(agent_dir):
+    from dreamdeck.core.dreaming.run import run_dream
+    from dreamdeck.core.workspace import Workspace
+    from tests.support.dreamers import Scripted
+
+    write_stream(agent_dir, D, [fragment_line(D, 1, "infra", BODY)])
+    commit_all(agent_dir)
+    ws = Workspace.open(agent_dir, today=TODAY)
+    run_dream(ws, dreamer=Scripted(summary=f"Noted: {BODY}"), review="all")
+    assert any("receipts/" in f for f in files_holding(agent_dir, "Frankfurt"))
+
+    run(agent_dir, "forget", f"{D}#{uuid_at(D, 1)}", "--reason", "private", "--hard")
+
+    assert files_holding(agent_dir, "Frankfurt") == []
+    for receipt in (agent_dir / "memory" / "meta" / "receipts").glob("*.json"):
+        assert "[forgotten]" in json.loads(receipt.read_text())["summary"]
+
+
+def test_forgetting_a_topic_hard_with_its_fragments_removes_their_text_from_memory_meta(agent_dir):
+    from dreamdeck.core.ops.forget import forget_topic
+    from dreamdeck.core.workspace import Workspace
+
+    fid = seed_and_hold_for_review(agent_dir)
+    run(agent_dir, "approve", "r-1")
+    ws = Workspace.open(agent_dir, today=TODAY)
+    (slug,) = [p.stem for p in ws.topics_dir.glob("*.md") if fid in p.read_text()]
+
+    result = forget_topic(ws, slug, "private", hard=True, fragments=True)
+
+    assert result.purged and files_holding(agent_dir, "Frankfurt") == []
+    assert any("git history" in line for line in result.remains)

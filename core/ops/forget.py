@@ -50,7 +50,9 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
 from dreamdeck.core.index.evidence import shard_area_files
-from dreamdeck.core.ops.forget_hard import malformed_lines, meant_line, meta_scrubs, text_pieces, what_remains
+from dreamdeck.core.ops.forget_hard import (
+    audit_scrubber, malformed_lines, meant_line, meta_scrubs, text_pieces, what_remains,
+)
 from dreamdeck.core.formats.shards import strip_citations
 from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
 from dreamdeck.core.store.tombstones import Tombstone, forgotten, load_tombstones, tombstoned_keys
@@ -211,6 +213,7 @@ def forget_fragment(
         Writes(edits, meta_files=dict(scrubs)),
         Evidence(allow_drop={key}, tombstones=[("forget", stone)], purge={key} if hard and in_stream else set()),
         Audit(extra=audit),
+        before_commit=audit_scrubber(ws, pieces),
     )
     result = apply_changeset(ws, cs)
     purged = key in result.compaction.fragment_lines_dropped
@@ -252,6 +255,7 @@ def forget_topic(
     keys = set(cited) if fragments else set()
     stones: list[tuple[str, Tombstone]] = []
     purge: set[Key] = set()
+    texts: dict[Key, list[str]] = {}  # hard: the text of each forgotten fragment, to leave memory/meta too
     if keys:
         vault = _vault_citing(ws, keys)
         if vault:
@@ -266,6 +270,8 @@ def forget_topic(
             stones.append(("forget", _stone(day, fid, event, reason, actor, hard)))
             if hard and in_stream:
                 purge.add((day, fid))
+            if hard:
+                texts[(day, fid)] = text_pieces(event)
     edits: list[FileEdit] = []
     archive_rel = f"archive/{slug}.md"
     if hard:
@@ -284,22 +290,32 @@ def forget_topic(
     audit = [("FORGET", f"memory/{rel}", f"topic {slug} {verb}: {reason}")]
     audit += [("FORGET", f"memory/streams/{s.date}.jsonl", f"{s.date}#{s.id} forgotten with {slug}: {reason}")
               for _, s in stones]
+    pieces = sorted({p for ps in texts.values() for p in ps}, key=lambda p: (-len(p), p))
+    scrubs = meta_scrubs(ws, pieces)
+    audit += [("FORGET", f"memory/meta/{r}", f"text of fragments forgotten with {slug} removed: {reason}")
+              for r in sorted(scrubs)]
     cs = ChangeSet(
         Commit("forget", actor, "approved", "forget", f"forget topic {slug} ({verb}): {reason}",
                subject=f"memory: forget {slug}" + (" (hard)" if hard else "")),
-        Writes(edits),
+        Writes(edits, meta_files=dict(scrubs)),
         Evidence(allow_drop=set(cited) if hard else set(keys), tombstones=stones, purge=purge),
         # soft: every file line says ARCHIVE (the topic moves there); hard: each file's own (DELETE, EDIT)
         Audit(file_verb=None if hard else "ARCHIVE", extra=audit),
+        before_commit=audit_scrubber(ws, pieces),
     )
     result = apply_changeset(ws, cs)
+    purged = purge & set(result.compaction.fragment_lines_dropped)
     msg = f"{slug}: {'deleted' if hard else f'moved to memory/{archive_rel}'}"
     if stones:
-        msg += f"; {len(stones)} fragment(s) tombstoned" + (" and purged" if purge else "")
+        msg += f"; {len(stones)} fragment(s) tombstoned" + (f", {len(purged)} line(s) purged" if hard else "")
     out = ForgetResult(
         msg, result.sha, [s.key for _, s in stones], [e.path for e in edits if e.new is not None],
-        [e.path for e in edits if e.new is None], orphaned, bool(purge), apply=result,
+        [e.path for e in edits if e.new is None], orphaned, bool(purged), apply=result,
     )
+    if hard and stones:
+        remains = [line for _, s in stones for line in what_remains(ws, s.date, s.id, texts.get(s.key, []),
+                                                                 malformed_lines(ws, s.date, s.id))]
+        out.remains = list(dict.fromkeys(remains))
     if orphaned:
         out.warnings.append(f"left without citations (prose kept): {', '.join(orphaned)}")
     return out

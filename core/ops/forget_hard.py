@@ -9,6 +9,10 @@
   every verbatim piece of the text (the body, each line, each sentence, with or without its
   closing stop) replaced by `[forgotten]`. They are written by the door in the forget's own
   commit. A paraphrase is not found: only the words as written.
+- `scrub_audit_log`: the audit log (a dream's line carries its summary, which may quote a
+  fragment) is scrubbed the same way from inside the door (a `before_commit` hook: the memory
+  lock is held, so no mutation appends meanwhile) while holding the critical-file alerts' lock
+  (the one writer that appends outside the door), so no line is lost.
 - `what_remains`: where the text still is after the commit, said plainly: git history (the
   commits that added or removed it), the GC notes (`refs/notes/dreamdeck-gc`), append-only logs
   other processes write (access.jsonl, proposals), shard prose that quotes it, and malformed
@@ -141,6 +145,29 @@ def meta_scrubs(ws: Workspace, pieces: list[str]) -> dict[str, str]:
             if new != text:
                 out[str(path.relative_to(ws.meta_dir))] = new
     return out
+
+
+def audit_scrubber(ws: Workspace, pieces: list[str]):
+    """A `before_commit` hook that scrubs the pieces from memory/meta/audit.log (see above)."""
+    def hook(_result) -> None:
+        if not pieces:
+            return
+        from filelock import FileLock
+
+        from dreamdeck.core.io.atomic import atomic_write_text
+        from dreamdeck.core.store.audit import audit_path
+        from dreamdeck.core.workspace import lock_file
+
+        path = audit_path(ws.root)
+        with FileLock(lock_file(ws.root, "critical-baseline"), timeout=60.0):
+            try:
+                text = path.read_bytes().decode("utf-8", "replace")
+            except FileNotFoundError:
+                return
+            new = scrub(text, pieces)
+            if new != text:
+                atomic_write_text(path, new)
+    return hook
 
 
 def _escaped(piece: str) -> str:
