@@ -103,8 +103,11 @@ def index_bytes(data: bytes, base: int, stones: Forgotten = Forgotten()) -> tupl
     lines = scan_fragment_lines(data, base, complete=True, with_ids=bool(stones))
     if not stones:
         return lines.starts, lines.ends, lines.scanned, 0
-    shown = [not stones.holds_line(fid, data[s - base:e - base])  # type: ignore[union-attr]
-             for fid, s, e in zip(lines.ids, lines.starts, lines.ends)]
+    if not stones.could_hold_content(data):  # the usual case: ids only, no line parsed
+        shown = [fid not in stones.ids for fid in lines.ids]  # type: ignore[union-attr]
+    else:
+        shown = [not stones.holds_line(fid, data[s - base:e - base])  # type: ignore[union-attr]
+                 for fid, s, e in zip(lines.ids, lines.starts, lines.ends)]
     starts = array("q", compress(lines.starts, shown))
     ends = array("q", compress(lines.ends, shown))
     return starts, ends, lines.scanned, len(lines.starts) - len(starts)

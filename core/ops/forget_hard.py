@@ -36,7 +36,7 @@ from dreamdeck.core.store.streams import read_path_for, read_stream_lines
 from dreamdeck.core.workspace import Workspace
 
 FORGOTTEN = "[forgotten]"
-MIN_PIECE = 12  # shorter pieces ("Tuesday.") are too common to scrub without hitting other text
+MIN_PIECE = 12  # shorter parts ("Tuesday.") are too common to scrub; a short whole body is kept
 SCRUBBED_GLOBS = ("reflections/*.json", "receipts/*.json", "pending-reflection.md", "reflection-log.md")
 APPEND_ONLY = ("access.jsonl", "pending-memories.md")  # other processes append: reported, not rewritten
 
@@ -95,20 +95,24 @@ def text_pieces(event: dict | None) -> list[str]:
     """The verbatim pieces of a fragment's text to look for, longest first."""
     if not event:
         return []
-    body = str(event.get("body", ""))
-    pieces = {body.strip()}
+    body = str(event.get("body", "")).strip()
+    parts: set[str] = set()
     for line in body.split("\n"):
         line = line.strip()
-        pieces.add(line)
+        parts.add(line)
         for sentence in re.split(r"(?<=[.!?])\s+", line):
-            pieces.add(sentence.strip())
-    pieces |= {p.rstrip(".!?;:") for p in pieces}
-    return sorted((p for p in pieces if len(p) >= MIN_PIECE), key=lambda p: (-len(p), p))
+            parts.add(sentence.strip())
+    parts |= {p.rstrip(".!?;:") for p in parts}
+    pieces = {p for p in parts if len(p) >= MIN_PIECE} | ({body} if body else set())
+    return sorted(pieces, key=lambda p: (-len(p), p))
 
 
 def scrub(text: str, pieces: list[str]) -> str:
+    """`text` with every piece, as a whole word sequence (never inside a longer word), replaced."""
     for piece in pieces:
-        text = text.replace(piece, FORGOTTEN)
+        left = r"(?<!\w)" if piece[:1].isalnum() else ""
+        right = r"(?!\w)" if piece[-1:].isalnum() else ""
+        text = re.sub(left + re.escape(piece) + right, FORGOTTEN, text)
     return text
 
 

@@ -14,7 +14,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
+from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.workspace import Workspace
 
 
@@ -75,13 +75,26 @@ class Forgotten:
 
     ids: frozenset[str] = frozenset()
     hashes: frozenset[str] = frozenset()
+    # A line can only hash to a forgotten hash if it holds that fragment's topic: the raw bytes
+    # are searched for these (the topic's first normalized line, JSON-escaped both ways) before
+    # any line is parsed. None: some tombstone kept no topic, so every line is parsed.
+    topics: frozenset[bytes] | None = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.ids or self.hashes)
 
     @classmethod
     def of(cls, stones: "dict[tuple[str, str], Tombstone]") -> "Forgotten":
-        return cls(frozenset(i for _, i in stones), frozenset(s.hash for s in stones.values() if s.hash))
+        hashed = [s for s in stones.values() if s.hash]
+        needles: set[bytes] | None = set()
+        for s in hashed:
+            first = s.topic.strip().split("\n")[0].rstrip() if isinstance(s.topic, str) else ""
+            if not first or needles is None:
+                needles = None
+                continue
+            needles |= {json.dumps(first, ensure_ascii=a)[1:-1].encode("utf-8") for a in (False, True)}
+        return cls(frozenset(i for _, i in stones), frozenset(s.hash for s in hashed),
+                   None if needles is None else frozenset(needles))
 
     def holds(self, fid: object, topic: object = None, body: object = None) -> bool:
         """True for a fragment with a forgotten id, or forgotten content (topic and body given)."""
@@ -97,14 +110,26 @@ class Forgotten:
             return False
         return self.holds(ev.get("id"), ev.get("topic"), ev.get("body"))
 
+    def could_hold_content(self, data: bytes) -> bool:
+        """False when no line of `data` can have forgotten content (one search per topic)."""
+        if not self.hashes:
+            return False
+        return self.topics is None or any(t in data for t in self.topics)
+
     def holds_line(self, fid: str | None, raw: bytes | str) -> bool:
         """`holds` for a raw fragment line whose id is known (or None); parsed only when hashes exist."""
         if fid is not None and fid in self.ids:
             return True
         if not self.hashes:
             return False
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-        return self.holds_event(try_parse_event_line(text))
+        data = raw.encode("utf-8") if isinstance(raw, str) else raw
+        if self.topics is not None and not any(t in data for t in self.topics):
+            return False
+        try:
+            ev = json.loads(data)
+        except (ValueError, RecursionError):
+            return False
+        return self.holds_event(ev)
 
 
 def forgotten(ws: Workspace) -> Forgotten:
