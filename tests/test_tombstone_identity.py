@@ -155,3 +155,25 @@ def test_unforget_lifts_the_identity_too(agent_dir):
     run(agent_dir, "unforget", f"{OLD}#{fid}")
     append_today(agent_dir, line)
     assert fid in run(agent_dir, "stream").stdout
+
+
+@pytest.mark.parametrize("topic", ["  infra  ", "infra\n"], ids=["padded", "trailing-newline"])
+def test_the_same_content_written_differently_is_still_recognised(agent_dir, topic):
+    """TypeClaw's content hash normalizes whitespace; the view's topic prefilter must not miss it."""
+    fid, _line = seed(agent_dir)
+    run(agent_dir, "forget", f"{OLD}#{fid}", "--reason", "wrong", "--hard")
+    append_today(agent_dir, fragment_line(TODAY, 9, topic, "  " + BODY))
+    assert where_shown(agent_dir, uuid_at(TODAY, 9)) == []
+
+
+def test_non_ascii_content_escaped_by_another_writer_is_still_recognised(agent_dir):
+    ws = Workspace.open(agent_dir, today=TODAY)
+    write_stream(agent_dir, OLD, [fragment_line(OLD, 1, "café", "Meet at the café près de la gare.")])
+    commit_all(agent_dir)
+    run(agent_dir, "forget", f"{OLD}#{uuid_at(OLD, 1)}", "--reason", "x", "--hard")
+    escaped = fragment_line(TODAY, 5, "café", "Meet at the café près de la gare.").encode("ascii", "backslashreplace")
+    raw = escaped.decode().replace("\\xe9", "\\u00e9").replace("\\xe8", "\\u00e8")
+    append_today(agent_dir, raw)
+    clear_all()
+    view = StreamView(ws, min_rows=10_000)
+    assert [view.row(i)["id"] for i in range(len(view))] == []
