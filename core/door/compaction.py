@@ -69,14 +69,14 @@ def compact_days(
 ) -> CompactionResult:
     """`late`: see `rewrite_stream` (the grace period watched in the background)."""
     result = CompactionResult()
+    meant: dict[Key, str] = purge_hashes or {}
     for day in sorted(days):
         path = read_path_for(ws, day)
         if path is None:
             continue
         dreamed = state.dreamed_ids(day)
         rewritten = rewrite_stream(
-            ws, path, keep_for=lambda lines, d=day: _keep_rule(lines, d, dreamed, cited, fragment_gc, purge, purge_hashes or {}),
-            late=late,
+            ws, path, keep_for=lambda lines, d=day: _keep_rule(lines, d, dreamed, cited, fragment_gc, purge, meant), late=late,
         )
         if rewritten.changed:
             result.files.append(ws.rel(path))

@@ -17,7 +17,7 @@ from itertools import compress
 from pathlib import Path
 
 from dreamdeck.core.formats.stream_lines import count_fragment_lines, scan_fragment_lines
-from dreamdeck.core.store.tombstones import Forgotten
+from dreamdeck.core.store.tombstones import NOTHING_FORGOTTEN, Forgotten
 
 Stamp = tuple[int, int, int]  # (inode, size, mtime_ns)
 CHANGED: Stamp = (0, -1, 0)  # a day found changed under its index: no file has this stamp
@@ -37,7 +37,7 @@ class DayIndex:
     count: int
     starts: array | None  # byte offset of each fragment line
     ends: array | None  # offset of its newline
-    stones: Forgotten = Forgotten()  # the forgotten identities, skipped
+    stones: Forgotten = NOTHING_FORGOTTEN  # the forgotten identities, skipped
     hidden: int = 0  # how many lines were skipped for a tombstone
 
     def __len__(self) -> int:
@@ -96,18 +96,19 @@ def same_rows(a: DayIndex, b: DayIndex) -> bool:
     return a.starts == b.starts and a.ends == b.ends
 
 
-def index_bytes(data: bytes, base: int, stones: Forgotten = Forgotten()) -> tuple[array, array, int, int]:
+def index_bytes(data: bytes, base: int, stones: Forgotten = NOTHING_FORGOTTEN) -> tuple[array, array, int, int]:
     """(starts, ends, scanned, hidden) of the complete fragment lines in `data` read at `base`,
     the forgotten ones left out (ids are read only when there are tombstones; a line is parsed
     only when a tombstone has a content hash and its id is not forgotten already)."""
     lines = scan_fragment_lines(data, base, complete=True, with_ids=bool(stones))
     if not stones:
         return lines.starts, lines.ends, lines.scanned, 0
+    ids = lines.ids or []
     if not stones.could_hold_content(data):  # the usual case: ids only, no line parsed
-        shown = [fid not in stones.ids for fid in lines.ids]  # type: ignore[union-attr]
+        shown = [fid not in stones.ids for fid in ids]
     else:
-        shown = [not stones.holds_line(fid, data[s - base:e - base])  # type: ignore[union-attr]
-                 for fid, s, e in zip(lines.ids, lines.starts, lines.ends)]
+        shown = [not stones.holds_line(fid, data[s - base:e - base])
+                 for fid, s, e in zip(ids, lines.starts, lines.ends)]
     starts = array("q", compress(lines.starts, shown))
     ends = array("q", compress(lines.ends, shown))
     return starts, ends, lines.scanned, len(lines.starts) - len(starts)

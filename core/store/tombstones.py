@@ -132,6 +132,9 @@ class Forgotten:
         return self.holds_event(ev)
 
 
+NOTHING_FORGOTTEN = Forgotten()
+
+
 def forgotten(ws: Workspace) -> Forgotten:
     """The identity set of the live tombstones (see the module's docstring)."""
     return Forgotten.of(load_tombstones(ws))
