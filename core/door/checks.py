@@ -1,5 +1,6 @@
 """The door's checks, made before anything is written: containment (invariant 10), the citation
-superset (invariant 1) and tombstones (invariant 9). `lost_citations` is also the dream run's
+superset (invariant 1) and tombstones (invariant 9: a citation of a forgotten identity — its id
+under any date, or a fragment whose content was forgotten — is refused). `lost_citations` is also the dream run's
 check of what its dreamer wrote.
 """
 from __future__ import annotations
@@ -11,7 +12,8 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
 from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files
-from dreamdeck.core.store.tombstones import tombstoned_keys
+from dreamdeck.core.index.fragment_index import FragmentIndex
+from dreamdeck.core.store.tombstones import forgotten
 from dreamdeck.core.workspace import Workspace
 
 
@@ -73,7 +75,18 @@ def check_tombstones(ws: Workspace, plan: Plan) -> None:
         added |= citation_keys(target or "") - citation_keys(current or "")
     if not added:
         return
-    bad = sorted(added & tombstoned_keys(ws))
+    stones = forgotten(ws)
+    if not stones:
+        return
+    index = FragmentIndex(ws)
+
+    def refused(key: Key) -> bool:
+        if key[1] in stones.ids:
+            return True
+        frag = index.get(*key) if stones.hashes else None  # the same text under a new id
+        return frag is not None and stones.holds(frag.id, frag.topic, frag.body)
+
+    bad = sorted(k for k in added if refused(k))
     if bad:
         raise Refused(
             f"refused: would cite {len(bad)} forgotten fragment(s): {summarize_missing(bad)} "

@@ -6,7 +6,8 @@
   vault, archive and pending reflections. It may come from projections (fast), so no fragment is
   dropped on its word alone: each one is confirmed uncited against the shard files themselves,
   as this run read them or as they are now (`index.evidence.confirm_uncited`, invariant 5).
-- Hard-forgotten fragments are dropped whatever else holds.
+- Hard-forgotten fragments are dropped whatever else holds: exactly the meant line, by the content
+  hash its tombstone recorded (`meant`), so another line sharing the id is kept.
 Malformed and legacy lines are always kept; rewrites never lose a concurrent append.
 
 A file a writer may still hold open is never rewritten (invariant 8): today's stream (in the
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.index.evidence import ShardReads, confirm_uncited
 from dreamdeck.core.io.open_writers import writers_holding
+from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.stream_lines import StreamLine
 from dreamdeck.core.store.compaction_backlog import Backlog
 from dreamdeck.core.store.settings import SettingsError, StreamsSettings, load_settings
@@ -124,7 +126,16 @@ def plan_compaction(
     return CompactionPlan(uncited, {k: line for k, line in candidates.items() if k in uncited})
 
 
-def _keep_rule(lines: list[StreamLine], day: str, uncited: set[Key], purge: set[str]):
+def is_meant(day: str, ln: StreamLine, purge: set[str], meant: dict[Key, str]) -> bool:
+    """Whether `ln` is a line a hard forget purges: its id is purged on `day` and, when the
+    tombstone recorded the forgotten line's content hash, its content is that one."""
+    if ln.kind != "fragment" or ln.event["id"] not in purge:  # type: ignore[index]
+        return False
+    want = meant.get((day, ln.event["id"]))  # type: ignore[index]
+    return want is None or want == fragment_content_hash(ln.event["topic"], ln.event["body"])  # type: ignore[index]
+
+
+def _keep_rule(lines: list[StreamLine], day: str, uncited: set[Key], purge: set[str], meant: dict[Key, str]):
     last_watermark: dict[str, str] = {}
     for ln in lines:
         if ln.kind == "watermark":
@@ -137,7 +148,7 @@ def _keep_rule(lines: list[StreamLine], day: str, uncited: set[Key], purge: set[
             key = _fragment_key(day, ln)
             # `uncited` holds only fragments that were dreamed when judged and then confirmed
             # uncited: a line appended since, under any id, is kept.
-            return key[1] not in purge and key not in uncited
+            return not is_meant(day, ln, purge, meant) and key not in uncited
         return True
 
     return keep
@@ -152,21 +163,24 @@ def compact_days(
     reads: ShardReads | None = None,
     late: list | None = None,
     plan: CompactionPlan | None = None,
+    meant: dict[Key, str] | None = None,
 ) -> CompactionResult:
     """Compact each day of `work` now (the caller has checked `waiting_reasons`). `plan`: what
-    `plan_compaction` decided (made here when not given). `reads`: the shard files this run
+    `plan_compaction` decided (made here when not given). `meant`: the content hash of each
+    hard-forgotten line (its tombstone's), so only that line of its id is purged. `reads`: the shard files this run
     read, which the confirmation need not read again. `late`: see `rewrite_stream` (the grace
     period watched in the background)."""
     result = CompactionResult()
     uncited = (plan or plan_compaction(ws, state, cited, work, reads)).uncited
+    meant = meant or {}
     for day in sorted(work):
         path = read_path_for(ws, day)
         if path is None:
             continue
         purge = work[day].purge
         rewritten = rewrite_stream(
-            ws, path, keep_for=lambda lines, d=day, p=purge: _keep_rule(lines, d, uncited, p),
-            scrub=lambda ln, p=purge: ln.kind == "fragment" and ln.event["id"] in p,  # type: ignore[index]
+            ws, path, keep_for=lambda lines, d=day, p=purge: _keep_rule(lines, d, uncited, p, meant),
+            scrub=lambda ln, d=day, p=purge: is_meant(d, ln, p, meant),
             late=late,
         )
         if rewritten.blocked:

@@ -146,11 +146,15 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
             state, _ = load_state(ws.state_path)
         # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
         # under the compacted dates can pin anything there, so only those are gathered.
-        protected = gc_protected_keys(ws, days=set(ready)) | {k for k, s in load_tombstones(ws).items() if not s.hard}
+        stones = load_tombstones(ws)
+        protected = gc_protected_keys(ws, days=set(ready)) | {k for k, s in stones.items() if not s.hard}
+        # A hard forget purges the meant line only: the one whose content its tombstone recorded
+        # (read from the tombstones, so a purge the backlog carries keeps its aim).
+        meant = {k: s.hash for k, s in stones.items() if s.hard and s.hash}
         plan = plan_compaction(ws, state, protected, ready, reads)
         _journal_planned(ws, journal, earlier, plan)
         step("gc-planned")
-        result.compaction = compact_days(ws, state, protected, ready, reads=reads, late=late, plan=plan)
+        result.compaction = compact_days(ws, state, protected, ready, reads=reads, late=late, plan=plan, meant=meant)
     else:
         result.compaction = CompactionResult()
     result.compaction.deferred.update(waiting)

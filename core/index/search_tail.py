@@ -14,12 +14,10 @@ from __future__ import annotations
 import sqlite3
 
 from dreamdeck.core.formats.citations import citation_keys
-from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.index.citation_ranges import CitationRanges, file_keys
 from dreamdeck.core.index.undreamed import UndreamedFragment, collect_undreamed
 from dreamdeck.core.io.cache import Stamp
 from dreamdeck.core.store.state import load_state
-from dreamdeck.core.store.tombstones import tombstoned_hashes
 from dreamdeck.core.workspace import Workspace
 
 CITING_AREAS = ("topics", "vault", "archive")
@@ -34,10 +32,9 @@ def is_citing(rel: str) -> bool:
 
 
 def undreamed_fragments(ws: Workspace) -> list[UndreamedFragment]:
-    """Fragments not dreamed yet and not forgotten, by id or by content."""
+    """Fragments not dreamed yet and not forgotten, by id or by content (`collect_undreamed`'s rule)."""
     state, _ = load_state(ws.state_path)
-    hashes = tombstoned_hashes(ws)
-    return [f for f in collect_undreamed(ws, state) if fragment_content_hash(f.topic, f.body) not in hashes]
+    return collect_undreamed(ws, state)
 
 
 def file_rows(rel: str, data: bytes, days: set[str]) -> list[tuple[str, str, str]]:

@@ -2,7 +2,8 @@
 
 A day's index is two arrays of byte offsets (start and end of each fragment line) found by
 `formats.stream_lines.scan_fragment_lines`: watermarks, legacy prose and blank lines are never
-indexed, and no JSON is parsed for the append tool's layout. A tombstoned fragment's line is
+indexed, and no JSON is parsed for the append tool's layout. A forgotten fragment's line (its
+id under any date, or — parsed only while some tombstone has a content hash — its content) is
 left out. `scan_day` reads a day file whole, or only the bytes appended since its index was
 built, or only counts its fragment lines (a day a jump passes over: its offsets are built the
 first time one of its rows is read, by `materialize`).
@@ -16,6 +17,7 @@ from itertools import compress
 from pathlib import Path
 
 from dreamdeck.core.formats.stream_lines import count_fragment_lines, scan_fragment_lines
+from dreamdeck.core.store.tombstones import NOTHING_FORGOTTEN, Forgotten
 
 Stamp = tuple[int, int, int]  # (inode, size, mtime_ns)
 CHANGED: Stamp = (0, -1, 0)  # a day found changed under its index: no file has this stamp
@@ -35,7 +37,7 @@ class DayIndex:
     count: int
     starts: array | None  # byte offset of each fragment line
     ends: array | None  # offset of its newline
-    stones: frozenset[str] = frozenset()  # tombstoned ids of this day, skipped
+    stones: Forgotten = NOTHING_FORGOTTEN  # the forgotten identities, skipped
     hidden: int = 0  # how many lines were skipped for a tombstone
 
     def __len__(self) -> int:
@@ -54,7 +56,7 @@ class DayScan:
     count: int
     starts: array | None  # None: counted only
     ends: array | None
-    stones: frozenset[str]
+    stones: Forgotten
     hidden: int
     read: int = 0  # bytes read from the file
 
@@ -94,19 +96,25 @@ def same_rows(a: DayIndex, b: DayIndex) -> bool:
     return a.starts == b.starts and a.ends == b.ends
 
 
-def index_bytes(data: bytes, base: int, stones: frozenset[str] = frozenset()) -> tuple[array, array, int, int]:
+def index_bytes(data: bytes, base: int, stones: Forgotten = NOTHING_FORGOTTEN) -> tuple[array, array, int, int]:
     """(starts, ends, scanned, hidden) of the complete fragment lines in `data` read at `base`,
-    the tombstoned ones left out (their ids are read only when the day has tombstones)."""
+    the forgotten ones left out (ids are read only when there are tombstones; a line is parsed
+    only when a tombstone has a content hash and its id is not forgotten already)."""
     lines = scan_fragment_lines(data, base, complete=True, with_ids=bool(stones))
     if not stones:
         return lines.starts, lines.ends, lines.scanned, 0
-    shown = [fid not in stones for fid in lines.ids]  # type: ignore[union-attr]
+    ids = lines.ids or []
+    if not stones.could_hold_content(data):  # the usual case: ids only, no line parsed
+        shown = [fid not in stones.ids for fid in ids]
+    else:
+        shown = [not stones.holds_line(fid, data[s - base:e - base])
+                 for fid, s, e in zip(ids, lines.starts, lines.ends)]
     starts = array("q", compress(lines.starts, shown))
     ends = array("q", compress(lines.ends, shown))
     return starts, ends, lines.scanned, len(lines.starts) - len(starts)
 
 
-def scan_day(date: str, path: str, have: DayIndex | None, stones: frozenset[str],
+def scan_day(date: str, path: str, have: DayIndex | None, stones: Forgotten,
              count_only: bool = False) -> DayScan | None:
     """A full index of the day (or only its count), an extension of `have`, or None when
     nothing changed (or the file cannot be read)."""

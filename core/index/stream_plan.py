@@ -15,10 +15,10 @@ from pathlib import Path
 
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index.stream_days import DayIndex, DayScan, scan_day, stat_stamp
-from dreamdeck.core.store.tombstones import load_tombstones, tombstones_path
+from dreamdeck.core.store.tombstones import Forgotten, forgotten, tombstones_path
 from dreamdeck.core.workspace import Workspace
 
-Stones = dict[str, frozenset[str]]  # date -> its tombstoned fragment ids
+Stones = Forgotten  # the forgotten identities, the same for every day (ids under any date, hashes)
 
 
 @dataclass
@@ -75,14 +75,11 @@ def dir_stamp(folder: Path | None) -> tuple | None:
 
 
 def read_tombstones(ws: Workspace, known_stamp: tuple | None) -> tuple[Stones, tuple | None] | None:
-    """(tombstoned ids by day, the file's stamp) when the tombstones changed since `known_stamp`."""
+    """(the forgotten identities, the file's stamp) when the tombstones changed since `known_stamp`."""
     stamp = stat_stamp(tombstones_path(ws))
     if stamp == known_stamp:
         return None
-    by_day: dict[str, set[str]] = {}
-    for (date, fid) in load_tombstones(ws):
-        by_day.setdefault(date, set()).add(fid)
-    return {d: frozenset(ids) for d, ids in by_day.items()}, stamp
+    return forgotten(ws), stamp
 
 
 def plan_first_open(plan: ScanPlan, stones: Stones, min_rows: int) -> None:
@@ -92,7 +89,7 @@ def plan_first_open(plan: ScanPlan, stones: Stones, min_rows: int) -> None:
     while lo_pos > 0 and (rows < min_rows or lo_pos == len(days)):
         lo_pos -= 1
         date, path = days[lo_pos]
-        rows += plan.add(scan_day(date, path, None, stones.get(date, frozenset())))
+        rows += plan.add(scan_day(date, path, None, stones))
     plan.lo = days[lo_pos][0]
 
 
@@ -104,7 +101,7 @@ def plan_window(plan: ScanPlan, lo: str, have: dict[str, DayIndex], stones: Ston
     dates = [d for d, _ in days]
     lo_pos = min(bisect_left(dates, lo), len(dates) - 1)  # every loaded day vanished: keep the newest
     for date, path in days[lo_pos:]:
-        plan.add(scan_day(date, path, have.get(date), stones.get(date, frozenset())))
+        plan.add(scan_day(date, path, have.get(date), stones))
     target = lo_pos
     if until is not None:
         target = min(target, bisect_left(dates, until))
@@ -113,12 +110,12 @@ def plan_window(plan: ScanPlan, lo: str, have: dict[str, DayIndex], stones: Ston
         while pos > 0 and rows < older_rows:
             pos -= 1
             date, path = days[pos]
-            rows += plan.add(scan_day(date, path, None, stones.get(date, frozenset())))
+            rows += plan.add(scan_day(date, path, None, stones))
         target = min(target, pos)
     scanned = {s.date for s in plan.scans}
     for pos in range(target, lo_pos):
         date, path = days[pos]
         if date not in scanned:  # days a jump passes over are only counted
             count_only = until is not None and pos != target
-            plan.add(scan_day(date, path, None, stones.get(date, frozenset()), count_only))
+            plan.add(scan_day(date, path, None, stones, count_only))
     plan.lo = dates[min(target, lo_pos)]

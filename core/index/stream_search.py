@@ -22,7 +22,7 @@ from dreamdeck.core.index.stream_days import index_bytes
 from dreamdeck.core.index.stream_plan import list_days
 from dreamdeck.core.index.stream_rows import fragment_row
 from dreamdeck.core.store.streams import stream_dir
-from dreamdeck.core.store.tombstones import tombstoned_keys
+from dreamdeck.core.store.tombstones import forgotten
 from dreamdeck.core.workspace import Workspace, WorkspaceError, parse_date
 
 FIELDS = ("topic", "source", "who")
@@ -110,7 +110,7 @@ class DayMatches:
 def search_days(ws: Workspace, query: StreamQuery) -> Iterator[DayMatches]:
     """Newest day first, one `DayMatches` per day in the query's range (none when there are none)."""
     days = [(d, p) for d, p in list_days(stream_dir(ws)) if query.wants_day(d)]
-    hidden = tombstoned_keys(ws)
+    hidden = forgotten(ws)
     needles = query.needles()
     for n, (date, path) in enumerate(reversed(days), 1):
         found = DayMatches(date, searched=n, total=len(days))
@@ -127,7 +127,8 @@ def search_days(ws: Workspace, query: StreamQuery) -> Iterator[DayMatches]:
                 low = line.lower()
                 if not all(needle in low for needle in needles):
                     continue
-            row = fragment_row(date, line.decode("utf-8", "replace"))
-            if (date, row["id"]) not in hidden and query.matches(row):
+            text = line.decode("utf-8", "replace")
+            row = fragment_row(date, text)
+            if not hidden.holds_line(row["id"], text) and query.matches(row):
                 found.rows.append(row)
         yield found

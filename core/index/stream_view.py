@@ -39,7 +39,7 @@ from dreamdeck.core.index.stream_plan import (
 from dreamdeck.core.index.stream_rows import fragment_row, placeholder_row
 from dreamdeck.core.index.stream_window import StreamDelta, merge_plan
 from dreamdeck.core.store.streams import stream_dir
-from dreamdeck.core.store.tombstones import tombstones_path
+from dreamdeck.core.store.tombstones import NOTHING_FORGOTTEN, Forgotten, tombstones_path
 from dreamdeck.core.workspace import Workspace
 
 __all__ = ["ScanPlan", "StreamDelta", "StreamView"]
@@ -63,7 +63,7 @@ class StreamView:
         self._lo: str | None = None  # oldest loaded date; None before the first apply
         self._loaded: list[DayIndex] = []  # the window, oldest first
         self._cum: list[int] = []  # running row totals of _loaded
-        self._stones: dict[str, frozenset[str]] = {}
+        self._stones: Forgotten = NOTHING_FORGOTTEN
         self._stones_stamp: tuple | None = None
         self._version = 0
         self._dirty = False  # a counted day was found changed under its count

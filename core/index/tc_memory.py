@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from dreamdeck.core.errors import BadFile
-from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.js_text import code_unit_key
 from dreamdeck.core.formats.references import ReferenceMeta, ReferenceParseError, parse_reference
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard
@@ -35,7 +34,7 @@ from dreamdeck.core.index.stream_scan import fragment_ids
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp, settled
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import stream_dir
-from dreamdeck.core.store.tombstones import load_tombstones, tombstones_path
+from dreamdeck.core.store.tombstones import forgotten, tombstones_path
 from dreamdeck.core.workspace import Workspace
 
 MAX_COORDINATES = 20_000  # provenance-index.ts: names are learned from this many newest `where`s
@@ -183,8 +182,7 @@ def undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
 
 def _undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
     state, _ = load_state(ws.state_path)
-    stones = load_tombstones(ws)
-    keys, hashes = set(stones), {t.hash for t in stones.values() if t.hash}
+    stones = forgotten(ws)
     out = []
     for date, path in files:
         dreamed = state.dreamed_ids(date)
@@ -196,7 +194,7 @@ def _undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
             ev = ln.event
             if ev is None or (dreamed and ev["type"] != "legacy_prose" and ev["id"] in dreamed):
                 continue
-            if ev["type"] == "fragment" and ((date, ev["id"]) in keys or fragment_content_hash(ev["topic"], ev["body"]) in hashes):
+            if stones.holds_event(ev):
                 continue
             events.append(ev)
         if events:

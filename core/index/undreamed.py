@@ -1,7 +1,8 @@
 """The undreamed tail: fragments no dream has seen yet, and none a person forgot.
 
 TypeClaw's "undreamed" is a fragment whose id is not in the day's `dreamedIds`; dreamdeck also
-leaves out tombstoned fragments. Most days of a year are fully dreamed, known from a projection
+leaves out every forgotten fragment, by identity (`tombstones.forgotten`: its id under any date,
+or its content). Most days of a year are fully dreamed, known from a projection
 (`stream_scan.DreamedDays`) without parsing them.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dreamdeck.core.workspace import Workspace
 from dreamdeck.core.index.stream_scan import fragment_ids
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.streams import read_stream_lines
-from dreamdeck.core.store.tombstones import tombstoned_keys
+from dreamdeck.core.store.tombstones import forgotten
 from dreamdeck.core.io.cache import clock
 
 
@@ -38,26 +39,27 @@ class UndreamedFragment:
 def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
     """Fragments not yet dreamed and not forgotten, oldest day first, file order within a day."""
     started = clock()
-    stones = tombstoned_keys(ws)
+    stones = forgotten(ws)
+    # The digest covers what decides "dreamed or forgotten": the day's id list and the identities.
+    stones_digest = DreamedDays.digest(["#forgotten", *sorted(stones.ids), "#hashes", *sorted(stones.hashes)])
     known = DreamedDays(ws)
     out: list[UndreamedFragment] = []
     for day, path in list_stream_days(ws):
-        # The digest covers what decides "dreamed": the day's id list and its tombstones.
-        digest = DreamedDays.digest([state.ids_digest(day), "#tombstones", *sorted(i for d, i in stones if d == day)])
+        digest = DreamedDays.digest([state.ids_digest(day), stones_digest])
         # Most days of a year are fully dreamed: known from the projection, else from a regex
         # scan of ids; only a day that still has undreamed fragments is parsed.
         if known.fully_dreamed(path, digest):
             continue
         dreamed = state.dreamed_ids(day)
         ids = fragment_ids(path)
-        if dreamed.issuperset(ids) or all(fid in dreamed or (day, fid) in stones for fid in ids):
+        if dreamed.issuperset(ids) or all(fid in dreamed or fid in stones.ids for fid in ids):
             known.mark(path, digest, started)
             continue
         for ln in read_stream_lines(path):
             if ln.kind != "fragment":
                 continue
             ev = ln.event
-            if ev["id"] in dreamed or (day, ev["id"]) in stones:  # type: ignore[index]
+            if ev["id"] in dreamed or stones.holds_event(ev):  # type: ignore[index]
                 continue
             out.append(UndreamedFragment(
                 date=day, id=ev["id"], topic=ev["topic"], body=ev["body"],  # type: ignore[index]

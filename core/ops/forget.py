@@ -22,8 +22,11 @@ Fragments
   Only a shard left with *nothing* (no prose and no citation) is deleted.
 - Soft: the bytes stay in the stream (the door keeps soft-tombstoned fragments out of the
   GC) so `unforget` can bring them back; the fragment stays "dreamed" so TypeClaw's own loop
-  does not show it to a dream either. Hard: the bytes are purged from the stream in the same
-  commit; git history and GC notes still hold them (rewriting history is out of scope).
+  does not show it to a dream either. Hard (`forget_hard`): exactly the meant line is purged
+  (by its content: a line sharing its id is left; ambiguity is refused until `content` says
+  which), its text leaves every file dreamdeck writes under memory/meta/, all in the forget's
+  own commit; what remains (git history, GC notes, append-only logs, malformed lines) is listed
+  in `ForgetResult.remains` with the commands that would remove it.
 
 Never coming back (invariant 9): `collect_undreamed` skips tombstoned keys, `append_fragment`
 refuses a tombstoned content hash, the door refuses a change that would cite a tombstoned key,
@@ -47,10 +50,12 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
 from dreamdeck.core.index.evidence import shard_area_files
-from dreamdeck.core.index.fragment_index import FragmentIndex
+from dreamdeck.core.ops.forget_hard import (
+    audit_scrubber, malformed_lines, meant_line, meta_scrubs, text_pieces, what_remains,
+)
 from dreamdeck.core.formats.shards import strip_citations
 from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
-from dreamdeck.core.store.tombstones import Tombstone, load_tombstones, tombstoned_keys
+from dreamdeck.core.store.tombstones import Tombstone, forgotten, load_tombstones, tombstoned_keys
 from dreamdeck.core.workspace import Workspace, WorkspaceError, local_datetime_iso, parse_date
 
 __all__ = [
@@ -71,6 +76,7 @@ class ForgetResult:
     orphaned: list[str] = field(default_factory=list)  # shards left with prose but no citation
     purged: bool = False
     warnings: list[str] = field(default_factory=list)
+    remains: list[str] = field(default_factory=list)  # hard: where the text still is, and the way out
     apply: ApplyResult | None = None
 
     def to_json(self) -> dict:
@@ -78,20 +84,20 @@ class ForgetResult:
             "message": self.message, "sha": self.sha,
             "tombstoned": [f"{d}#{i}" for d, i in self.tombstoned], "edited": self.edited,
             "deleted": self.deleted, "orphaned": self.orphaned, "purged": self.purged,
-            "warnings": self.warnings,
+            "warnings": self.warnings, "remains": self.remains,
         }
 
 
 # --- reading ---------------------------------------------------------------------------------
 def visible(ws: Workspace, day: str, fid: str) -> bool:
-    """False for a forgotten (tombstoned) fragment: views, search and dreams must skip it."""
-    return (day, fid) not in tombstoned_keys(ws)
+    """False for a forgotten fragment id (under any date: tombstones hold by identity)."""
+    return not forgotten(ws).holds(fid)
 
 
 def visible_filter(ws: Workspace) -> Callable[[str, str], bool]:
     """`visible` for many fragments: the tombstones are read once."""
-    hidden = tombstoned_keys(ws)
-    return lambda day, fid: (day, fid) not in hidden
+    hidden = forgotten(ws)
+    return lambda day, fid: not hidden.holds(fid)
 
 
 def list_tombstones(ws: Workspace) -> list[Tombstone]:
@@ -148,13 +154,12 @@ def _slug(slug: str) -> str:
 
 
 # --- finding a fragment's bytes --------------------------------------------------------------
-def _find_fragment(ws: Workspace, day: str, fid: str) -> tuple[dict | None, str | None, bool]:
-    """(event, raw line, in the stream now) from the stream, else git history or a GC note."""
-    frag = FragmentIndex(ws).get(day, fid)
-    if frag is not None:
-        from dreamdeck.core.formats.events import serialize_event
-
-        return frag.raw, serialize_event(frag.raw), True
+def _find_fragment(ws: Workspace, day: str, fid: str, content: str | None = None) -> tuple[dict | None, str | None, bool]:
+    """(event, raw line, in the stream now): the meant line of the stream (`forget_hard.meant_line`,
+    Refused when ambiguous), else git history or a GC note."""
+    meant = meant_line(ws, day, fid, content)
+    if meant.event is not None:
+        return meant.event, meant.raw, True
     from dreamdeck.core.git.fragment_history import find_line_in_history
 
     raw = find_line_in_history(ws.root, day, fid)
@@ -172,8 +177,10 @@ def _stone(day: str, fid: str, event: dict | None, reason: str, actor: str, hard
 # --- forget ----------------------------------------------------------------------------------
 def forget_fragment(
     ws: Workspace, day: str, fid: str, reason: str, actor: str = "human:cli", *, hard: bool = False,
+    content: str | None = None,
 ) -> ForgetResult:
-    """Tombstone one fragment and remove its citations (hard: purge its bytes too)."""
+    """Tombstone one fragment and remove its citations (hard: purge its line and its text too).
+    `content`: a content-hash prefix saying which line is meant when several share the id."""
     _check_fragment_ref(day, fid)
     reason = _require_reason(reason)
     key = (day, fid)
@@ -182,7 +189,7 @@ def forget_fragment(
     if existing is not None and (existing.hard or not hard):
         kind = "hard-deleted" if existing.hard else "forgotten"
         raise Refused(f"refused: streams/{day}#{fid} is already {kind} ({existing.ts}, {existing.reason})")
-    event, _raw, in_stream = _find_fragment(ws, day, fid)
+    event, _raw, in_stream = _find_fragment(ws, day, fid, content)
     cited = any(key in citation_keys(p.read_bytes().decode("utf-8", "replace")) for _, p in shard_area_files(ws))
     if event is None and existing is None and not cited:
         raise Refused(f"refused: no fragment streams/{day}#{fid} (not in the stream, its history or any shard)")
@@ -195,18 +202,29 @@ def forget_fragment(
     stone = _stone(day, fid, event, reason, actor, hard)
     if existing is not None and not stone.hash:  # upgrade of a soft tombstone: keep what it knew
         stone = Tombstone(day, fid, existing.hash, reason, actor, stone.ts, True, existing.topic)
+    pieces = text_pieces(event) if hard else []
+    scrubs = meta_scrubs(ws, pieces)
     what = "hard-deleted" if hard else "forgotten"
+    audit = [("FORGET", f"memory/streams/{day}.jsonl", f"{day}#{fid} {what}: {reason}")]
+    audit += [("FORGET", f"memory/meta/{rel}", f"text of {day}#{fid} removed: {reason}") for rel in sorted(scrubs)]
     cs = ChangeSet(
         Commit("forget", actor, "approved", "forget", f"forget streams/{day}#{fid}: {reason}",
                subject=f"memory: forget streams/{day}#{fid}" + (" (hard)" if hard else "")),
-        Writes(edits),
+        Writes(edits, meta_files=dict(scrubs)),
         Evidence(allow_drop={key}, tombstones=[("forget", stone)], purge={key} if hard and in_stream else set()),
-        Audit(extra=[("FORGET", f"memory/streams/{day}.jsonl", f"{day}#{fid} {what}: {reason}")]),
+        Audit(extra=audit),
+        before_commit=audit_scrubber(ws, pieces),
     )
     result = apply_changeset(ws, cs)
     waiting = _purge_waiting(result, cs.evidence.purge)
-    purged = hard and in_stream and not waiting
-    msg = f"{what}{' (bytes purged)' if purged else ''} streams/{day}#{fid}"
+    purged = key in result.compaction.fragment_lines_dropped
+    if hard:
+        what += (" (its line purged from the stream)" if purged else
+                 " (its line waits in the stream, hidden, until it can be purged)" if waiting else
+                 " (no line of it was in the stream)")
+    msg = f"{what} streams/{day}#{fid}"
+    if scrubs:
+        msg += f"; its text removed from {len(scrubs)} file(s) under memory/meta"
     if edits:
         msg += f"; citation removed from {len(edits)} shard(s)"
     out = ForgetResult(
@@ -214,6 +232,8 @@ def forget_fragment(
         [e.path for e in edits if e.new is None], orphaned, purged, apply=result,
     )
     out.warnings += waiting
+    if hard:
+        out.remains = what_remains(ws, day, fid, pieces, malformed_lines(ws, day, fid))
     if orphaned:
         out.warnings.append(
             f"left without citations (prose kept; `forget` the topic to drop it): {', '.join(orphaned)}"
@@ -239,6 +259,7 @@ def forget_topic(
     keys = set(cited) if fragments else set()
     stones: list[tuple[str, Tombstone]] = []
     purge: set[Key] = set()
+    texts: dict[Key, list[str]] = {}  # hard: the text of each forgotten fragment, to leave memory/meta too
     if keys:
         vault = _vault_citing(ws, keys)
         if vault:
@@ -253,6 +274,8 @@ def forget_topic(
             stones.append(("forget", _stone(day, fid, event, reason, actor, hard)))
             if hard and in_stream:
                 purge.add((day, fid))
+            if hard:
+                texts[(day, fid)] = text_pieces(event)
     edits: list[FileEdit] = []
     archive_rel = f"archive/{slug}.md"
     if hard:
@@ -271,24 +294,34 @@ def forget_topic(
     audit = [("FORGET", f"memory/{rel}", f"topic {slug} {verb}: {reason}")]
     audit += [("FORGET", f"memory/streams/{s.date}.jsonl", f"{s.date}#{s.id} forgotten with {slug}: {reason}")
               for _, s in stones]
+    pieces = sorted({p for ps in texts.values() for p in ps}, key=lambda p: (-len(p), p))
+    scrubs = meta_scrubs(ws, pieces)
+    audit += [("FORGET", f"memory/meta/{r}", f"text of fragments forgotten with {slug} removed: {reason}")
+              for r in sorted(scrubs)]
     cs = ChangeSet(
         Commit("forget", actor, "approved", "forget", f"forget topic {slug} ({verb}): {reason}",
                subject=f"memory: forget {slug}" + (" (hard)" if hard else "")),
-        Writes(edits),
+        Writes(edits, meta_files=dict(scrubs)),
         Evidence(allow_drop=set(cited) if hard else set(keys), tombstones=stones, purge=purge),
         # soft: every file line says ARCHIVE (the topic moves there); hard: each file's own (DELETE, EDIT)
         Audit(file_verb=None if hard else "ARCHIVE", extra=audit),
+        before_commit=audit_scrubber(ws, pieces),
     )
     result = apply_changeset(ws, cs)
     waiting = _purge_waiting(result, purge)
+    purged = purge & set(result.compaction.fragment_lines_dropped)
     msg = f"{slug}: {'deleted' if hard else f'moved to memory/{archive_rel}'}"
     if stones:
-        msg += f"; {len(stones)} fragment(s) tombstoned" + (" and purged" if purge and not waiting else "")
+        msg += f"; {len(stones)} fragment(s) tombstoned" + (f", {len(purged)} line(s) purged" if hard else "")
     out = ForgetResult(
         msg, result.sha, [s.key for _, s in stones], [e.path for e in edits if e.new is not None],
-        [e.path for e in edits if e.new is None], orphaned, bool(purge) and not waiting, apply=result,
+        [e.path for e in edits if e.new is None], orphaned, bool(purged), apply=result,
     )
     out.warnings += waiting
+    if hard and stones:
+        remains = [line for _, s in stones for line in what_remains(ws, s.date, s.id, texts.get(s.key, []),
+                                                                 malformed_lines(ws, s.date, s.id))]
+        out.remains = list(dict.fromkeys(remains))
     if orphaned:
         out.warnings.append(f"left without citations (prose kept): {', '.join(orphaned)}")
     return out

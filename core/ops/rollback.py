@@ -192,9 +192,10 @@ def _plan_files(ws: Workspace, plan: RollbackPlan, base: str, rev: str, shard_pa
         if now == pre:
             continue  # already as it was before REV
         target, action, overlap, recompute = _file_target(rel, pre, at_rev, now, today)
-        if target is not None and citation_keys(target) & stones.keys:
-            plan.filtered += sorted(citation_keys(target) & stones.keys)
-            target = strip_citations(target, stones.keys)
+        hidden = stones.cited_in(target) if target is not None else set()
+        if target is not None and hidden:
+            plan.filtered += sorted(hidden)
+            target = strip_citations(target, hidden)
             recompute = True
         if target == now:
             continue

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dreamdeck.core.formats.citations import Key, citation_keys
-from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
+from dreamdeck.core.formats.events import try_parse_event_line
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.git.blobs import show_file
 from dreamdeck.core.git.notes import read_gc_lines
@@ -18,24 +18,29 @@ from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.ops.rollback_plan import RollbackPlan
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import read_path_for, read_stream_lines
-from dreamdeck.core.store.tombstones import load_tombstones
+from dreamdeck.core.store.tombstones import Forgotten as Identity, forgotten
 from dreamdeck.core.workspace import Workspace
 
 
 @dataclass(frozen=True)
 class Forgotten:
-    """What the tombstones keep out of a rollback: forgotten (date, id)s and content hashes."""
-    keys: set[Key]
-    hashes: set[str]
+    """What the tombstones keep out of a rollback: the store's identity rule (`tombstones.forgotten`:
+    a forgotten id under any date, or forgotten content) applied to lines and citations."""
+    identity: Identity
 
     @classmethod
     def load(cls, ws: Workspace) -> "Forgotten":
-        stones = load_tombstones(ws)
-        return cls(set(stones), {s.hash for s in stones.values() if s.hash})
+        return cls(forgotten(ws))
 
     def holds(self, key: Key, raw: str) -> bool:
-        ev = try_parse_event_line(raw) or {}
-        return key in self.keys or fragment_content_hash(str(ev.get("topic", "")), str(ev.get("body", ""))) in self.hashes
+        return self.identity.holds_line(key[1], raw)
+
+    def cited_in(self, text: str) -> set[Key]:
+        """The citations of `text` that name a forgotten id (under any date)."""
+        return {k for k in citation_keys(text) if k[1] in self.identity.ids}
+
+    def keep_out(self, keys: set[Key]) -> set[Key]:
+        return {k for k in keys if k[1] in self.identity.ids}
 
 
 def plan_restored_lines(ws: Workspace, plan: RollbackPlan, base: str, rev: str, stream_paths: list[str],
@@ -75,7 +80,8 @@ def plan_citations(ws: Workspace, plan: RollbackPlan, cited_base: set[Key], ston
     cited_now = set().union(*(citation_keys(t) for t in now_files.values()))
     cited_after = set().union(*(citation_keys(t) for t in after_files.values() if t is not None))
     removed = cited_now - cited_after
-    plan.would_lose = sorted(removed & cited_base - stones.keys)
+    lost = removed & cited_base
+    plan.would_lose = sorted(lost - stones.keep_out(lost))
     plan.dropped = sorted(removed - cited_base)
     if not plan.no_redream:
         plan.released = sorted(set(plan.dropped) | {k for k in plan.restored if k not in cited_after})

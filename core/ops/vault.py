@@ -34,7 +34,7 @@ from dreamdeck.core.git.runner import GitError, repo_args, run_git
 from dreamdeck.core.formats.shards import ShardMeta, first_belief_sentence, parse_loose_shard, render_shard
 from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
-from dreamdeck.core.store.tombstones import tombstoned_keys
+from dreamdeck.core.store.tombstones import forgotten
 from dreamdeck.core.workspace import Workspace, WorkspaceError, parse_date
 
 __all__ = [
@@ -145,9 +145,10 @@ def pin_fragment(ws: Workspace, day: str, fid: str, actor: str = "human:cli") ->
         raise Refused(f"refused: {exc}") from None
     if not isinstance(fid, str) or not _FID.match(fid):
         raise Refused(f"refused: {fid!r} is not a fragment id")
-    if (day, fid) in tombstoned_keys(ws):
-        raise Refused(f"refused: streams/{day}#{fid} was forgotten; unforget it before pinning")
+    stones = forgotten(ws)
     frag = FragmentIndex(ws).get(day, fid)
+    if stones.holds(fid) or (frag is not None and stones.holds(fid, frag.topic, frag.body)):
+        raise Refused(f"refused: streams/{day}#{fid} was forgotten; unforget it before pinning")
     if frag is None:
         raise Refused(f"refused: no fragment streams/{day}#{fid}")
     slug = fragment_pin_slug(day, fid)

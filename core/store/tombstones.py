@@ -1,8 +1,12 @@
 """Tombstones: fragments a human forgot, so they never come back (memory/meta/tombstones.jsonl).
 
 The file is an append-only log of `forget` and `unforget` records; the live set is replayed
-from it. A tombstone matches a fragment by (date, id) and by content hash, so re-appending
-the same text under a new id is refused too.
+from it, keyed by (date, id) (the record a person made). What a tombstone *refuses* is an
+identity, not a place: `forgotten(ws)` is the one rule every view, the undreamed tail and the
+door's citation check use — a fragment line is forgotten when its id is a tombstoned id (under
+any date: an outside writer re-appending the line to today's file, a replay from git history)
+or its content hash (TypeClaw's `fragment_content_hash`) is a tombstoned hash (the same text
+under a new id).
 """
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.workspace import Workspace
 
 
@@ -62,6 +67,77 @@ def load_tombstones(ws: Workspace) -> dict[tuple[str, str], Tombstone]:
         fields = {k: ("" if v is None and k not in ("hard",) else v) for k, v in fields.items()}
         live[key] = Tombstone(**fields)
     return live
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """The identities the live tombstones refuse: fragment ids (under any date) and content hashes."""
+
+    ids: frozenset[str] = frozenset()
+    hashes: frozenset[str] = frozenset()
+    # A line can only hash to a forgotten hash if it holds that fragment's topic: the raw bytes
+    # are searched for these (the topic's first normalized line, JSON-escaped both ways) before
+    # any line is parsed. None: some tombstone kept no topic, so every line is parsed.
+    topics: frozenset[bytes] | None = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.ids or self.hashes)
+
+    @classmethod
+    def of(cls, stones: "dict[tuple[str, str], Tombstone]") -> "Forgotten":
+        hashed = [s for s in stones.values() if s.hash]
+        needles: set[bytes] | None = set()
+        for s in hashed:
+            first = s.topic.strip().split("\n")[0].rstrip() if isinstance(s.topic, str) else ""
+            if not first or needles is None:
+                needles = None
+                continue
+            needles |= {json.dumps(first, ensure_ascii=a)[1:-1].encode("utf-8") for a in (False, True)}
+        return cls(frozenset(i for _, i in stones), frozenset(s.hash for s in hashed),
+                   None if needles is None else frozenset(needles))
+
+    def holds(self, fid: object, topic: object = None, body: object = None) -> bool:
+        """True for a fragment with a forgotten id, or forgotten content (topic and body given)."""
+        if fid in self.ids:
+            return True
+        if not self.hashes or not isinstance(topic, str) or not isinstance(body, str):
+            return False
+        return fragment_content_hash(topic, body) in self.hashes
+
+    def holds_event(self, ev: dict | None) -> bool:
+        """`holds` for a parsed fragment event (anything else is never forgotten)."""
+        if not isinstance(ev, dict) or ev.get("type") != "fragment":
+            return False
+        return self.holds(ev.get("id"), ev.get("topic"), ev.get("body"))
+
+    def could_hold_content(self, data: bytes) -> bool:
+        """False when no line of `data` can have forgotten content (one search per topic)."""
+        if not self.hashes:
+            return False
+        return self.topics is None or any(t in data for t in self.topics)
+
+    def holds_line(self, fid: str | None, raw: bytes | str) -> bool:
+        """`holds` for a raw fragment line whose id is known (or None); parsed only when hashes exist."""
+        if fid is not None and fid in self.ids:
+            return True
+        if not self.hashes:
+            return False
+        data = raw.encode("utf-8") if isinstance(raw, str) else raw
+        if self.topics is not None and not any(t in data for t in self.topics):
+            return False
+        try:
+            ev = json.loads(data)
+        except (ValueError, RecursionError):
+            return False
+        return self.holds_event(ev)
+
+
+NOTHING_FORGOTTEN = Forgotten()
+
+
+def forgotten(ws: Workspace) -> Forgotten:
+    """The identity set of the live tombstones (see the module's docstring)."""
+    return Forgotten.of(load_tombstones(ws))
 
 
 def tombstoned_keys(ws: Workspace) -> set[tuple[str, str]]:

@@ -87,13 +87,13 @@ def _print_fragment(frag, as_json: bool) -> None:
 def cmd_stream(args) -> int:
     from dreamdeck.core.store.streams import list_stream_days, read_path_for, read_stream_lines
     from dreamdeck.core.formats.events import Fragment
-    from dreamdeck.core.store.tombstones import tombstoned_keys
+    from dreamdeck.core.store.tombstones import forgotten
     from dreamdeck.core.workspace import parse_date
 
     if args.date and args.all:
         raise CliError("--date and --all contradict each other; give one")
     ws = open_ws(args)
-    stones = tombstoned_keys(ws)
+    stones = forgotten(ws)  # by identity: a forgotten id under any date, or its content
     days = [d for d, _ in list_stream_days(ws)]
     if args.date:
         day = parse_date(args.date)
@@ -107,14 +107,14 @@ def cmd_stream(args) -> int:
             continue
         lines = read_stream_lines(path)
         for ln in lines:
-            if ln.kind == "fragment" and (day, ln.event["id"]) not in stones:
+            if ln.kind == "fragment" and not stones.holds_event(ln.event):
                 shown.add((day, ln.event["id"]))
                 _print_fragment(Fragment.from_event(day, ln.event), args.json)
         _say_skipped(ws, path, lines)
     sys.stdout.flush()
     if not args.follow:
         return 0
-    return _follow(ws, args, stones, shown)
+    return _follow(ws, args, shown)
 
 
 def _say_skipped(ws, path, lines) -> None:
@@ -129,10 +129,11 @@ def _say_skipped(ws, path, lines) -> None:
               f"(line{'s' if len(bad) > 1 else ''} {where}); `dreamdeck doctor` says more", file=sys.stderr)
 
 
-def _follow(ws, args, stones, shown: set[tuple[str, str]]) -> int:
+def _follow(ws, args, shown: set[tuple[str, str]]) -> int:
     """Tail today's stream by byte offset; a rewrite (compaction) is detected by inode/size."""
     from dreamdeck.core.formats.events import Fragment, try_parse_event_line
     from dreamdeck.core.store.streams import write_path_for
+    from dreamdeck.core.store.tombstones import forgotten
 
     day = args.date or ws.today()
     path = write_path_for(ws, day)
@@ -151,9 +152,10 @@ def _follow(ws, args, stones, shown: set[tuple[str, str]]) -> int:
                     data = fh.read()
                 cut = data.rfind(b"\n") + 1
                 pos += cut
+                stones = forgotten(ws)  # read again: a forget made while following holds at once
                 for raw in data[:cut].split(b"\n"):
                     ev = try_parse_event_line(raw.decode("utf-8", "replace")) if raw.strip() else None
-                    if ev and ev.get("type") == "fragment" and ev["id"] not in seen and (day, ev["id"]) not in stones:
+                    if ev and ev.get("type") == "fragment" and ev["id"] not in seen and not stones.holds_event(ev):
                         seen.add(ev["id"])
                         _print_fragment(Fragment.from_event(day, ev), args.json)
                 sys.stdout.flush()

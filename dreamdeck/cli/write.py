@@ -319,11 +319,22 @@ def cmd_forget(args) -> int:
     ws = open_ws(args)
     key = _key_or_slug(args.target)
     if key:
-        result = forget.forget_fragment(ws, key[0], key[1], reason=args.reason, actor=args.actor, hard=args.hard)
+        result = forget.forget_fragment(ws, key[0], key[1], reason=args.reason, actor=args.actor, hard=args.hard,
+                                        content=args.content)
     else:
+        if args.content:
+            raise CliError("--content names a line of a fragment (DATE#ID), not a topic")
         result = forget.forget_topic(ws, args.target, reason=args.reason, actor=args.actor, hard=args.hard)
-    say(f"forgot {args.target}{' (hard: bytes removed)' if args.hard else ''}" + _sha(result))
+    if args.json:
+        emit_json(result.to_json())
+        return 0
+    hard = ""
+    if args.hard:
+        hard = " (hard: bytes removed)" if result.purged or not key else " (hard: no line of it was in the stream)"
+    say(f"forgot {args.target}{hard}" + _sha(result))
     _warn(result)
+    for line in result.remains:
+        print(f"dreamdeck: still holds it: {line}", file=sys.stderr)
     return 0
 
 

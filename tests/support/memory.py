@@ -75,19 +75,27 @@ def commit_all(root: Path, message: str = "seed memory") -> str:
     return sha
 
 
+def make_quiet(root, quiet_seconds: int = 3600) -> None:
+    """Age the stream files as if nobody had written to them for `quiet_seconds`: a compaction
+    may rewrite only a file past the quiet period (invariant 8)."""
+    import os
+    import time
+
+    then = time.time() - quiet_seconds
+    memory = Path(root) / "memory"
+    for folder in (memory / "streams", memory):
+        for path in folder.glob("*.jsonl") if folder.is_dir() else ():
+            os.utime(path, (then, then))
+
+
 def the_next_day(ws, quiet_seconds: int = 3600):
     """The same workspace a day later, its stream files untouched for `quiet_seconds`: only then
     may a compaction rewrite them (invariant 8: never today's file, nor one written to within the
     quiet period, which a writer may still hold open)."""
-    import os
-    import time
     from datetime import date, timedelta
 
     from dreamdeck.core.workspace import Workspace
 
-    then = time.time() - quiet_seconds
-    for folder in (ws.memory / "streams", ws.memory):
-        for path in folder.glob("*.jsonl") if folder.is_dir() else ():
-            os.utime(path, (then, then))
+    make_quiet(ws.root, quiet_seconds)
     today = date.fromisoformat(ws.today()) + timedelta(days=1)
     return Workspace.open(ws.root, today=today.isoformat())

@@ -204,12 +204,17 @@ class StreamCuration:
         from dreamdeck.tui.modals import ReasonModal
 
         day, fid = row["date"], row["id"]
+        from dreamdeck.core.formats.events import fragment_content_hash
+
+        # The row the person chose, by its content: another line sharing the id is not meant.
+        content = fragment_content_hash(str(row.get("topic", "")), str(row.get("body", "")))
 
         def go(reason: str | None) -> None:
             if reason:
                 from dreamdeck.core.ops import forget
 
-                self.act("Forget", lambda: forget.forget_fragment(self.ws, day, fid, reason=reason, actor="human:tui"),
+                self.act("Forget", lambda: forget.forget_fragment(self.ws, day, fid, reason=reason, actor="human:tui",
+                                                                  content=content),
                          lambda r: r.message + ("; " + "; ".join(r.warnings) if r.warnings else ""))
 
         body = " ".join(str(row.get("body", "")).split())
