@@ -1,7 +1,8 @@
 """The undreamed tail: fragments no dream has seen yet, and none a person forgot.
 
 TypeClaw's "undreamed" is a fragment whose id is not in the day's `dreamedIds`; dreamdeck also
-leaves out tombstoned fragments. Most days of a year are fully dreamed, known from a projection
+leaves out tombstoned fragments, and the ones a reflection holds for a person (kept undreamed
+in TypeClaw's state so its GC cannot collect them; `store.reflections.held_keys`). Most days of a year are fully dreamed, known from a projection
 (`stream_scan.DreamedDays`) without parsing them.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dreamdeck.core.index.stream_scan import fragment_ids
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.streams import read_stream_lines
 from dreamdeck.core.store.tombstones import tombstoned_keys
+from dreamdeck.core.store.reflections import held_keys
 from dreamdeck.core.io.cache import clock
 
 
@@ -38,12 +40,12 @@ class UndreamedFragment:
 def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
     """Fragments not yet dreamed and not forgotten, oldest day first, file order within a day."""
     started = clock()
-    stones = tombstoned_keys(ws)
+    stones = tombstoned_keys(ws) | held_keys(ws)  # both are left out the same way
     known = DreamedDays(ws)
     out: list[UndreamedFragment] = []
     for day, path in list_stream_days(ws):
         # The digest covers what decides "dreamed": the day's id list and its tombstones.
-        digest = DreamedDays.digest([state.ids_digest(day), "#tombstones", *sorted(i for d, i in stones if d == day)])
+        digest = DreamedDays.digest([state.ids_digest(day), "#tombstones+held", *sorted(i for d, i in stones if d == day)])
         # Most days of a year are fully dreamed: known from the projection, else from a regex
         # scan of ids; only a day that still has undreamed fragments is parsed.
         if known.fully_dreamed(path, digest):

@@ -267,6 +267,13 @@ def cmd_pin(args) -> int:
 
     ws = open_ws(args)
     key = _key_or_slug(args.target)
+    if getattr(args, "restore", False):
+        from dreamdeck.core.ops.protected import restore_pinned
+
+        if key or args.refresh:
+            raise CliError("--restore takes a pinned topic (SLUG) and no --refresh")
+        say(f"restored {args.target} from the vault" + _sha(restore_pinned(ws, args.target, actor=args.actor)))
+        return 0
     if key:
         if args.refresh:
             raise CliError("--refresh applies to topics (SLUG); a pinned fragment never changes")
