@@ -400,14 +400,14 @@ def test_the_receipt_is_stored_beside_the_commit(ws, agent_dir):
 
 def test_a_reverted_dream_does_not_undo_a_release_made_while_it_was_dreaming(ws, agent_dir):
     # r-1 holds today's #1; while the next (slow, LLM) dream runs, a person rejects r-1 and
-    # releases #1. The dream then drops a citation and is reverted: its anti-loop advance must
-    # add its own ids to the state as it is now, not write back the state it read at the start.
+    # releases #1. The dream then drops a citation and is reverted: holding its own ids must not
+    # undo the release.
     from dreamdeck.core.ops.reflections import reject
 
     _seed_two_shards(ws, agent_dir)
     run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pnpm-use", draft(
         "The user uses pnpm", [cite(D1, 1), cite(D, 1)]))), review="all")
-    assert dreamed(ws, D) == {uuid_at(D, 1), uuid_at(D, 4)}
+    assert dreamed(ws, D) == set()  # held by r-1, undreamed for TypeClaw
     write_stream(agent_dir, D, [fragment_line(D, 6, "late", "arrived later")])
 
     def hostile(inp, scratch):
@@ -421,6 +421,9 @@ def test_a_reverted_dream_does_not_undo_a_release_made_while_it_was_dreaming(ws,
     from dreamdeck.core.store.reflections import held_keys
 
     assert dreamed(ws, D) == set() and held_keys(ws) == {(D, uuid_at(D, 6))}
+    again = Scripted()
+    run_dream(ws, dreamer=again, review="all")
+    assert again.seen == [[cite(D, 1), cite(D, 4)]]  # what the person released is dreamed again
 
 
 def test_a_hostile_dreamer_cannot_reach_the_vault_references_or_anything_outside_topics(ws, agent_dir):
