@@ -100,10 +100,16 @@ def typeclaw_dream(root: Path, llm: Llm = lambda undreamed, topics: False, *, co
     for day in touched:
         run.fragments_dropped += _compact(folder / f"{day}.jsonl", day, set(through[day]["dreamedIds"]), cited, rewritten)
     if commit:
-        subprocess.run(["git", "add", "-f", "memory/"], cwd=root, check=True, capture_output=True)
-        subprocess.run(["git", "commit", "-q", "-m", f"dream: {len(undreamed)} fragments 🌙"], cwd=root,
-                       check=False, capture_output=True)
+        _git(root, "add", "-f", "--sparse", "--", "memory/")  # (past skip-worktree entries)
+        subprocess.run(["git", "-c", "user.name=typeclaw", "-c", "user.email=agent@typeclaw.local", "commit", "-q",
+                        "-m", f"dream: {len(undreamed)} fragments 🌙"], cwd=root, check=False, capture_output=True)
     return run
+
+
+def _git(root: Path, *args: str) -> None:
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    if proc.returncode:
+        raise AssertionError(f"git {' '.join(args)}: {proc.stderr}")
 
 
 def _compact(path: Path, day: str, dreamed: set[str], cited: set[tuple[str, str]], fragment_gc: bool) -> list:
@@ -129,11 +135,12 @@ def _compact(path: Path, day: str, dreamed: set[str], cited: set[tuple[str, str]
     return [k for k in dropped if k is not None]
 
 
-def cite_new_shard(slug: str, heading: str, pick: Callable[[dict], bool]) -> Llm:
-    """An LLM that writes one flat shard citing the undreamed fragments `pick` chooses."""
+def cite_new_shard(slug: str, heading: str, pick: Callable[[dict], bool], keep: tuple[tuple[str, str], ...] = ()) -> Llm:
+    """An LLM that writes one flat shard citing the undreamed fragments `pick` chooses (and the
+    (date, id) pairs in `keep`, as a rewrite of an existing belief would)."""
 
     def llm(undreamed: list[dict], topics: Path) -> bool:
-        chosen = [f for f in undreamed if pick(f)]
+        chosen = [{"date": d, "id": i} for d, i in keep] + [f for f in undreamed if pick(f)]
         body = f"{heading}.\n\nfragments:\n" + "".join(f"- streams/{f['date']}#{f['id']}\n" for f in chosen)
         days = len({f["date"] for f in chosen})
         last = max((f["date"] for f in chosen), default="2026-05-22")
