@@ -152,3 +152,43 @@ def test_a_pinned_topic_typeclaw_rewrote_is_reported_and_restored_from_the_vault
     assert [d.slug for d in pinned_drift(ws)] == ["a"]
     pin_topic(ws, "a", refresh=True)
     assert pinned_drift(ws) == []
+
+
+def test_unforget_brings_an_archived_topic_back_with_the_fragments_typeclaw_collected(ws, agent_dir):
+    from dreamdeck.core.ops.forget import unforget_topic
+
+    write_stream(agent_dir, D1, [fragment_line(D1, 1, "old", "an old belief"), fragment_line(D1, 2, "a", "fact a")])
+    write_shard(agent_dir, "old", shard_text("An old belief", [cite(D1, 1)]), folder="archive")
+    state, _ = load_state(ws.state_path)
+    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1)}, "2026-05-20T10:00:00+00:00"))
+    commit_all(agent_dir)
+    typeclaw_dream(agent_dir, cite_new_shard("a", "Fact a", lambda f: True))
+    assert uuid_at(D1, 1) not in stream_ids(agent_dir, D1)
+
+    unforget_topic(ws, "old")
+
+    assert cite(D1, 1) in (agent_dir / "memory/topics/old.md").read_text()
+    assert uuid_at(D1, 1) in stream_ids(agent_dir, D1)  # never a shard citing what no stream holds
+
+
+def test_review_lists_a_reverted_runs_fragments_as_waiting_for_a_decision(ws, agent_dir):
+    import subprocess
+    import sys
+
+    write_stream(agent_dir, D1, [fragment_line(D1, 1, "a", "fact a")])
+    write_shard(agent_dir, "a", shard_text("Belief a", [cite(D1, 1)]))
+    write_stream(agent_dir, D, [fragment_line(D, 1, "a", "a again")])
+    state, _ = load_state(ws.state_path)
+    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1)}, "2026-05-20T10:00:00+00:00"))
+    commit_all(agent_dir)
+    r = run_dream(ws, dreamer=Scripted(lambda inp, s: s.delete_shard("a")), review="none")
+    assert r.status == "reverted" and r.reflection == "r-1"
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "dreamdeck", *args, "-w", str(agent_dir), "--today", D],
+                              capture_output=True, text=True, check=True).stdout
+
+    assert "r-1" in cli("review") and "reverted" in cli("review")
+    one = cli("review", "r-1")
+    assert f"holds 1 fragment for your decision (kept in the streams, never collected): {cite(D, 1)}" in one
+    assert "reject r-1 --release: dream them again" in one

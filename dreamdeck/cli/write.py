@@ -123,7 +123,8 @@ def _review_one(ws, args) -> int:
         emit_json({
             "id": r.id, "status": r.status, "created": r.created, "age_days": r.age_days(workspace_now(ws)), "summary": r.summary,
             "questions": r.questions, "contradictions": r.contradictions, "archive": r.archive,
-            "fragments": r.fragments, "loss": meter.to_json(), "decisions": r.decisions,
+            "fragments": r.fragments, "held": r.held if r.holds else [], "loss": meter.to_json(),
+            "decisions": r.decisions,
             "files": [{"path": f.path, "status": d.status, "pinned": f.pinned,
                        "base_changed": probe[f.path].base_changed, "state": probe[f.path].state,
                        "hunks": [{"id": h.id, "header": h.header, "added": h.added, "removed": h.removed, "text": h.text(),
@@ -134,6 +135,11 @@ def _review_one(ws, args) -> int:
     say(f"loss meter: {plural(len(meter.citations_dropped), 'citation')} dropped, "
         f"{plural(len(meter.beliefs_removed), 'belief')} rewritten, {plural(len(meter.shards_deleted), 'shard')} deleted, "
         f"{len(meter.superseded_added)} superseded")
+    if r.holds:
+        say(f"holds {plural(len(r.held), 'fragment')} for your decision (kept in the streams, never collected): "
+            + ", ".join(f"streams/{k}" for k in r.held[:5]) + (" …" if len(r.held) > 5 else ""),
+            f"  approve: let them go as dreamed · reject {r.id} --release: dream them again · forget one: "
+            "dreamdeck forget DATE#ID")
     for c in r.contradictions:
         say(f"⚠ contradiction: {c}")
     for q in r.questions:
