@@ -192,3 +192,28 @@ def test_review_lists_a_reverted_runs_fragments_as_waiting_for_a_decision(ws, ag
     one = cli("review", "r-1")
     assert f"holds 1 fragment for your decision (kept in the streams, never collected): {cite(D, 1)}" in one
     assert "reject r-1 --release: dream them again" in one
+
+
+def test_alerts_name_a_pinned_topic_changed_outside_dreamdeck_with_restore_and_accept(ws, agent_dir):
+    import subprocess
+    import sys
+
+    write_stream(agent_dir, D1, [fragment_line(D1, 1, "a", "fact a")])
+    write_shard(agent_dir, "a", shard_text("Belief a", [cite(D1, 1)]))
+    commit_all(agent_dir)
+    pin_topic(ws, "a")
+    write_stream(agent_dir, D, [fragment_line(D, 1, "a", "a changed")])
+    typeclaw_dream(agent_dir, cite_new_shard("a", "Belief a, rewritten by TypeClaw", lambda f: f["date"] == D1))
+
+    def alerts(*extra):
+        return subprocess.run([sys.executable, "-m", "dreamdeck", "alerts", *extra, "-w", str(agent_dir), "--today", D],
+                              capture_output=True, text=True)
+
+    shown = alerts()
+    assert shown.returncode == 1
+    assert "⚠ memory/topics/a.md: pinned, changed outside dreamdeck" in shown.stdout
+    assert "`dreamdeck pin a --restore`" in shown.stdout and "`dreamdeck pin a --refresh`" in shown.stdout
+    restored = subprocess.run([sys.executable, "-m", "dreamdeck", "pin", "a", "--restore", "-w", str(agent_dir)],
+                              capture_output=True, text=True)
+    assert restored.returncode == 0 and restored.stdout.startswith("restored a from the vault → commit ")
+    assert "pinned-changed" not in alerts("--json").stdout

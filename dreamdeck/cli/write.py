@@ -406,15 +406,24 @@ def cmd_alerts(args) -> int:
         done = acknowledge(ws.root)
         say(f"acknowledged {plural(len(done), 'alert')}")
         return 0
+    from dreamdeck.core.ops.protected import pinned_drift
+
     alerts = check_alerts(ws.root, files)
+    drifts = pinned_drift(ws)  # a pinned topic changed outside dreamdeck (TypeClaw's own dream)
     if args.json:
-        emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts])
-        return 1 if alerts else 0  # the same status as the text output
-    if not alerts:
+        emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts] + [
+            {"path": f"memory/topics/{d.slug}.md", "kind": "pinned-changed", "why": d.why,
+             "restore": f"dreamdeck pin {d.slug} --restore", "accept": f"dreamdeck pin {d.slug} --refresh"}
+            for d in drifts])
+        return 1 if alerts or drifts else 0  # the same status as the text output
+    if not alerts and not drifts:
         say("No critical-file alerts.")
         return 0
     for a in alerts:
         say(f"⚠ {a.path}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
+    for d in drifts:
+        say(f"⚠ memory/topics/{d.slug}.md: pinned, changed outside dreamdeck ({d.why}) — restore from the vault with "
+            f"`dreamdeck pin {d.slug} --restore`, or accept with `dreamdeck pin {d.slug} --refresh`")
     return 1
 
 
