@@ -75,6 +75,10 @@ def test_a_reflection_typeclaw_consolidated_is_stale_and_its_lost_fragments_come
     # Not applied blind: TypeClaw dreamed its fragments since.
     with pytest.raises(ReflectionError, match="dreamed outside dreamdeck"):
         approve(ws, "r-1")
+    # and the next dream start marks it stale (kept, listed, never applied unless forced)
+    assert run_dream(ws, dreamer=Scripted(), review="none").status == "skipped"
+    r1 = load_reflection(ws, "r-1")
+    assert r1.status == "stale" and r1.decisions[-1]["why"] == "dreamed outside dreamdeck"
     assert {p.name: p.read_bytes() for p in (agent_dir / "memory/topics").iterdir()} == topics_before
 
     # doctor names each lost fragment the reflection holds, and --fix restores them from git history.

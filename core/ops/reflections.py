@@ -249,16 +249,19 @@ def approve(
 
 
 
+def _dreamed_elsewhere(state, r: Reflection) -> list[Key]:
+    """Held fragments the state says are dreamed: dreamdeck never marks them, so TypeClaw did."""
+    return sorted(k for k in r.held_keys() if k[1] in state.dreamed_ids(k[0]))
+
+
 def _refuse_if_dreamed_elsewhere(ws: Workspace, r: Reflection, force: bool) -> None:
     """A reflection's held fragments are never marked dreamed by dreamdeck; if the state says they
     are, TypeClaw's own dream consolidated them since: the proposal is stale, not applied blind."""
     from dreamdeck.core.store.state import load_state
 
-    held = r.held_keys()
-    if not held or force:
+    if force:
         return
-    state, _problem = load_state(ws.state_path)
-    dreamed = sorted(k for k in held if k[1] in state.dreamed_ids(k[0]))
+    dreamed = _dreamed_elsewhere(load_state(ws.state_path)[0], r)
     if dreamed:
         raise ReflectionError(
             f"{r.id} is stale: {len(dreamed)} of its fragments were dreamed outside dreamdeck since "
@@ -368,13 +371,21 @@ def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
     """Pending reflections older than [review] expire_days become stale: kept, never applied."""
     from dreamdeck.core.store.settings import load_settings
 
+    from dreamdeck.core.store.state import load_state
+
     expire = load_settings(ws.root).review.expire_days
-    stale = [r for r in list_reflections(ws)[0] if expire and r.age_days(now) > expire]
+    state = load_state(ws.state_path)[0]
+    stale = []
+    for r in list_reflections(ws)[0]:
+        # Expired, or consolidated by TypeClaw's own dreaming since: kept, never applied blind.
+        why = "expired" if expire and r.age_days(now) > expire else \
+            "dreamed outside dreamdeck" if _dreamed_elsewhere(state, r) else None
+        if why:
+            r.status = "stale"
+            r.decisions.append({"at": _now_iso(now), "actor": "system:expiry", "decision": "stale", "why": why})
+            stale.append(r)
     if not stale:
         return []
-    for r in stale:
-        r.status = "stale"
-        r.decisions.append({"at": _now_iso(now), "actor": "system:expiry", "decision": "stale"})
     cs = ChangeSet(
         Commit("edit", "system:expiry", "—", "expiry", f"marked {len(stale)} reflection(s) stale",
                subject="memory: expire stale reflections"),
