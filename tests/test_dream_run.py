@@ -153,7 +153,9 @@ def _seed_two_shards(ws, agent_dir) -> str:
     return commit_all(agent_dir)
 
 
-def test_a_dropped_citation_applies_nothing_and_advances_only_the_dreamed_ids(ws, agent_dir):
+def test_a_dropped_citation_applies_nothing_and_holds_the_fragments_it_saw_for_a_decision(ws, agent_dir):
+    from dreamdeck.core.store.reflections import held_keys, load_reflection
+
     seeded = _seed_two_shards(ws, agent_dir)
     shards_before = topics(agent_dir)
     stream_before = stream_path(agent_dir, D).read_bytes()
@@ -166,13 +168,20 @@ def test_a_dropped_citation_applies_nothing_and_advances_only_the_dreamed_ids(ws
 
     assert r.status == "reverted" and r.reverted
     assert r.lost == [key(D1, 2)]
-    assert key(D1, 2) in r.message and "orphaned" in r.message
+    assert key(D1, 2) in r.message and "orphaned" in r.message and "held" in r.message
     assert topics(agent_dir) == shards_before  # new shard not created, deleted shard still there, bytes equal
     assert not (agent_dir / "memory/topics/pnpm.md").exists()
-    assert dreamed(ws, D) == {uuid_at(D, 1), uuid_at(D, 4)}  # anti-loop: still advanced
+    # Not marked dreamed (TypeClaw's GC would take them): held by a reflection waiting for a person.
+    assert dreamed(ws, D) == set()
+    assert r.reflection == "r-1" and load_reflection(ws, "r-1").status == "pending"
+    assert held_keys(ws) == {(D, uuid_at(D, 1)), (D, uuid_at(D, 4))}
     assert stream_path(agent_dir, D).read_bytes() == stream_before  # no GC at all, not even watermarks
-    assert head(agent_dir) == seeded  # no commit
-    assert r.commit is None and not (agent_dir / "memory/meta/audit.log").exists()
+    # Through the door: one commit holding only the reflection and the receipt, audited.
+    assert r.commit and git(agent_dir, "rev-parse", "HEAD^").strip() == seeded
+    assert set(changed_in(agent_dir)) == {
+        "memory/meta/reflections/r-1.json", "memory/meta/pending-reflection.md", f"memory/meta/receipts/{r.id}.json",
+        "memory/meta/audit.log"}
+    assert "| DREAM | memory/meta/reflections/r-1.json |" in (agent_dir / "memory/meta/audit.log").read_text()
     assert not (agent_dir / "memory/meta/.journal.json").exists()
     # and the orphans are not shown again
     again = Scripted()
@@ -393,14 +402,14 @@ def test_the_receipt_is_stored_beside_the_commit(ws, agent_dir):
 
 def test_a_reverted_dream_does_not_undo_a_release_made_while_it_was_dreaming(ws, agent_dir):
     # r-1 holds today's #1; while the next (slow, LLM) dream runs, a person rejects r-1 and
-    # releases #1. The dream then drops a citation and is reverted: its anti-loop advance must
-    # add its own ids to the state as it is now, not write back the state it read at the start.
+    # releases #1. The dream then drops a citation and is reverted: holding its own ids must not
+    # undo the release.
     from dreamdeck.core.ops.reflections import reject
 
     _seed_two_shards(ws, agent_dir)
     run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("pnpm-use", draft(
         "The user uses pnpm", [cite(D1, 1), cite(D, 1)]))), review="all")
-    assert dreamed(ws, D) == {uuid_at(D, 1), uuid_at(D, 4)}
+    assert dreamed(ws, D) == set()  # held by r-1, undreamed for TypeClaw
     write_stream(agent_dir, D, [fragment_line(D, 6, "late", "arrived later")])
 
     def hostile(inp, scratch):
@@ -410,7 +419,13 @@ def test_a_reverted_dream_does_not_undo_a_release_made_while_it_was_dreaming(ws,
     r = run_dream(ws, dreamer=Scripted(hostile), review="none")
 
     assert r.status == "reverted"
-    assert dreamed(ws, D) == {uuid_at(D, 6)}  # released ids stay released; the run's own id is advanced
+    # released ids stay released; the run's own id is held by r-2, never marked dreamed
+    from dreamdeck.core.store.reflections import held_keys
+
+    assert dreamed(ws, D) == set() and held_keys(ws) == {(D, uuid_at(D, 6))}
+    again = Scripted()
+    run_dream(ws, dreamer=again, review="all")
+    assert again.seen == [[cite(D, 1), cite(D, 4)]]  # what the person released is dreamed again
 
 
 def test_a_hostile_dreamer_cannot_reach_the_vault_references_or_anything_outside_topics(ws, agent_dir):

@@ -1,6 +1,8 @@
 """A hostile or broken dreamer (scripted here) can lose nothing, and the receipt says what happened."""
 from __future__ import annotations
 
+from dreamdeck.core.store.reflections import load_reflection
+
 import threading
 
 from tests.support.git import git
@@ -53,8 +55,14 @@ def test_a_dreamer_that_deletes_everything_is_reverted_and_the_lost_ids_are_name
     assert r.lost == [f"{D0}#{uuid_at(D0, 1)}", f"{D0}#{uuid_at(D0, 2)}"]
     assert "citation-superset violation" in r.message
     assert topics(agent_dir) == before
-    assert git(agent_dir, "rev-parse", "HEAD") == head  # no commit
-    assert uuid_at(D, 1) in load_state(ws.state_path)[0].dreamed_ids(D)  # anti-loop still advances
+    # Nothing applied: one commit that only holds the fragments for a decision (anti-loop),
+    # never marking them dreamed for TypeClaw's GC.
+    assert git(agent_dir, "rev-parse", "HEAD~1") == head
+    assert git(agent_dir, "diff", "--name-only", "HEAD~1", "HEAD").split() == [
+        "memory/meta/audit.log", "memory/meta/pending-reflection.md", "memory/meta/receipts/" + r.id + ".json",
+        "memory/meta/reflections/r-1.json"]
+    assert uuid_at(D, 1) not in load_state(ws.state_path)[0].dreamed_ids(D)
+    assert (D, uuid_at(D, 1)) in load_reflection(ws, "r-1").held_keys()
 
 
 def test_huge_and_binary_writes_are_refused_as_tool_errors_and_reported(ws, agent_dir):

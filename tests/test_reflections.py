@@ -20,7 +20,7 @@ from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.store.state import load_state, save_state
 from tests.support.dreamers import Scripted, citations_in, draft, merge_into
 from tests.support.git import git, trailer_lines
-from tests.support.memory import cite, commit_all, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
+from tests.support.memory import cite, commit_all, the_next_day, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
 
 D1, D = "2026-05-20", "2026-05-22"
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))
@@ -70,7 +70,7 @@ def test_approve_all_applies_every_file_through_the_door(ws, agent_dir):
     _pending(ws, agent_dir)
     proposed = {f.path: f.proposed for f in load_reflection(ws, "r-1").files}
 
-    result = approve(ws, "r-1")
+    result = approve(the_next_day(ws), "r-1")  # D is over and quiet: its stream may be compacted
 
     assert topics(agent_dir)["a.md"].decode() == proposed["topics/a.md"]
     assert topics(agent_dir)["n.md"].decode() == proposed["topics/n.md"]
@@ -92,7 +92,7 @@ def test_approve_all_applies_every_file_through_the_door(ws, agent_dir):
     assert fragment_ids(agent_dir, D) == [uuid_at(D, 1), uuid_at(D, 2)]
 
 
-def test_approving_one_files_hunk_applies_only_that_file(ws, agent_dir):
+def test_approving_one_files_hunk_applies_it_and_keeps_the_undecided_hunk_pending_with_its_fragments(ws, agent_dir):
     _pending(ws, agent_dir)
     before = topics(agent_dir)
     ids = hunk_ids(ws)
@@ -103,10 +103,48 @@ def test_approving_one_files_hunk_applies_only_that_file(ws, agent_dir):
     after = topics(agent_dir)
     assert after["a.md"] == before["a.md"]
     assert citations_in(after["n.md"].decode()) == [cite(D, 2)]
-    assert status_of(ws) == "partial"
     assert re.fullmatch(rf"dream: partial r-1 \(1/2 hunks\) ({EMOJI})", git(agent_dir, "log", "-1", "--format=%s").strip())
     decision = json.loads((ws.meta_dir / "reflections/r-1.json").read_text())["decisions"][-1]
     assert decision["decision"] == "partial" and decision["hunks"] == ids["topics/n.md"]
+    # The undecided hunk waits in the same, still open reflection; its fragment stays in the stream
+    # and undreamed (only what the applied text cites is marked dreamed).
+    assert status_of(ws) == "pending" and hunk_ids(ws) == {"topics/a.md": ids["topics/a.md"]}
+    assert fragment_ids(agent_dir, D) == [uuid_at(D, n) for n in (1, 2, 3)]
+    assert load_state(ws.state_path)[0].dreamed_ids(D) == {uuid_at(D, 2)}
+    # and deciding the rest finishes it
+    approve(ws, "r-1")
+    assert status_of(ws) == "approved" and topics(agent_dir)["a.md"].decode() == load_reflection(ws, "r-1").files[0].proposed
+
+
+def test_a_partial_approval_keeps_the_fragments_of_undecided_and_rejected_hunks_through_later_dreams(ws, agent_dir):
+    def three_files(inp, scratch):
+        scratch.write_shard("a", draft("Belief a", [cite(D1, 1), cite(D, 1)]))
+        scratch.write_shard("n", draft("Something new", [cite(D, 2)]))
+        scratch.write_shard("c", draft("Cold coffee", [cite(D, 3)]))
+
+    _pending(ws, agent_dir, script=three_files)
+    ids = hunk_ids(ws)
+
+    approve(ws, "r-1", hunks=ids["topics/n.md"], rejected=ids["topics/c.md"])  # a.md left undecided
+
+    r = load_reflection(ws, "r-1")
+    assert r.status == "pending" and [f.path for f in r.files] == ["topics/a.md"]
+    assert r.decisions[-1]["rejected_hunks"] == ids["topics/c.md"]
+    assert r.held_keys() == {(D, uuid_at(D, 1)), (D, uuid_at(D, 3))}
+    # A later, unrelated dream on the same day compacts it: nothing held is collected or shown.
+    write_stream(agent_dir, D, [fragment_line(D, 4, "tea", "drinks tea")])
+    later = Scripted(lambda inp, s: s.write_shard("tea", draft("Drinks tea", [cite(D, 4)])))
+    assert run_dream(ws, dreamer=later, review="none").status == "applied"
+    assert later.seen == [[cite(D, 4)]]
+    assert fragment_ids(agent_dir, D) == [uuid_at(D, n) for n in (1, 2, 3, 4)]
+    # Rejecting the rest keeps what it held until the person releases it.
+    reject(ws, "r-1", reason="not now")
+    assert load_reflection(ws, "r-1").holds
+    assert run_dream(ws, dreamer=Scripted(), review="none").status == "skipped"
+    reject(ws, "r-1", reason="dream them again", release=True)
+    again = Scripted()
+    run_dream(ws, dreamer=again, review="none")
+    assert again.seen == [[cite(D, 1), cite(D, 3)]]
 
 
 def test_an_unknown_hunk_id_is_refused_before_anything_happens(ws, agent_dir):
@@ -196,7 +234,7 @@ def test_an_edited_text_is_recomputed_and_applied_as_partial(ws, agent_dir):
 
 
 # --- reject ----------------------------------------------------------------------------------------
-def test_reject_with_a_reason_applies_nothing_and_keeps_the_ids_dreamed(ws, agent_dir):
+def test_reject_with_a_reason_applies_nothing_and_keeps_the_ids_held_undreamed(ws, agent_dir):
     _pending(ws, agent_dir)
     before = topics(agent_dir)
 
@@ -207,7 +245,8 @@ def test_reject_with_a_reason_applies_nothing_and_keeps_the_ids_dreamed(ws, agen
     last = (ws.meta_dir / "reflection-log.md").read_text().splitlines()[-1]
     assert re.fullmatch(r"- \S+ r-1 rejected by human:cli: not what I said", last)
     state, _ = load_state(ws.state_path)
-    assert state.dreamed_ids(D) == {uuid_at(D, n) for n in (1, 2, 3)}
+    assert state.dreamed_ids(D) == set()  # never "dreamed and uncited" for TypeClaw's GC
+    assert load_reflection(ws, "r-1").held_keys() == {(D, uuid_at(D, n)) for n in (1, 2, 3)}
     assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: reject r-1"
     entries, _ = read_log(agent_dir)
     assert (entries[-1].action, entries[-1].file, entries[-1].approval, entries[-1].summary) == (

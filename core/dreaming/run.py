@@ -33,7 +33,6 @@ from dreamdeck.core.door.changeset import (
     Writes,
 )
 from dreamdeck.core.door.checks import lost_citations
-from dreamdeck.core.door.lock import memory_lock
 from dreamdeck.core.door.state import store_state_ahead
 from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
 from dreamdeck.core.dreaming.lock import DreamLock
@@ -73,7 +72,7 @@ from dreamdeck.core.store.reflections import (
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.stream_rewrite import carry_replaced_streams
-from dreamdeck.core.store.state import load_state, save_state
+from dreamdeck.core.store.state import load_state
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
 # DreamReceipt and list_receipts live in `receipts`; the app and the watcher take them from here too.
@@ -321,7 +320,7 @@ def _dream(run: _Run, snap: _Snapshot) -> tuple[DreamOutcome, dict[str, str]] | 
 def _check(run: _Run, snap: _Snapshot, after: dict[str, str], changed: list[str]) -> bool:
     """Invariant 1: every (date, id) cited before, in topics or vault, is still cited. Only changed
     shards can lose a citation; it survives if any unchanged shard or the vault still holds it.
-    A violation reverts the run: nothing applied, its fragments marked dreamed (anti-loop)."""
+    A violation reverts the run: nothing applied, its fragments held for a person (anti-loop)."""
     unchanged = (text for slug, text in after.items() if slug not in changed)
     lost = lost_citations(((snap.before.get(s), after.get(s)) for s in changed), chain(unchanged, snap.vault.values()))
     if not lost:
@@ -329,13 +328,13 @@ def _check(run: _Run, snap: _Snapshot, after: dict[str, str], changed: list[str]
     receipt = run.receipt
     receipt.status, receipt.reverted = "reverted", True
     receipt.lost = [f"{d}#{i}" for d, i in lost]
+    why = f"citation-superset violation: the dream dropped {len(lost)} previously-cited id(s)"
     receipt.message = (
-        f"citation-superset violation: the dream dropped {len(lost)} previously-cited id(s); nothing was "
-        f"applied and the {len(run.undreamed)} fragment(s) it saw are marked dreamed (orphaned). "
-        f"missing={summarize_missing(lost)}"
+        f"{why}; nothing was applied and the {len(run.undreamed)} fragment(s) it saw are held for a "
+        f"decision (orphaned, never collected). missing={summarize_missing(lost)}"
     )
     if not run.dry_run:
-        _advance_only(run.ws, run.shown, run.state_ts)  # anti-loop; no GC, no commit
+        _hold_unapplied(run, why)  # anti-loop without marking them dreamed; no GC
     return False
 
 
@@ -396,13 +395,14 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
     receipt = run.receipt
     reflection = None
     meta: dict[str, str | None] = {}
+    advance = run.shown
     if held:
+        advance, kept = _split_shown(run, auto)
         reflection = Reflection(
             id=next_reflection_id(run.ws), created=run.now.isoformat(timespec="seconds"), dreamer=run.name,
             trigger=run.trigger, summary=outcome.summary, questions=outcome.questions,
             contradictions=outcome.contradictions, archive=outcome.archive,
-            fragments=[{"date": f.date, "id": f.id, "topic": f.topic, "body": f.body} for f in run.undreamed],
-            files=held,
+            fragments=_shown_records(run), files=held, held=kept,
         )
         receipt.reflection = reflection.id
         reflection.receipt = receipt.to_json()
@@ -416,7 +416,7 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
             dream_fragments=len(run.undreamed),
         ),
         Writes(auto, meta_files=meta),
-        Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead),
+        Evidence(advance=advance, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead),
                  shard_reads=run.reads),
         Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
                       f"held {len(held)} change(s) for review in {reflection.id}")] if reflection else []),
@@ -445,10 +445,10 @@ def _apply(run: _Run, cs: ChangeSet) -> None:
             # A concurrent edit that does not merge is transient: the next run dreams again.
             receipt.message = f"not applied: {exc}; the next run will try again"
         else:
-            # A refusal that would repeat (e.g. citing a forgotten fragment): mark the shown
-            # fragments dreamed, as after a revert (invariant 6), so the loop cannot spin.
-            receipt.message = f"not applied: {exc}; its {len(run.undreamed)} fragment(s) are marked dreamed"
-            _advance_only(run.ws, run.shown, run.state_ts)
+            # A refusal that would repeat (e.g. citing a forgotten fragment): hold the shown
+            # fragments for a person, as after a revert (invariant 6), so the loop cannot spin.
+            receipt.message = f"not applied: {exc}; its {len(run.undreamed)} fragment(s) are held for a decision"
+            _hold_unapplied(run, f"not applied: {exc}")
         return
     _collected(receipt, result)
     receipt.commit = result.sha
@@ -461,9 +461,53 @@ def _collected(receipt: DreamReceipt, result: ApplyResult) -> None:
     receipt.message = receipt_message(receipt)
 
 
-def _advance_only(ws: Workspace, shown: dict[str, set[str]], ts: str) -> None:
-    """Mark the shown fragments dreamed without applying anything. The state is re-read under the
-    memory lock: a person may have released ids (reject --release) while the dreamer ran."""
-    with memory_lock(ws):
-        state, _problem = load_state(ws.state_path)
-        save_state(ws.state_path, state.advanced(shown, {}, ts))
+def _shown_records(run: _Run) -> list[dict]:
+    return [{"date": f.date, "id": f.id, "topic": f.topic, "body": f.body} for f in run.undreamed]
+
+
+def _split_shown(run: _Run, auto: list[FileEdit]) -> tuple[dict[str, set[str]], list[str]]:
+    """(advance, held) when part of the run waits for a person: only the shown fragments the
+    applied part cites are marked dreamed; the rest stay undreamed for TypeClaw (its GC takes
+    dreamed-and-uncited) and are held by the reflection until a person decides."""
+    cited: set = set()
+    for edit in auto:
+        cited |= citation_keys(edit.new or "")
+    advance: dict[str, set[str]] = {}
+    held: list[str] = []
+    for day, ids in run.shown.items():
+        for fid in sorted(ids):
+            if (day, fid) in cited:
+                advance.setdefault(day, set()).add(fid)
+            else:
+                held.append(f"{day}#{fid}")
+    return advance, held
+
+
+def _hold_unapplied(run: _Run, why: str) -> None:
+    """A run that applies nothing (reverted, or refused by the door) parks its shown fragments in a
+    reflection without changes: listed by `review` and the app as waiting for a decision (approve:
+    they were noise; reject --release: dream them again; or forget them). Nothing is marked
+    dreamed, so no GC (dreamdeck's or TypeClaw's) can collect them. Through the door: journaled,
+    audited, committed."""
+    receipt = run.receipt
+    reflection = Reflection(
+        id=next_reflection_id(run.ws), created=run.now.isoformat(timespec="seconds"), dreamer=run.name,
+        trigger=run.trigger, summary=f"{receipt.status}: {why}", fragments=_shown_records(run),
+        held=[f"{d}#{i}" for d in sorted(run.shown) for i in sorted(run.shown[d])],
+    )
+    receipt.reflection = reflection.id
+    reflection.receipt = receipt.to_json()
+    receipt_rel = f"receipts/{receipt.id}.json"
+    meta = meta_updates(run.ws, [reflection], None)
+    meta[receipt_rel] = receipt_text(run.stamped())
+    cs = ChangeSet(
+        Commit("dream", f"dreamer:{run.name}", "pending", run.trigger,
+               f"{why}; {len(run.undreamed)} fragment(s) held in {reflection.id}",
+               subject=f"dream: {receipt.status} run, {len(run.undreamed)} fragment(s) held in {reflection.id}",
+               ref=Reference("Reflection", reflection.id)),
+        Writes(meta_files=meta),
+        audit=Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
+                            f"{why}; held {len(run.undreamed)} fragment(s) for a decision")]),
+    )
+    result = apply_changeset(run.ws, cs, today=run.today, now=run.now, fault=run.fault)
+    receipt.commit = result.sha

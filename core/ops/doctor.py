@@ -2,13 +2,15 @@
 
 Findings: an interrupted apply (journal), shards TypeClaw cannot parse (their citations then
 protect nothing from TypeClaw's GC), stale runtime-owned frontmatter, malformed stream lines,
-citations whose fragment is gone, a corrupt state file, stray temp files, stream compactions that
-waited for writers and are due, an unreadable compaction backlog.
---fix finishes an interrupted apply, does the due compactions (a fresh citation judgment; lines
-written to a replaced stream inode carried over first), recomputes frontmatter to TypeClaw's
-exact bytes (through the one door, so nothing cited can be lost), and removes temp files. An
-unreadable backlog is written again with the purges of hard forgets whose bytes may remain. It
-never guesses.
+citations whose fragment is gone, protected fragments TypeClaw's GC collected (held by a
+reflection, cited by the vault or the archive), a pinned topic changed outside dreamdeck, a
+corrupt state file, stray temp files, stream compactions that waited for writers and are due,
+an unreadable compaction backlog.
+--fix puts protected fragments back from git history (`ops.protected`), finishes an interrupted
+apply, does the due compactions (a fresh citation judgment; lines written to a replaced stream
+inode carried over first), recomputes frontmatter to TypeClaw's exact bytes (through the one
+door, so nothing cited can be lost), and removes temp files. An unreadable backlog is written
+again with the purges of hard forgets whose bytes may remain. It never guesses.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
+from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restore_missing
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.state import load_state
@@ -80,7 +83,9 @@ def examine(ws: Workspace) -> DoctorReport:
                         f"TypeClaw cannot parse it ({exc}); its citations do not protect their fragments", True))
         for day, fid in sorted(citation_keys(text)):
             if (day, fid) not in stones and not index.exists(day, fid):
-                add(Finding("missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds", False))
+                add(Finding("missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds",
+                            not rel.startswith("topics/")))  # outside topics/: restored from git history
+    _protection_findings(ws, add)
     for problem in all_problems(ws):
         add(Finding("malformed-line", f"{problem.path}:{problem.lineno}", problem.reason, False))
     _state, state_problem = load_state(ws.state_path)
@@ -96,6 +101,18 @@ def examine(ws: Workspace) -> DoctorReport:
         add(Finding("compaction-due", f"memory/streams/{day}.jsonl",
                     "its compaction waited while a writer might hold it open, and can be done now", True))
     return report
+
+
+def _protection_findings(ws: Workspace, add) -> None:
+    """What TypeClaw's own dreaming may have done to what dreamdeck protects outside topics/."""
+    for (day, fid), where in sorted(missing_protected(ws).items()):
+        if where.startswith("memory/meta/reflections"):
+            add(Finding("missing-fragment", where, f"holds streams/{day}#{fid} for a decision, which no stream "
+                        "holds (collected outside dreamdeck?); --fix restores it from git history", True))
+    for drift in pinned_drift(ws):
+        add(Finding("pinned-changed", f"memory/topics/{drift.slug}.md",
+                    f"pinned, but changed outside dreamdeck ({drift.why}): `dreamdeck pin {drift.slug} --restore` "
+                    f"puts the vault copy back, `dreamdeck pin {drift.slug} --refresh` accepts the change", False))
 
 
 def fix(ws: Workspace) -> DoctorReport:
@@ -116,6 +133,12 @@ def fix(ws: Workspace) -> DoctorReport:
         for tmp in ws.memory.rglob("*.tmp"):
             tmp.unlink(missing_ok=True)
             fixed.append(f"removed {ws.rel(tmp)}")
+    try:
+        _restored, restored_keys, _unfound = restore_missing(ws)
+        if restored_keys:
+            fixed.append(f"restored {len(restored_keys)} protected fragment(s) from git history")
+    except Refused as exc:
+        fixed.append(f"protected fragments not restored: {exc}")
     today = ws.today()
     edits = []
     for rel, path in shard_area_files(ws, ("topics", "archive")):

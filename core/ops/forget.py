@@ -55,6 +55,7 @@ from dreamdeck.core.ops.forget_hard import (
 )
 from dreamdeck.core.formats.shards import strip_citations
 from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
+from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
 from dreamdeck.core.store.tombstones import Tombstone, forgotten, load_tombstones, tombstoned_keys
 from dreamdeck.core.workspace import Workspace, WorkspaceError, local_datetime_iso, parse_date
 
@@ -387,9 +388,12 @@ def unforget_topic(ws: Workspace, slug: str, actor: str = "human:cli") -> Forget
         raise Refused(f"refused: no archived topic {slug!r} (memory/{archive_rel})")
     if _read(ws, rel) is not None:
         raise Refused(f"refused: memory/{rel} exists; forget or rename it before restoring the archived copy")
+    # TypeClaw's GC never reads archive/: what it collected comes back from git history with the topic.
+    restore, _unfound = lines_from_history(ws, missing_from_streams(ws, citation_keys(text)))
     cs = ChangeSet(
         Commit("unforget", actor, "approved", "forget", f"unforget topic {slug}", subject=f"memory: unforget {slug}"),
         Writes([FileEdit(archive_rel, text, None), FileEdit(rel, None, text, recompute=False)]),
+        evidence=Evidence(restore_lines=restore),
         audit=Audit(file_verb="UNFORGET"),
     )
     result = apply_changeset(ws, cs)

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations
-from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.apply import apply_changeset, plan_changeset
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.commit import DREAM_EMOJI
@@ -184,11 +184,16 @@ def approve(
     actor: str = "human:cli",
     force: bool = False,
     now: datetime | None = None,
+    rejected: list[str] | None = None,
 ):
-    """Apply all of a reflection, or only the chosen hunks (and/or edited texts), through the door."""
+    """Apply all of a reflection, or only the chosen hunks (and/or edited texts), through the door.
+
+    With `hunks`, the hunks neither chosen nor `rejected` stay pending in the same reflection,
+    and the fragments behind rejected ones stay held until released or forgotten."""
     now = workspace_now(ws, now)
     r = load_reflection(ws, rid)
     _require_open(r, ws, force, now)
+    _refuse_if_dreamed_elsewhere(ws, r, force)
     known = {h.id: f.path for f, d in r.hunks() for h in d.hunks}
     chosen: dict[str, set[str]] = {}
     if hunks is not None:
@@ -199,6 +204,7 @@ def approve(
             chosen.setdefault(known[h], set()).add(h)
     else:
         chosen = {f.path: {h.id for h in d.hunks} for f, d in r.hunks()}
+    turned_down = set(rejected or ()) & set(known) - {h for v in chosen.values() for h in v}
     edits: list[FileEdit] = []
     for f, diff in r.hunks():
         if edited and f.path in edited:
@@ -216,27 +222,117 @@ def approve(
     total = len(known)
     picked_count = sum(len(v) for v in chosen.values())
     partial = hunks is not None and picked_count < total or bool(edited)
-    r.status = "partial" if partial else "approved"
+    decision = "partial" if partial else "approved"
     r.decisions.append({
-        "at": _now_iso(now), "actor": actor, "decision": r.status,
+        "at": _now_iso(now), "actor": actor, "decision": decision,
         "hunks": sorted(h for v in chosen.values() for h in v), "edited": sorted(edited or {}),
+        **({"rejected_hunks": sorted(turned_down)} if turned_down else {}),
     })
-    log = f"- {_now_iso(now)} {rid} {r.status} by {actor}: {picked_count}/{total} hunks" + (
-        f", edited {', '.join(sorted(edited))}" if edited else "")
-    cs = ChangeSet(
-        Commit("approve", actor, r.status, "review", f"{r.status} {rid}: {r.summary or 'reflection'}",
-               subject=f"dream: {r.status} {rid} ({picked_count}/{total} hunks) {random.choice(DREAM_EMOJI)}",
-               ref=Reference("Reflection", rid)),
-        Writes(edits, meta_files=meta_updates(ws, [r], log)),
-        Evidence(gc_days={d for d, _ in r.shown_keys()}),
-    )
-    try:
+    try:  # (a partial approval plans its result first: a refusal is blamed the same way)
+        advance = _settle_held(ws, r, edits, chosen if partial and not edited else None, decision, turned_down)
+        log = f"- {_now_iso(now)} {rid} {decision} by {actor}: {picked_count}/{total} hunks" + (
+            f", edited {', '.join(sorted(edited))}" if edited else "")
+        cs = ChangeSet(
+            Commit("approve", actor, decision, "review", f"{decision} {rid}: {r.summary or 'reflection'}",
+                   subject=f"dream: {decision} {rid} ({picked_count}/{total} hunks) {random.choice(DREAM_EMOJI)}",
+                   ref=Reference("Reflection", rid)),
+            Writes(edits, meta_files=meta_updates(ws, [r], log)),
+            Evidence(advance=advance, gc_days={d for d, _ in r.shown_keys()},
+                     restore_lines=_lines_to_restore(ws, r, edits)),
+        )
         return apply_changeset(ws, cs, now=now)
     except Refused as exc:
         if exc.missing:
             blame = _blame(r, chosen, exc.missing)
             raise Refused(str(exc) + ("; " + "; ".join(blame) if blame else ""), missing=exc.missing) from None
         raise
+
+
+
+def _dreamed_elsewhere(state, r: Reflection) -> list[Key]:
+    """Held fragments the state says are dreamed: dreamdeck never marks them, so TypeClaw did."""
+    return sorted(k for k in r.held_keys() if k[1] in state.dreamed_ids(k[0]))
+
+
+def _refuse_if_dreamed_elsewhere(ws: Workspace, r: Reflection, force: bool) -> None:
+    """A reflection's held fragments are never marked dreamed by dreamdeck; if the state says they
+    are, TypeClaw's own dream consolidated them since: the proposal is stale, not applied blind."""
+    from dreamdeck.core.store.state import load_state
+
+    if force:
+        return
+    dreamed = _dreamed_elsewhere(load_state(ws.state_path)[0], r)
+    if dreamed:
+        raise ReflectionError(
+            f"{r.id} is stale: {len(dreamed)} of its fragments were dreamed outside dreamdeck since "
+            f"(TypeClaw's own dreaming?), e.g. streams/{dreamed[0][0]}#{dreamed[0][1]}; review it again, "
+            f"reject it, or pass --force")
+
+
+def _settle_held(ws: Workspace, r: Reflection, edits: list[FileEdit], chosen: dict[str, set[str]] | None,
+                 decision: str, turned_down: set[str]) -> dict[str, set[str]]:
+    """What an approval marks dreamed, and what the reflection keeps holding (updated in `r`).
+
+    A whole approval lets go of every held fragment (the person accepted what the dream left
+    uncited). A partial one marks dreamed only what the applied text cites: the fragments behind
+    undecided hunks stay held by the reflection, which stays open with those hunks (`chosen`), and
+    an edited approval keeps the rest held until `reject --release` or a forget."""
+    held = r.held_keys()
+    if decision == "approved":
+        let_go = held
+    else:
+        cited: set[Key] = set()
+        for edit in edits:
+            cited |= citation_keys(edit.new or "")
+        let_go = held & cited
+    r.held = sorted(f"{d}#{i}" for d, i in held - let_go)
+    r.status = decision
+    if chosen is not None:
+        r.files = _undecided_files(ws, r, edits, chosen, turned_down)
+        if r.files:
+            r.status = "pending"  # the undecided hunks wait in the same reflection
+    advance: dict[str, set[str]] = {}
+    for d, i in let_go:
+        advance.setdefault(d, set()).add(i)
+    return advance
+
+
+def _lines_to_restore(ws: Workspace, r: Reflection, edits: list[FileEdit]) -> dict[str, list[str]]:
+    """Fragments this approval cites, or the reflection still holds, that left the streams (TypeClaw's
+    own GC never reads reflections): put back from git history in the same change. A cited one
+    git does not hold refuses the approval: a shard is never applied citing what no stream holds."""
+    from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
+
+    cited: set[Key] = set()
+    for edit in edits:
+        cited |= citation_keys(edit.new or "")
+    lines, unfound = lines_from_history(ws, missing_from_streams(ws, cited | r.held_keys()))
+    lost = sorted(set(unfound) & cited)
+    if lost:
+        raise Refused(f"refused: {r.id} cites {len(lost)} fragment(s) that no stream holds and git history does "
+                      f"not have: {', '.join(f'streams/{d}#{i}' for d, i in lost[:3])}")
+    return lines
+
+
+def _undecided_files(ws: Workspace, r: Reflection, edits: list[FileEdit], chosen: dict[str, set[str]],
+                     turned_down: set[str]) -> list[ProposedFile]:
+    """The files with hunks nobody decided, each re-based on the text this approval writes (as
+    the door will write it) and proposing only those hunks: the remaining hunks are exactly the
+    undecided ones (rejected hunks are no longer proposed)."""
+    targets = plan_changeset(ws, ChangeSet(Commit("approve", "system:review", "partial", "review", "plan"),
+                                           Writes(list(edits)))).targets if edits else {}
+    out = []
+    for f, diff in r.hunks():
+        ids = {h.id for h in diff.hunks}
+        picked = chosen.get(f.path, set())
+        undecided = ids - picked - turned_down
+        if not undecided:
+            continue  # every hunk decided (or no lines to decide)
+        base = targets[f.path] if f.path in targets else f.base
+        proposed = f.proposed if not (ids & turned_down) else apply_hunks(f.base, f.proposed, picked | undecided, f.path)
+        if base != proposed:
+            out.append(ProposedFile(f.path, base, proposed, f.pinned))
+    return out
 
 
 def reject(
@@ -247,13 +343,18 @@ def reject(
     if not reason or not reason.strip():
         raise ReflectionError("a rejection needs a reason (--reason)")
     r = load_reflection(ws, rid)
-    if r.status not in ("pending", "stale"):
+    # A decided reflection that still holds fragments (rejected, or the rest of an edited
+    # approval) can let them go later: `reject ID --release`.
+    late_release = release and r.holds and r.status in ("rejected", "partial")
+    if r.status not in ("pending", "stale") and not late_release:
         raise ReflectionError(f"{rid} is {r.status}; only a pending reflection can be rejected")
-    r.status = "rejected"
-    r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "rejected", "reason": reason, "released": release})
+    r.status = r.status if late_release else "rejected"
+    r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "released" if late_release else "rejected",
+                        "reason": reason, "released": release})
     released: dict[str, set[str]] = {}
     if release:
-        for d, i in r.shown_keys():
+        # What it holds (never marked dreamed); a reflection from before holding: all it was shown.
+        for d, i in (r.held_keys() if r.held else r.shown_keys()):
             released.setdefault(d, set()).add(i)
     log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
     cs = ChangeSet(
@@ -270,13 +371,21 @@ def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
     """Pending reflections older than [review] expire_days become stale: kept, never applied."""
     from dreamdeck.core.store.settings import load_settings
 
+    from dreamdeck.core.store.state import load_state
+
     expire = load_settings(ws.root).review.expire_days
-    stale = [r for r in list_reflections(ws)[0] if expire and r.age_days(now) > expire]
+    state = load_state(ws.state_path)[0]
+    stale = []
+    for r in list_reflections(ws)[0]:
+        # Expired, or consolidated by TypeClaw's own dreaming since: kept, never applied blind.
+        why = "expired" if expire and r.age_days(now) > expire else \
+            "dreamed outside dreamdeck" if _dreamed_elsewhere(state, r) else None
+        if why:
+            r.status = "stale"
+            r.decisions.append({"at": _now_iso(now), "actor": "system:expiry", "decision": "stale", "why": why})
+            stale.append(r)
     if not stale:
         return []
-    for r in stale:
-        r.status = "stale"
-        r.decisions.append({"at": _now_iso(now), "actor": "system:expiry", "decision": "stale"})
     cs = ChangeSet(
         Commit("edit", "system:expiry", "—", "expiry", f"marked {len(stale)} reflection(s) stale",
                subject="memory: expire stale reflections"),

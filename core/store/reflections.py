@@ -77,6 +77,10 @@ class Reflection:
     files: list[ProposedFile] = field(default_factory=list)
     receipt: dict = field(default_factory=dict)
     decisions: list[dict] = field(default_factory=list)
+    # "date#id" of the shown fragments dreamdeck holds for this reflection: left undreamed in
+    # `.dreaming-state.json` (so TypeClaw's GC, which collects dreamed-and-uncited, never takes
+    # them) and kept from dreamdeck's own dreamer by this record until a person decides.
+    held: list[str] = field(default_factory=list)
 
     @property
     def number(self) -> int:
@@ -84,6 +88,20 @@ class Reflection:
 
     def shown_keys(self) -> set[Key]:
         return {(f["date"], f["id"]) for f in self.fragments}
+
+    def held_keys(self) -> set[Key]:
+        return {tuple(k.split("#", 1)) for k in self.held}  # type: ignore[misc]
+
+    @property
+    def released(self) -> bool:
+        return any(d.get("released") for d in self.decisions)
+
+    @property
+    def holds(self) -> bool:
+        """Does it still hold its fragments? Open, or decided without releasing what it left out
+        (rejected hunks, or the rest of an edited approval): kept until released or forgotten."""
+        return bool(self.held) and (self.status in (*OPEN, "stale") or
+                                    (self.status in ("rejected", "partial") and not self.released))
 
     def to_json(self) -> str:
         data = {
@@ -97,6 +115,8 @@ class Reflection:
             ],
             "receipt": self.receipt, "decisions": self.decisions,
         }
+        if self.held:
+            data["held"] = self.held
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
     @classmethod
@@ -109,6 +129,7 @@ class Reflection:
             fragments=list(d.get("fragments", [])),
             files=[ProposedFile(f["path"], f.get("base"), f.get("proposed"), bool(f.get("pinned"))) for f in d.get("files", [])],
             receipt=dict(d.get("receipt", {})), decisions=list(d.get("decisions", [])),
+            held=[k for k in d.get("held", []) if isinstance(k, str) and "#" in k],
         )
 
     def age_days(self, now: datetime | None = None) -> int:
@@ -175,3 +196,22 @@ def peek_status(path) -> str | None:
 def next_reflection_id(ws: Workspace) -> str:
     numbers = [int(m.group(1)) for p in reflections_dir(ws).glob("r-*.json") if (m := _RID.match(p.stem))]
     return f"r-{max(numbers, default=0) + 1}"
+
+
+def held_keys(ws: Workspace) -> set[Key]:
+    """Every fragment a reflection holds (see `Reflection.holds`): dreamdeck's own record of
+    what its dreamer must not be shown again, while TypeClaw's state keeps them undreamed."""
+    keys: set[Key] = set()
+    folder = reflections_dir(ws)
+    if not folder.is_dir():
+        return keys
+    for path in folder.glob("r-*.json"):
+        if peek_status(path) == "approved":
+            continue  # an approval leaves nothing held
+        try:
+            r = Reflection.from_json(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+            continue  # an unreadable reflection is reported by `review` and `doctor`
+        if r.holds:
+            keys |= r.held_keys()
+    return keys

@@ -154,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = cmd("pin", W.cmd_pin, "pin a topic (SLUG) or a fragment (DATE#ID) to the vault", (common, actor))
     sp.add_argument("target")
     sp.add_argument("--refresh", action="store_true", help="a pinned topic that changed since: take its current version")
+    sp.add_argument("--restore", action="store_true",
+                    help="a pinned topic changed outside dreamdeck: put the vault copy back into topics/")
     sp = cmd("unpin", W.cmd_unpin, "remove a topic from the vault", (common, actor))
     sp.add_argument("slug")
     cmd("vault", W.cmd_vault, "pinned items")

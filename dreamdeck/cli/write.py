@@ -123,7 +123,8 @@ def _review_one(ws, args) -> int:
         emit_json({
             "id": r.id, "status": r.status, "created": r.created, "age_days": r.age_days(workspace_now(ws)), "summary": r.summary,
             "questions": r.questions, "contradictions": r.contradictions, "archive": r.archive,
-            "fragments": r.fragments, "loss": meter.to_json(), "decisions": r.decisions,
+            "fragments": r.fragments, "held": r.held if r.holds else [], "loss": meter.to_json(),
+            "decisions": r.decisions,
             "files": [{"path": f.path, "status": d.status, "pinned": f.pinned,
                        "base_changed": probe[f.path].base_changed, "state": probe[f.path].state,
                        "hunks": [{"id": h.id, "header": h.header, "added": h.added, "removed": h.removed, "text": h.text(),
@@ -138,6 +139,11 @@ def _review_one(ws, args) -> int:
     if isinstance(over, (int, float)):
         say(f"held over the loss bound: applied, it would leave {over:.0%} of the {len(r.fragments)} fragment(s) "
             "it saw uncited with no reason given, for the GC to collect")
+    if r.holds:
+        say(f"holds {plural(len(r.held), 'fragment')} for your decision (kept in the streams, never collected): "
+            + ", ".join(f"streams/{k}" for k in r.held[:5]) + (" …" if len(r.held) > 5 else ""),
+            f"  approve: let them go as dreamed · reject {r.id} --release: dream them again · forget one: "
+            "dreamdeck forget DATE#ID")
     for c in r.contradictions:
         say(f"⚠ contradiction: {c}")
     for q in r.questions:
@@ -272,6 +278,13 @@ def cmd_pin(args) -> int:
 
     ws = open_ws(args)
     key = _key_or_slug(args.target)
+    if getattr(args, "restore", False):
+        from dreamdeck.core.ops.protected import restore_pinned
+
+        if key or args.refresh:
+            raise CliError("--restore takes a pinned topic (SLUG) and no --refresh")
+        say(f"restored {args.target} from the vault" + _sha(restore_pinned(ws, args.target, actor=args.actor)))
+        return 0
     if key:
         if args.refresh:
             raise CliError("--refresh applies to topics (SLUG); a pinned fragment never changes")
@@ -409,15 +422,24 @@ def cmd_alerts(args) -> int:
         done = acknowledge(ws.root)
         say(f"acknowledged {plural(len(done), 'alert')}")
         return 0
+    from dreamdeck.core.ops.protected import pinned_drift
+
     alerts = check_alerts(ws.root, files)
+    drifts = pinned_drift(ws)  # a pinned topic changed outside dreamdeck (TypeClaw's own dream)
     if args.json:
-        emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts])
-        return 1 if alerts else 0  # the same status as the text output
-    if not alerts:
+        emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts] + [
+            {"path": f"memory/topics/{d.slug}.md", "kind": "pinned-changed", "why": d.why,
+             "restore": f"dreamdeck pin {d.slug} --restore", "accept": f"dreamdeck pin {d.slug} --refresh"}
+            for d in drifts])
+        return 1 if alerts or drifts else 0  # the same status as the text output
+    if not alerts and not drifts:
         say("No critical-file alerts.")
         return 0
     for a in alerts:
         say(f"⚠ {a.path}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
+    for d in drifts:
+        say(f"⚠ memory/topics/{d.slug}.md: pinned, changed outside dreamdeck ({d.why}) — restore from the vault with "
+            f"`dreamdeck pin {d.slug} --restore`, or accept with `dreamdeck pin {d.slug} --refresh`")
     return 1
 
 

@@ -141,7 +141,8 @@ class ReflectionsScreen(MemoryScreen):
         "The `┃` gutter marks the current hunk; `n`/`p` move between hunks, `j`/`k` scroll. `space` toggles "
         "*approve* on it, `x` toggles *reject*, `a` approves every hunk, `u` clears your choices. Nothing is "
         "written until `enter`: a confirm lists what will be applied, then only the approved hunks go through "
-        "the one door (rejected and undecided hunks are left out; a partial approval closes the reflection). "
+        "the one door (rejected and undecided hunks are left out; undecided ones stay pending, and the fragments "
+        "behind both are kept until released or forgotten). "
         "`E` opens the chosen result in `$EDITOR` before accepting. `R` rejects the whole reflection with a "
         "reason; `X` rejects it and releases its fragments to the next dream.\n\n"
         "**Stale bases.** When a shard changed on disk since the dream, its header says *stale: base changed* "
@@ -521,8 +522,10 @@ class ReflectionsScreen(MemoryScreen):
         kind = "approval" if hunks_arg is None else "partial approval"
         body = [f"{len(approved)} of {_plural(len(hunks), 'hunk')} will be applied ({kind}):", "", *lines]
         if rejected or undecided:
-            body += ["", f"Left out: {rejected} rejected, {undecided} undecided. A partial approval closes "
-                     f"{item.id}: what is left out is not applied."]
+            body += ["", f"Left out: {rejected} rejected, {undecided} undecided. "
+                     + (f"The undecided stay pending in {item.id}. " if undecided else "")
+                     + "The fragments behind what is left out are kept (never collected) until you "
+                     "release them (X) or forget them."]
         if item.stale_files:
             body += ["", "Files that changed since the dream are rebased with a 3-way merge."]
         body += ["", "One commit, through the one door; a change that would lose a citation is refused."]
@@ -535,7 +538,9 @@ class ReflectionsScreen(MemoryScreen):
             if ok:
                 from dreamdeck.core.ops.reflections import approve
 
-                self._decide("Apply", rid, lambda: approve(self.ws, rid, hunks=hunks_arg, actor=ACTOR),
+                turned_down = [h.id for h in hunks if d.get(h.id) == "reject"]
+                self._decide("Apply", rid, lambda: approve(self.ws, rid, hunks=hunks_arg, rejected=turned_down,
+                                                           actor=ACTOR),
                              self._applied(rid))
 
         from dreamdeck.tui.modals import ConfirmModal
