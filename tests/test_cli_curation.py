@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import re
 import subprocess
 from functools import partial
@@ -478,6 +479,8 @@ def test_a_hard_forget_removes_the_bytes_and_cannot_be_undone(typeclaw):
     pnpm = key("2026-05-21", 1)
     stream = typeclaw / "memory/streams/2026-05-21.jsonl"
     assert b"pnpm again" in stream.read_bytes()
+    quiet = time.time() - 3600  # yesterday's file, untouched for an hour: no writer may hold it (invariant 8)
+    os.utime(stream, (quiet, quiet))
 
     out = run(typeclaw, "forget", pnpm, "--reason", "r", "--hard", "--actor", "tester").stdout
 

@@ -20,7 +20,7 @@ from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.store.state import load_state, save_state
 from tests.support.dreamers import Scripted, citations_in, draft, merge_into
 from tests.support.git import git, trailer_lines
-from tests.support.memory import cite, commit_all, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
+from tests.support.memory import the_next_day, cite, commit_all, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
 
 D1, D = "2026-05-20", "2026-05-22"
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))
@@ -70,7 +70,7 @@ def test_approve_all_applies_every_file_through_the_door(ws, agent_dir):
     _pending(ws, agent_dir)
     proposed = {f.path: f.proposed for f in load_reflection(ws, "r-1").files}
 
-    result = approve(ws, "r-1")
+    result = approve(the_next_day(ws), "r-1")  # D is over and quiet: its stream may be compacted
 
     assert topics(agent_dir)["a.md"].decode() == proposed["topics/a.md"]
     assert topics(agent_dir)["n.md"].decode() == proposed["topics/n.md"]
