@@ -90,6 +90,8 @@ def block(prompt: str, tag: str) -> list:
 
 def test_no_planted_secret_reaches_the_server_and_the_dream_still_applies(ws, agent_dir):
     cites = plant(agent_dir)
+    # This model leaves the planted fragments unaccounted; the loss bound is not what is tested here.
+    (agent_dir / "dreamdeck.toml").write_text("[dreaming]\nmax_collected_share = 1.0\n")
     script = [
         Reply([tool_use("list_topic_shards"), tool_use("read_topic_shard", {"slug": "db"}),
                tool_use("read_topic_shard", {"slug": "deploy-key"})]),

@@ -10,7 +10,8 @@ from dreamdeck.core.ops.reflections import approve
 from dreamdeck.core.ops.rollback import rollback
 from dreamdeck.core.store.streams import read_stream_lines
 from dreamdeck.core.ops.vault import list_vault, pin_fragment, pin_topic, pinned_slugs, unpin
-from tests.support.memory import fragment_line, uuid_at, write_stream
+from tests.support.dreamers import finish_accounting
+from tests.support.memory import the_next_day, fragment_line, uuid_at, write_stream
 
 D = "2026-05-22"
 
@@ -23,7 +24,7 @@ class Scripted:
 
     def dream(self, inp, scratch):
         self.fn(inp, scratch)
-        scratch.finish("scripted dream")
+        finish_accounting(inp, scratch, "scripted dream")
         return scratch.outcome
 
 
@@ -102,7 +103,7 @@ def test_vault_citations_protect_fragments_from_gc(ws):
     assert pinned.slug == f"pin-{D}-{uuid_at(D, 2)[:8]}"
     assert "Fact number 2 holds.\n\nfragments:\n- " + cite(2) in text and "heading: Fact number 2 holds." in text
 
-    dream(ws, {"a": shard("Alpha.", [1])})  # 2 and 3 are dreamed and uncited in topics
+    dream(the_next_day(ws), {"a": shard("Alpha.", [1])})  # 2 and 3 are dreamed and uncited in topics (D over and quiet)
 
     assert uuid_at(D, 2) in stream_ids(ws)  # the vault cites it
     assert uuid_at(D, 3) not in stream_ids(ws)  # collected
