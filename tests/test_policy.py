@@ -133,7 +133,8 @@ def test_review_all_holds_everything_in_a_pending_reflection(ws, agent_dir):
         assert heading in md
     assert "(📌 pinned)" in md and "r-1" in md
     state, _ = load_state(ws.state_path)
-    assert state.dreamed_ids(D) == {uuid_at(D, n) for n in (1, 2, 3, 6)}
+    assert state.dreamed_ids(D) == set()  # held for the person, never "dreamed and uncited" for TypeClaw
+    assert set(data["held"]) == {f"{D}#{uuid_at(D, n)}" for n in (1, 2, 3, 6)}
     # no fragment GC without an applied citation judgment; the watermark duplicate still goes
     assert fragment_ids(agent_dir, D) == [uuid_at(D, n) for n in (1, 2, 3, 6)]
     assert r.watermarks_dropped == 1

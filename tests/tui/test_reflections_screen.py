@@ -116,12 +116,13 @@ async def test_space_on_one_hunk_then_enter_applies_only_that_file_as_a_partial_
         after = topics(agent_dir)
         assert after["a.md"] == before["a.md"]
         assert after["n.md"].decode() == proposed["topics/n.md"]
-        assert status_of(ws) == "partial"
+        assert status_of(ws) == "pending"  # the undecided hunk of a.md waits in the same reflection
         msg = commit_message(agent_dir)
         assert "Reflection: r-1" in msg and "Approval: partial" in msg and "Actor: human:tui" in msg
         assert msg.startswith("dream: partial r-1 (1/2 hunks)")
-        # the screen re-read core: nothing is pending any more
-        assert not screen._items and screen.query_one("#refl-empty").display
+        # the screen re-read core: only the undecided hunk of a.md is left in r-1
+        assert list(screen._items) == ["r-1"]
+        assert [f.path for f in screen._items["r-1"].files] == ["topics/a.md"]
         assert screen.decisions == {}
 
 
@@ -283,7 +284,7 @@ async def test_a_stale_base_that_merges_is_marked_rebases_cleanly_and_applies(ws
         await settle(app, pilot)
     text = (agent_dir / "memory/topics/a.md").read_text()
     assert "heading: Belief a, rewritten" in text and cite(D, 1) in text
-    assert status_of(ws) == "partial"
+    assert status_of(ws) == "pending"  # the hunks not chosen stay pending
 
 
 # --- navigation, empty state, edit -------------------------------------------------------------------------
