@@ -2,22 +2,28 @@
 
 Findings: an interrupted apply (journal), shards TypeClaw cannot parse (their citations then
 protect nothing from TypeClaw's GC), stale runtime-owned frontmatter, malformed stream lines,
-citations whose fragment is gone, a corrupt state file, stray temp files.
+citations whose fragment is gone, a corrupt state file, stray temp files of ours, symbolic links.
 --fix finishes an interrupted apply, recomputes frontmatter to TypeClaw's exact bytes (through
-the one door, so nothing cited can be lost), and removes temp files. It never guesses.
+the one door, so nothing cited can be lost), and removes the temp files dreamdeck's own writers
+name (through the door: one audit line each, one commit). It never guesses, never follows a link
+(a link is only reported: dreamdeck reads and writes nothing through one), and leaves any other
+`*.tmp` alone.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from dreamdeck.core.door.apply import apply_changeset, recover_journal
-from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
+from dreamdeck.core.io.atomic import remove_file
+from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
+from dreamdeck.core.store.memory_scan import links_under, own_temp_files
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import all_problems
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -27,6 +33,7 @@ from dreamdeck.core.workspace import Workspace
 @dataclass
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
+    #          | link
     where: str
     detail: str
     fixable: bool
@@ -58,11 +65,24 @@ def examine(ws: Workspace) -> DoctorReport:
     add = report.findings.append
     if (ws.memory / JOURNAL).exists():
         add(Finding("journal", f"memory/{JOURNAL}", "a change was interrupted before it finished", True))
+    for rel, target in links_under(ws):
+        add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
+                                 "replace it with the real file or folder", False))
+    try:
+        _examine_memory(ws, add)
+    except LinkRefused:
+        pass  # a linked folder: reported above, and nothing behind it is read
+    for tmp in own_temp_files(ws):
+        add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
+    return report
+
+
+def _examine_memory(ws: Workspace, add) -> None:
     today = ws.today()
     index = FragmentIndex(ws)
     stones = tombstoned_keys(ws)
     for rel, path in shard_area_files(ws):
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = read_bytes_nofollow(path).decode("utf-8", "replace")
         slug = path.stem
         try:
             parse_shard(text)
@@ -79,10 +99,6 @@ def examine(ws: Workspace) -> DoctorReport:
     _state, state_problem = load_state(ws.state_path)
     if state_problem:
         add(Finding("corrupt-state", "memory/.dreaming-state.json", state_problem, False))
-    if ws.memory.is_dir():
-        for tmp in ws.memory.rglob("*.tmp"):
-            add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
-    return report
 
 
 def fix(ws: Workspace) -> DoctorReport:
@@ -91,14 +107,41 @@ def fix(ws: Workspace) -> DoctorReport:
     done = recover_journal(ws)
     if done:
         fixed.append(done)
-    if ws.memory.is_dir():
-        for tmp in ws.memory.rglob("*.tmp"):
-            tmp.unlink(missing_ok=True)
-            fixed.append(f"removed {ws.rel(tmp)}")
+    fixed.extend(_remove_own_temp_files(ws))
+    try:
+        _recompute_frontmatter(ws, fixed)
+    except LinkRefused as exc:
+        fixed.append(f"frontmatter not recomputed: {exc}")
+    report = examine(ws)
+    report.fixed = fixed
+    report.unfixed = [str(f) for f in report.findings]
+    return report
+
+
+def _remove_own_temp_files(ws: Workspace) -> list[str]:
+    """Remove our temp files in one door commit, one DELETE audit line each."""
+    temps = [ws.rel(p) for p in own_temp_files(ws)]
+    if not temps:
+        return []
+    why = "removed a temp file left by an interrupted write"
+    cs = ChangeSet(
+        Commit("edit", "system:doctor", "auto", "doctor --fix", f"removed {len(temps)} temp file(s)",
+               subject="memory: doctor --fix temp files"),
+        audit=Audit(extra=[("DELETE", rel, why) for rel in temps]),
+        before_commit=lambda _result: [remove_file(ws.root / rel) for rel in temps],
+    )
+    try:
+        apply_changeset(ws, cs)
+    except Refused as exc:
+        return [f"temp files not removed: {exc}"]
+    return [f"removed {rel}" for rel in temps]
+
+
+def _recompute_frontmatter(ws: Workspace, fixed: list[str]) -> None:
     today = ws.today()
     edits = []
     for rel, path in shard_area_files(ws, ("topics", "archive")):
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = read_bytes_nofollow(path).decode("utf-8", "replace")
         new = recompute_shard_text(text, path.stem, today)[0]
         if new != text:
             edits.append(FileEdit(rel, text, new))
@@ -113,7 +156,3 @@ def fix(ws: Workspace) -> DoctorReport:
             fixed.extend(f"recomputed frontmatter of memory/{e.path}" for e in edits)
         except Refused as exc:
             fixed.append(f"frontmatter not recomputed: {exc}")
-    report = examine(ws)
-    report.fixed = fixed
-    report.unfixed = [str(f) for f in report.findings]
-    return report

@@ -384,16 +384,27 @@ def cmd_rollback(args) -> int:
 
 
 def cmd_alerts(args) -> int:
-    from dreamdeck.core.ops.alerts import acknowledge, check_alerts
+    from dreamdeck.core.ops.alerts import acknowledge, check_alerts, peek_alerts
     from dreamdeck.core.store.settings import load_settings
 
     ws = open_ws(args)
     files = list(load_settings(ws.root).critical.files)
-    if args.ack:
+    if args.ack:  # the one writing form: record what is new (or the first baseline), then accept it
+        had_baseline = peek_alerts(ws.root, files) is not None
+        check_alerts(ws.root, files, actor=getattr(args, "actor", None) or "manual")
+        if not had_baseline:
+            say("recorded the critical-file baseline (the watched files as they are now)")
+            return 0
         done = acknowledge(ws.root)
         say(f"acknowledged {plural(len(done), 'alert')}")
         return 0
-    alerts = check_alerts(ws.root, files)
+    alerts = peek_alerts(ws.root, files)  # a read: writes nothing
+    if alerts is None:
+        if args.json:
+            emit_json([])
+        else:
+            say("No critical-file baseline yet: `dreamdeck alerts --ack` records the watched files as they are now.")
+        return 0
     if args.json:
         emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts])
         return 1 if alerts else 0  # the same status as the text output
