@@ -18,9 +18,9 @@ import os
 import stat
 from pathlib import Path
 
-from dreamdeck.core.errors import Refused
+from dreamdeck.core.errors import BadFile, Refused
 
-__all__ = ["LinkRefused", "refuse_links", "real_folder", "read_bytes_nofollow", "MEMORY"]
+__all__ = ["LinkRefused", "refuse_links", "real_folder", "read_bytes_nofollow", "read_text_nofollow", "shown_path", "MEMORY"]
 
 MEMORY = "memory"
 
@@ -85,3 +85,19 @@ def read_bytes_nofollow(path: Path | str) -> bytes:
         raise
     with os.fdopen(fd, "rb") as fh:
         return fh.read()
+
+
+def shown_path(path: Path | str) -> str:
+    """`path` as a person finds it: from `memory/` on when it is under one, else whole."""
+    parts = Path(path).parts
+    return "/".join(parts[parts.index(MEMORY):]) if MEMORY in parts else str(path)
+
+
+def read_text_nofollow(path: Path | str) -> str:
+    """`read_bytes_nofollow` decoded as UTF-8; bytes that are not UTF-8 are one BadFile naming
+    the file and the byte, never a traceback and never a silent replacement."""
+    data = read_bytes_nofollow(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadFile(f"{shown_path(path)}: not UTF-8 text (byte {exc.start}); fix or remove that file") from None

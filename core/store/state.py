@@ -226,6 +226,8 @@ def _load(path: Path) -> tuple[DreamingState, str | None]:
         return DreamingState(), f"{path.name}: unreadable ({exc})"
     try:
         data = json.loads(text)
+    except RecursionError:
+        return DreamingState(), f"{path.name}: nested too deeply to be a dreaming state; every fragment would be re-dreamed"
     except json.JSONDecodeError as exc:
         return DreamingState(), f"{path.name}: invalid JSON at line {exc.lineno} ({exc.msg}); every fragment would be re-dreamed"
     try:
