@@ -20,6 +20,7 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.io.atomic import remove_file
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.formats.citations import citation_keys
+from dreamdeck.core.ops import doctor_memo
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
@@ -69,7 +70,7 @@ def examine(ws: Workspace) -> DoctorReport:
         add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
                                  "replace it with the real file or folder", False))
     try:
-        _examine_memory(ws, add)
+        _examine_memory_once(ws, add)
     except LinkRefused:
         pass  # a linked folder: reported above, and nothing behind it is read
     for tmp in own_temp_files(ws):
@@ -77,10 +78,24 @@ def examine(ws: Workspace) -> DoctorReport:
     return report
 
 
+def _examine_memory_once(ws: Workspace, add) -> None:
+    """`_examine_memory`, or what it found last time when nothing it reads has changed since."""
+    signature, stable = doctor_memo.memory_signature(ws)
+    rows = doctor_memo.recall(ws, signature)
+    if rows is None:
+        found: list[Finding] = []
+        _examine_memory(ws, found.append)
+        rows = [[f.kind, f.where, f.detail, f.fixable] for f in found]
+        if stable:
+            doctor_memo.remember(ws, signature, rows)
+    for kind, where, detail, fixable in rows:
+        add(Finding(kind, where, detail, bool(fixable)))
+
+
 def _examine_memory(ws: Workspace, add) -> None:
     today = ws.today()
-    index = FragmentIndex(ws)
     stones = tombstoned_keys(ws)
+    cited: dict[str, dict[str, list[str]]] = {}  # day -> id -> the shards citing it
     for rel, path in shard_area_files(ws):
         text = read_bytes_nofollow(path).decode("utf-8", "replace")
         slug = path.stem
@@ -91,14 +106,27 @@ def _examine_memory(ws: Workspace, add) -> None:
         except ShardParseError as exc:
             add(Finding("unparseable", f"memory/{rel}",
                         f"TypeClaw cannot parse it ({exc}); its citations do not protect their fragments", True))
-        for day, fid in sorted(citation_keys(text)):
-            if (day, fid) not in stones and not index.exists(day, fid):
-                add(Finding("missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds", False))
+        for day, fid in citation_keys(text):
+            cited.setdefault(day, {}).setdefault(fid, []).append(rel)
+    _missing_fragments(ws, cited, stones, add)
     for problem in all_problems(ws):
         add(Finding("malformed-line", f"{problem.path}:{problem.lineno}", problem.reason, False))
     _state, state_problem = load_state(ws.state_path)
     if state_problem:
         add(Finding("corrupt-state", "memory/.dreaming-state.json", state_problem, False))
+
+
+def _missing_fragments(ws: Workspace, cited: dict[str, dict[str, list[str]]], stones, add) -> None:
+    """Citations no stream holds: each stream file indexed once, day by day (looking citations up
+    shard by shard re-indexed a year of streams over and over)."""
+    index = FragmentIndex(ws)
+    missing = []
+    for day, ids in cited.items():
+        held = index.ids(day)
+        missing += [(rel, day, fid) for fid, rels in ids.items()
+                    if fid not in held and (day, fid) not in stones for rel in rels]
+    for rel, day, fid in sorted(missing):
+        add(Finding("missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds", False))
 
 
 def fix(ws: Workspace) -> DoctorReport:
