@@ -40,7 +40,7 @@ def alert_lines(root: Path) -> list[str]:
     return [e.file for e in read_entries(root, action="ALERT")]
 
 
-def test_the_first_check_writes_the_baseline_and_raises_nothing(workspace: Path):
+def test_the_first_check_writes_the_baseline_with_one_audit_line_and_raises_nothing(workspace: Path):
     assert check_alerts(workspace, now=T0) == []
     data = json.loads(baseline_path(workspace).read_text())
     assert data["version"] == 1 and data["pending"] == []
@@ -48,8 +48,10 @@ def test_the_first_check_writes_the_baseline_and_raises_nothing(workspace: Path)
     assert data["files"]["SOUL.md"] == {"sha256": sha(b"# Soul\nBe kind.\n"), "size": 16, "seen": "2026-02-05T09:00:00Z",
                                         "text": "# Soul\nBe kind.\n"}  # kept so a change can be shown as a diff
     assert data["files"]["IDENTITY.md"] is None and data["files"]["typeclaw.json"] is None
-    assert read_entries(workspace) == []
+    (entry,) = read_entries(workspace)  # taking the baseline is a mutation: audited
+    assert (entry.action, entry.file) == ("BASELINE", "memory/meta/critical-baseline.json")
     assert check_alerts(workspace, now=T1) == []  # nothing changed: still nothing
+    assert len(read_entries(workspace)) == 1
 
 
 def test_changed_created_and_deleted_files_alert_once_each(workspace: Path):
@@ -68,7 +70,7 @@ def test_changed_created_and_deleted_files_alert_once_each(workspace: Path):
         Alert("AGENTS.md", "deleted", old_agents, None, stamp),
     ]
     assert pending_alerts(workspace) == alerts
-    lines = audit_text(workspace).splitlines()
+    lines = audit_text(workspace).splitlines()[1:]  # after the baseline's own line
     assert lines == [
         f"2026-02-05T10:00Z | ALERT | {name} | system:audit | — | Critical file change detected. Pending user acknowledgment."
         for name in ("SOUL.md", "IDENTITY.md", "AGENTS.md")

@@ -596,8 +596,10 @@ def test_log_and_audit_say_who_did_what_and_filter_by_action_actor_and_date(type
 def test_alerts_baseline_first_then_flag_a_changed_soul_until_acknowledged(typeclaw):
     baseline = typeclaw / "memory/meta/critical-baseline.json"
     assert not baseline.exists()
+    assert run(typeclaw, "alerts").stdout.startswith("No critical-file baseline yet")
+    assert not baseline.exists()  # `alerts` is a read; the baseline is taken by a person
+    assert run(typeclaw, "alerts", "--ack").stdout.startswith("recorded the critical-file baseline")
     assert run(typeclaw, "alerts").stdout.strip() == "No critical-file alerts."
-    assert baseline.exists()
 
     (typeclaw / "SOUL.md").write_text("# Soul\nBe ruthless.\n")
     proc = run(typeclaw, "alerts", check=False)

@@ -15,10 +15,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Plan
-from dreamdeck.core.door.checks import check_superset, check_tombstones, validate_path
+from dreamdeck.core.door.checks import check_state_readable, check_superset, check_tombstones, validate_path
 from dreamdeck.core.door.finish import Step, drain, finish
-from dreamdeck.core.door.journal import JOURNAL, Journal, TornJournal, read_journal, remove_journal, write_journal
+from dreamdeck.core.door.journal import (
+    JOURNAL, Journal, TornJournal, keep_journal_aside, read_journal, remove_journal, write_journal,
+)
 from dreamdeck.core.door.lock import memory_lock
 from dreamdeck.core.door.secrets_check import refuse_new_secrets
 from dreamdeck.core.door.state import next_state, store_state_ahead
@@ -32,7 +35,7 @@ from dreamdeck.core.workspace import Workspace
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_text_nofollow(path)
     except FileNotFoundError:
         return None
 
@@ -69,6 +72,7 @@ def _resolve(ws: Workspace, cs: ChangeSet, today: str, result: ApplyResult) -> P
 
 
 def _checked_plan(ws: Workspace, cs: ChangeSet, today: str, result: ApplyResult) -> Plan:
+    check_state_readable(ws, cs.evidence)
     plan = _resolve(ws, cs, today, result)
     check_superset(ws, plan, cs.evidence.allow_drop)
     check_tombstones(ws, plan)
@@ -191,9 +195,10 @@ def _recover_locked(ws: Workspace) -> str | None:
     try:
         journal = read_journal(ws)
     except TornJournal:
-        # A torn journal means the crash hit before any shard was written: drop it.
-        remove_journal(ws)
-        return "removed a torn journal (the interrupted change had not started writing)"
+        # A torn journal means the crash hit before any shard was written: nothing to finish. Its
+        # bytes are kept aside, not deleted (damage by hand or by disk must never vanish unsaid).
+        aside = keep_journal_aside(ws)
+        return f"set aside a torn journal as memory/{aside} (the interrupted change had not started writing)"
     if journal is None:
         return None
     for rel, target in journal.targets.items():

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Set
 
-from dreamdeck.core.door.changeset import Plan
+from dreamdeck.core.door.changeset import Evidence, Plan
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
 from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
+from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.tombstones import forgotten
 from dreamdeck.core.workspace import Workspace
 
@@ -92,3 +93,15 @@ def check_tombstones(ws: Workspace, plan: Plan) -> None:
             f"refused: would cite {len(bad)} forgotten fragment(s): {summarize_missing(bad)} "
             "(tombstoned; `dreamdeck unforget` first)"
         )
+
+
+def check_state_readable(ws: Workspace, evidence: Evidence) -> None:
+    """A change that advances or releases ids writes the dreaming state: never over one that
+    cannot be read (a fresh state would forget every dreamed id and let the GC and the dreamer
+    see a year of evidence again). The damaged file is left as it is, for `doctor`."""
+    if not (evidence.advance or evidence.release):
+        return
+    _state, problem = load_state(ws.state_path)
+    if problem is not None:
+        raise Refused(f"the dreaming state cannot be read ({problem}); nothing was changed — "
+                      "`dreamdeck doctor` says what is wrong with it")

@@ -17,12 +17,15 @@ as version 1 did.
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 import json
 from dataclasses import dataclass
 from datetime import datetime
 
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, Plan, Reference
-from dreamdeck.core.io.atomic import atomic_write_text, remove_file
+from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
+from dreamdeck.core.io.no_links import refuse_links
 from dreamdeck.core.store.tombstones import Tombstone
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
@@ -144,9 +147,21 @@ def read_journal(ws: Workspace) -> Journal | None:
         data = json.loads((ws.memory / JOURNAL).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (json.JSONDecodeError, UnicodeDecodeError, OSError):
+    except (json.JSONDecodeError, UnicodeDecodeError, OSError, RecursionError):
         raise TornJournal() from None
-    return Journal.from_json(data)
+    try:
+        return Journal.from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):  # JSON, but not a journal
+        raise TornJournal() from None
+
+
+def keep_journal_aside(ws: Workspace) -> str:
+    """Rename an unreadable journal beside itself (`.journal.json.torn-<ns>`); its path under memory/."""
+    refuse_links(ws.memory / JOURNAL)
+    aside = f"{JOURNAL}.torn-{time.time_ns()}"
+    os.replace(ws.memory / JOURNAL, ws.memory / aside)
+    fsync_dir((ws.memory / JOURNAL).parent)
+    return aside
 
 
 def remove_journal(ws: Workspace) -> None:

@@ -96,3 +96,23 @@ def read_blobs(root: Path, rev: str, paths: list[str]) -> dict[str, bytes]:
         out[p] = data[pos : pos + size]
         pos += size + 1
     return out
+
+
+def tree_blob_ids(root: Path, rev: str, *prefixes: str) -> dict[str, str]:
+    """path -> blob id of every file under `prefixes` at `rev` (one `git ls-tree`)."""
+    out = run_git(root, "ls-tree", "-r", "-z", rev, "--", *prefixes, strip=False)
+    ids: dict[str, str] = {}
+    for entry in out.split("\0"):
+        if entry:
+            meta, _, path = entry.partition("\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == "blob":
+                ids[path] = parts[2]
+    return ids
+
+
+def blob_id(data: bytes, sha256: bool = False) -> str:
+    """The id git gives these bytes as a blob, computed without git (SHA-1, or SHA-256 repositories)."""
+    import hashlib
+
+    return (hashlib.sha256 if sha256 else hashlib.sha1)(b"blob %d\0" % len(data) + data).hexdigest()

@@ -7,9 +7,12 @@ crash leaves the bytes before it untouched.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from pathlib import Path
+
+from dreamdeck.core.io.no_links import refuse_links
 
 
 def append_durably(path: Path | str, data: bytes, *, own_line: bool = False) -> None:
@@ -22,8 +25,15 @@ def append_durably(path: Path | str, data: bytes, *, own_line: bool = False) -> 
     half-written and add a stray blank line.
     """
     path = Path(path)
+    refuse_links(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    refuse_links(path.parent)
+    try:  # O_NOFOLLOW: a link swapped in after the check is refused by the kernel
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            refuse_links(path)
+        raise
     try:
         if own_line:
             fcntl.flock(fd, fcntl.LOCK_EX)  # released by close

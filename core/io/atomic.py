@@ -1,9 +1,17 @@
-"""Crash-safe file writes: tmp file beside the target, fsync, rename, fsync the folder."""
+"""Crash-safe file writes: tmp file beside the target, fsync, rename, fsync the folder.
+
+The temp file has a unique name and is created exclusively without following a link
+(`mkstemp`: O_CREAT|O_EXCL|O_NOFOLLOW, 0600), so nothing planted at a guessable name is
+written through; the target and every folder from `memory/` down must not be a link
+(`core.io.no_links`), so the rename never lands outside the agent folder.
+"""
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+
+from dreamdeck.core.io.no_links import refuse_links
 
 
 def atomic_write_bytes(path: Path | str, data: bytes | list[bytes], *, sync_dir: bool = True) -> None:
@@ -12,7 +20,9 @@ def atomic_write_bytes(path: Path | str, data: bytes | list[bytes], *, sync_dir:
     `data` may be a list of pieces, written in order (a big file need not be joined first).
     `sync_dir=False` leaves the folder's fsync to the caller (one per folder for a batch)."""
     path = Path(path)
+    refuse_links(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_links(path)  # a folder made meanwhile is checked again, now that it exists
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -53,6 +63,7 @@ def fsync_dir(folder: Path) -> None:
 def remove_file(path: Path | str) -> bool:
     """Delete `path` durably; False when it was already gone."""
     path = Path(path)
+    refuse_links(path.parent)  # unlinking a link itself is fine; a linked folder is not ours
     try:
         path.unlink()
     except FileNotFoundError:

@@ -13,8 +13,12 @@ The texts are kept so that accepting an alert can show what changed, as a diff, 
 confirms (`alert_diff`); a file over `TEXT_LIMIT` bytes or not UTF-8 keeps its checksum only.
 
 Rules:
-- The first check writes the baseline and raises nothing. A file newly added to the watched list
-  is likewise baselined silently on the check that first sees it.
+- The first check writes the baseline and raises nothing; taking it is a mutation, so it writes
+  one audit line (`BASELINE | memory/meta/critical-baseline.json | <actor> | — | Critical-file baseline
+  recorded …`). A file newly added to the watched list is baselined on the check that first sees it.
+- `peek_alerts` is the read: what a check would report, writing nothing (None: no baseline yet).
+  The `alerts` verb uses it; `alerts --ack` checks (recording what is new), then acknowledges,
+  and on a workspace without a baseline records the first one.
 - A file whose state (sha256, or absence) differs from its baseline is an alert: created,
   changed or deleted. It is recorded in `pending` with ONE audit line
   `ALERT | <file> | system:audit | — | Critical file change detected. Pending user acknowledgment.`
@@ -165,6 +169,7 @@ def check_alerts(
     root: Path | str,
     files: Iterable[str | Path] | None = None,
     now: datetime | None = None,
+    actor: str = ALERT_ACTOR,
 ) -> list[Alert]:
     """Compare the watched files (default `DEFAULT_CRITICAL_FILES`) with the baseline.
 
@@ -176,10 +181,7 @@ def check_alerts(
     with _lock(root):
         data = _load(root)
         if data is None:
-            data = {"version": BASELINE_VERSION,
-                    "files": {rel: _state(root, rel, stamp) for rel in watched},
-                    "pending": []}
-            _save(root, data)
+            _record_first_baseline(root, {rel: _state(root, rel, stamp) for rel in watched}, actor, now)
             return []
 
         pending: dict[str, dict[str, Any]] = {p["path"]: p for p in data["pending"]}
@@ -219,6 +221,36 @@ def check_alerts(
             data["pending"] = list(pending.values())
             _save(root, data)
         return [_alert(p) for p in data["pending"]]
+
+
+def _record_first_baseline(root: Path, states: dict[str, dict[str, Any] | None], actor: str,
+                           now: datetime | None) -> None:
+    """The first baseline, with its audit line (written first: a crash repeats it, never loses it)."""
+    append_entries(root, [AuditEntry.at(now or datetime.now(timezone.utc), "BASELINE", BASELINE_RELPATH, actor, NO_APPROVAL,
+                                         f"Critical-file baseline recorded ({len(states)} watched files).")])
+    _save(root, {"version": BASELINE_VERSION, "files": dict(states), "pending": []})
+
+
+def peek_alerts(root: Path | str, files: Iterable[str | Path] | None = None,
+                now: datetime | None = None) -> list[Alert] | None:
+    """What `check_alerts` would return, writing nothing; None when there is no baseline yet."""
+    root = Path(root)
+    data = _load(root)
+    if data is None:
+        return None
+    stamp = _iso(now)
+    pending: dict[str, dict[str, Any]] = {p["path"]: p for p in data["pending"]}
+    for rel in (_relpath(f) for f in (DEFAULT_CRITICAL_FILES if files is None else files)):
+        if rel not in data["files"]:
+            continue
+        current = _state(root, rel, stamp)
+        old_sha, new_sha = _sha(data["files"][rel]), _sha(current)
+        if new_sha == old_sha:
+            pending.pop(rel, None)
+        elif rel not in pending or pending[rel].get("new_sha") != new_sha:
+            pending[rel] = {"path": rel, "kind": _kind(old_sha, new_sha), "old_sha": old_sha, "new_sha": new_sha,
+                            "new_size": None if current is None else current["size"], "detected": stamp}
+    return [_alert(p) for p in pending.values()]
 
 
 def pending_alerts(root: Path | str) -> list[Alert]:
@@ -297,5 +329,5 @@ def ensure_baseline(root: Path | str, states: dict[str, dict[str, Any] | None]) 
     with _lock(root):
         if _load(root) is not None:
             return False
-        _save(root, {"version": BASELINE_VERSION, "files": dict(states), "pending": []})
+        _record_first_baseline(root, states, ALERT_ACTOR, None)
         return True

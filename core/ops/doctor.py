@@ -4,13 +4,16 @@ Findings: an interrupted apply (journal), shards TypeClaw cannot parse (their ci
 protect nothing from TypeClaw's GC), stale runtime-owned frontmatter, malformed stream lines,
 citations whose fragment is gone, protected fragments TypeClaw's GC collected (held by a
 reflection, cited by the vault or the archive), a pinned topic changed outside dreamdeck, a
-corrupt state file, stray temp files, stream compactions that waited for writers and are due,
-an unreadable compaction backlog.
+corrupt state file, stray temp files of ours, symbolic links, stream compactions that waited
+for writers and are due, an unreadable compaction backlog.
 --fix puts protected fragments back from git history (`ops.protected`), finishes an interrupted
 apply, does the due compactions (a fresh citation judgment; lines written to a replaced stream
 inode carried over first), recomputes frontmatter to TypeClaw's exact bytes (through the one
-door, so nothing cited can be lost), and removes temp files. An unreadable backlog is written
-again with the purges of hard forgets whose bytes may remain. It never guesses.
+door, so nothing cited can be lost), and removes the temp files dreamdeck's own writers name
+(through the door: one audit line each, one commit). An unreadable backlog is written again
+with the purges of hard forgets whose bytes may remain. It never guesses, never follows a link
+(a link is only reported: dreamdeck reads and writes nothing through one), and leaves any other
+`*.tmp` alone.
 """
 from __future__ import annotations
 
@@ -18,15 +21,19 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.door.apply import apply_changeset, recover_journal
 from dreamdeck.core.door.backlog import backlog_status, compact_backlog
-from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
+from dreamdeck.core.io.atomic import remove_file
+from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.formats.citations import citation_keys
+from dreamdeck.core.ops import doctor_memo
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restore_missing
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
+from dreamdeck.core.store.memory_scan import links_under, own_temp_files
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import all_problems, read_path_for
 from dreamdeck.core.store.tombstones import load_tombstones, tombstoned_keys
@@ -36,7 +43,7 @@ from dreamdeck.core.workspace import Workspace
 @dataclass
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
-    #          | compaction-due | compaction-backlog
+    #          | link | compaction-due | compaction-backlog | pinned-changed
     where: str
     detail: str
     fixable: bool
@@ -68,11 +75,45 @@ def examine(ws: Workspace) -> DoctorReport:
     add = report.findings.append
     if (ws.memory / JOURNAL).exists():
         add(Finding("journal", f"memory/{JOURNAL}", "a change was interrupted before it finished", True))
+    for rel, target in links_under(ws):
+        add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
+                                 "replace it with the real file or folder", False))
+    try:
+        _examine_memory_once(ws, add)
+    except LinkRefused:
+        pass  # a linked folder: reported above, and nothing behind it is read
+    for tmp in own_temp_files(ws):
+        add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
+    _protection_findings(ws, add)  # read from git and the vault each time: never memoized
+    due, _waiting, backlog_problem = backlog_status(ws)  # a day still being written is no finding
+    if backlog_problem:
+        add(Finding("compaction-backlog", f"memory/{BACKLOG}", backlog_problem, True))
+    for day in due:
+        add(Finding("compaction-due", f"memory/streams/{day}.jsonl",
+                    "its compaction waited while a writer might hold it open, and can be done now", True))
+    return report
+
+
+def _examine_memory_once(ws: Workspace, add) -> None:
+    """`_examine_memory`, or what it found last time when nothing it reads has changed since."""
+    signature, stable = doctor_memo.memory_signature(ws)
+    rows = doctor_memo.recall(ws, signature)
+    if rows is None:
+        found: list[Finding] = []
+        _examine_memory(ws, found.append)
+        rows = [[f.kind, f.where, f.detail, f.fixable] for f in found]
+        if stable:
+            doctor_memo.remember(ws, signature, rows)
+    for kind, where, detail, fixable in rows:
+        add(Finding(kind, where, detail, bool(fixable)))
+
+
+def _examine_memory(ws: Workspace, add) -> None:
     today = ws.today()
-    index = FragmentIndex(ws)
     stones = tombstoned_keys(ws)
+    cited: dict[str, dict[str, list[str]]] = {}  # day -> id -> the shards citing it
     for rel, path in shard_area_files(ws):
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = read_bytes_nofollow(path).decode("utf-8", "replace")
         slug = path.stem
         try:
             parse_shard(text)
@@ -81,26 +122,28 @@ def examine(ws: Workspace) -> DoctorReport:
         except ShardParseError as exc:
             add(Finding("unparseable", f"memory/{rel}",
                         f"TypeClaw cannot parse it ({exc}); its citations do not protect their fragments", True))
-        for day, fid in sorted(citation_keys(text)):
-            if (day, fid) not in stones and not index.exists(day, fid):
-                add(Finding("missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds",
-                            not rel.startswith("topics/")))  # outside topics/: restored from git history
-    _protection_findings(ws, add)
+        for day, fid in citation_keys(text):
+            cited.setdefault(day, {}).setdefault(fid, []).append(rel)
+    _missing_fragments(ws, cited, stones, add)
     for problem in all_problems(ws):
         add(Finding("malformed-line", f"{problem.path}:{problem.lineno}", problem.reason, False))
     _state, state_problem = load_state(ws.state_path)
     if state_problem:
         add(Finding("corrupt-state", "memory/.dreaming-state.json", state_problem, False))
-    if ws.memory.is_dir():
-        for tmp in ws.memory.rglob("*.tmp"):
-            add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
-    due, _waiting, backlog_problem = backlog_status(ws)  # a day still being written is no finding
-    if backlog_problem:
-        add(Finding("compaction-backlog", f"memory/{BACKLOG}", backlog_problem, True))
-    for day in due:
-        add(Finding("compaction-due", f"memory/streams/{day}.jsonl",
-                    "its compaction waited while a writer might hold it open, and can be done now", True))
-    return report
+
+
+def _missing_fragments(ws: Workspace, cited: dict[str, dict[str, list[str]]], stones, add) -> None:
+    """Citations no stream holds: each stream file indexed once, day by day (looking citations up
+    shard by shard re-indexed a year of streams over and over)."""
+    index = FragmentIndex(ws)
+    missing = []
+    for day, ids in cited.items():
+        held = index.ids(day)
+        missing += [(rel, day, fid) for fid, rels in ids.items()
+                    if fid not in held and (day, fid) not in stones for rel in rels]
+    for rel, day, fid in sorted(missing):
+        add(Finding("missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds",
+                            not rel.startswith("topics/")))  # outside topics/: restored from git history
 
 
 def _protection_findings(ws: Workspace, add) -> None:
@@ -129,20 +172,47 @@ def fix(ws: Workspace) -> DoctorReport:
         fixed.extend(f"compacted {f} (its compaction had waited)" for f in compacted.compaction.files)
         if not compacted.compaction.files:
             fixed.append("cleared the compaction backlog (nothing was left to remove)")
-    if ws.memory.is_dir():
-        for tmp in ws.memory.rglob("*.tmp"):
-            tmp.unlink(missing_ok=True)
-            fixed.append(f"removed {ws.rel(tmp)}")
     try:
         _restored, restored_keys, _unfound = restore_missing(ws)
         if restored_keys:
             fixed.append(f"restored {len(restored_keys)} protected fragment(s) from git history")
     except Refused as exc:
         fixed.append(f"protected fragments not restored: {exc}")
+    fixed.extend(_remove_own_temp_files(ws))
+    try:
+        _recompute_frontmatter(ws, fixed)
+    except LinkRefused as exc:
+        fixed.append(f"frontmatter not recomputed: {exc}")
+    report = examine(ws)
+    report.fixed = fixed
+    report.unfixed = [str(f) for f in report.findings]
+    return report
+
+
+def _remove_own_temp_files(ws: Workspace) -> list[str]:
+    """Remove our temp files in one door commit, one DELETE audit line each."""
+    temps = [ws.rel(p) for p in own_temp_files(ws)]
+    if not temps:
+        return []
+    why = "removed a temp file left by an interrupted write"
+    cs = ChangeSet(
+        Commit("edit", "system:doctor", "auto", "doctor --fix", f"removed {len(temps)} temp file(s)",
+               subject="memory: doctor --fix temp files"),
+        audit=Audit(extra=[("DELETE", rel, why) for rel in temps]),
+        before_commit=lambda _result: [remove_file(ws.root / rel) for rel in temps],
+    )
+    try:
+        apply_changeset(ws, cs)
+    except Refused as exc:
+        return [f"temp files not removed: {exc}"]
+    return [f"removed {rel}" for rel in temps]
+
+
+def _recompute_frontmatter(ws: Workspace, fixed: list[str]) -> None:
     today = ws.today()
     edits = []
     for rel, path in shard_area_files(ws, ("topics", "archive")):
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = read_bytes_nofollow(path).decode("utf-8", "replace")
         new = recompute_shard_text(text, path.stem, today)[0]
         if new != text:
             edits.append(FileEdit(rel, text, new))
@@ -157,10 +227,6 @@ def fix(ws: Workspace) -> DoctorReport:
             fixed.extend(f"recomputed frontmatter of memory/{e.path}" for e in edits)
         except Refused as exc:
             fixed.append(f"frontmatter not recomputed: {exc}")
-    report = examine(ws)
-    report.fixed = fixed
-    report.unfixed = [str(f) for f in report.findings]
-    return report
 
 
 def _purges_that_may_remain(ws: Workspace) -> dict[str, DayWork]:

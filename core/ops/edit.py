@@ -2,6 +2,7 @@
 (runtime-owned frontmatter recomputed, no cited fragment lost, audited, one commit)."""
 from __future__ import annotations
 
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import BadFile, BadInput, NotFound
@@ -16,11 +17,9 @@ def read_shard_text(ws: Workspace, slug: str) -> str:
     require_slug(slug)
     path = ws.topics_dir / f"{slug}.md"
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_text_nofollow(path)
     except FileNotFoundError:
         raise NotFound(f"no topic {slug} (memory/topics/{slug}.md)") from None
-    except UnicodeDecodeError:
-        raise BadFile(f"memory/topics/{slug}.md is not UTF-8 text") from None
 
 
 def edit_shard(ws: Workspace, slug: str, new_text: str, *, actor: str, base: str | None = None) -> ApplyResult:

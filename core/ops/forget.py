@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Writes
 from dreamdeck.core.errors import Refused
@@ -113,7 +114,7 @@ def _strip_edits(ws: Workspace, keys: set[Key], *, skip: set[str] = frozenset())
     for rel, path in shard_area_files(ws, ("topics", "archive")):
         if rel in skip:
             continue
-        text = path.read_bytes().decode("utf-8")
+        text = read_text_nofollow(path)
         if not (citation_keys(text) & keys):
             continue
         new = strip_citations(text, keys)
@@ -255,7 +256,7 @@ def forget_topic(
         raise Refused(f"refused: no topic {slug!r} (memory/{rel})")
     if (ws.vault_dir / f"{slug}.md").is_file():
         raise Refused(f"refused: {slug!r} is pinned; unpin it first (`dreamdeck unpin {slug}`)")
-    text = path.read_bytes().decode("utf-8")
+    text = read_text_nofollow(path)
     cited = citation_keys(text)
     keys = set(cited) if fragments else set()
     stones: list[tuple[str, Tombstone]] = []
@@ -340,7 +341,7 @@ def _purge_waiting(result: ApplyResult, purge: set[Key]) -> list[str]:
 
 def _read(ws: Workspace, rel: str) -> str | None:
     try:
-        return (ws.memory / rel).read_bytes().decode("utf-8")
+        return read_text_nofollow(ws.memory / rel)
     except FileNotFoundError:
         return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.changeset import FileEdit
 from dreamdeck.core.formats.citations import CITATION, Key, citation_keys, format_citation
 from dreamdeck.core.formats.events import build_fragment, fragment_content_hash, serialize_event
@@ -95,7 +96,7 @@ def fragment_for(ws: Workspace, p: Proposal, source: str, topic: str, today: str
 
 def _read(path) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_text_nofollow(path)
     except FileNotFoundError:
         return None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import plan_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import DreamdeckError, Refused
@@ -60,7 +61,7 @@ class ReflectionProbe:
 def _current(ws: Workspace, rel: str) -> str | None:
     """The file's text now; None when it does not exist."""
     try:
-        return (ws.memory / rel).read_bytes().decode("utf-8")
+        return read_text_nofollow(ws.memory / rel)
     except FileNotFoundError:
         return None
 

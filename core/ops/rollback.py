@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import (
     ApplyResult,
@@ -100,7 +101,7 @@ def _decode(data: bytes | None) -> str | None:
 
 def _read(ws: Workspace, rel: str) -> str | None:
     try:
-        return (ws.memory / rel).read_bytes().decode("utf-8")
+        return read_text_nofollow(ws.memory / rel)
     except FileNotFoundError:
         return None
 

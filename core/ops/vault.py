@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import Refused
@@ -90,7 +91,7 @@ def _slug(slug: str) -> str:
 
 def _read(ws: Workspace, rel: str) -> str | None:
     try:
-        return (ws.memory / rel).read_bytes().decode("utf-8")
+        return read_text_nofollow(ws.memory / rel)
     except FileNotFoundError:
         return None
 

@@ -33,7 +33,7 @@ LOCK_TIMEOUT = 60.0
 # Moltbot §12.4's vocabulary, then dreamdeck's review and curation verbs.
 FILE_ACTIONS = ("CREATE", "EDIT", "APPEND", "DELETE", "ARCHIVE", "MERGE", "REVERT", "DECAY", "RENAME")
 REVIEW_ACTIONS = (
-    "PROPOSE", "COMMIT", "REJECT", "DEFER", "PIN", "UNPIN", "FORGET", "UNFORGET", "DREAM", "ALERT", "ACK",
+    "PROPOSE", "COMMIT", "REJECT", "DEFER", "PIN", "UNPIN", "FORGET", "UNFORGET", "DREAM", "ALERT", "ACK", "BASELINE",
 )
 ACTIONS = frozenset(FILE_ACTIONS + REVIEW_ACTIONS)
 APPROVALS = frozenset({"auto", "approved", "partial", "rejected", "pending", "—"})

@@ -122,6 +122,7 @@ class Reflection:
     @classmethod
     def from_json(cls, text: str) -> "Reflection":
         d = json.loads(text)
+        _check_types(d)
         return cls(
             id=d["id"], created=d["created"], status=d.get("status", "pending"), dreamer=d.get("dreamer", ""),
             trigger=d.get("trigger", ""), summary=d.get("summary", ""), questions=list(d.get("questions", [])),
@@ -134,7 +135,10 @@ class Reflection:
 
     def age_days(self, now: datetime | None = None) -> int:
         now = now or datetime.now(timezone.utc)
-        return max(0, (now - datetime.fromisoformat(self.created)).days)
+        created = datetime.fromisoformat(self.created)
+        if created.tzinfo is None:  # a hand-written time without a zone: read as UTC
+            created = created.replace(tzinfo=timezone.utc)
+        return max(0, (now - created).days)
 
     def hunks(self) -> list[tuple[ProposedFile, FileDiff]]:
         # The diffs not yet known come from one git process for all files, not one per file.
@@ -143,6 +147,34 @@ class Reflection:
             for f, diff in zip(todo, diff_many([(f.path, f.base, f.proposed) for f in todo])):
                 f.remember_diff(diff)
         return [(f, f.diff()) for f in self.files]
+
+
+def _check_types(d: object) -> None:
+    """ValueError naming the first field of the wrong type: a hand-edited or damaged reflection is
+    refused as unreadable, never half-read (one bad file must not break the queue's other items)."""
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise ValueError(f"{what} has the wrong type")
+
+    need(isinstance(d, dict), "the file")
+    assert isinstance(d, dict)
+    need(isinstance(d.get("id"), str) and bool(_RID.match(d["id"])), "id")
+    need(isinstance(d.get("created"), str), "created")
+    try:
+        datetime.fromisoformat(d["created"])
+    except ValueError:
+        raise ValueError("created is not an ISO date and time") from None
+    for key in ("status", "dreamer", "trigger", "summary"):
+        need(isinstance(d.get(key, ""), str), key)
+    for key in ("questions", "contradictions", "archive"):
+        need(isinstance(d.get(key, []), list) and all(isinstance(v, str) for v in d.get(key, [])), key)
+    for key in ("fragments", "files", "decisions"):
+        need(isinstance(d.get(key, []), list) and all(isinstance(v, dict) for v in d.get(key, [])), key)
+    need(all(isinstance(f.get("date"), str) and isinstance(f.get("id"), str) for f in d.get("fragments", [])),
+         "fragments (date, id)")
+    need(all(isinstance(f.get("path"), str) and all(isinstance(f.get(k), (str, type(None))) for k in ("base", "proposed"))
+             for f in d.get("files", [])), "files (path, base, proposed)")
+    need(isinstance(d.get("receipt", {}), dict), "receipt")
 
 
 # --- storage --------------------------------------------------------------------------------
@@ -154,8 +186,8 @@ def load_reflection(ws: Workspace, rid: str) -> Reflection:
         return Reflection.from_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ReflectionError(f"no reflection {rid}") from None
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise ReflectionError(f"{rid}.json is unreadable: {exc}") from None
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError) as exc:
+        raise ReflectionError(f"memory/meta/reflections/{rid}.json is unreadable: {exc}") from None
 
 
 def list_reflections(ws: Workspace, *, include_decided: bool = False) -> tuple[list[Reflection], list[str]]:
@@ -169,7 +201,7 @@ def list_reflections(ws: Workspace, *, include_decided: bool = False) -> tuple[l
             continue  # decided: months of them would otherwise be parsed whole on every apply
         try:
             r = Reflection.from_json(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError) as exc:
             problems.append(f"{ws.rel(path)}: unreadable ({exc})")
             continue
         if include_decided or r.status in OPEN:

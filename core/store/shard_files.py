@@ -11,13 +11,14 @@ from pathlib import Path
 
 from dreamdeck.core.formats.shards import HEAD_BYTES, Shard, ShardMeta, meta_from_head
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
+from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder
 
 def read_shard_meta(path: str | Path) -> ShardMeta | None:
     """The strict frontmatter of a shard file from its first bytes only, as `parse_shard` would
     read it from the whole file; None when that cannot be told from the head (no closing `---`
     in it, a CR before it) or the strict parse fails: then read the whole shard instead.
     """
-    fd = os.open(path, os.O_RDONLY)  # no file object: at 100,000 shards the wrapper costs more than the read
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)  # no file object: at 100,000 shards the wrapper costs more than the read
     try:
         head = os.read(fd, HEAD_BYTES)
     finally:
@@ -39,6 +40,8 @@ _LISTINGS: StampCache[_Listing] = StampCache("folder-listings")
 
 
 def _listing(folder: Path) -> _Listing | None:
+    if not real_folder(folder):  # a linked folder is refused, one line naming it
+        return None
     started = clock()
     stamp = file_stamp(folder)
     if stamp is None:
@@ -50,7 +53,7 @@ def _listing(folder: Path) -> _Listing | None:
     names = []
     with os.scandir(folder) as entries:
         for entry in entries:
-            if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file():
+            if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file(follow_symlinks=False):  # a link is never read (doctor reports it)
                 names.append((entry.name[:-3], entry.path))
     names.sort()
     listing = _Listing(names)
@@ -75,7 +78,7 @@ def list_shard_paths(folder: Path) -> list[tuple[str, str]]:
 
 
 def read_shard(slug: str, path: Path) -> Shard:
-    return Shard.from_text(slug, path, path.read_bytes().decode("utf-8", "replace"))
+    return Shard.from_text(slug, path, read_bytes_nofollow(path).decode("utf-8", "replace"))
 
 
 def load_shards(folder: Path) -> list[Shard]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreamdeck.core.io.atomic import atomic_write_bytes
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.store.state_index import StateIndex, crc_of, forget_index, read_index, write_index
 
@@ -211,7 +212,7 @@ def load_state(path: Path) -> tuple[DreamingState, str | None]:
 
 def _load(path: Path) -> tuple[DreamingState, str | None]:
     try:
-        raw = path.read_bytes()
+        raw = read_bytes_nofollow(path)
     except FileNotFoundError:
         return DreamingState(), None
     except OSError as exc:
@@ -225,6 +226,8 @@ def _load(path: Path) -> tuple[DreamingState, str | None]:
         return DreamingState(), f"{path.name}: unreadable ({exc})"
     try:
         data = json.loads(text)
+    except RecursionError:
+        return DreamingState(), f"{path.name}: nested too deeply to be a dreaming state; every fragment would be re-dreamed"
     except json.JSONDecodeError as exc:
         return DreamingState(), f"{path.name}: invalid JSON at line {exc.lineno} ({exc.msg}); every fragment would be re-dreamed"
     try:

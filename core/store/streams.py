@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from pathlib import Path
 from typing import Any, Iterator
@@ -30,6 +31,7 @@ from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.formats.stream_lines import StreamLine
 from dreamdeck.core.formats.stream_lines import StreamProblem
 from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder, refuse_links
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.errors import BadInput
 
@@ -42,9 +44,9 @@ class AppendRefused(BadInput):
 def stream_dir(ws: Workspace) -> Path | None:
     """`memory/streams/` when it exists, else the flat legacy `memory/`, else None."""
     canonical = ws.memory / "streams"
-    if canonical.is_dir():
+    if real_folder(canonical):  # a linked folder is refused, one line naming it
         return canonical
-    if ws.memory.is_dir():
+    if real_folder(ws.memory):
         return ws.memory
     return None
 
@@ -58,7 +60,7 @@ def list_stream_days(ws: Workspace) -> list[tuple[str, Path]]:
     with os.scandir(folder) as entries:
         for entry in entries:
             m = STREAM_FILE.match(entry.name)
-            if m and entry.is_file():
+            if m and entry.is_file(follow_symlinks=False):  # a link is never read (doctor reports it)
                 days.append((m.group(1), Path(entry.path)))
     return sorted(days)
 
@@ -68,7 +70,13 @@ def read_path_for(ws: Workspace, day: str) -> Path | None:
     if folder is None:
         return None
     path = folder / f"{day}.jsonl"
-    return path if path.is_file() else None
+    try:
+        regular = stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return None
+    if not regular and os.path.islink(path):
+        refuse_links(path)  # one line naming the link
+    return path if regular else None
 
 
 def write_path_for(ws: Workspace, day: str) -> Path:
@@ -78,7 +86,7 @@ def write_path_for(ws: Workspace, day: str) -> Path:
 
 def read_stream_lines(path: Path) -> list[StreamLine]:
     try:
-        data = path.read_bytes()
+        data = read_bytes_nofollow(path)
     except FileNotFoundError:
         return []
     return parse_stream_bytes(data)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.workspace import Workspace
 
 
@@ -42,7 +43,8 @@ def load_tombstones(ws: Workspace) -> dict[tuple[str, str], Tombstone]:
     """The live tombstones by (date, id). Unreadable lines are skipped (they never un-forget)."""
     live: dict[tuple[str, str], Tombstone] = {}
     try:
-        text = tombstones_path(ws).read_text(encoding="utf-8")
+        # bytes that are not UTF-8 spoil only their own line (skipped below), never the file
+        text = read_bytes_nofollow(tombstones_path(ws)).decode("utf-8", "replace")
     except FileNotFoundError:
         return live
     # split("\n"), not splitlines(): a reason may hold U+2028 or U+0085, which stay raw in JSON

@@ -246,7 +246,8 @@ def cmd_verify(args) -> int:
     if args.json:
         emit_json(result.to_json())
     else:
-        say(f"checked {plural(result.checked, 'citation')} present at {result.rev[:10]}")
+        say(f"compared {plural(result.files, 'shard file')} at {result.rev[:10]}: {result.changed} changed since, "
+            f"{plural(result.checked, 'citation')} of theirs checked")
         for d, i in result.forgotten:
             say(f"  forgotten (tombstoned): streams/{d}#{i}")
         for d, i in result.missing:

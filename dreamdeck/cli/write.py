@@ -413,19 +413,32 @@ def cmd_rollback(args) -> int:
 
 
 def cmd_alerts(args) -> int:
-    from dreamdeck.core.ops.alerts import acknowledge, check_alerts
+    from dreamdeck.core.ops.alerts import acknowledge, check_alerts, peek_alerts
     from dreamdeck.core.store.settings import load_settings
 
     ws = open_ws(args)
     files = list(load_settings(ws.root).critical.files)
-    if args.ack:
+    if args.ack:  # the one writing form: record what is new (or the first baseline), then accept it
+        had_baseline = peek_alerts(ws.root, files) is not None
+        check_alerts(ws.root, files, actor=getattr(args, "actor", None) or "manual")
+        if not had_baseline:
+            say("recorded the critical-file baseline (the watched files as they are now)")
+            return 0
         done = acknowledge(ws.root)
         say(f"acknowledged {plural(len(done), 'alert')}")
         return 0
     from dreamdeck.core.ops.protected import pinned_drift
 
-    alerts = check_alerts(ws.root, files)
+    alerts = peek_alerts(ws.root, files)  # a read: writes nothing
     drifts = pinned_drift(ws)  # a pinned topic changed outside dreamdeck (TypeClaw's own dream)
+    if alerts is None:
+        if not args.json:
+            say("No critical-file baseline yet: `dreamdeck alerts --ack` records the watched files as they are now.")
+        if not drifts:
+            if args.json:
+                emit_json([])
+            return 0
+        alerts = []
     if args.json:
         emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts] + [
             {"path": f"memory/topics/{d.slug}.md", "kind": "pinned-changed", "why": d.why,

@@ -117,6 +117,9 @@ async def test_n_cancels_the_rollback(ws):
 
 
 async def test_audit_lines_appear_newest_first(ws):
+    from dreamdeck.core.ops.alerts import check_alerts
+
+    check_alerts(ws.root)  # the critical-file baseline (its own BASELINE line) is taken first
     propose(ws, "researcher", "semantic", "User prefers pnpm")
     propose(ws, "coder", "episodic", "User asked about bun")
     app = make_app(ws, "history")

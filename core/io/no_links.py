@@ -1,0 +1,103 @@
+"""Nothing under `memory/` is read or written through a symbolic link.
+
+A link planted in the agent folder (`topics/creds.md -> ~/.aws/credentials`, `memory/meta ->
+/elsewhere`, a stream's temp name pointing at a file outside) would let a write land outside the
+folder or a read carry an outside file's bytes into git. So every path dreamdeck writes, and every
+memory file it reads, is checked component by component from the `memory` folder down (the
+folder itself included); a link anywhere there is refused with one line naming it.
+
+Above `memory/` nothing is checked: a workspace's root is resolved when it is opened, so the
+paths built from it hold no link there, and dreamdeck's private folder (`core.io.private`) checks
+its own. The final component is also opened with `O_NOFOLLOW`, so a link swapped in between the
+check and the open is refused by the kernel.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from dreamdeck.core.errors import BadFile, Refused
+
+__all__ = ["LinkRefused", "refuse_links", "real_folder", "read_bytes_nofollow", "read_text_nofollow", "shown_path", "MEMORY"]
+
+MEMORY = "memory"
+
+
+class LinkRefused(Refused):
+    """A symbolic link sits where dreamdeck would read or write; nothing was done."""
+
+
+def _checked_parts(path: Path) -> list[Path]:
+    """`path` and its ancestors from the first `memory` component down (the final one last);
+    only `path` itself when it is not under a `memory` folder."""
+    parts = path.parts
+    try:
+        start = parts.index(MEMORY)
+    except ValueError:
+        return [path]
+    return [Path(*parts[: i + 1]) for i in range(start, len(parts))]
+
+
+def _refuse(link: Path) -> LinkRefused:
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    return LinkRefused(
+        f"refused: {link} is a symbolic link (to {target}); dreamdeck never reads or writes "
+        "memory through a link — replace it with the real file or folder")
+
+
+def refuse_links(path: Path | str) -> None:
+    """LinkRefused if `path`, or a folder between `memory/` and it, is a symbolic link.
+    Missing components are fine (they will be created as real ones)."""
+    for part in _checked_parts(Path(os.path.abspath(path))):
+        try:
+            st = os.lstat(part)
+        except FileNotFoundError:
+            return
+        except OSError:
+            return  # a loop or a permission problem shows at the open, as one line there
+        if stat.S_ISLNK(st.st_mode):
+            raise _refuse(part)
+
+
+def real_folder(path: Path | str) -> bool:
+    """True for an existing real folder, False when missing or not a folder; LinkRefused for a
+    link (there, or between `memory/` and it)."""
+    refuse_links(path)
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_bytes_nofollow(path: Path | str) -> bytes:
+    """The bytes of a memory file, refusing a link anywhere from `memory/` down."""
+    refuse_links(Path(path).parent)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):  # ELOOP: the final component is a link
+            raise _refuse(Path(path)) from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def shown_path(path: Path | str) -> str:
+    """`path` as a person finds it: from `memory/` on when it is under one, else whole."""
+    parts = Path(path).parts
+    return "/".join(parts[parts.index(MEMORY):]) if MEMORY in parts else str(path)
+
+
+def read_text_nofollow(path: Path | str) -> str:
+    """`read_bytes_nofollow` decoded as UTF-8; bytes that are not UTF-8 are one BadFile naming
+    the file and the byte, never a traceback and never a silent replacement."""
+    data = read_bytes_nofollow(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadFile(f"{shown_path(path)}: not UTF-8 text (byte {exc.start}); fix or remove that file") from None
