@@ -27,6 +27,8 @@ class DreamReceipt:
     citations_added: int = 0
     superseded_added: int = 0
     fragments_dropped: list[str] = field(default_factory=list)
+    # Fragments left uncited as true duplicates: "DATE#ID" -> the "DATE#ID" whose citation it repeats.
+    folded: dict[str, str] = field(default_factory=dict)
     watermarks_dropped: int = 0
     reverted: bool = False
     lost: list[str] = field(default_factory=list)
