@@ -119,11 +119,11 @@ class _Run:
         for frag in self.inp.fragments:
             self.dream_one(frag)
         self.write_back()
+        self.scratch.outcome.folded = dict(self.folded)  # before finish: a fold accounts for its fragment
         self.scratch.finish(
             summary=self.tally.summary(), questions=self.questions,
             contradictions=self.contradictions, archive=[],
         )
-        self.scratch.outcome.folded = dict(self.folded)
         self.scratch.outcome.changes = {slug: "; ".join(dict.fromkeys(notes)) for slug, notes in sorted(self.changes.items())}
 
     def ask(self, question: str) -> None:

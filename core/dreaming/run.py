@@ -98,6 +98,7 @@ def choose_dreamer(name: str, ws: Workspace):
         return AnthropicDreamer(
             model=settings.model, max_output_tokens=settings.max_output_tokens,
             timeout_seconds=settings.timeout_seconds, max_retries=settings.max_retries,
+            loss_bound=settings.loss_bound,
         ), why
     raise BadInput(f"unknown dreamer {name!r}: choose auto, offline or anthropic")
 

@@ -10,6 +10,9 @@ from dreamdeck.core.errors import BadFile
 DEFAULT_MODEL = "claude-sonnet-4-5"
 REVIEW_POLICIES = ("none", "all", "judgement")
 DREAMERS = ("auto", "offline", "anthropic")
+# The share of the fragments one LLM run is shown that it may leave unaccounted for (neither cited,
+# folded as a named duplicate, nor declared noise) before its finish is refused.
+DEFAULT_LOSS_BOUND = 0.25
 
 
 class SettingsError(BadFile):
@@ -29,6 +32,7 @@ class DreamingSettings:
     max_retries: int = 3
     stale_lock_minutes: int = 60  # a lock record older than this, from a dead holder, is cleared
     dream_timeout_seconds: float = 900.0  # a whole dream (all turns); past it the dream changes nothing
+    loss_bound: float = DEFAULT_LOSS_BOUND  # 0..1; see DEFAULT_LOSS_BOUND
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,8 @@ def _check(s: Settings) -> None:
         raise SettingsError("dreamdeck.toml [dreaming] dream_timeout_seconds: must be more than 0")
     if s.dreaming.timeout_seconds <= 0:
         raise SettingsError("dreamdeck.toml [dreaming] timeout_seconds: must be more than 0")
+    if s.dreaming.loss_bound > 1:
+        raise SettingsError("dreamdeck.toml [dreaming] loss_bound: a share of the fragments shown, so at most 1 (0.25 is 25%)")
     if s.decay.archive_threshold > 1:
         raise SettingsError("dreamdeck.toml [decay] archive_threshold: scores run from 0 to 1, so it must be at most 1")
 
