@@ -62,6 +62,8 @@ def receipt_message(r: DreamReceipt) -> str:
         parts.append(f"{len(r.auto_applied)} change(s) applied")
     if r.pending:
         parts.append(f"{len(r.pending)} held for review in {r.reflection}")
+    if r.folded:
+        parts.append(f"{len(r.folded)} duplicate(s) folded")
     if r.fragments_dropped:
         parts.append(f"{len(r.fragments_dropped)} uncited fragment(s) collected")
     return ", ".join(parts)
