@@ -85,7 +85,10 @@ class ClaimReview:
 
 def _quote(text: str) -> str:
     text = " ".join(text.split())
-    return '"' + (text if len(text) <= _QUOTE_LIMIT else text[: _QUOTE_LIMIT - 1] + "…") + '"'
+    if len(text) > _QUOTE_LIMIT:  # cut between words where there is one
+        cut = text[: _QUOTE_LIMIT - 1]
+        text = (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "…"
+    return '"' + text + '"'
 
 
 def _plural(n: int, word: str) -> str:

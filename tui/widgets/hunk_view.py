@@ -71,6 +71,23 @@ def _printable(text: str) -> str:
     return text
 
 
+def _word_wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken between words (a longer word is cut)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if cell_len(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        pieces = chop_cells(word, width) or [""]
+        lines += pieces[:-1]
+        line = pieces[-1]
+    return lines + [line] if line or not lines else lines
+
+
 class HunkView(ScrollView, can_focus=True):
     """Per file a header, per hunk a badge line and its +/- lines; `┃` marks the current hunk."""
 
@@ -240,7 +257,7 @@ class HunkView(ScrollView, can_focus=True):
             rows.append(_Row(None, tuple(parts), "hunk-view--file", "file"))
             if f.claim:  # the claim's summary line(s) under its file, wrapped
                 for line in (("✓ " if f.mechanical else "") + f.claim).split("\n"):
-                    for chunk in chop_cells(_printable(line), max(10, width - 3)):
+                    for chunk in _word_wrap(_printable(line), max(10, width - 3)):
                         rows.append(_Row(None, (("   " + chunk, "hunk-view--claim"),), kind="claim"))
             if not f.hunks:
                 rows.append(_Row(None, (("   (no line changes: an empty file)", "hunk-view--empty"),), kind="line"))
