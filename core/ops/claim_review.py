@@ -73,9 +73,6 @@ class ClaimReview:
     def hunks(self) -> int:
         return sum(len(c.hunks) for c in self.claims)
 
-    def line_of(self, path: str) -> str:
-        return next((c.line for c in self.claims if c.path == path), "")
-
     def to_json(self) -> dict:
         return {"id": self.rid, "claims": [c.to_json() for c in self.claims],
                 "mechanical_hunks": self.mechanical_hunks,
