@@ -83,6 +83,7 @@ def scratch() -> DreamScratch:
 def dreamer(api: FakeMessagesAPI, **kw) -> AnthropicDreamer:
     kw.setdefault("timeout_seconds", 5.0)
     kw.setdefault("max_retries", 3)
+    kw.setdefault("loss_bound", 1.0)  # these conversations are not about the loss bound (tests/test_loss_bound.py)
     return AnthropicDreamer(MODEL, api_key=KEY, base_url=api.base_url, **kw)
 
 
@@ -212,7 +213,7 @@ def test_missing_key_raises_before_any_request(monkeypatch):
 def test_key_comes_from_the_environment_when_not_given(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key")
     with FakeMessagesAPI([finish_reply()]) as api:
-        AnthropicDreamer(MODEL, base_url=api.base_url).dream(dream_input(), scratch())
+        AnthropicDreamer(MODEL, base_url=api.base_url, loss_bound=1.0).dream(dream_input(), scratch())
     assert api.requests[0].api_key == "env-key"
 
 

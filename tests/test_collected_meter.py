@@ -1,6 +1,6 @@
 """The collected meter and the loss bound (invariant 2): every apply says how many fragments its
 compaction took from the streams (ApplyResult, the receipt, the audit line, the command's output),
-and a run that would leave more than `[dreaming] max_collected_share` (default 25%) of the distinct
+and a run that would leave more than `[dreaming] loss_bound` (default 25%) of the distinct
 fragments it was shown to be collected with no reason is held for review, whatever the policy."""
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_a_run_that_would_collect_three_of_four_fragments_with_no_reason_is_held
 
 def test_the_loss_bound_is_a_setting(ws, agent_dir):
     path = _four(agent_dir)
-    (agent_dir / "dreamdeck.toml").write_text("[dreaming]\nmax_collected_share = 0.75\n")
+    (agent_dir / "dreamdeck.toml").write_text("[dreaming]\nloss_bound = 0.75\n")
 
     r = run_dream(the_next_day(ws), dreamer=Scripted(_cites_first, accounts=False), review="none")
 

@@ -70,7 +70,8 @@ def plant(agent_dir) -> dict[str, str]:
 
 
 def run_against(api: FakeMessagesAPI, ws):
-    return run_dream(ws, dreamer=AnthropicDreamer("claude-test", api_key=KEY, base_url=api.base_url), review="none")
+    return run_dream(ws, dreamer=AnthropicDreamer("claude-test", api_key=KEY, base_url=api.base_url, loss_bound=1.0),
+                     review="none")  # not about the loss bound (tests/test_loss_bound.py)
 
 
 def user_prompt(body: dict) -> str:
@@ -91,7 +92,7 @@ def block(prompt: str, tag: str) -> list:
 def test_no_planted_secret_reaches_the_server_and_the_dream_still_applies(ws, agent_dir):
     cites = plant(agent_dir)
     # This model leaves the planted fragments unaccounted; the loss bound is not what is tested here.
-    (agent_dir / "dreamdeck.toml").write_text("[dreaming]\nmax_collected_share = 1.0\n")
+    (agent_dir / "dreamdeck.toml").write_text("[dreaming]\nloss_bound = 1.0\n")
     script = [
         Reply([tool_use("list_topic_shards"), tool_use("read_topic_shard", {"slug": "db"}),
                tool_use("read_topic_shard", {"slug": "deploy-key"})]),

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -48,6 +49,7 @@ def _agent_folder(root: Path) -> None:
 
 
 def _dream_weeks(root: Path, days: list[list[LoggedFragment]], review: str, source: str) -> list[dict]:
+    from dreamdeck.core.ops.claim_review import claim_review
     from dreamdeck.core.ops.reflections import approve
     from dreamdeck.core.store.reflections import load_reflection
 
@@ -58,11 +60,15 @@ def _dream_weeks(root: Path, days: list[list[LoggedFragment]], review: str, sour
         today = day_of(min(DAYS, start + WEEK) - 1)
         ws = Workspace.open(root, today=today)
         receipt = run_dream(ws, dreamer_name="offline", review=review)
-        week = {"fragments": receipt.fragments_seen, "dreamer_ms": receipt.dreamer_ms, "status": receipt.status}
+        week = {"fragments": receipt.fragments_seen, "dreamer_ms": receipt.dreamer_ms, "status": receipt.status,
+                "folded": len(receipt.folded)}
         if receipt.reflection:
             reflection = load_reflection(ws, receipt.reflection)
-            week["hunks"] = sum(len(diff.hunks) for _f, diff in reflection.hunks())
+            claims = claim_review(reflection)
+            week["hunks"] = claims.hunks
             week["contradictions"] = len(reflection.contradictions)
+            week["mechanical"] = len(claims.mechanical_hunks)  # what `approve --mechanical` takes
+            week["kinds"] = dict(sorted(Counter(c.kind for c in claims.claims).items()))
             approve(ws, receipt.reflection, actor="human:bench")
         weeks.append(week)
     return weeks
@@ -111,12 +117,15 @@ def render(results: dict) -> str:
         for label, row in rows:
             lines.append(f"| {label} | {row['fragments']} | " + " | ".join(_cell(row[k]) for k, _ in COLUMNS) + " |")
     lines.append("")
-    lines.append("| agent | week | fragments | dreamer ms | judgement: hunks | judgement: contradictions |")
-    lines.append("|---|---:|---:|---:|---:|---:|")
+    lines.append("| agent | week | fragments | dreamer ms | judgement: hunks | flagged contradictions | "
+                 "mechanical hunks | hunks left to read | duplicates folded | claims by kind |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for agent, result in results.items():
         for i, (week, judged) in enumerate(zip(result["weeks"], result["judgement"]), 1):
-            lines.append(f"| {agent} | {i} | {week['fragments']} | {week['dreamer_ms']} | "
-                         f"{judged.get('hunks', 0)} | {judged.get('contradictions', 0)} |")
+            hunks, mech = judged.get("hunks", 0), judged.get("mechanical", 0)
+            kinds = ", ".join(f"{n} {k}" for k, n in judged.get("kinds", {}).items()) or "—"
+            lines.append(f"| {agent} | {i} | {week['fragments']} | {week['dreamer_ms']} | {hunks} | "
+                         f"{judged.get('contradictions', 0)} | {mech} | {hunks - mech} | {judged.get('folded', 0)} | {kinds} |")
     return "\n".join(lines)
 
 

@@ -22,6 +22,7 @@ from dreamdeck.core.dreaming.protocol import (
 )
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.errors import BadInput
+from dreamdeck.core.store.settings import DEFAULT_LOSS_BOUND
 
 _CACHE = {"type": "ephemeral"}
 
@@ -78,6 +79,7 @@ class AnthropicDreamer:
         timeout_seconds: float = 120.0,
         max_retries: int = 3,
         max_turns: int = 40,
+        loss_bound: float = DEFAULT_LOSS_BOUND,
         api_key: str | None = None,
         base_url: str | None = None,
     ):
@@ -88,6 +90,7 @@ class AnthropicDreamer:
         self.timeout_seconds = timeout_seconds
         self.max_retries = max_retries
         self.max_turns = max_turns
+        self.loss_bound = loss_bound
         self._api_key = api_key
         self.base_url = base_url  # None: the SDK reads ANTHROPIC_BASE_URL itself
 
@@ -102,6 +105,7 @@ class AnthropicDreamer:
 
         key = self._key()
         outcome = scratch.outcome
+        scratch.bound_loss(inp, self.loss_bound)  # finish is refused back to the model past the bound
         messages: list[dict[str, Any]] = [{"role": "user", "content": build_user_prompt(inp)}]
         system = [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": _CACHE}]
 
@@ -139,7 +143,11 @@ class AnthropicDreamer:
                 if not tool_uses:
                     if resp.stop_reason == "pause_turn":
                         continue  # the API asks us to send the turn back as is
-                    # end_turn (or a stop sequence) without finish: a terse but normal end.
+                    # end_turn (or a stop sequence) without finish: a terse but normal end,
+                    # unless it leaves more unaccounted for than the loss bound allows.
+                    over = scratch.over_loss_bound()
+                    if over:
+                        raise DreamerError(f"anthropic: the dream ended with {over}; nothing changed")
                     return outcome
 
                 results = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.claims.extract import Claim, clean
 from dreamdeck.core.claims.tokens import tokenize
-from dreamdeck.core.dreaming.ladder import has_inline_tier, ladder_sentence, strip_prefix
+from dreamdeck.core.index.ladder import has_inline_tier, ladder_sentence, strip_prefix
 from dreamdeck.core.formats.citations import CITATION, CITATION_LINE, REFERENCES_HEADING, SECTION_HEADING
 from dreamdeck.core.formats.shards import (
     ShardMeta,

@@ -16,7 +16,7 @@ Its rules (the claim rules themselves live in `core.claims`):
 - **New claim**: a new shard (`claims.naming.claim_slug`) whose belief is the fragment's first
   sentence, cleaned. Nothing distinct is left uncited.
 - **Strength**: the ladder word counts the distinct days of the belief's active citations;
-  superseded evidence never raises it; one tier word, replaced, never stacked (`ladder`).
+  superseded evidence never raises it; one tier word, replaced, never stacked (`index.ladder`).
 - Shards a person or an LLM wrote without a ladder prefix summarize a topic: a fragment under
   the same topic label that shares a content word with the belief supports it and is cited.
 - Shards it cannot model (unparseable, or a free-form body) are matched by the topic label's
@@ -42,7 +42,7 @@ from dreamdeck.core.dreaming.beliefs import (
     guarded,
     parse_belief,
 )
-from dreamdeck.core.dreaming.ladder import ladder_sentence
+from dreamdeck.core.index.ladder import ladder_sentence
 from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import CITATION, citation_keys
@@ -119,11 +119,11 @@ class _Run:
         for frag in self.inp.fragments:
             self.dream_one(frag)
         self.write_back()
+        self.scratch.outcome.folded = dict(self.folded)  # before finish: a fold accounts for its fragment
         self.scratch.finish(
             summary=self.tally.summary(), questions=self.questions,
             contradictions=self.contradictions, archive=[],
         )
-        self.scratch.outcome.folded = dict(self.folded)
         self.scratch.outcome.changes = {slug: "; ".join(dict.fromkeys(notes)) for slug, notes in sorted(self.changes.items())}
 
     def ask(self, question: str) -> None:

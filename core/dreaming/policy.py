@@ -7,26 +7,10 @@ A change to a pinned topic waits under every policy, `none` included (invariant 
 """
 from __future__ import annotations
 
-import re
-
-from dreamdeck.core.formats.citations import CITATION_LINE, SECTION_HEADING, sectioned_citations
+from dreamdeck.core.formats.citations import sectioned_citations, without_active_citations
 from dreamdeck.core.formats.shards import parse_loose_shard
 
 POLICIES = ("none", "all", "judgement")
-
-
-def _without_active_citations(body: str) -> str:
-    """The body minus citation lines in the active section, blank runs collapsed."""
-    out: list[str] = []
-    section = "fragments"
-    for line in body.split("\n"):
-        m = SECTION_HEADING.match(line)
-        if m:
-            section = m.group(1).lower()
-        elif CITATION_LINE.match(line) and section == "fragments":
-            continue
-        out.append(line.rstrip())
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
 
 
 def is_mechanical(before: str | None, after: str | None) -> bool:
@@ -40,7 +24,7 @@ def is_mechanical(before: str | None, after: str | None) -> bool:
         return False
     if not sb.active_keys() <= sa.active_keys():
         return False
-    return _without_active_citations(b.body) == _without_active_citations(a.body)
+    return without_active_citations(b.body) == without_active_citations(a.body)
 
 
 def needs_review(policy: str, before: str | None, after: str | None, pinned: bool) -> bool:

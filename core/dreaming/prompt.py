@@ -132,6 +132,8 @@ you are done, call finish with:
 - contradictions: each contradiction you resolved, naming the old and the new belief;
 - archive: slugs of weak, stale shards you propose to archive (the human decides);
 - noise: every fragment you left uncited, as {cite, reason}.
+finish is refused while too many fragments shown are neither cited nor listed under noise; the \
+refusal names them: account for them, then call finish again.
 """
 
 

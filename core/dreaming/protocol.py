@@ -26,6 +26,7 @@ from dreamdeck.core.index.undreamed import UndreamedFragment
 # A shard is one belief with citations; anything near this size is a runaway write.
 MAX_SHARD_BYTES = 64 * 1024
 MAX_FINISH_ITEMS = 50
+MAX_LISTED_UNACCOUNTED = 20  # named in a loss-bound refusal; the count says the rest
 MAX_NOISE_ITEMS = 2000  # one per shown fragment at most; a run shows a few thousand at a time
 
 _TOPIC_PATH = re.compile(r"^(?:memory/)?topics/([^/\\]+)\.md$")
@@ -86,6 +87,26 @@ class DreamScratch:
         self.pinned = pinned
         self.outcome = DreamOutcome()
         self.log: list[tuple[str, str, str]] = []  # (tool, target, result reason or "ok")
+        self._bound: tuple[DreamInput, float] | None = None  # see bound_loss
+
+    def bound_loss(self, inp: DreamInput, bound: float) -> None:
+        """From now on `finish` refuses while more than `bound` (a share of the fragments shown
+        in `inp`) is unaccounted for: neither cited, folded as a named duplicate, nor noise."""
+        self._bound = (inp, bound)
+
+    def over_loss_bound(self) -> str | None:
+        """Why the dream so far leaves too much unaccounted for (None: within the bound, or unbounded)."""
+        if self._bound is None:
+            return None
+        inp, bound = self._bound
+        missing = unaccounted(inp, self)
+        if len(missing) <= bound * len(inp.fragments):
+            return None
+        shown = ", ".join(f"streams/{m}" for m in missing[:MAX_LISTED_UNACCOUNTED])
+        more = len(missing) - MAX_LISTED_UNACCOUNTED
+        return (f"{len(missing)} of {len(inp.fragments)} fragments shown are neither cited, folded as a named "
+                f"duplicate, nor declared noise (the loss bound is {bound:.0%}): {shown}"
+                + (f" (+{more} more)" if more > 0 else ""))
 
     # --- reading -------------------------------------------------------------------
     def list_shards(self) -> str:
@@ -151,6 +172,11 @@ class DreamScratch:
         self.outcome.contradictions = strings(contradictions)
         self.outcome.archive = [s for s in strings(archive) if SLUG_REGEX.fullmatch(s)]
         self.outcome.noise, ignored = _noise(noise)
+        over = self.over_loss_bound()
+        if over:
+            return self._note("finish", "", _refuse(
+                "loss_bound", f"{over}. Cite each distinct observation in the shard of its claim, or list it under "
+                              "noise with the reason it carries nothing durable, then call finish again."))
         self.outcome.finished = True
         if ignored:
             return _ok(finished=True, noise=len(self.outcome.noise), ignored=ignored)

@@ -27,11 +27,13 @@ class DreamReceipt:
     citations_added: int = 0
     superseded_added: int = 0
     fragments_dropped: list[str] = field(default_factory=list)
+    # Fragments left uncited as true duplicates: "DATE#ID" -> the "DATE#ID" whose citation it repeats.
+    folded: dict[str, str] = field(default_factory=dict)
     watermarks_dropped: int = 0
     # stream day -> why its compaction waits (a writer may hold the file open: invariant 8)
     compaction_waiting: dict[str, str] = field(default_factory=dict)
     # the loss bound: the share of the fragments seen this run would leave uncited, when it was
-    # over `[dreaming] max_collected_share` and everything was held for review instead
+    # over `[dreaming] loss_bound` and everything was held for review instead
     held_over_bound: float | None = None
     reverted: bool = False
     lost: list[str] = field(default_factory=list)
@@ -67,6 +69,8 @@ def receipt_message(r: DreamReceipt) -> str:
         parts.append(f"{len(r.pending)} held for review in {r.reflection}")
     if r.held_over_bound is not None:
         parts.append(f"held for review: it would leave {r.held_over_bound:.0%} of them uncited, over the loss bound")
+    if r.folded:
+        parts.append(f"{len(r.folded)} duplicate(s) folded")
     if r.fragments_dropped or r.status in ("applied", "mixed", "pending", "nothing"):
         parts.append(f"{len(r.fragments_dropped)} uncited fragment(s) collected")  # the meter, 0 included
     for day, why in sorted(r.compaction_waiting.items()):

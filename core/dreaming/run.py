@@ -101,6 +101,7 @@ def choose_dreamer(name: str, ws: Workspace):
         return AnthropicDreamer(
             model=settings.model, max_output_tokens=settings.max_output_tokens,
             timeout_seconds=settings.timeout_seconds, max_retries=settings.max_retries,
+            loss_bound=settings.loss_bound,
         ), why
     raise BadInput(f"unknown dreamer {name!r}: choose auto, offline or anthropic")
 
@@ -306,6 +307,7 @@ def _dream(run: _Run, snap: _Snapshot) -> tuple[DreamOutcome, dict[str, str]] | 
     receipt.summary, receipt.questions = outcome.summary, outcome.questions
     receipt.contradictions, receipt.tool_errors = outcome.contradictions, outcome.tool_errors
     receipt.input_tokens, receipt.output_tokens = outcome.input_tokens, outcome.output_tokens
+    receipt.folded = dict(sorted(outcome.folded.items()))
     # TypeClaw recomputes (every shard) only when the dreamer rewrote shards: a no-op dream must
     # not turn a stale hand-edited count into a "change" that enables fragment GC.
     # Only what the dreamer wrote is recomputed: re-rendering 10,000 untouched shards per run
@@ -366,13 +368,13 @@ def _split_by_policy(run: _Run, snap: _Snapshot, after: dict[str, str],
 def _hold_over_loss_bound(run: _Run, snap: _Snapshot, auto: list[FileEdit],
                           held: list[ProposedFile]) -> tuple[list[FileEdit], list[ProposedFile]]:
     """The loss bound (invariant 2): applied changes let fragment GC collect what the run left
-    uncited. When more than `[dreaming] max_collected_share` of the distinct fragments it was
+    uncited. When more than `[dreaming] loss_bound` of the distinct fragments it was
     shown would go with no reason (not cited anywhere that protects evidence, not a named
     duplicate, not declared noise), everything is held for review instead: a pending reflection
     protects all it was shown. (With anything held already, nothing shown is collected.)"""
     if not auto or held or not run.unaccounted:
         return auto, held
-    bound = load_settings(run.ws.root).dreaming.max_collected_share
+    bound = load_settings(run.ws.root).dreaming.loss_bound
     seen = len({(f.date, f.id) for f in run.undreamed})
     if len(run.unaccounted) <= bound * seen:
         return auto, held

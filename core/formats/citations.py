@@ -110,6 +110,20 @@ def match_citation_line(line: str) -> re.Match[str] | None:
     return None
 
 
+def without_active_citations(body: str) -> str:
+    """The body minus citation lines in the active section, blank runs collapsed."""
+    out: list[str] = []
+    section = "fragments"
+    for line in body.split("\n"):
+        m = SECTION_HEADING.match(line)
+        if m:
+            section = m.group(1).lower()
+        elif CITATION_LINE.match(line) and section == "fragments":
+            continue
+        out.append(line.rstrip())
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+
 def strip_citation_lines(body: str) -> str:
     """TypeClaw's `stripCitationLines`: prose only, citation lines and section headings removed,
     runs of blank (whitespace-only) lines collapsed to one, trimmed."""

@@ -10,6 +10,9 @@ from dreamdeck.core.errors import BadFile
 DEFAULT_MODEL = "claude-sonnet-4-5"
 REVIEW_POLICIES = ("none", "all", "judgement")
 DREAMERS = ("auto", "offline", "anthropic")
+# The share of the fragments one LLM run is shown that it may leave unaccounted for (neither cited,
+# folded as a named duplicate, nor declared noise) before its finish is refused.
+DEFAULT_LOSS_BOUND = 0.25
 
 
 class SettingsError(BadFile):
@@ -29,10 +32,11 @@ class DreamingSettings:
     max_retries: int = 3
     stale_lock_minutes: int = 60  # a lock record older than this, from a dead holder, is cleared
     dream_timeout_seconds: float = 900.0  # a whole dream (all turns); past it the dream changes nothing
-    # The loss bound (OpenClaw's): a run whose applied changes would leave more than this share of
-    # the distinct fragments it was shown to be collected with no reason (neither cited, nor a
-    # named duplicate, nor declared noise) is held for review whatever the policy.
-    max_collected_share: float = 0.25
+    # The loss bound: a run whose applied changes would leave more than this share of the distinct
+    # fragments it was shown to be collected with no reason (neither cited, nor a named duplicate,
+    # nor declared noise) is held for review whatever the policy, and an LLM dreamer's finish past
+    # it is refused back to the model. One setting for both.
+    loss_bound: float = DEFAULT_LOSS_BOUND  # 0..1
 
 
 @dataclass(frozen=True)
@@ -149,8 +153,8 @@ def _check(s: Settings) -> None:
         raise SettingsError("dreamdeck.toml [dreaming] dream_timeout_seconds: must be more than 0")
     if s.dreaming.timeout_seconds <= 0:
         raise SettingsError("dreamdeck.toml [dreaming] timeout_seconds: must be more than 0")
-    if not 0 <= s.dreaming.max_collected_share <= 1:
-        raise SettingsError("dreamdeck.toml [dreaming] max_collected_share: a share, so from 0 to 1")
+    if not 0 <= s.dreaming.loss_bound <= 1:
+        raise SettingsError("dreamdeck.toml [dreaming] loss_bound: a share of the fragments shown, from 0 to 1 (0.25 is 25%)")
     if not 0 <= s.streams.quiet_minutes < float("inf"):
         raise SettingsError("dreamdeck.toml [streams] quiet_minutes: must be a finite number of minutes")
     if s.decay.archive_threshold > 1:

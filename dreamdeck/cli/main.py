@@ -133,6 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = cmd("approve", W.cmd_approve, "apply a reflection (all or --hunk H...) or commit a proposal", (common, actor))
     sp.add_argument("id")
     sp.add_argument("--hunk", action="append", metavar="H")
+    sp.add_argument("--mechanical", action="store_true",
+                    help="approve the mechanical hunks: pure reinforcements and new claims with no contradiction")
     sp.add_argument("--edit", action="store_true", help="edit the proposed text in $EDITOR first")
     sp.add_argument("--force", action="store_true", help="decide a stale reflection anyway")
     sp = cmd("reject", W.cmd_reject, "reject a reflection or proposal", (common, actor))

@@ -172,6 +172,7 @@ def cmd_dreams(args) -> int:
 
     ws = open_ws(args)
     dreams = list_dreams(ws.root, args.limit)
+    folds = _folds_by_commit(ws) if dreams and not args.json else {}
     if args.json:
         # TypeClaw's `typeclaw memory dreams --json --details` objects (detail always included),
         # with dreamdeck's actor / approval / trigger / ref after them.
@@ -195,7 +196,33 @@ def cmd_dreams(args) -> int:
             say(f"    {plural(len(detail.added_fragments), 'fragment')} added")
         for warning in detail.parse_warnings:
             say(f"    ⚠ {warning}")
+        _say_folds(folds.get(d.sha))
     return 0
+
+
+_FOLDS_SHOWN = 10  # per dream; the receipt holds them all
+
+
+def _folds_by_commit(ws) -> dict[str, tuple[str, dict[str, str]]]:
+    """Dream commit sha -> (receipt id, its folded duplicates), for receipts that folded any."""
+    from dreamdeck.core.dreaming.receipts import list_receipts
+    from dreamdeck.core.git.history import receipt_commits
+
+    receipts = [r for r in list_receipts(ws, 200) if r.get("folded")]
+    if not receipts:
+        return {}
+    shas = receipt_commits(ws.root)
+    return {shas[r["id"]]: (r["id"], r["folded"]) for r in receipts if r.get("id") in shas}
+
+
+def _say_folds(found: tuple[str, dict[str, str]] | None) -> None:
+    if not found:
+        return
+    rid, folded = found
+    for fragment, duplicate in list(folded.items())[:_FOLDS_SHOWN]:
+        say(f"    folded streams/{fragment} (duplicates streams/{duplicate})")
+    if len(folded) > _FOLDS_SHOWN:
+        say(f"    … {len(folded) - _FOLDS_SHOWN} more folded: memory/meta/receipts/{rid}.json")
 
 
 def cmd_log(args) -> int:

@@ -114,13 +114,15 @@ def _review_one(ws, args) -> int:
     from dreamdeck.core.store.reflections import load_reflection
     from dreamdeck.core.ops.reflections import loss_meter
 
+    from dreamdeck.core.ops.claim_review import claim_review
     from dreamdeck.core.ops.review import probe_reflection
 
     r = load_reflection(ws, args.id)
     meter = loss_meter(r.files)
     probe = {f.path: f for f in probe_reflection(ws, r).files}
+    claims = claim_review(r)
     if args.json:
-        emit_json({
+        emit_json({"claims": claims.to_json(),
             "id": r.id, "status": r.status, "created": r.created, "age_days": r.age_days(workspace_now(ws)), "summary": r.summary,
             "questions": r.questions, "contradictions": r.contradictions, "archive": r.archive,
             "fragments": r.fragments, "held": r.held if r.holds else [], "loss": meter.to_json(),
@@ -148,11 +150,29 @@ def _review_one(ws, args) -> int:
         say(f"⚠ contradiction: {c}")
     for q in r.questions:
         say(f"? {q}")
+    _say_claims(r.id, claims)
+    by_path = {c.path: c for c in claims.claims}
     for f, d in r.hunks():
-        say("", f"== {f.path} ({d.status}){' 📌 pinned' if f.pinned else ''}{_FILE_STATE[probe[f.path].state]}")
+        claim = by_path[f.path]
+        say("", f"== {f.path} ({d.status}){' 📌 pinned' if f.pinned else ''}{_FILE_STATE[probe[f.path].state]}",
+            f"   {'✓ ' if claim.mechanical else ''}{claim.line}")
+        for folded, dup in claim.folded:
+            say(f"   duplicate folded: {folded} = {dup}")
         for h in d.hunks:
             say(f"-- {h.id}{_HUNK_STATE[probe[f.path].hunks[h.id]]}", h.text().rstrip("\n"))
     return 0
+
+
+def _say_claims(rid: str, claims) -> None:
+    """One line per claim the reflection changes (✓: mechanical), then the folds it holds no hunk for."""
+    mech = claims.mechanical_hunks
+    say("", f"{plural(len(claims.claims), 'claim')}, {plural(claims.hunks, 'hunk')}, "
+            f"{plural(claims.contradictions, 'flagged contradiction')}; "
+        + (f"{len(mech)} mechanical (✓): `dreamdeck approve {rid} --mechanical`" if mech else "nothing mechanical"))
+    for c in claims.claims:
+        say(f"  {'✓' if c.mechanical else '·'} {c.line}  [{', '.join(c.hunks) or 'no hunk'}]")
+    for folded, dup in claims.folded_elsewhere:
+        say(f"  duplicate folded: {folded} = {dup}")
 
 
 # What `review r-N` adds to a file and a hunk whose shard changed since the dream (ops.review).
@@ -176,8 +196,8 @@ def _edit_in_editor(texts: dict[str, str | None]) -> dict[str, str | None]:
 def cmd_approve(args) -> int:
     ws = open_ws(args)
     if args.id.startswith("p-"):
-        if args.hunk or args.edit or args.force:
-            raise CliError("--hunk, --edit and --force apply to reflections (r-N); a proposal is approved whole")
+        if args.hunk or args.edit or args.force or args.mechanical:
+            raise CliError("--hunk, --mechanical, --edit and --force apply to reflections (r-N); a proposal is approved whole")
         from dreamdeck.core.ops.proposals import approve_proposal
 
         result = approve_proposal(ws, args.id, actor=args.actor)
@@ -187,11 +207,20 @@ def cmd_approve(args) -> int:
     from dreamdeck.core.ops.review import chosen_texts
     from dreamdeck.core.store.reflections import load_reflection
 
+    hunks = list(args.hunk or [])
+    if args.mechanical:
+        from dreamdeck.core.ops.claim_review import mechanical_hunks
+
+        mech = mechanical_hunks(load_reflection(ws, args.id))
+        if not mech:
+            raise CliError(f"{args.id} has no mechanical hunk (see `dreamdeck review {args.id}`); nothing was applied")
+        hunks += [h for h in mech if h not in hunks]
     edited = None
     if args.edit:
-        edited = _edit_in_editor(chosen_texts(load_reflection(ws, args.id), args.hunk or None))
-    result = approve(ws, args.id, hunks=args.hunk or None, edited=edited, actor=args.actor, force=args.force)
-    say(f"applied {args.id}: {plural(len(result.written), 'file')} written, {len(result.deleted)} deleted"
+        edited = _edit_in_editor(chosen_texts(load_reflection(ws, args.id), hunks or None))
+    result = approve(ws, args.id, hunks=hunks or None, edited=edited, actor=args.actor, force=args.force)
+    what = f" ({plural(len(hunks), 'hunk')}, mechanical)" if args.mechanical else ""
+    say(f"applied {args.id}{what}: {plural(len(result.written), 'file')} written, {len(result.deleted)} deleted"
         + (f", rebased {', '.join(result.rebased)}" if result.rebased else "")
         + (f" → commit {result.sha[:10]}" if result.sha else ""))
     say(f"  {result.meter()}")

@@ -30,7 +30,7 @@ class Scripted:
         self.summary = summary
         # A finished dream gives a reason for every fragment it leaves uncited; with `accounts`
         # the script's leftovers are declared noise ("scripted"), without it they stay unaccounted
-        # and count against the run's loss bound ([dreaming] max_collected_share).
+        # and count against the run's loss bound ([dreaming] loss_bound).
         self.accounts = accounts
         self.seen: list[list[str]] = []  # citations shown, per call
 

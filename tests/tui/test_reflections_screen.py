@@ -415,3 +415,28 @@ def test_snapshot_confirm_modal(snap_compare, tmp_path):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+# --- claim by claim -------------------------------------------------------------------------------------
+async def test_each_file_shows_what_it_does_to_its_claim_and_m_approves_only_the_mechanical_hunks(ws, agent_dir):
+    pending(ws, agent_dir, _rewrite_a)
+    before = topics(agent_dir)
+    proposed = {f.path: f.proposed for f in load_reflection(ws, "r-1").files}
+    app = make_app(ws)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_reflections(app, pilot)
+        rows = view(screen).row_texts()
+        assert any('✓ new claim: "Something new"' in t for t in rows), rows
+        assert any('rewritten: "Belief a" → "Belief a, rewritten"' in t for t in rows), rows
+        info = str(screen.query_one("#refl-info").render())
+        assert "2 claims" in info and "1 mechanical" in info
+        n_hunk = await go_to_file(pilot, screen, "topics/n.md")
+        await pilot.press("m")
+        assert screen.decisions == {n_hunk: "approve"}
+        await pilot.press("enter", "y")
+        await settle(app, pilot)
+
+    after = topics(agent_dir)
+    assert after["a.md"] == before["a.md"]
+    assert after["n.md"].decode() == proposed["topics/n.md"]
+    assert status_of(ws) == "partial"

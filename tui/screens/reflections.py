@@ -53,6 +53,8 @@ class ReflectionItem:
     fragments: int
     meter: dict
     files: list[FileEntry] = field(default_factory=list)
+    mechanical: list[str] = field(default_factory=list)  # hunk ids `m` approves (core.ops.claim_review)
+    folded_elsewhere: list[tuple[str, str]] = field(default_factory=list)  # folds with no held claim here
 
     @property
     def hunks(self) -> list[HunkEntry]:
@@ -107,22 +109,28 @@ _STALE = {"fresh": "", "rebases": "clean", "conflict": "conflict"}
 
 
 def build_item(ws, r, today: str) -> ReflectionItem:
+    from dreamdeck.core.ops.claim_review import claim_review
     from dreamdeck.core.ops.reflections import loss_meter
     from dreamdeck.core.ops.review import CONFLICT, REBASES, probe_reflection
 
     probe = {f.path: f for f in probe_reflection(ws, r).files}
+    claims = claim_review(r)
+    by_path = {c.path: c for c in claims.claims}
     files: list[FileEntry] = []
     for f, diff in r.hunks():
         p = probe[f.path]
         hunks = tuple(HunkEntry(h.id, f.path, h.header, h.lines, h.added, h.removed,
                                 conflict=p.hunks[h.id] == CONFLICT, rebased=p.hunks[h.id] == REBASES)
                       for h in diff.hunks)
-        files.append(FileEntry(f.path, diff.status, f.pinned, _STALE[p.state], hunks))
+        claim = by_path[f.path]
+        line = claim.line + "".join(f"\n  duplicate folded: {a} = {b}" for a, b in claim.folded)
+        files.append(FileEntry(f.path, diff.status, f.pinned, _STALE[p.state], hunks, line, claim.mechanical))
     return ReflectionItem(
         id=r.id, status=r.status, created=r.created, age_days=_age_days(r.created, today),
         dreamer=r.dreamer, trigger=r.trigger, summary=r.summary, questions=list(r.questions),
         contradictions=list(r.contradictions), archive=list(r.archive), fragments=len(r.fragments),
-        meter=loss_meter(r.files).to_json(), files=files,
+        meter=loss_meter(r.files).to_json(), files=files, mechanical=claims.mechanical_hunks,
+        folded_elsewhere=list(claims.folded_elsewhere),
     )
 
 
@@ -137,9 +145,11 @@ class ReflectionsScreen(MemoryScreen):
     HELP = (
         "Each pending reflection is a dream's proposal that waits for a person. On the right: its summary, "
         "the **loss meter** (citations dropped, beliefs rewritten, shards deleted, superseded), contradictions "
-        "(⚠), questions (?), then the diff per shard.\n\n"
+        "(⚠), questions (?), then the diff per shard, each under one line saying what it does to its claim "
+        "(new claim, reinforced, superseded X by Y, rewritten, duplicates folded).\n\n"
         "The `┃` gutter marks the current hunk; `n`/`p` move between hunks, `j`/`k` scroll. `space` toggles "
-        "*approve* on it, `x` toggles *reject*, `a` approves every hunk, `u` clears your choices. Nothing is "
+        "*approve* on it, `x` toggles *reject*, `a` approves every hunk, `m` approves the *mechanical* ones (✓: pure "
+        "reinforcements and new claims with no contradiction), `u` clears your choices. Nothing is "
         "written until `enter`: a confirm lists what will be applied, then only the approved hunks go through "
         "the one door (rejected and undecided hunks are left out; undecided ones stay pending, and the fragments "
         "behind both are kept until released or forgotten). "
@@ -155,6 +165,7 @@ class ReflectionsScreen(MemoryScreen):
         Binding("space", "toggle", "Approve hunk", id="reflections.toggle"),
         Binding("x", "reject_hunk", "Reject hunk", id="reflections.reject_hunk"),
         Binding("a", "approve_all", "Approve all", id="reflections.approve_all"),
+        Binding("m", "approve_mechanical", "Approve mechanical", id="reflections.approve_mechanical"),
         Binding("n", "next_hunk", "Next hunk", key_display="n/p", id="reflections.next_hunk"),
         Binding("p", "prev_hunk", "Previous hunk", show=False, id="reflections.prev_hunk"),
         Binding("enter", "apply", "Apply", id="reflections.apply"),
@@ -301,6 +312,11 @@ class ReflectionsScreen(MemoryScreen):
             if conflicts:
                 text += f"; {_plural(len(conflicts), 'hunk')} in conflict (cannot be approved)"
             lines.append(text + "[/]")
+        claims = sum(1 for f in r.files if f.claim)
+        if claims:
+            mech = f"{len(r.mechanical)} mechanical (✓, m approves them)" if r.mechanical else "none mechanical"
+            lines.append(f"{_plural(claims, 'claim')} · {_plural(len(r.contradictions), 'flagged contradiction')} · {mech}")
+        lines += [f"[dim]duplicate folded: {escape(a)} = {escape(b)}[/dim]" for a, b in r.folded_elsewhere]
         lines += [f"[$text-warning]⚠ {escape(c)}[/]" for c in r.contradictions]
         lines += [f"[$accent]? {escape(q)}[/]" for q in r.questions]
         if r.archive:
@@ -378,7 +394,7 @@ class ReflectionsScreen(MemoryScreen):
         item = self._current()
         if action in ("next_hunk", "prev_hunk"):
             return item is not None and bool(item.hunks)
-        if action in ("toggle", "reject_hunk", "approve_all", "clear_decisions"):
+        if action in ("toggle", "reject_hunk", "approve_all", "approve_mechanical", "clear_decisions"):
             return item is not None and item.status == "pending" and bool(item.hunks)
         if action in ("apply", "edit"):
             return item is not None and item.status == "pending"
@@ -439,6 +455,23 @@ class ReflectionsScreen(MemoryScreen):
         if skipped:
             self.notify(f"{_plural(skipped, 'conflicting hunk')} left out: they cannot be approved",
                         title="Approve all", severity="warning")
+
+    def action_approve_mechanical(self) -> None:
+        """Approve the mechanical hunks (core.ops.claim_review's definition), conflicts left out."""
+        item = self._current()
+        if item is None:
+            return
+        chosen = [h for h in item.hunks if h.id in set(item.mechanical) and not h.conflict]
+        if not chosen:
+            self.notify("No mechanical hunk here: every change needs a look (or conflicts).",
+                        title="Approve mechanical", severity="warning")
+            return
+        d = self.decisions
+        for h in chosen:
+            d[h.id] = "approve"
+        self._decisions_changed()
+        self.notify(f"{_plural(len(chosen), 'mechanical hunk')} approved: enter applies them",
+                    title="Approve mechanical")
 
     def action_clear_decisions(self) -> None:
         self.decisions.clear()

@@ -51,6 +51,8 @@ class FileEntry:
     pinned: bool = False
     stale: str = ""  # "" (base unchanged) | "clean" (rebases cleanly) | "conflict"
     hunks: tuple[HunkEntry, ...] = field(default_factory=tuple)
+    claim: str = ""  # what the change does to the shard's claim, one line (core.ops.claim_review)
+    mechanical: bool = False  # its hunks are mechanical (a pure reinforcement, a clean new claim)
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class _Row:
     hunk: int | None  # index of the hunk this row belongs to (None: file header / blank)
     parts: tuple[tuple[str, str], ...]  # (text, component class or "")
     fill: str = ""  # component class for the rest of the line
-    kind: str = "line"  # file | header (badge drawn at paint time) | note | line | blank | empty
+    kind: str = "line"  # file | claim | header (badge drawn at paint time) | note | line | blank | empty
 
 
 def _printable(text: str) -> str:
@@ -67,6 +69,23 @@ def _printable(text: str) -> str:
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
         text = "".join(chr(0x2400 + ord(c)) if ord(c) < 32 else "␡" if ord(c) == 127 else c for c in text)
     return text
+
+
+def _word_wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken between words (a longer word is cut)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if cell_len(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        pieces = chop_cells(word, width) or [""]
+        lines += pieces[:-1]
+        line = pieces[-1]
+    return lines + [line] if line or not lines else lines
 
 
 class HunkView(ScrollView, can_focus=True):
@@ -85,7 +104,7 @@ class HunkView(ScrollView, can_focus=True):
         "hunk-view--file", "hunk-view--path", "hunk-view--pinned", "hunk-view--stale", "hunk-view--conflict",
         "hunk-view--header", "hunk-view--id", "hunk-view--added", "hunk-view--removed", "hunk-view--context",
         "hunk-view--gutter", "hunk-view--approve", "hunk-view--reject", "hunk-view--undecided",
-        "hunk-view--note", "hunk-view--refused", "hunk-view--empty",
+        "hunk-view--note", "hunk-view--refused", "hunk-view--empty", "hunk-view--claim",
     }
 
     DEFAULT_CSS = """
@@ -102,6 +121,7 @@ class HunkView(ScrollView, can_focus=True):
         & > .hunk-view--stale { background: $panel; color: $warning; text-style: not bold; }
         & > .hunk-view--conflict { color: $error; text-style: bold; }
         & > .hunk-view--header { color: $text-muted; }
+        & > .hunk-view--claim { color: $text-primary; }
         & > .hunk-view--id { color: $text-muted; text-style: italic; }
         & > .hunk-view--added { color: $text-success; background: $success 10%; }
         & > .hunk-view--removed { color: $text-error; background: $error 10%; }
@@ -235,6 +255,10 @@ class HunkView(ScrollView, can_focus=True):
             elif f.stale == "conflict":
                 parts.append(("  stale: base changed · ⚠ conflict", "hunk-view--stale"))
             rows.append(_Row(None, tuple(parts), "hunk-view--file", "file"))
+            if f.claim:  # the claim's summary line(s) under its file, wrapped
+                for line in (("✓ " if f.mechanical else "") + f.claim).split("\n"):
+                    for chunk in _word_wrap(_printable(line), max(10, width - 3)):
+                        rows.append(_Row(None, (("   " + chunk, "hunk-view--claim"),), kind="claim"))
             if not f.hunks:
                 rows.append(_Row(None, (("   (no line changes: an empty file)", "hunk-view--empty"),), kind="line"))
             for h in f.hunks:
@@ -276,8 +300,8 @@ class HunkView(ScrollView, can_focus=True):
         if not self._spans:
             return
         start, end = self._spans[self._cursor]
-        if start > 0 and self._rows[start - 1].kind == "file":
-            start -= 1  # show the file header with the file's first hunk
+        while start > 0 and self._rows[start - 1].kind in ("file", "claim"):
+            start -= 1  # show the file header (and its claim line) with the file's first hunk
         height = max(1, self.scrollable_content_region.height)
         span = min(end - start, height)
         self.scroll_to_region(Region(0, start, 1, span), animate=False, immediate=True)

@@ -1,0 +1,169 @@
+"""A reflection read claim by claim: what each held change does to its claim, in one line, and
+which changes are *mechanical* (`dreamdeck review r-N`, `approve r-N --mechanical` and the app's
+Reflections screen all use this module).
+
+A topic shard states one claim (one belief sentence), so a reflection's hunks group by the shard
+they change. What a change does is read from the bytes (the base and the proposed text), never
+from the dreamer's word, so it holds for any dreamer:
+- NEW: a new shard — `new claim: "<belief>"`;
+- REINFORCED: the same belief seen again — `reinforced: "<belief>" (+N citations, D days)`;
+- SUPERSEDED: the belief changed and the old evidence moved under `superseded:` —
+  `superseded "<old>" by "<new>"`;
+- KEPT_OLDER: older contradicting evidence filed under `superseded:`, the belief unchanged;
+- DELETED, and REWRITTEN for anything else (a belief or its prose edited in place).
+A folded duplicate changes no shard (it has no hunk): it is named under the claim that cites the
+fragment it duplicates (`duplicate folded: D#X = D#Y`), from the run's receipt.
+
+**Mechanical**, precisely: the hunks of a held file are mechanical when the file is not pinned
+and its change is either
+(a) a pure reinforcement: an existing shard whose tags and `superseded:` citations are unchanged,
+    whose active citations only grow (at least one added), whose belief is the old belief
+    re-worded by the strength ladder for its new count of active days (or unchanged), and whose
+    body, besides that sentence and the active citation lines, is unchanged; or
+(b) a new claim with no contradiction: a new shard with no `superseded:` citation whose slug no
+    flagged contradiction of the reflection names.
+Folded duplicates are mechanical by nature and need no approval: folding writes nothing.
+Approving the mechanical hunks is a partial approval like `--hunk`: the others are not applied.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations, without_active_citations
+from dreamdeck.core.formats.shards import parse_loose_shard
+from dreamdeck.core.index.ladder import ladder_sentence, strip_prefix
+from dreamdeck.core.store.reflections import ProposedFile, Reflection
+
+__all__ = ["NEW", "REINFORCED", "SUPERSEDED", "KEPT_OLDER", "DELETED", "REWRITTEN", "ClaimChange",
+           "ClaimReview", "claim_review", "mechanical_hunks"]
+
+NEW, REINFORCED, SUPERSEDED, KEPT_OLDER, DELETED, REWRITTEN = (
+    "new", "reinforced", "superseded", "kept-older", "deleted", "rewritten")
+_QUOTE_LIMIT = 80
+
+
+@dataclass(frozen=True)
+class ClaimChange:
+    """One held file: what it does to its claim, its hunks, and the duplicates folded into it."""
+    path: str
+    kind: str
+    line: str  # the one summary line
+    hunks: tuple[str, ...]
+    mechanical: bool
+    folded: tuple[tuple[str, str], ...] = ()  # ("DATE#ID" folded, "DATE#ID" it duplicates)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "kind": self.kind, "summary": self.line, "hunks": list(self.hunks),
+                "mechanical": self.mechanical, "folded": [{"fragment": f, "duplicates": d} for f, d in self.folded]}
+
+
+@dataclass(frozen=True)
+class ClaimReview:
+    rid: str
+    claims: list[ClaimChange]
+    folded_elsewhere: list[tuple[str, str]] = field(default_factory=list)  # folds into claims not held here
+    contradictions: int = 0  # flagged by the dream
+
+    @property
+    def mechanical_hunks(self) -> list[str]:
+        return [h for c in self.claims if c.mechanical for h in c.hunks]
+
+    @property
+    def hunks(self) -> int:
+        return sum(len(c.hunks) for c in self.claims)
+
+    def to_json(self) -> dict:
+        return {"id": self.rid, "claims": [c.to_json() for c in self.claims],
+                "mechanical_hunks": self.mechanical_hunks,
+                "folded_elsewhere": [{"fragment": f, "duplicates": d} for f, d in self.folded_elsewhere],
+                "contradictions": self.contradictions}
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) > _QUOTE_LIMIT:  # cut between words where there is one
+        cut = text[: _QUOTE_LIMIT - 1]
+        text = (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "…"
+    return '"' + text + '"'
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _belief(heading: str) -> str:
+    """The belief without its ladder prefix, as quoted in a summary line."""
+    return strip_prefix(heading)[0]
+
+
+def _reworded_only(old: str, new: str, days: int) -> bool:
+    """`new` is `old` re-worded by the ladder for `days` (or the same sentence)."""
+    if old.strip() == new.strip():
+        return True
+    claim, had_prefix = strip_prefix(old)
+    return ladder_sentence(claim, days, False if had_prefix else None).strip() == new.strip()
+
+
+def _classify(f: ProposedFile) -> tuple[str, str, bool]:
+    """(kind, summary line, whether the change is a pure reinforcement or a clean new claim)."""
+    if f.proposed is None:
+        return DELETED, f"deleted: {_quote(_belief(parse_loose_shard(f.base or '').heading))}", False
+    a = parse_loose_shard(f.proposed)
+    sa = sectioned_citations(a.body)
+    if f.base is None:
+        clean = not sa.superseded_keys()
+        line = f"new claim: {_quote(_belief(a.heading))}"
+        return NEW, line if clean else line + f" (supersedes {_plural(len(sa.superseded_keys()), 'citation')})", clean
+    b = parse_loose_shard(f.base)
+    sb = sectioned_citations(b.body)
+    added = sa.active_keys() - sb.active_keys()
+    days = len({d for d, _ in sa.active_keys()})
+    reworded = _reworded_only(b.heading, a.heading, days)
+    if sa.superseded_keys() - sb.superseded_keys():
+        if not reworded:
+            return SUPERSEDED, f"superseded {_quote(_belief(b.heading))} by {_quote(_belief(a.heading))}", False
+        moved = len(sa.superseded_keys() - sb.superseded_keys())
+        return KEPT_OLDER, (f"older contradicting evidence kept under superseded: {_quote(_belief(a.heading))} "
+                            f"({_plural(moved, 'citation')})"), False
+    pure = (reworded and added and sb.active_keys() <= sa.active_keys() and b.tags == a.tags
+            and sb.superseded_keys() == sa.superseded_keys()
+            and without_active_citations(b.body).replace(b.heading.strip(), "")
+            == without_active_citations(a.body).replace(a.heading.strip(), ""))
+    if pure:
+        return REINFORCED, f"reinforced: {_quote(_belief(a.heading))} (+{_plural(len(added), 'citation')}, " \
+                           f"{_plural(days, 'day')})", True
+    return REWRITTEN, f"rewritten: {_quote(_belief(b.heading))} → {_quote(_belief(a.heading))}", False
+
+
+def _names_slug(contradictions: list[str], slug: str) -> bool:
+    pattern = re.compile(rf"(?<![\w-]){re.escape(slug)}(?![\w-])")
+    return any(pattern.search(c) for c in contradictions)
+
+
+def _folded_pairs(r: Reflection) -> list[tuple[str, str]]:
+    folded = r.receipt.get("folded") or {}
+    return sorted((str(k), str(v)) for k, v in folded.items()) if isinstance(folded, dict) else []
+
+
+def claim_review(r: Reflection) -> ClaimReview:
+    """Each held file of `r` as a claim change, in the reflection's order (see the module doc)."""
+    folds = _folded_pairs(r)
+    placed: set[tuple[str, str]] = set()
+    claims: list[ClaimChange] = []
+    for f, diff in r.hunks():
+        kind, line, clean = _classify(f)
+        slug = f.path.rsplit("/", 1)[-1].removesuffix(".md")
+        mechanical = clean and not f.pinned and not (kind == NEW and _names_slug(r.contradictions, slug))
+        cited: set[Key] = citation_keys(f.proposed or f.base or "")
+        mine = tuple(p for p in folds if tuple(p[1].split("#", 1)) in cited)
+        placed.update(mine)
+        if mine:
+            line += f"; {_plural(len(mine), 'duplicate')} folded"
+        claims.append(ClaimChange(f.path, kind, line, tuple(h.id for h in diff.hunks), mechanical, mine))
+    return ClaimReview(r.id, claims, [p for p in folds if p not in placed], len(r.contradictions))
+
+
+def mechanical_hunks(r: Reflection) -> list[str]:
+    """The hunk ids `approve --mechanical` applies (see the module doc for the definition)."""
+    return claim_review(r).mechanical_hunks
