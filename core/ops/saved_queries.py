@@ -25,7 +25,7 @@ def _checked(query: object) -> str:
     return text
 
 
-def save_query(ws: Workspace, query: str, actor: str = "human:app") -> bool:
+def save_query(ws: Workspace, query: str, actor: str = "human:cli") -> bool:
     """Add `query` to the saved list; False when it was there already (nothing is written)."""
     query = _checked(query)
     if normal_query(query) in {normal_query(q) for q in load_saved_queries(ws)}:
@@ -34,7 +34,7 @@ def save_query(ws: Workspace, query: str, actor: str = "human:app") -> bool:
     return True
 
 
-def unsave_query(ws: Workspace, query: str, actor: str = "human:app") -> bool:
+def unsave_query(ws: Workspace, query: str, actor: str = "human:cli") -> bool:
     """Remove `query` from the saved list; False when it was not there."""
     query = _checked(query)
     if normal_query(query) not in {normal_query(q) for q in load_saved_queries(ws)}:

@@ -32,6 +32,8 @@ COLUMNS = [
     Column("shown", "shown", width=5, align="right", sortable=False),
     Column("heading", "what the agent gets", sortable=False),
 ]
+NO_QUESTION = "Press / and ask a question."
+NO_ANSWER = "Nothing in memory matches that."
 STATUS_STYLE = {"active": "green", "pinned": "magenta", "fading": "yellow", "dormant": "dim"}
 
 
@@ -61,7 +63,7 @@ class RecallView:
 class RecallScreen(MemoryScreen):
     MODE = "recall"
     AUTO_FOCUS = "#answers-table"  # number keys still switch screens; `/` starts a question
-    PURPOSE = "What would the agent get back, and why? / asks a question; n shows the next prompt."
+    PURPOSE = "What the agent would get back, and why: / asks a question, n the next prompt."
     HELP = (
         "`/` and type a question (`enter` or `esc` goes back to the list): the list is what `dreamdeck recall` would give the agent, best first, cut to the "
         "budget (`b` cycles lean, balanced, deep, auto; `d` brings back dormant beliefs). Each answer says "
@@ -106,7 +108,7 @@ class RecallScreen(MemoryScreen):
         with ContentSwitcher(initial="answers", id="recall-switcher"):
             with Vertical(id="answers"):
                 yield ResponsiveTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="answers-table",
-                                      empty_message="Nothing in memory matches that.", optional=("tier", "shown"))
+                                      empty_message=NO_QUESTION, optional=("tier", "shown"))
                 with VerticalScroll(id="answer-detail"):
                     yield Static("", id="answer-text", markup=False)
             with VerticalScroll(id="prompt"):
@@ -140,6 +142,7 @@ class RecallScreen(MemoryScreen):
             return  # typed on since: the newer query's worker brings its own answer
         self.view = view
         table = self.query_one("#answers-table", VirtualTable)
+        table.empty_message = NO_ANSWER if view.query.strip() else NO_QUESTION
         table.set_source(ListRowSource(answer_rows(view.blocks)))
         self._update_status()
         self._show_detail(table.current_row())
@@ -203,9 +206,9 @@ class RecallScreen(MemoryScreen):
             return
         ws, saved = self.ws, bool(self.view and self.view.saved)
         if saved:
-            self.act("Unsave", lambda: unsave_query(ws, query), lambda _r: f"no longer replayed: {query!r}")
+            self.act("Unsave", lambda: unsave_query(ws, query, actor="human:tui"), lambda _r: f"no longer replayed: {query!r}")
         else:
-            self.act("Save", lambda: save_query(ws, query), lambda _r: f"saved, replayed before approvals: {query!r}")
+            self.act("Save", lambda: save_query(ws, query, actor="human:tui"), lambda _r: f"saved, replayed before approvals: {query!r}")
 
     @on(VirtualTable.RowSelected, "#answers-table")
     def _open(self, event: VirtualTable.RowSelected) -> None:

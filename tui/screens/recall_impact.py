@@ -64,7 +64,7 @@ class ImpactModal(ModalScreen[None]):
         self.ws, self.rid, self.hunks = ws, rid, hunks
 
     def compose(self) -> ComposeResult:
-        chosen = "all hunks" if self.hunks is None else f"hunks {', '.join(self.hunks)}"
+        chosen = "all hunks" if self.hunks is None else f"hunks {', '.join(self.hunks)}" if self.hunks else "no hunks"
         with Vertical():
             yield Label(f"Recall impact of {self.rid} ({chosen})", id="impact-title")
             with VerticalScroll():
