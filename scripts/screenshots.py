@@ -3,7 +3,8 @@
 Run: `.venv/bin/python scripts/screenshots.py [--out screenshots] [--today YYYY-MM-DD]`.
 The demo (`dreamdeck.demo.stage.create_demo`) is built in a temp folder named pico; each screen
 is saved at 120x36 as `<screen>.svg` and at 80x24 as `80x24/<screen>.svg`, plus the help of the
-Topics screen (`help.svg`). Nothing of the developer's is read: the user config and dreamdeck's
+Topics screen (`help.svg`). The Recall screen is shot with a question typed (`RECALL_QUESTION`),
+and `--only recall` (any screen names) makes just those. Nothing of the developer's is read: the user config and dreamdeck's
 private folder are temp folders too.
 """
 from __future__ import annotations
@@ -21,7 +22,8 @@ os.environ["DREAMDECK_CONFIG_DIR"] = tempfile.mkdtemp(prefix="dreamdeck-config-"
 os.environ["DREAMDECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="dreamdeck-cache-")
 
 SCREENS = [("1", "topics"), ("2", "reflections"), ("3", "proposals"), ("4", "vault"), ("5", "history"),
-           ("6", "stream"), ("7", "control"), ("8", "forgotten")]
+           ("6", "stream"), ("7", "control"), ("8", "forgotten"), ("9", "recall")]
+RECALL_QUESTION = "when is the release"  # the demo's release cadence, and the dream that moves it
 SIZES = {(120, 36): "", (80, 24): "80x24"}
 
 
@@ -39,7 +41,15 @@ async def settle(app, pilot) -> None:
             return
 
 
-async def shoot(ws, out: Path, size: tuple[int, int]) -> list[Path]:
+async def ask(app, pilot, question: str) -> None:
+    """Type a question into the Recall screen and wait for its answer."""
+    await pilot.press("slash", *[("space" if c == " " else c) for c in question], "enter")
+    await settle(app, pilot)
+    for box in app.screen.query("Input"):
+        box.cursor_blink = False
+
+
+async def shoot(ws, out: Path, size: tuple[int, int], only: set[str] | None = None) -> list[Path]:
     from dreamdeck.tui.app import DreamdeckApp
     from dreamdeck.tui.config import UserConfig
 
@@ -48,12 +58,18 @@ async def shoot(ws, out: Path, size: tuple[int, int]) -> list[Path]:
     app = DreamdeckApp(ws, watcher=False, user_config=UserConfig())
     async with app.run_test(size=size) as pilot:
         for key, mode in SCREENS:
+            if only and mode not in only:
+                continue
             await pilot.press(key)
             await settle(app, pilot)
+            if mode == "recall":
+                await ask(app, pilot, RECALL_QUESTION)
             app.clear_notifications()
             await pilot.pause(0.2)
             app.save_screenshot(f"{mode}.svg", path=str(out))
             written.append(out / f"{mode}.svg")
+        if only and "help" not in only:
+            return written
         await pilot.press("1")
         await settle(app, pilot)
         await pilot.press("question_mark")
@@ -70,12 +86,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "screenshots"))
     ap.add_argument("--today", default=None, help="the demo's today (default: the local date)")
+    ap.add_argument("--only", nargs="+", metavar="SCREEN", help="only these screens (e.g. recall help)")
     args = ap.parse_args()
+    only = set(args.only) if args.only else None
     out = Path(args.out)
     with tempfile.TemporaryDirectory(prefix="dreamdeck-shots-") as tmp:
         demo = create_demo(Path(tmp) / "pico", today=args.today or local_today())
         for size, sub in SIZES.items():
-            for path in asyncio.run(shoot(demo.ws, out / sub if sub else out, size)):
+            for path in asyncio.run(shoot(demo.ws, out / sub if sub else out, size, only)):
                 print(path)
 
 

@@ -30,6 +30,7 @@ SCREENS = {
     "history": "dreamdeck.tui.screens.history:HistoryScreen", "stream": "dreamdeck.tui.screens.stream:StreamScreen",
     "control": "dreamdeck.tui.screens.control:ControlScreen",
     "forgotten": "dreamdeck.tui.screens.forgotten:ForgottenScreen",
+    "recall": "dreamdeck.tui.screens.recall:RecallScreen",
 }
 
 

@@ -256,13 +256,13 @@ class SearchIndex:
     def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int, days: set[str]) -> None:
         """Re-read changed files into documents and tail rows (for `days`); drop removed ones."""
         for rel in removed:
-            self._drop(conn, rel)
+            self.drop_file(conn, rel)
             report.files_removed += 1
         file_rows, docs, tail_rows = [], [], []
         for rel, stamp in changed:
             area, name = rel.split("/", 1)
             if name in self._known.get(area, {}):
-                self._drop(conn, rel)
+                self.drop_file(conn, rel)
             try:
                 with open(self.ws.memory / rel, "rb") as fh:
                     data = fh.read()
@@ -271,15 +271,15 @@ class SearchIndex:
             report.files_read += 1
             file_rows.append((rel, stamp_text(stamp) if settled(stamp, started) else ""))
             tail_rows += tail.file_rows(rel, data, days)
-            doc = self._doc_of(area, name[:-3], rel, data)
+            doc = self.doc_of(area, name[:-3], rel, data)
             if doc is not None:
                 docs.append(doc)
         conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", file_rows)
         conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
-        self._insert(conn, docs)
+        self.insert_docs(conn, docs)
 
     @staticmethod
-    def _doc_of(area: str, slug: str, rel: str, data: bytes) -> DocData | None:
+    def doc_of(area: str, slug: str, rel: str, data: bytes) -> DocData | None:
         kind = AREAS[area]
         if kind in ("topic", "vault"):
             return shard_doc(kind, slug, rel, data)
@@ -288,14 +288,14 @@ class SearchIndex:
         return None
 
     @staticmethod
-    def _drop(conn, rel: str) -> None:
+    def drop_file(conn, rel: str) -> None:
         conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path=?)", (rel,))
         conn.execute("DELETE FROM docs WHERE path=?", (rel,))
         conn.execute("DELETE FROM tail WHERE path=?", (rel,))
         conn.execute("DELETE FROM files WHERE path=?", (rel,))
 
     @staticmethod
-    def _insert(conn, docs: list[DocData]) -> None:
+    def insert_docs(conn, docs: list[DocData]) -> None:
         if not docs:
             return
         first = (conn.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
@@ -318,7 +318,7 @@ class SearchIndex:
         conn.execute("DELETE FROM docs WHERE kind='stream'")
         docs = [stream_doc(f.date, f.id, f.topic, f.body, f.source, f.ts, f.who)
                 for f in frags if f"{f.date}#{f.id}" not in cited]
-        self._insert(conn, docs)
+        self.insert_docs(conn, docs)
         report.streams_rebuilt, report.stream_docs = True, len(docs)
 
     # --- reading ------------------------------------------------------------------------------
@@ -329,16 +329,17 @@ class SearchIndex:
 
     def query(self, query: str, limit: int = 200) -> list[Hit]:
         """`search` without the refresh: the index as it stands."""
-        expr = match_expression(query)
-        if expr is None:
-            return []
         with self._lock:
-            rows = self._connect().execute(
-                "SELECT d.kind, d.key, d.path, d.heading, d.excerpt, d.info, bm25(fts, ?, ?) AS r "
-                "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r LIMIT ?",
-                (TITLE_WEIGHT, BODY_WEIGHT, expr, limit),
-            ).fetchall()
-        return [Hit(k, key, p, h, e, json.loads(i), -r) for k, key, p, h, e, i, r in rows]
+            return query_connection(self._connect(), query, limit)
+
+    def snapshot(self) -> sqlite3.Connection:
+        """A private in-memory copy of the index, refreshed first: a scratch to change freely
+        (`index.search_preview`) without touching the files or this index."""
+        self.refresh()
+        copy = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        with self._lock:
+            self._connect().backup(copy)
+        return copy
 
     def count(self, kind: str | None = None) -> int:
         with self._lock:
@@ -352,6 +353,19 @@ class SearchIndex:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200) -> list[Hit]:
+    """Documents of the index in `conn` matching any word of `query`, best BM25 first."""
+    expr = match_expression(query)
+    if expr is None:
+        return []
+    rows = conn.execute(
+        "SELECT d.kind, d.key, d.path, d.heading, d.excerpt, d.info, bm25(fts, ?, ?) AS r "
+        "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r LIMIT ?",
+        (TITLE_WEIGHT, BODY_WEIGHT, expr, limit),
+    ).fetchall()
+    return [Hit(k, key, p, h, e, json.loads(i), -r) for k, key, p, h, e, i, r in rows]
 
 
 _OPEN: dict[str, SearchIndex] = {}

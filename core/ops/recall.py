@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from dreamdeck.core.errors import BadInput, NotFound
 from dreamdeck.core.formats.search_terms import content_words
@@ -36,6 +36,10 @@ EXPLICIT_SOURCES = ("dreamdeck:cli", "human:")  # fragments a person wrote (`dre
 REFERENCE_BASE = {"curated": BASE_RELEVANCE["explicit"], "episode": BASE_RELEVANCE["auto"],
                   "external": BASE_RELEVANCE["inferred"]}
 _DEEP_WORDS = re.compile(r"\b(why|how|compare|explain|debug|difference|history|versus|vs)\b")
+
+
+class Searchable(Protocol):
+    def search(self, query: str, limit: int = 200) -> list[Hit]: ...
 
 
 @dataclass(frozen=True)
@@ -105,13 +109,16 @@ def _check(ws: Workspace, query: object, budget: str, limit: int | None, max_byt
 
 
 def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | None = None,
-           include_dormant: bool = False, max_bytes: int | None = None, record: bool = True) -> list[RecallBlock]:
+           include_dormant: bool = False, max_bytes: int | None = None, record: bool = True,
+           index: Searchable | None = None) -> list[RecallBlock]:
     """What the agent should remember for `query`, best first, within the budget (module
-    docstring). `record=False` leaves the access record alone (a preview, not a recall)."""
+    docstring). `record=False` leaves the access record alone (a preview, not a recall);
+    `index` searches another index than the workspace's (a preview's `ScratchIndex`)."""
     profile = _check(ws, query, budget, limit, max_bytes)
     decay = load_settings(ws.root).decay
     access = access_summary(ws.memory)
-    ranked = _rank(open_index(ws).search(query, CANDIDATES), access, ws.today(), decay, include_dormant)
+    source = open_index(ws) if index is None else index
+    ranked = _rank(source.search(query, CANDIDATES), access, ws.today(), decay, include_dormant)
     blocks = _cut(ranked, profile, limit, max_bytes)
     if record:
         record_access(ws, "recall", query, [item_key(b.kind, b.key) for b in blocks],

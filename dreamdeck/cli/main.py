@@ -130,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = cmd("review", W.cmd_review, "pending reflections (r-…) and proposals (p-…), or one item")
     sp.add_argument("id", nargs="?")
+    sp.add_argument("--impact", action="store_true", help="which recall answers approving r-N (or --hunk H...) changes")
+    sp.add_argument("--hunk", action="append", metavar="H", help="with --impact: only these hunks")
     sp = cmd("approve", W.cmd_approve, "apply a reflection (all or --hunk H...) or commit a proposal", (common, actor))
     sp.add_argument("id")
     sp.add_argument("--hunk", action="append", metavar="H")

@@ -71,6 +71,10 @@ def cmd_review(args) -> int:
     from dreamdeck.core.ops.reflections import workspace_now
 
     ws = open_ws(args)
+    if args.impact or args.hunk:
+        from dreamdeck.cli.impact import review_impact
+
+        return review_impact(ws, args)
     if args.id:
         return _review_one(ws, args)
     reflections, proposals, problems = _queue(ws)

@@ -201,5 +201,5 @@ class MemoryScreen(Screen):
                 for (_action, description), shown in keys_of.items()]
         keys = "\n".join(["| key | action |", "| --- | --- |", *rows])
         text = f"# {self.MODE.title()}\n\n{self.PURPOSE}\n\n{self.HELP}\n\n## Keys\n\n{keys}\n\n" \
-               "Number keys `1`–`8` switch screens, `ctrl+p` opens the command palette, `q` quits."
+               "Number keys `1`–`9` switch screens, `ctrl+p` opens the command palette, `q` quits."
         self.app.push_screen(HelpModal(text))

@@ -154,7 +154,9 @@ class ReflectionsScreen(MemoryScreen):
         "the one door (rejected and undecided hunks are left out; undecided ones stay pending, and the fragments "
         "behind both are kept until released or forgotten). "
         "`E` opens the chosen result in `$EDITOR` before accepting. `R` rejects the whole reflection with a "
-        "reason; `X` rejects it and releases its fragments to the next dream.\n\n"
+        "reason; `X` rejects it and releases its fragments to the next dream. `i` shows the **recall impact** "
+        "of the hunks approved so far (or of every hunk not rejected): which answers the agent gets to its saved "
+        "and most asked questions would change.\n\n"
         "**Stale bases.** When a shard changed on disk since the dream, its header says *stale: base changed* "
         "and each hunk is dry-run through a 3-way merge: *rebases cleanly*, or *⚠ conflict* — a conflicting "
         "hunk cannot be approved. A refused approval (say, a partial choice that would drop a citation) is "
@@ -174,6 +176,7 @@ class ReflectionsScreen(MemoryScreen):
         Binding("X", "reject_release", "Reject and release fragments", show=False,
                 id="reflections.reject_release"),
         Binding("u", "clear_decisions", "Clear decisions", show=False, id="reflections.clear"),
+        Binding("i", "impact", "Recall impact", id="reflections.impact"),
         Binding("tab", "focus_next", "Next pane", show=False),
     ]
     DEFAULT_CSS = """
@@ -610,6 +613,14 @@ class ReflectionsScreen(MemoryScreen):
     def action_reject_release(self) -> None:
         if self._selected:
             self._ask_reject(self._selected, release=True)
+
+    def action_impact(self) -> None:
+        """Which recall answers the chosen hunks change (`tui.screens.recall_impact`)."""
+        from dreamdeck.tui.screens.recall_impact import ImpactModal, previewed_hunks
+
+        item = self._current()
+        if item is not None:
+            self.app.push_screen(ImpactModal(self.ws, item.id, previewed_hunks(item.hunks, self.decisions)))
 
     # --- edit before accepting ----------------------------------------------------------------------------
     def action_edit(self) -> None:

@@ -7,7 +7,7 @@ from textual.widgets import Static
 TABS = [
     ("topics", "1", "Topics"), ("reflections", "2", "Reflections"), ("proposals", "3", "Proposals"),
     ("vault", "4", "Vault"), ("history", "5", "History"), ("stream", "6", "Stream"), ("control", "7", "Dream"),
-    ("forgotten", "8", "Forgotten"),
+    ("forgotten", "8", "Forgotten"), ("recall", "9", "Recall"),
 ]
 
 
