@@ -6,7 +6,6 @@ stderr and a non-zero status, never a traceback.
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
 import traceback
@@ -18,10 +17,9 @@ from dreamdeck.core.errors import DreamdeckError
 
 
 def _actor_default() -> str:
-    try:
-        return f"human:{getpass.getuser()}"
-    except Exception:  # no user database entry (containers)
-        return "human:cli"
+    from dreamdeck.core.formats.actors import human_actor
+
+    return human_actor()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -149,7 +149,7 @@ async def test_space_on_one_hunk_then_enter_applies_only_that_file_as_a_partial_
         assert after["n.md"].decode() == proposed["topics/n.md"]
         assert status_of(ws) == "partial"
         msg = commit_message(agent_dir)
-        assert "Reflection: r-1" in msg and "Approval: partial" in msg and "Actor: human:tui" in msg
+        assert "Reflection: r-1" in msg and "Approval: partial" in msg and "Actor: human:tester" in msg
         assert msg.startswith("dream: partial r-1 (1/2 hunks)")
         # the screen re-read core: nothing is pending any more
         assert not screen._items and screen.query_one("#refl-empty").display
@@ -192,9 +192,9 @@ async def test_R_with_a_reason_rejects_the_reflection_and_applies_nothing(ws, ag
 
     assert status_of(ws) == "rejected"
     decision = json.loads((ws.meta_dir / "reflections/r-1.json").read_text())["decisions"][-1]
-    assert decision["reason"] == "too noisy" and decision["released"] is False and decision["actor"] == "human:tui"
+    assert decision["reason"] == "too noisy" and decision["released"] is False and decision["actor"] == "human:tester"
     assert (ws.meta_dir / "reflection-log.md").read_text().splitlines()[-1].endswith(
-        "r-1 rejected by human:tui: too noisy")
+        "r-1 rejected by human:tester: too noisy")
     assert topics(agent_dir) == before
     assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: reject r-1"
 
