@@ -2,18 +2,14 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+from tests.support.agent import agent_folder
+from tests.support.git import isolate_from_user_config
 
-# Tests never read the developer's git identity or hooks.
-os.environ.setdefault("GIT_CONFIG_GLOBAL", "/dev/null")
-os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+isolate_from_user_config()  # tests never read the developer's git identity or hooks
 os.environ.pop("ANTHROPIC_API_KEY", None)
 # dreamdeck's private folder (locks, projections) per test process, not the developer's ~/.cache.
 if "DREAMDECK_CACHE_DIR" not in os.environ:
@@ -22,24 +18,10 @@ if "DREAMDECK_CACHE_DIR" not in os.environ:
     os.environ["DREAMDECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="dreamdeck-test-cache-")
 
 
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=tester", "-c", "user.email=tester@localhost", *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    ).stdout
-
-
 @pytest.fixture
 def agent_dir(tmp_path: Path) -> Path:
     """An agent folder as TypeClaw makes one: git repo, `.gitignore` listing memory/, one commit."""
-    root = tmp_path / "agent"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / ".gitignore").write_text("# system-managed roots\nmemory/\n")
-    (root / "SOUL.md").write_text("# Soul\nBe kind.\n")
-    git(root, "add", ".")
-    git(root, "commit", "-qm", "init agent")
-    return root
+    return agent_folder(tmp_path)
 
 
 @pytest.fixture
@@ -78,3 +60,14 @@ def utc():
     else:
         os.environ["TZ"] = old
     time.tzset()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed `perf_contract` test says so: the answer may be right, the cost is not."""
+    outcome = yield
+    report = outcome.get_result()
+    marker = item.get_closest_marker("perf_contract")
+    if marker is not None and report.failed and call.when == "call":
+        reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+        report.sections.append(("performance contract", f"PERFORMANCE REGRESSION: {reason}"))

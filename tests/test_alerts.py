@@ -3,15 +3,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-    sys.path.insert(0, str(ROOT))
 
 from dreamdeck.core.ops.alerts import (
     DEFAULT_CRITICAL_FILES,
@@ -50,7 +45,8 @@ def test_the_first_check_writes_the_baseline_and_raises_nothing(workspace: Path)
     data = json.loads(baseline_path(workspace).read_text())
     assert data["version"] == 1 and data["pending"] == []
     assert set(data["files"]) == set(DEFAULT_CRITICAL_FILES)
-    assert data["files"]["SOUL.md"] == {"sha256": sha(b"# Soul\nBe kind.\n"), "size": 16, "seen": "2026-02-05T09:00:00Z"}
+    assert data["files"]["SOUL.md"] == {"sha256": sha(b"# Soul\nBe kind.\n"), "size": 16, "seen": "2026-02-05T09:00:00Z",
+                                        "text": "# Soul\nBe kind.\n"}  # kept so a change can be shown as a diff
     assert data["files"]["IDENTITY.md"] is None and data["files"]["typeclaw.json"] is None
     assert read_entries(workspace) == []
     assert check_alerts(workspace, now=T1) == []  # nothing changed: still nothing

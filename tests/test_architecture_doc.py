@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support import REPO
+
 DOC = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
 
 

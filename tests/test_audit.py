@@ -2,15 +2,10 @@
 from __future__ import annotations
 
 import multiprocessing
-import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-    sys.path.insert(0, str(ROOT))
 
 from dreamdeck.core.store.audit import (
     AuditEntry,

@@ -6,26 +6,29 @@ from datetime import datetime, timezone
 
 import pytest
 
-from dreamdeck.core.door.changeset import JOURNAL, ChangeSet, FileEdit, apply_changeset, plan_changeset, recover_journal
+from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_journal
+from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.runner import head
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.store.state import load_state
-from faults.scripted import body, commit_all, git
-from helpers import shard_text, uuid_at, write_shard
+from tests.support.dreamers import body
+from tests.support.git import git, trailer_lines
+from tests.support.memory import cite, commit_all, shard_text, uuid_at, write_shard
 
 D1, D = "2026-05-20", "2026-05-22"
 NOW = datetime(2026, 5, 22, 9, 30, 42, tzinfo=timezone.utc)
 
 
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
-
-
-def cs(*edits: FileEdit, **kw) -> ChangeSet:
-    base = dict(action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="a human edit")
-    base.update(kw)
-    return ChangeSet(edits=list(edits), **base)  # type: ignore[arg-type]
+def cs(*edits: FileEdit, action="edit", summary="a human edit", subject=None, ref=None, allow_vault=False,
+       file_verb=None, **evidence) -> ChangeSet:
+    return ChangeSet(
+        Commit(action, "human:cli", "approved", "test", summary, subject=subject, ref=ref),
+        Writes(list(edits), allow_vault=allow_vault),
+        Evidence(**evidence),
+        Audit(file_verb=file_verb),
+    )
 
 
 def memory_snapshot(root):
@@ -66,7 +69,7 @@ def test_a_vault_edit_is_refused_unless_a_human_pin_allows_it(ws, agent_dir, see
         apply_changeset(ws, cs(edit))
     assert (agent_dir / "memory/vault/p.md").read_bytes() == vault
 
-    apply_changeset(ws, cs(edit, action="PIN", summary="pin p", allow_vault=True))
+    apply_changeset(ws, cs(edit, action="pin", summary="pin p", allow_vault=True, file_verb="PIN"))
     assert (agent_dir / "memory/vault/p.md").read_text() == changed
 
 
@@ -79,7 +82,7 @@ def test_dropping_a_citation_is_refused_with_the_ids_unless_explicitly_forgotten
     assert f"{D1}#{uuid_at(D1, 2)}" in str(err.value)
     assert (agent_dir / "memory/topics/b.md").read_text() == B
 
-    apply_changeset(ws, cs(edit, action="FORGET", summary="forget b", allow_drop={(D1, uuid_at(D1, 2))}))
+    apply_changeset(ws, cs(edit, action="forget", summary="forget b", allow_drop={(D1, uuid_at(D1, 2))}))
     assert not (agent_dir / "memory/topics/b.md").exists()
 
 
@@ -124,7 +127,7 @@ def test_every_file_gets_one_audit_line_in_the_12_4_format_and_one_commit(ws, ag
     c = shard_text("Belief c", [cite(D, 2)])
 
     result = apply_changeset(ws, cs(FileEdit("topics/a.md", A, a2), FileEdit("topics/c.md", None, c),
-                                    summary="reinforce a | add c", ref="r-7"), now=NOW)
+                                    summary="reinforce a | add c", ref=Reference("Reflection", "r-7")), now=NOW)
 
     lines = (agent_dir / "memory/meta/audit.log").read_text().splitlines()
     assert lines == [
@@ -133,11 +136,28 @@ def test_every_file_gets_one_audit_line_in_the_12_4_format_and_one_commit(ws, ag
     ]
     assert result.sha == head(agent_dir) and git(agent_dir, "rev-parse", "HEAD~1").strip() == seeded
     assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: reinforce a | add c"
-    assert git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines() == [
+    assert trailer_lines(agent_dir) == [
         "Actor: human:cli", "Approval: approved", "Trigger: test", "Reflection: r-7"]
     shown = git(agent_dir, "show", "--name-only", "--format=", "HEAD").split()
     assert {"memory/topics/a.md", "memory/topics/c.md", "memory/meta/audit.log"} <= set(shown)
     assert not (ws.memory / JOURNAL).exists()
+
+
+def test_the_file_lines_carry_the_verb_the_change_set_states_and_the_trailer_its_reference(ws, agent_dir, seeded):
+    """The door keeps no table of callers: the verb and the reference's kind come with the change."""
+    c = shard_text("Belief c", [cite(D, 2)])
+    apply_changeset(ws, cs(FileEdit("archive/c.md", None, c), summary="archive c", file_verb="ARCHIVE",
+                           ref=Reference("Proposal", "p-3")), now=NOW)
+    apply_changeset(ws, cs(FileEdit("topics/d.md", None, c), summary="add d"), now=NOW)
+
+    lines = (agent_dir / "memory/meta/audit.log").read_text().splitlines()
+    assert lines == [
+        "2026-05-22T09:30Z | ARCHIVE | memory/archive/c.md | human:cli | approved | archive c",
+        "2026-05-22T09:30Z | CREATE | memory/topics/d.md | human:cli | approved | add d",
+    ]
+    assert trailer_lines(agent_dir, "HEAD~1") == [
+        "Actor: human:cli", "Approval: approved", "Trigger: test", "Proposal: p-3"]
+    assert "Reflection:" not in git(agent_dir, "log", "-1", "--format=%B")  # no reference, no trailer
 
 
 def test_an_unchanged_file_gets_no_audit_line(ws, agent_dir, seeded):
@@ -191,12 +211,12 @@ def test_a_read_only_folder_fails_the_write_and_the_rest_is_undone(ws, agent_dir
 
 def test_every_step_is_announced_in_order(ws, agent_dir, seeded):
     steps: list[str] = []
-    from helpers import fragment_line, write_stream
+    from tests.support.memory import fragment_line, write_stream
 
     write_stream(agent_dir, D, [fragment_line(D, 1, "a", "a again")])
     apply_changeset(ws, cs(*_three_edits(), advance={D: {uuid_at(D, 1)}}, gc_days={D}), fault=steps.append)
     assert steps == ["journal", "write:topics/a.md", "write:topics/c.md", "write:topics/b.md",
-                     "state", "gc", "audit", "journal-removed", "commit"]
+                     "state", "gc", "audit", "commit", "journal-removed"]
 
 
 # --- the journal ------------------------------------------------------------------------------------------
@@ -268,3 +288,43 @@ def test_advancing_ids_stores_the_state_ahead_and_sweeps_copies_a_killed_run_lef
     assert [p.name for p in ws.lock_dir.glob(f"{BLOB_TMP_PREFIX}*")] == [young.name]  # its own is gone
     committed = git(agent_dir, "show", f"{result.sha}:memory/.dreaming-state.json")
     assert uuid_at(D, 1) in committed and committed == (agent_dir / "memory/.dreaming-state.json").read_text()
+
+
+def test_a_journal_written_before_the_upgrade_is_still_finished(ws, agent_dir, seeded):
+    """A crash before the upgrade left a version-1 journal (flat keys, the audit verb implied by the
+    action, the reference kind defaulted): recovery finishes it as the old door would have."""
+    import json
+
+    from dreamdeck.core.store.tombstones import load_tombstones
+
+    stone = {"date": D1, "id": uuid_at(D1, 2), "hash": "h", "reason": "wrong", "actor": "human:cli",
+             "ts": "2026-05-22T09:30:00Z", "hard": False, "topic": "b"}
+    journal = {
+        "version": 1, "today": D, "now": NOW.isoformat(), "state_ts": "2026-05-22T11:30:42.000+02:00",
+        "targets": {"topics/b.md": None, "archive/b.md": B}, "originals": {"topics/b.md": B, "archive/b.md": None},
+        "changeset": {
+            "action": "FORGET", "actor": "human:cli", "approval": "approved", "trigger": "forget",
+            "summary": "forget topic b (archived): wrong", "ref": "r-9", "ref_kind": "Reflection",
+            "subject": "memory: forget b", "dream_subject": False,
+            "advance": {D: [uuid_at(D, 1)]}, "release": {}, "gc_days": [], "purge": [], "restore_lines": {},
+            "tombstones": [["forget", stone]], "meta_files": {},
+            "audit": [["FORGET", "memory/topics/b.md", "topic b archived: wrong"]], "topics_changed": True,
+        },
+    }
+    (ws.memory / JOURNAL).parent.mkdir(parents=True, exist_ok=True)
+    (ws.memory / JOURNAL).write_text(json.dumps(journal))
+
+    assert recover_journal(ws) == f"completed the interrupted forget (forget topic b (archived): wrong) as {head(agent_dir)[:10]}"
+
+    assert (agent_dir / "memory/archive/b.md").read_text() == B and not (agent_dir / "memory/topics/b.md").exists()
+    assert (agent_dir / "memory/meta/audit.log").read_text().splitlines() == [
+        "2026-05-22T09:30Z | ARCHIVE | memory/topics/b.md | human:cli | approved | forget topic b (archived): wrong",
+        "2026-05-22T09:30Z | ARCHIVE | memory/archive/b.md | human:cli | approved | forget topic b (archived): wrong",
+        "2026-05-22T09:30Z | FORGET | memory/topics/b.md | human:cli | approved | topic b archived: wrong",
+    ]
+    assert (D1, uuid_at(D1, 2)) in load_tombstones(ws)
+    assert load_state(ws.state_path)[0].dreamed_ids(D) == {uuid_at(D, 1)}
+    assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: forget b"
+    assert trailer_lines(agent_dir) == [
+        "Actor: human:cli", "Approval: approved", "Trigger: forget", "Reflection: r-9"]
+    assert not (ws.memory / JOURNAL).exists()

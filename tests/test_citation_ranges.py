@@ -25,18 +25,14 @@ from dreamdeck.core.index.citation_ranges import FILENAME, CitationRanges, date_
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.index.evidence import cited_keys, cited_on_days
 from dreamdeck.core.io.cache import clear_all
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support import REPO
+from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
-REPO = Path(__file__).resolve().parent.parent
 D0, D1, D = "2026-05-18", "2026-05-20", "2026-05-22"
 
 
 def LATER() -> int:
     return time.time_ns() + 10_000_000_000
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def forget_process_caches() -> None:
@@ -178,6 +174,7 @@ def many_shards(root: Path, n: int = 200, citing_today=(3, 77, 150)) -> None:
     write_shard(root, "p", shard_text("Pinned", [cite(D0, 999)]), folder="vault")
 
 
+@pytest.mark.perf_contract(reason="with the projection built, a day only three shards cite reads those three files, not all 201")
 def test_with_the_projection_built_a_day_only_three_files_cite_reads_only_those_three(ws, agent_dir):
     many_shards(agent_dir)
 
@@ -196,6 +193,7 @@ def test_with_the_projection_built_a_day_only_three_files_cite_reads_only_those_
     assert citation_ranges.last_scan() is nobody
 
 
+@pytest.mark.perf_contract(reason="a fresh process reads only the shard files whose citation range covers the day")
 def test_a_fresh_process_on_the_real_clock_reads_only_the_files_that_can_cite_the_day(ws, agent_dir):
     many_shards(agent_dir)
     time.sleep(2.2)  # the real racy window: after it, every file is old enough to be trusted
@@ -231,8 +229,9 @@ def test_a_same_size_rewrite_with_its_mtime_put_back_is_reread_because_its_ctime
 
 
 def test_the_gc_keeps_a_dreamed_fragment_only_a_back_dated_same_size_rewrite_cites(ws, agent_dir):
-    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
-    from faults.scripted import commit_all
+    from dreamdeck.core.door.apply import apply_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, Commit, Evidence, FileEdit, Writes
+    from tests.support.memory import commit_all
 
     stream = write_stream(agent_dir, D, [fragment_line(D, 1, "e", "cited by the edited shard"),
                                          fragment_line(D, 2, "x", "cited by nobody")])
@@ -249,8 +248,9 @@ def test_the_gc_keeps_a_dreamed_fragment_only_a_back_dated_same_size_rewrite_cit
 
     edit = FileEdit("topics/g.md", None, shard_text("Belief g", [cite(D1, 7)]))
     result = apply_changeset(ws, ChangeSet(
-        action="DREAM", actor="dreamer:test", approval="auto", trigger="test", summary="a dream",
-        edits=[edit], advance={D: {uuid_at(D, 1), uuid_at(D, 2)}}, gc_days={D},
+        Commit("dream", "dreamer:test", "auto", "test", "a dream"),
+        Writes([edit]),
+        Evidence(advance={D: {uuid_at(D, 1), uuid_at(D, 2)}}, gc_days={D}),
     ))
 
     on_disk = stream.read_text()
@@ -353,6 +353,7 @@ def test_a_long_lived_process_sees_the_projection_another_process_replaced(ws, a
 
 
 # --- 6. deletions and new files ----------------------------------------------------------------------
+@pytest.mark.perf_contract(reason="only changed files are read again, and an unchanged projection file is not rewritten")
 def test_deleted_files_leave_the_projection_and_new_or_renamed_files_citing_the_day_are_found(ws, agent_dir):
     many_shards(agent_dir, n=10, citing_today=(2,))
     write_shard(agent_dir, "old", shard_text("Archived", [cite(D, 40)]), folder="archive")

@@ -140,6 +140,12 @@ def test_an_id_in_both_sections_is_active_only():
     assert sec.superseded == {"2026-05-21": {B}}
 
 
+def test_an_id_active_under_another_date_is_not_superseded():
+    # TypeClaw `splitCitationRefsBySection` compares fragment ids, not (date, id).
+    sec = sectioned_citations(f"fragments:\n- streams/2026-05-21#{A}\nsuperseded:\n- streams/2026-05-20#{A}\n- streams/2026-05-20#{C}")
+    assert sec.superseded == {"2026-05-20": {C}}
+
+
 def test_a_day_whose_only_superseded_id_is_active_disappears_from_superseded():
     sec = sectioned_citations(f"fragments:\n- streams/2026-05-21#{A}\nsuperseded:\n- streams/2026-05-21#{A}")
     assert sec.superseded == {}

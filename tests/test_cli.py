@@ -3,29 +3,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from conftest import git
-from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+from tests.support.git import git
+from tests.support.memory import cite, fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+from tests.support.processes import run_cli
 
 TODAY = "2026-05-22"
 
 
-def run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [sys.executable, "-m", "dreamdeck", "-w", str(root), "--today", TODAY, *args],
-        capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
-    return proc
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
+run = partial(run_cli, today=TODAY)
 
 
 @pytest.fixture
@@ -104,9 +94,10 @@ def test_dreams_lists_dream_commits_with_what_they_changed(typeclaw):
     dreams = json.loads(run(typeclaw, "dreams", "--json").stdout)
     assert len(dreams) == 1
     d = dreams[0]
-    assert (d["summary"], d["emoji"], d["kind"]) == ("4 fragments", "🌙", "fragments")
-    assert sorted(t["slug"] for t in d["topics"]) == ["package-manager", "timezone"]
-    assert len(d["fragments_added"]) == 4
+    assert (d["summary"], d["emoji"], d["categories"]) == ("4 fragments", "🌙", ["fragments"])
+    assert sorted(t["slug"] for t in d["detail"]["changedTopics"]) == ["package-manager", "timezone"]
+    assert len(d["detail"]["addedFragments"]) == 4
+    assert (d["actor"], d["approval"]) == ("typeclaw", "auto")
 
 
 def test_verify_is_clean_then_exits_1_when_a_citation_disappears(typeclaw):
@@ -161,17 +152,14 @@ def test_remember_appends_a_fragment_and_refuses_secrets_and_duplicates(typeclaw
 
 
 def test_bad_input_never_prints_a_traceback(tmp_path):
-    missing = subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(tmp_path / "nope"), "topics"],
-                             capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    missing = run_cli(tmp_path / "nope", "topics", check=False)
     assert missing.returncode == 2 and "does not exist" in missing.stderr and "Traceback" not in missing.stderr
-    bad_date = subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(tmp_path), "--today", "2026-02-30", "topics"],
-                              capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    bad_date = run_cli(tmp_path, "topics", today="2026-02-30", check=False)
     assert bad_date.returncode == 2 and "no such day" in bad_date.stderr
 
 
 def test_an_empty_folder_tells_a_new_user_what_to_do(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(tmp_path), "topics"],
-                          capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    proc = run_cli(tmp_path, "topics", check=False)
     assert proc.returncode == 0 and "dreamdeck remember" in proc.stdout
 
 
@@ -196,4 +184,4 @@ def test_gitstore_layout_is_supported(tmp_path):
     log = subprocess.run(["git", "--git-dir=.gitstore", "--work-tree=.", "log", "--format=%s"], cwd=root,
                          capture_output=True, text=True).stdout
     assert log.startswith("dream: 1 fragment")
-    assert json.loads(run(root, "dreams", "--json").stdout)[0]["kind"] == "fragments"
+    assert json.loads(run(root, "dreams", "--json").stdout)[0]["categories"] == ["fragments"]

@@ -11,30 +11,24 @@ import json
 import os
 import re
 import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from conftest import git
-from faults.scripted import Scripted, commit_all, draft, merge_into
-from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+from tests.support.git import git, head, trailer_lines
+from tests.support.dreamers import Scripted, draft, merge_into
+from tests.support.memory import (
+    cite, commit_all, fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream,
+)
+from tests.support.processes import run_cli
 
 TODAY = "2026-05-22"
 D1 = "2026-05-20"
-REPO = Path(__file__).resolve().parent.parent
 
 
 # --- running the command line ----------------------------------------------------------------------
-def run(root: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [sys.executable, "-m", "dreamdeck", "-w", str(root), "--today", TODAY, *args],
-        capture_output=True, text=True, cwd=REPO, env=env,
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}: {proc.stderr}")
-    return proc
+run = partial(run_cli, today=TODAY)
 
 
 def fails(root: Path, *args: str, status: int, says: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -56,17 +50,12 @@ def cli_json(root: Path, *args: str):
 
 
 # --- reading the agent folder ----------------------------------------------------------------------
-def head(root: Path) -> str:
-    return git(root, "rev-parse", "HEAD").strip()
-
-
 def subject(root: Path, rev: str = "HEAD") -> str:
     return git(root, "log", "-1", "--format=%s", rev).strip()
 
 
 def trailers(root: Path, rev: str = "HEAD") -> dict[str, str]:
-    out = git(root, "log", "-1", "--format=%(trailers:only,unfold)", rev)
-    return dict(line.split(": ", 1) for line in out.splitlines() if line.strip())
+    return dict(line.split(": ", 1) for line in trailer_lines(root, rev))
 
 
 def changed_files(root: Path, rev: str = "HEAD") -> set[str]:
@@ -86,10 +75,6 @@ def reflection(root: Path, rid: str = "r-1") -> dict:
 def dreamed_ids(root: Path) -> set[str]:
     state = json.loads((root / "memory/.dreaming-state.json").read_text())
     return {i for day in state["dreamedThrough"].values() for i in day["dreamedIds"]}
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def key(day: str, n: int) -> str:
@@ -615,7 +600,8 @@ def test_alerts_baseline_first_then_flag_a_changed_soul_until_acknowledged(typec
 
 
 def test_doctor_fix_completes_an_apply_that_a_crash_interrupted(typeclaw):
-    from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+    from dreamdeck.core.door.apply import apply_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 
     add_today(typeclaw)
     ws = ws_of(typeclaw)
@@ -633,9 +619,8 @@ def test_doctor_fix_completes_an_apply_that_a_crash_interrupted(typeclaw):
 
     with pytest.raises(Killed):
         apply_changeset(ws, ChangeSet(
-            action="EDIT", actor="tester", approval="approved", trigger="test", summary="reinforce and add",
-            subject="memory: reinforce timezone, add drinks",
-            edits=[FileEdit("topics/timezone.md", timezone, new_timezone), FileEdit("topics/drinks.md", None, new_drinks)],
+            Commit("edit", "tester", "approved", "test", "reinforce and add", subject="memory: reinforce timezone, add drinks"),
+            Writes([FileEdit("topics/timezone.md", timezone, new_timezone), FileEdit("topics/drinks.md", None, new_drinks)]),
         ), fault=crash)
     assert (typeclaw / "memory/meta/.journal.json").exists() and not (typeclaw / "memory/topics/drinks.md").exists()
     assert head(typeclaw) == before

@@ -2,20 +2,19 @@
 topic that changed since takes the topic's current version into the vault."""
 from __future__ import annotations
 
-import subprocess
-import sys
+from functools import partial
 
 from dreamdeck.core.git.runner import head
 from dreamdeck.core.ops.edit import edit_shard
 from dreamdeck.core.ops.vault import pin_topic
-from faults.scripted import commit_all, git
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.git import git
+from tests.support.memory import commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.processes import run_cli
 
 D = "2026-05-20"
 
 
-def run(root, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(root), *args], capture_output=True, text=True)
+run = partial(run_cli, check=False)
 
 
 def test_pin_refresh_takes_the_changed_topic_into_the_vault_and_plain_pin_refuses(ws):

@@ -4,12 +4,10 @@ from __future__ import annotations
 import os
 import selectors
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 from dreamdeck.core.store.streams import append_fragment, write_path_for
+from tests.support.processes import start_cli
 
 TODAY = "2026-05-22"
 
@@ -35,10 +33,7 @@ def read_lines_until(proc, predicate, timeout: float) -> list[str]:
 
 def test_follow_prints_new_fragments_and_not_again_after_a_rewrite(ws, agent_dir):
     append_fragment(ws, "pm", "already there before following")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dreamdeck", "-w", str(agent_dir), "--today", TODAY, "stream", "--follow"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent,
-    )
+    proc = start_cli(agent_dir, "stream", "--follow", today=TODAY)
     try:
         first = read_lines_until(proc, lambda ls: any("already there" in l for l in ls), 15)
         assert any("already there" in l for l in first)

@@ -6,7 +6,7 @@ import os
 
 from dreamdeck.core.door.compaction import compact_days
 from dreamdeck.core.store.state import DreamingState
-from helpers import fragment_line, uuid_at, watermark_line, write_stream
+from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 
 D1, D = "2026-05-21", "2026-05-22"
 TS = "2026-05-22T10:00:00+00:00"

@@ -1,6 +1,12 @@
 """Invariant 7 (no lost appends): agents keep appending to today's stream while dreamdeck dreams
-and compacts it, hundreds of times. Every fragment an agent wrote is either still in the stream
-or was collected by a run that had dreamed it and left it uncited. Zero lost.
+and compacts it, hundreds of times. Every fragment an agent wrote is, exactly once, either still
+in the stream or collected by a run that had dreamed it and left it uncited. Zero lost.
+
+Counted, never timed: three appenders write a fixed number of fragments each, a batch after each
+dream has read the stream (tests/faults/appender.py), so their appends race that dream's apply,
+compaction and commit; the next dream starts once every appender has written something the
+previous one could not have seen. So the test makes the same RUNS dreams, each with new fragments
+and each raced by appends, on a fast machine or a loaded one.
 """
 from __future__ import annotations
 
@@ -9,7 +15,6 @@ import multiprocessing
 import os
 import shutil
 import tempfile
-import time
 import zlib
 from pathlib import Path
 
@@ -18,13 +23,16 @@ import pytest
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.store.streams import read_stream_lines
 from dreamdeck.core.workspace import Workspace
-from faults.appender import append_many, append_raw
-from faults.scripted import Scripted, citations_in, draft
+from tests.faults.appender import append_many, append_raw
+from tests.support.dreamers import Scripted, citations_in, draft
+from tests.support.waits import wait_until
 
 pytestmark = pytest.mark.slow
 
 D = "2026-05-22"
-RUNS = 200
+RUNS = 200  # dreams while the agents append, every one with new fragments to dream
+BATCH = 2  # appends per appender released each time a dream has read the stream
+PER_APPENDER = RUNS * BATCH
 
 
 def _cites_half(inp, scratch) -> None:
@@ -64,34 +72,47 @@ def test_no_append_is_lost_while_hundreds_of_dreams_compact_the_stream(tmp_path,
     (root / "memory" / "streams").mkdir(parents=True)
     ws = Workspace.open(root, today=D)
     ctx = multiprocessing.get_context("spawn")
-    ready, start, stop = ctx.Queue(), ctx.Event(), ctx.Event()
-    writers = [  # (source, how, pause between appends)
-        ("agent-a", append_many, 0.05),
-        ("agent-b", append_many, 0.06),
-        ("logger", append_raw, 0.05),  # TypeClaw's appendFile: no dreamdeck lock at all
+    ready, start, abort = ctx.Queue(), ctx.Event(), ctx.Event()
+    reads = ctx.Value("i", 0)  # dreams that have read the stream (the dreamer was called)
+    writers = [  # (source, how)
+        ("agent-a", append_many),
+        ("agent-b", append_many),
+        ("logger", append_raw),  # TypeClaw's appendFile: no dreamdeck lock at all
     ]
-    procs, outs = [], []
-    for source, fn, pause in writers:
-        out = tmp_path / f"{source}.json"
+    procs, outs, counts = [], [], []
+    for source, fn in writers:
+        out, appended = tmp_path / f"{source}.json", ctx.Value("i", 0)
         outs.append(out)
-        procs.append(ctx.Process(target=fn, args=(str(root), D, source, 5000, pause, str(out), ready, start, stop)))
+        counts.append(appended)
+        procs.append(ctx.Process(target=fn, args=(str(root), D, source, PER_APPENDER, BATCH, str(out),
+                                                  ready, start, reads, appended, abort)))
+
+    def has_read_then_cites_half(inp, scratch) -> None:
+        with reads.get_lock():
+            reads.value += 1  # this dream's fragments are chosen: release the next batch of appends
+        _cites_half(inp, scratch)
+
     for p in procs:
         p.start()
-    for _ in procs:
-        ready.get(timeout=60)
-
-    dreamer = Scripted(_cites_half)
+    dreamer = Scripted(has_read_then_cites_half)
     receipts = []
-    start.set()
-    deadline = time.monotonic() + 50
-    # Count only runs that had fragments to dream: a fast run that finds nothing new proves
-    # nothing about compaction racing the appenders.
-    while sum(r.status != "skipped" for r in receipts) < RUNS and time.monotonic() < deadline:
-        receipts.append(run_dream(ws, dreamer=dreamer, review="none"))
-    stop.set()
-    for p in procs:
-        p.join(timeout=20)
-        assert p.exitcode == 0
+    try:
+        for _ in procs:
+            ready.get(timeout=60)
+        start.set()
+        for run in range(1, RUNS + 1):
+            # Dream `run` waits for append number (run-1)*BATCH from every appender: released only
+            # once dream run-1 had read, so it is new to this one.
+            wait_until(lambda: all(c.value > (run - 1) * BATCH for c in counts) or any(p.exitcode for p in procs),
+                       timeout=120, step=0.002, what=f"the appends before dream {run}")
+            receipts.append(run_dream(ws, dreamer=dreamer, review="none"))
+        for p in procs:
+            p.join(timeout=120)
+            assert p.exitcode == 0
+    finally:
+        abort.set()
+        for p in procs:
+            p.join(timeout=10)
     receipts.append(run_dream(ws, dreamer=dreamer, review="none"))  # whatever arrived last
 
     worked = [r for r in receipts if r.status != "skipped"]
@@ -99,7 +120,7 @@ def test_no_append_is_lost_while_hundreds_of_dreams_compact_the_stream(tmp_path,
     assert sum(len(r.fragments_dropped) for r in receipts) > 0 and any(r.watermarks_dropped for r in receipts)
 
     appended = [(D, i) for out in outs for i in json.loads(out.read_text())]
-    assert len(appended) > RUNS
+    assert len(appended) == len(set(appended)) == len(writers) * PER_APPENDER
     lines = read_stream_lines(root / "memory" / "streams" / f"{D}.jsonl")
     assert [ln for ln in lines if ln.error] == [], "a line was torn or interleaved"
     in_stream = [(D, ln.event["id"]) for ln in lines if ln.kind == "fragment"]
@@ -109,6 +130,8 @@ def test_no_append_is_lost_while_hundreds_of_dreams_compact_the_stream(tmp_path,
 
     lost = set(appended) - set(in_stream) - set(collected)
     assert not lost, f"{len(lost)} appended fragment(s) lost: {sorted(lost)[:5]}"
+    # every appended fragment exactly once: in the stream or collected, never both, nothing else
+    assert sorted(in_stream + collected) == sorted(appended)
     # what was collected had been dreamed and was never cited; what is cited is still there
     cited = set()
     for path in (root / "memory" / "topics").glob("*.md"):

@@ -15,16 +15,15 @@ import pytest
 from dreamdeck.core.dreaming.lock import DreamBusy, DreamLock
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.runner import head
-from faults.scripted import Scripted, cite_all
-from helpers import fragment_line, write_stream
+from tests.support.dreamers import Scripted, cite_all
+from tests.support.memory import fragment_line, write_stream
+from tests.support.processes import start_program
 
 D = "2026-05-22"
-HOLDER = Path(__file__).parent / "faults" / "hold_lock.py"
 
 
 def _hold(root: Path, trigger: str) -> tuple[subprocess.Popen, int]:
-    proc = subprocess.Popen([sys.executable, str(HOLDER), str(root), trigger],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = start_program("hold_lock", str(root), trigger, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline().split()  # type: ignore[union-attr]
     assert line[:1] == ["held"], line
     return proc, int(line[1])

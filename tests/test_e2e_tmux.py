@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.git import git
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 pytestmark = pytest.mark.e2e
 

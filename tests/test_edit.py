@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -13,14 +11,11 @@ from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.git.runner import head
 from dreamdeck.core.ops.edit import edit_shard
 from dreamdeck.core.store.audit import read_log
-from faults.scripted import commit_all, git
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.git import git
+from tests.support.memory import cite, commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.processes import run_cli
 
 D1, D2 = "2026-05-20", "2026-05-21"
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 @pytest.fixture
@@ -92,10 +87,9 @@ def test_a_missing_shard_an_invalid_slug_and_an_unchanged_text_are_said_plainly(
     assert head(ws.root) == before
 
 
-def run_cli(root, *args, editor: str):
+def cli_with_editor(root, *args, editor: str):
     env = {k: v for k, v in os.environ.items() if k != "VISUAL"}
-    return subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(root), *args],
-                          capture_output=True, text=True, env={**env, "EDITOR": editor})
+    return run_cli(root, *args, check=False, env={**env, "EDITOR": editor})
 
 
 def editor(tmp_path, body: str) -> str:
@@ -107,7 +101,7 @@ def editor(tmp_path, body: str) -> str:
 
 def test_dreamdeck_edit_opens_the_editor_and_saves_through_the_door(seeded, tmp_path):
     ws = seeded
-    out = run_cli(ws.root, "edit", "pnpm", "--actor", "human:tester",
+    out = cli_with_editor(ws.root, "edit", "pnpm", "--actor", "human:tester",
                   editor=editor(tmp_path, "sed -i 's/^The user uses pnpm\\./The user uses pnpm only./' \"$1\""))
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("saved pnpm → commit ")
@@ -119,15 +113,15 @@ def test_dreamdeck_edit_saves_nothing_when_the_editor_fails_changes_nothing_or_d
     ws = seeded
     data, before = shard_path(ws).read_bytes(), head(ws.root)
 
-    failed = run_cli(ws.root, "edit", "pnpm", editor=editor(tmp_path, "sed -i 's/pnpm/npm/' \"$1\"; exit 3"))
+    failed = cli_with_editor(ws.root, "edit", "pnpm", editor=editor(tmp_path, "sed -i 's/pnpm/npm/' \"$1\"; exit 3"))
     assert (failed.returncode, failed.stderr.strip()) == (1, "dreamdeck: the editor exited with status 3: nothing was saved")
 
-    unchanged = run_cli(ws.root, "edit", "pnpm", editor=editor(tmp_path, "true"))
+    unchanged = cli_with_editor(ws.root, "edit", "pnpm", editor=editor(tmp_path, "true"))
     assert (unchanged.returncode, unchanged.stdout.strip()) == (0, "edit cancelled: nothing changed")
 
-    dropped = run_cli(ws.root, "edit", "pnpm", editor=editor(tmp_path, f"sed -i '/{uuid_at(D1, 2)}/d' \"$1\""))
+    dropped = cli_with_editor(ws.root, "edit", "pnpm", editor=editor(tmp_path, f"sed -i '/{uuid_at(D1, 2)}/d' \"$1\""))
     assert dropped.returncode == 1 and "refused: would drop 1 cited fragment(s)" in dropped.stderr
 
-    missing = run_cli(ws.root, "edit", "nope", editor=editor(tmp_path, "true"))
+    missing = cli_with_editor(ws.root, "edit", "nope", editor=editor(tmp_path, "true"))
     assert (missing.returncode, missing.stderr.strip()) == (2, "dreamdeck: no topic nope (memory/topics/nope.md)")
     assert shard_path(ws).read_bytes() == data and head(ws.root) == before

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-from conftest import git
+from tests.support.git import git
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.store.reflections import load_reflection
-from helpers import fragment_line, write_stream
+from tests.support.memory import fragment_line, write_stream
+from tests.support.processes import run_cli
 
 
 class NewShard:
@@ -37,7 +35,6 @@ def test_a_dream_marks_reflections_older_than_expire_days_stale_and_review_shows
     assert load_reflection(ws, r.reflection).status == "stale"
     assert "expire stale reflections" in git(agent_dir, "log", "-1", "--format=%s")
     assert not (agent_dir / "memory/topics/ci.md").exists()  # stale is never applied
-    out = subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(agent_dir), "review", "--json"],
-                         capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent).stdout
+    out = run_cli(agent_dir, "review", "--json", check=False).stdout
     items = json.loads(out)["items"]
     assert [(i["id"], i["status"]) for i in items] == [(r.reflection, "stale")]

@@ -1,19 +1,18 @@
-"""Invariant 6 (crash safety): SIGKILL at every step of the one door, then recover as
+"""Invariant 7 (crash safety): SIGKILL at every step of the one door, then recover as
 `dreamdeck doctor --fix` does (`recover_journal`), and check that nothing cited was lost.
 
-Each case runs tests/faults/dream_with_fault.py in a subprocess against a workspace built
+Each case runs tests/faults/dream_with_fault.py in another process against a workspace built
 here; the subprocess kills itself with SIGKILL when the door announces the step.
 """
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from dreamdeck.core.door.changeset import JOURNAL, recover_journal
+from dreamdeck.core.door.apply import recover_journal
+from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.index.evidence import shard_area_files
@@ -23,13 +22,16 @@ from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.store.state import load_state, save_state
 from dreamdeck.core.store.streams import append_fragment, iter_fragments
-from faults.scripted import Scripted, cite_all, commit_all, git
-from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+from tests.support.dreamers import Scripted, cite_all
+from tests.support.git import git
+from tests.support.memory import (
+    cite, commit_all, fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream,
+)
+from tests.support.processes import run_program
 
 pytestmark = pytest.mark.slow
 
 D1, D = "2026-05-20", "2026-05-22"
-SCRIPT = Path(__file__).parent / "faults" / "dream_with_fault.py"
 
 CASES = [
     *[("dream", s) for s in ("journal", "write:topics/a.md", "write:topics/ab.md", "write:topics/b.md",
@@ -38,10 +40,6 @@ CASES = [
     ("forget", "tombstones"), ("forget", "gc"),
     ("restore", "restore"), ("restore", "audit"),
 ]
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def _prepare(tmp_path: Path, agent_dir: Path, ws) -> tuple[str, Path]:
@@ -130,8 +128,8 @@ def _check_completed(ws, agent_dir: Path, scenario: str) -> set:
 def test_a_kill_at_any_step_is_recovered_with_nothing_cited_lost(tmp_path, agent_dir, ws, scenario, step):
     pre, plan = _prepare(tmp_path, agent_dir, ws)
 
-    proc = subprocess.run([sys.executable, str(SCRIPT), str(agent_dir), D, scenario, step, str(plan)],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_program("dream_with_fault", str(agent_dir), D, scenario, step, str(plan),
+                       capture_output=True, text=True, timeout=120)
     assert proc.returncode == -9, f"step {step!r} was never reached (exit {proc.returncode}): {proc.stderr[-2000:]}"
 
     recover_journal(ws)
@@ -153,8 +151,8 @@ def test_a_kill_at_any_step_is_recovered_with_nothing_cited_lost(tmp_path, agent
 @pytest.mark.parametrize("step", ["write:topics/a.md", "state", "audit"])
 def test_the_next_dream_finishes_an_interrupted_one_without_doctor(tmp_path, agent_dir, ws, step):
     pre, plan = _prepare(tmp_path, agent_dir, ws)
-    proc = subprocess.run([sys.executable, str(SCRIPT), str(agent_dir), D, "dream", step, str(plan)],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_program("dream_with_fault", str(agent_dir), D, "dream", step, str(plan),
+                       capture_output=True, text=True, timeout=120)
     assert proc.returncode == -9, proc.stderr[-2000:]
 
     append_fragment(ws, "later", "a later fact", day=D)

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.dreaming.run import run_dream
@@ -22,7 +23,7 @@ from dreamdeck.core.ops.rollback import preview_rollback, rollback
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import AppendRefused, append_fragment, read_stream_lines
 from dreamdeck.core.ops.vault import pin_fragment, pin_topic
-from helpers import fragment_line, uuid_at, write_stream
+from tests.support.memory import fragment_line, uuid_at, write_stream
 
 D = "2026-05-22"
 
@@ -161,12 +162,12 @@ def test_forget_fragment_tombstones_it_removes_its_citations_and_it_never_return
     assert dreamer.seen == {fid(6)}  # neither forgotten fragment is shown to a dream
     assert fid(1) in stream_ids(ws)  # and the GC that ran keeps the soft-forgotten bytes
 
-    # An old proposal citing it again is refused at the door (invariant 8).
+    # An old proposal citing it again is refused at the door (invariant 9).
     current = topic(ws, "facts")
     with pytest.raises(Refused, match="forgotten"):
         apply_changeset(ws, ChangeSet(
-            action="APPROVE", actor="human:cli", approval="approved", trigger="review", summary="stale proposal",
-            edits=[FileEdit("topics/facts.md", current, current + f"- {cite(1)}\n")],
+            Commit("approve", "human:cli", "approved", "review", "stale proposal"),
+            Writes([FileEdit("topics/facts.md", current, current + f"- {cite(1)}\n")]),
         ))
 
 

@@ -6,6 +6,7 @@ import time
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from dreamdeck.core.index import fragment_index
 from dreamdeck.core.index.fragment_index import FragmentIndex, index_stream_bytes
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.io.cache import RACY_NS, StampCache, set_clock
-from helpers import fragment_line, uuid_at, watermark_line, write_stream
+from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 
 D = "2026-05-22"
 
@@ -59,6 +60,7 @@ def test_an_append_after_an_index_was_built_is_seen_by_the_next_lookup(ws, agent
     assert first.get(D, uuid_at(D, 2)).body == "second"  # and the old one
 
 
+@pytest.mark.perf_contract(reason="the shared offset cache holds at most its max_entries files")
 def test_the_shared_cache_keeps_only_the_most_recent_files(ws, agent_dir, monkeypatch):
     monkeypatch.setattr(fragment_index, "_SHARED", StampCache("test-offsets", max_entries=3))
     days = [f"2026-05-{d:02d}" for d in range(10, 16)]

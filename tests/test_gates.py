@@ -11,7 +11,7 @@ from dreamdeck.core.dreaming.gates import GateDecision, evaluate_gates, last_run
 from dreamdeck.core.dreaming.lock import DreamLock
 from dreamdeck.core.store.settings import DreamingSettings, Settings
 from dreamdeck.core.store.state import DreamingState, save_state
-from helpers import fragment_line, shard_text, uuid_at, write_stream
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_stream
 
 DAY = "2026-05-22"
 NOW = datetime(2026, 5, 22, 10, 30)  # naive = local wall-clock time

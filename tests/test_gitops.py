@@ -13,26 +13,15 @@ import pytest
 from dreamdeck.core.git.commit import DREAM_EMOJI, Trailers, commit_memory, dream_summary
 from dreamdeck.core.git.runner import GitError, head, repo_args, resolve_rev, run_git
 from dreamdeck.core.git.blobs import read_blobs, show_file, tree_files
-from helpers import fragment_line, shard_text, watermark_line, write_shard, write_stream
+from tests.support.memory import fragment_line, shard_text, watermark_line, write_shard, write_stream
+from tests.support.git import commit_count, git
 
 TRAILERS = Trailers(actor="dreamdeck:offline", approval="auto", trigger="manual")
 DAY = "2026-05-22"
 
 
-def git(root: Path, *args: str, gitstore: bool = False) -> str:
-    extra = ["--git-dir", str(root / ".gitstore"), "--work-tree", str(root)] if gitstore else []
-    return subprocess.run(
-        ["git", "-c", "user.name=tester", "-c", "user.email=tester@localhost", *extra, *args],
-        cwd=root, check=True, capture_output=True, text=True,
-    ).stdout
-
-
 def subject(root: Path, rev: str = "HEAD", gitstore: bool = False) -> str:
     return git(root, "log", "-1", "--format=%s", rev, gitstore=gitstore).strip()
-
-
-def commit_count(root: Path, gitstore: bool = False) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD", gitstore=gitstore))
 
 
 def skip_flags(root: Path, gitstore: bool = False) -> dict[str, str]:

@@ -1,13 +1,13 @@
 """A hostile or broken dreamer (scripted here) can lose nothing, and the receipt says what happened."""
 from __future__ import annotations
 
-import time
+import threading
 
-from conftest import git
+from tests.support.git import git
 from dreamdeck.core.dreaming.protocol import MAX_SHARD_BYTES
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.store.state import load_state
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 D0, D = "2026-05-20", "2026-05-21"
 
@@ -80,18 +80,23 @@ def test_a_dreamer_that_hangs_is_abandoned_after_the_timeout_and_nothing_changes
     before = seeded(agent_dir)
     head = git(agent_dir, "rev-parse", "HEAD")
 
+    release, came_back = threading.Event(), threading.Event()
+
     def hang(inp, s):
         s.write_shard("pm", "overwritten while hanging\n")
-        time.sleep(5)
+        release.wait(60)  # hangs until the test lets it go (the cap only keeps a broken test finite)
+        came_back.set()
 
-    t0 = time.monotonic()
-    r = run_dream(ws, dreamer=Scripted(hang), review="none", dream_timeout=0.5)
+    try:
+        r = run_dream(ws, dreamer=Scripted(hang), review="none", dream_timeout=0.5)
 
-    assert time.monotonic() - t0 < 4
-    assert r.status == "failed" and "did not finish within 0.5 s" in r.message
-    assert topics(agent_dir) == before
-    assert git(agent_dir, "rev-parse", "HEAD") == head
-    assert uuid_at(D, 1) not in load_state(ws.state_path)[0].dreamed_ids(D)  # a failed dreamer advances nothing
+        assert not came_back.is_set()  # run_dream returned while the dreamer was still hanging
+        assert r.status == "failed" and "did not finish within 0.5 s" in r.message
+        assert topics(agent_dir) == before
+        assert git(agent_dir, "rev-parse", "HEAD") == head
+        assert uuid_at(D, 1) not in load_state(ws.state_path)[0].dreamed_ids(D)  # a failed dreamer advances nothing
+    finally:
+        release.set()
 
 
 def test_a_dreamer_that_drops_a_citation_while_rewording_is_reverted(ws, agent_dir):

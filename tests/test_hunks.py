@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-    sys.path.insert(0, str(ROOT))
-
 from dreamdeck.core.git.diff import FileDiff, Hunk, apply_hunks, diff_many, diff_texts, parse_patch
 from dreamdeck.core.git.merge import merge3, rebase_change
+from tests.support import REPO
+from tests.support.git import git
 
 
 def numbered(n: int, prefix: str = "line") -> list[str]:
@@ -42,7 +40,7 @@ def test_hunk_ids_are_stable_across_calls_and_processes():
     )
     other_process = subprocess.run(
         [sys.executable, "-c", code, "topics/a.md", BEFORE_2, AFTER_2],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=REPO, capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONHASHSEED": "12345"},
     ).stdout.split()
     assert first == second == other_process
@@ -374,16 +372,6 @@ def test_rebase_change_both_created_merges_against_empty_base():
 
 
 # --------------------------------------------------------------------------- parse_patch
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
-    return subprocess.run(
-        ["git", "-c", "core.hooksPath=/dev/null", "-c", "user.name=t", "-c", "user.email=t@t",
-         "-c", "commit.gpgsign=false", *args],
-        cwd=repo, env=env, capture_output=True, check=True,
-    ).stdout.decode("utf-8")
 
 
 def write(path: Path, text: str) -> None:

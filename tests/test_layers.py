@@ -1,12 +1,12 @@
 """The layers contract: core's packages form layers, and no module imports a higher one.
 
-The order (lowest first) is `tests/layers.py`'s CORE_LAYERS; outside core, the app and the demo
+The order (lowest first) is `tests/support/layers.py`'s CORE_LAYERS; outside core, the app and the demo
 use core, and the command line is the outermost shell. Imports inside functions count too, and
 the whole import graph has no cycle.
 """
 from __future__ import annotations
 
-import layers
+from tests.support import layers
 
 
 def test_no_module_imports_a_higher_layer_and_there_is_no_cycle():

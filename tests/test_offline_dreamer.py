@@ -29,7 +29,7 @@ def frag(date: str, fid: str, topic: str, body: str) -> UndreamedFragment:
 
 def dream(fragments, shards=None, pinned=frozenset()):
     scratch = DreamScratch(dict(shards or {}), pinned=frozenset())
-    outcome = OfflineDreamer().dream(DreamInput(TODAY, list(fragments), "", pinned=frozenset(pinned)), scratch)
+    outcome = OfflineDreamer().dream(DreamInput(TODAY, list(fragments), [], pinned=frozenset(pinned)), scratch)
     return scratch, outcome
 
 
@@ -179,13 +179,13 @@ def test_contradiction_supersedes_the_old_belief():
     )
     assert scratch.files["package-manager"] == (
         "---\n"
-        'heading: Consistently (3 days): User said "use pnpm, not bun" for this repo\n'
+        'heading: Mentioned once: User said "use pnpm, not bun" for this repo\n'
         "cites: 3\n"
         "days: 3\n"
         "lastReinforced: 2026-05-21\n"
         "tags: [tooling]\n"
         "---\n"
-        'Consistently (3 days): User said "use pnpm, not bun" for this repo.\n'
+        'Mentioned once: User said "use pnpm, not bun" for this repo.\n'
         "\n"
         "fragments:\n"
         "- streams/2026-05-21#c\n"
@@ -207,7 +207,7 @@ def test_contradiction_keeps_earlier_superseded_citations():
     scratch, _ = dream([frag("2026-05-21", "c", "deadline", "The deadline is March 30.")], {"deadline": before})
     text = scratch.files["deadline"]
     assert text.endswith(
-        "Consistently (3 days): The deadline is March 30.\n\nfragments:\n- streams/2026-05-21#c\n"
+        "Mentioned once: The deadline is not March 15 anymore; the deadline is March 30.\n\nfragments:\n- streams/2026-05-21#c\n"
         "\nsuperseded:\n- streams/2026-05-18#a\n- streams/2026-05-20#b\n"
     )
 
@@ -229,7 +229,7 @@ def test_an_older_contradicting_fragment_loses_and_is_kept_as_superseded():
     before = shard("Mentioned once: Uses pnpm, not bun.", ["2026-05-21#new"])
     scratch, outcome = dream([frag("2026-05-20", "old", "package manager", "Uses bun.")], {"package-manager": before})
     assert scratch.files["package-manager"].endswith(
-        "Observed on 2 days: Uses pnpm, not bun.\n\nfragments:\n- streams/2026-05-21#new\n"
+        "Mentioned once: Uses pnpm, not bun.\n\nfragments:\n- streams/2026-05-21#new\n"
         "\nsuperseded:\n- streams/2026-05-20#old\n"
     )
     assert outcome.contradictions == [
@@ -423,7 +423,7 @@ def test_same_input_gives_the_same_files_and_outcome():
     assert first.files == second.files
     assert out1 == out2
     assert first.log == second.log
-    assert out1.summary == "7 fragments: 1 new topic, 0 reinforced, 5 contradictions, 1 not cited (same day)"
+    assert out1.summary == "7 fragments: 2 new topics, 0 reinforced, 5 contradictions"
 
 
 def test_rewritten_shards_are_stable_under_the_runtime_recompute():
@@ -555,4 +555,5 @@ def test_a_belief_worded_on_the_ladder_moves_its_own_adverb_instead_of_stacking_
     assert ladder_sentence("The user mentioned using uv.", 1) == "The user mentioned using uv."
     # no ladder word of its own: the prefix carries the strength
     assert ladder_sentence("The user deploys on Tuesdays.", 3) == "Consistently (3 days): The user deploys on Tuesdays."
-    assert ladder_sentence("The user mentioned using uv.", 2) == "Observed on 2 days: The user mentioned using uv."
+    # the old tier word is replaced, never stacked under a prefix
+    assert ladder_sentence("The user mentioned using uv.", 2) == "The user has been observed using uv."

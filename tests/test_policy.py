@@ -11,23 +11,17 @@ from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.ops.reflections import reject
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.store.state import load_state, save_state
-from faults.scripted import Scripted, body, citations_in, commit_all, draft
-from helpers import fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream
+from tests.support.dreamers import Scripted, body, citations_in, draft
+from tests.support.memory import (
+    cite, commit_all, fragment_line, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
+)
 
 D1, D = "2026-05-20", "2026-05-22"
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def fragment_ids(root, day):
     path = root / "memory" / "streams" / f"{day}.jsonl"
     return [json.loads(l)["id"] for l in path.read_text().splitlines() if json.loads(l)["type"] == "fragment"]
-
-
-def topics(root):
-    return {p.name: p.read_bytes() for p in sorted((root / "memory/topics").glob("*.md"))}
 
 
 PM = shard_text("The user uses pnpm", [cite(D1, 1)], tags=("tooling",))
@@ -150,14 +144,13 @@ def test_review_all_holds_everything_in_a_pending_reflection(ws, agent_dir):
 
 
 def trailer_values(root) -> dict[str, str]:
-    from faults.scripted import git
+    from tests.support.git import trailer_lines
 
-    out = git(root, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines()
-    return dict(line.split(": ", 1) for line in out)
+    return dict(line.split(": ", 1) for line in trailer_lines(root))
 
 
 def git_parent(root):
-    from faults.scripted import git
+    from tests.support.git import git
 
     return git(root, "rev-parse", "HEAD~1").strip()
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ import pytest
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.io.private import private_dir
 from dreamdeck.core.workspace import Workspace
+from tests.support.processes import run_cli
 
 
 @pytest.fixture
@@ -72,6 +71,5 @@ def test_the_command_line_says_one_line_when_the_folder_is_not_private(base, tmp
     agent.mkdir()
     base.mkdir(mode=0o700)
     (base / "workspaces").symlink_to(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(agent), "dream", "--dreamer", "offline"],
-                          capture_output=True, text=True, env={**os.environ, "DREAMDECK_CACHE_DIR": str(base)})
+    proc = run_cli(agent, "dream", "--dreamer", "offline", check=False, env={**os.environ, "DREAMDECK_CACHE_DIR": str(base)})
     assert proc.returncode == 1 and "not a link" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.git import commit_count, git, head
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 from dreamdeck.core.store.audit import read_entries
 from dreamdeck.core.formats.citations import citation_keys
@@ -35,7 +35,6 @@ from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.store.streams import read_day
 
-REPO = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 5, 22, 10, 0, tzinfo=timezone.utc)
 TODAY = "2026-05-22"
 SOURCES = "User prefers academic sources over blog posts for technical topics"
@@ -43,14 +42,6 @@ PENDING = "memory/meta/pending-memories.md"
 
 
 # ------------------------------------------------------------------------------ helpers
-
-def head(root: Path) -> str:
-    return git(root, "rev-parse", "HEAD").strip()
-
-
-def commit_count(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
-
 
 def message(root: Path, rev: str = "HEAD") -> str:
     return git(root, "log", "-1", "--format=%B", rev)
@@ -128,8 +119,6 @@ def test_bad_input_and_secrets_are_refused_with_nothing_written(ws):
 
 
 _WORKER = """
-import sys
-sys.path.insert(0, {repo!r})
 from dreamdeck.core.ops.proposals import propose
 from dreamdeck.core.workspace import Workspace
 ws = Workspace.open({root!r}, today="2026-05-22")
@@ -140,7 +129,7 @@ for i in range(10):
 
 def test_concurrent_proposers_all_land_and_the_file_parses(ws):
     procs = [
-        subprocess.Popen([sys.executable, "-c", _WORKER.format(repo=str(REPO), root=str(ws.root), w=w)],
+        subprocess.Popen([sys.executable, "-c", _WORKER.format(root=str(ws.root), w=w)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
         for w in range(4)
     ]

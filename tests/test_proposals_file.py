@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import multiprocessing
-import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -10,21 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-    sys.path.insert(0, str(ROOT))
-
+from dreamdeck.core.formats.pending_memories import CONFIDENCES, STORES, Proposal, parse_pending, render_pending
 from dreamdeck.core.store.proposals_file import (
-    CONFIDENCES,
-    STORES,
-    Proposal,
     ProposalNotFound,
     append_proposal,
     find_conflicts,
-    parse_pending,
     pending_path,
     read_pending,
-    render_pending,
     update_status,
 )
 

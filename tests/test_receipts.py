@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import git
+from tests.support.git import git
 from dreamdeck.core.dreaming.run import list_receipts, run_dream
-from helpers import fragment_line, watermark_line, write_stream
+from tests.support.memory import fragment_line, watermark_line, write_stream
 
 D = "2026-05-21"
 

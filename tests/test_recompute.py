@@ -16,7 +16,7 @@ from dreamdeck.core.formats.shards import (
     render_shard,
     strength_of,
 )
-from helpers import shard_text, uuid_at
+from tests.support.memory import shard_text, uuid_at
 
 TODAY = "2026-05-22"
 A, B, C = uuid_at("2026-05-18", 1), uuid_at("2026-05-20", 2), uuid_at("2026-05-21", 3)
@@ -139,14 +139,16 @@ def test_derive_heading_prefers_existing_then_double_hash_then_sentence_then_slu
     assert derive_heading("  Kept  ", "## H2\n", "slug") == "Kept"
     assert derive_heading("", "# H1\n## H2 line \n", "slug") == "H2 line"
     assert derive_heading(" ", "Sentence one. Two.", "slug") == "Sentence one."
-    assert derive_heading("", f"## \nfragments:\n- streams/2026-05-20#{B}\n", "slug") == "slug"
+    # TypeClaw's `/^##\s+(.+)$/m` lets `\s+` cross the line break: the next line is the heading.
+    assert derive_heading("", f"## \nfragments:\n- streams/2026-05-20#{B}\n", "slug") == "fragments:"
+    assert derive_heading("", f"fragments:\n- streams/2026-05-20#{B}\n", "slug") == "slug"
 
 
 # --- the tolerant fallback -------------------------------------------------------------------------------
 def test_malformed_tags_are_dropped_with_a_warning():
     text = "---\nheading: H\ncites: 0\ndays: 0\nlastReinforced: 2026-05-22\ntags: tooling, deploy\n---\nH.\n"
     out, warnings = recompute_shard_text(text, "h", TODAY)
-    assert warnings == ["dropping malformed tags 'tooling, deploy'"]
+    assert warnings == ["[dreaming] shard h: dropping malformed tags"]  # TypeClaw's words, on its logger
     assert out == "---\nheading: H\ncites: 0\ndays: 0\nlastReinforced: 2026-05-22\n---\nH.\n"
 
 
@@ -200,16 +202,19 @@ def test_the_recomputed_text_always_parses_strictly():
         ("No terminal punctuation", "No terminal punctuation"),
         ("# The user uses pnpm. More.", "The user uses pnpm."),
         ("## Heading without period", "Heading without period"),
-        ("first line\ncontinues here. next", "first line continues here."),
+        ("first line\ncontinues here. next", "first line"),  # TypeClaw takes the first line only
     ],
 )
 def test_first_belief_sentence(body, sentence):
     assert first_belief_sentence(body) == sentence
 
 
-def test_first_belief_sentence_skips_citations_and_references():
+def test_first_belief_sentence_skips_citations_and_the_references_heading_only():
+    # TypeClaw `firstBeliefSentence` skips a `references:` line but not its items
+    # (golden belief_sentence: "references heading skipped").
     body = f"references:\n- pnpm-policy\n- lockfile\n\nThe user pins pnpm 9. Always.\n\nfragments:\n- streams/2026-05-20#{B}\n"
-    assert first_belief_sentence(body) == "The user pins pnpm 9."
+    assert first_belief_sentence(body) == "- pnpm-policy"
+    assert first_belief_sentence(body.split("\n\n", 1)[1]) == "The user pins pnpm 9."
 
 
 def test_first_belief_sentence_is_empty_for_citations_only():

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from dreamdeck.core.store.audit import read_log
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.commit import DREAM_EMOJI
@@ -17,19 +18,12 @@ from dreamdeck.core.store.reflections import ProposedFile, ReflectionError, list
 from dreamdeck.core.ops.reflections import approve, loss_meter, mark_stale, reject
 from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.store.state import load_state, save_state
-from faults.scripted import Scripted, citations_in, commit_all, draft, git, merge_into
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.dreamers import Scripted, citations_in, draft, merge_into
+from tests.support.git import git, trailer_lines
+from tests.support.memory import cite, commit_all, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
 
 D1, D = "2026-05-20", "2026-05-22"
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
-
-
-def topics(root):
-    return {p.name: p.read_bytes() for p in sorted((root / "memory/topics").glob("*.md"))}
 
 
 def fragment_ids(root, day):
@@ -87,7 +81,7 @@ def test_approve_all_applies_every_file_through_the_door(ws, agent_dir):
     assert re.fullmatch(r"- \S+ r-1 approved by human:cli: 2/2 hunks", log[-1])
     subject = git(agent_dir, "log", "-1", "--format=%s").strip()
     assert re.fullmatch(rf"dream: approved r-1 \(2/2 hunks\) ({EMOJI})", subject)
-    trailers = git(agent_dir, "log", "-1", "--format=%(trailers:only,unfold)").strip().splitlines()
+    trailers = trailer_lines(agent_dir)
     assert trailers == ["Actor: human:cli", "Approval: approved", "Trigger: review", "Reflection: r-1"]
     assert result.sha == head(agent_dir)
     entries, problems = read_log(agent_dir)
@@ -132,8 +126,8 @@ def test_a_stale_base_changed_elsewhere_is_rebased_and_both_changes_are_kept(ws,
     current = (agent_dir / "memory/topics/a.md").read_text()
     # meanwhile a later, mechanical change adds a citation at the end of the same shard
     apply_changeset(ws, ChangeSet(
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="reinforce a",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "reinforce a"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))]),
     ))
 
     result = approve(ws, "r-1")
@@ -150,8 +144,8 @@ def test_an_overlapping_change_since_the_proposal_is_refused_as_a_conflict(ws, a
     _pending(ws, agent_dir, script=_rewrite_a)
     current = (agent_dir / "memory/topics/a.md").read_text()
     apply_changeset(ws, ChangeSet(
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="human rewrite",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "human rewrite"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))]),
     ))
     edited = (agent_dir / "memory/topics/a.md").read_bytes()
     before = head(agent_dir)

@@ -4,27 +4,23 @@ r-N` both show it; and the texts a choice of hunks gives (what `E` / `approve --
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.diff import apply_hunks
 from dreamdeck.core.git.runner import head
 from dreamdeck.core.ops.review import chosen_texts, probe_conflicts
 from dreamdeck.core.store.reflections import ReflectionError, load_reflection
 from dreamdeck.core.store.state import load_state, save_state
-from faults.scripted import Scripted, commit_all, draft
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.dreamers import Scripted, draft
+from tests.support.memory import cite, commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.processes import run_cli
 
 D1, D = "2026-05-20", "2026-05-22"
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
 
 
 def _rewrite_a(inp, scratch):
@@ -47,8 +43,8 @@ def pending(ws, agent_dir):
 
 def change_a(ws, belief: str, cites: list[str]) -> None:
     current = (ws.topics_dir / "a.md").read_text()
-    apply_changeset(ws, ChangeSet(action="EDIT", actor="human:cli", approval="approved", trigger="test",
-                                  summary="meanwhile", edits=[FileEdit("topics/a.md", current, shard_text(belief, cites))]))
+    apply_changeset(ws, ChangeSet(Commit("edit", "human:cli", "approved", "test", "meanwhile"),
+                                  Writes([FileEdit("topics/a.md", current, shard_text(belief, cites))])))
 
 
 def hunk_of(ws, path: str) -> str:
@@ -104,8 +100,7 @@ def test_chosen_texts_are_the_proposed_texts_or_the_chosen_hunks_applied(pending
 
 
 def review(root, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(root), "--today", D, "review", *args],
-                          capture_output=True, text=True, env=os.environ.copy(), check=True)
+    return run_cli(root, "review", *args, today=D)
 
 
 def test_dreamdeck_review_says_which_hunks_conflict_and_which_rebase(pending):

@@ -11,7 +11,7 @@ from dreamdeck.core.git.runner import run_git
 from dreamdeck.core.ops.rollback import preview_restore_to, preview_rollback, restore_to, rollback
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import read_stream_lines
-from helpers import fragment_line, uuid_at, write_stream
+from tests.support.memory import fragment_line, uuid_at, write_stream
 
 D = "2026-05-22"
 

@@ -313,6 +313,7 @@ def year(days: int = 30, per_day: int = 50) -> DreamingState:
     return state
 
 
+@pytest.mark.perf_contract(reason="a fresh process parses only the days of .dreaming-state.json it asks for")
 def test_a_fresh_process_parses_only_the_days_it_asks_for_from_a_file_dreamdeck_wrote(path):
     from dreamdeck.core.store.state import LazyDays
 

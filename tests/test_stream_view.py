@@ -1,18 +1,21 @@
 """StreamView: every day's fragments as one lazily indexed list, read line by line by offset."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
+from dreamdeck.core.index import stream_days as stream_days_module
 from dreamdeck.core.index import stream_view as stream_view_module
 from dreamdeck.core.formats.events import fragment_content_hash
-from dreamdeck.core.index.stream_view import StreamView, index_bytes
+from dreamdeck.core.index.stream_days import index_bytes
+from dreamdeck.core.index.stream_view import StreamView
 from dreamdeck.core.store.streams import append_fragment, rewrite_stream
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.store.tombstones import Tombstone, record
-from helpers import fragment_line, uuid_at, watermark_line, write_stream
+from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 
 LEGACY = '{"type":"legacy_prose","ts":"2026-05-22T00:00:00.000Z","text":"old notes","origin":"migration"}'
 
@@ -42,7 +45,8 @@ class Counting:
             self.preads.append((offset, length))
             return real_pread(fd, length, offset)
 
-        monkeypatch.setattr(stream_view_module, "open", counting_open, raising=False)
+        for module in (stream_view_module, stream_days_module):  # the modules that read day files
+            monkeypatch.setattr(module, "open", counting_open, raising=False)
         monkeypatch.setattr(os, "pread", counting_pread)
 
 
@@ -82,6 +86,15 @@ def test_a_broken_line_that_claims_to_be_a_fragment_shows_as_malformed_not_as_a_
     assert view.row(1)["body"] == "fine"
 
 
+def test_a_fragment_written_with_spaces_is_shown_and_found(ws, agent_dir):
+    day = "2026-05-22"
+    spaced = json.dumps(json.loads(fragment_line(day, 2, "t", "spaced")), ensure_ascii=False, separators=(", ", ": "))
+    write_stream(agent_dir, day, [fragment_line(day, 1, "a", "one"), spaced])
+    view = StreamView(ws)
+    assert len(view) == 2 and view.row(1)["body"] == "spaced"
+    assert view.find(day, uuid_at(day, 2)) == 1
+
+
 def test_offsets_are_the_byte_spans_of_the_fragment_lines(ws, agent_dir):
     day = "2026-05-22"
     path = write_stream(agent_dir, day, [
@@ -118,6 +131,7 @@ def test_no_streams_at_all_is_an_empty_view_that_fills_when_one_appears(ws, agen
 
 
 # --- laziness: only the days shown are indexed, only the rows asked are read ------------------------
+@pytest.mark.perf_contract(reason="opening the stream view opens only the newest day files it needs and reads no row")
 def test_opening_indexes_only_the_newest_days_needed(ws, agent_dir, monkeypatch):
     dates = days(20)
     fill(agent_dir, dates, 10)
@@ -130,6 +144,7 @@ def test_opening_indexes_only_the_newest_days_needed(ws, agent_dir, monkeypatch)
     assert counting.preads == [] and view.reads == 0  # indexing parses nothing and reads no row
 
 
+@pytest.mark.perf_contract(reason="a row costs one pread of its own line, once")
 def test_row_reads_only_the_line_asked_for_and_caches_it(ws, agent_dir, monkeypatch):
     fill(agent_dir, days(3), 50)
     view = StreamView(ws)
@@ -172,6 +187,7 @@ def test_find_loads_back_to_an_old_day_for_a_citation_jump(ws, agent_dir):
     assert view.find("2026-05-13", uuid_at("2026-05-13", 0), load=False) is None
 
 
+@pytest.mark.perf_contract(reason="days a jump passes over are opened only when a row of theirs is read")
 def test_days_a_jump_passes_over_are_counted_and_indexed_when_read(ws, agent_dir, monkeypatch):
     fill(agent_dir, days(10), 10)
     view = StreamView(ws, min_rows=10)
@@ -195,6 +211,18 @@ def test_a_day_with_other_key_orders_is_indexed_not_counted(ws, agent_dir):
     assert view.row(4)["body"] == "reordered"
 
 
+def test_a_counted_day_with_a_type_spelled_in_escapes_is_reindexed_when_read(ws, agent_dir):
+    fill(agent_dir, days(3), 2)
+    path = agent_dir / "memory/streams/2026-05-21.jsonl"
+    with open(path, "a") as fh:  # no JSON writer escapes a letter, but a hand can: still a fragment
+        fh.write(fragment_line("2026-05-21", 99, "t", "escaped").replace('"fragment"', '"fr\\u0061gment"') + "\n")
+    view = StreamView(ws, min_rows=1)
+    view.find("2026-05-20", uuid_at("2026-05-20", 0))  # 05-21 is passed over: only counted
+    assert len(view) == 6 and view.row(2)["malformed"]  # the count was short: re-read on refresh
+    assert view.changed() and view.refresh().reshaped
+    assert len(view) == 7 and view.row(4)["body"] == "escaped"
+
+
 def test_a_counted_day_changed_under_it_reads_as_a_placeholder_until_refresh(ws, agent_dir):
     fill(agent_dir, days(3), 3)
     view = StreamView(ws, min_rows=1)
@@ -212,6 +240,7 @@ def test_a_counted_day_changed_under_it_reads_as_a_placeholder_until_refresh(ws,
 
 
 # --- following the files ----------------------------------------------------------------------------
+@pytest.mark.perf_contract(reason="a refresh scans only the bytes appended since the last one")
 def test_refresh_reads_only_the_appended_bytes(ws, agent_dir):
     fill(agent_dir, ["2026-05-22"], 5)
     view = StreamView(ws)

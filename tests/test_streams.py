@@ -35,7 +35,7 @@ from dreamdeck.core.store.streams import (
 from dreamdeck.core.formats.stream_lines import StreamProblem, parse_stream_bytes
 from dreamdeck.core.store.tombstones import Tombstone, record
 from dreamdeck.core.workspace import WorkspaceError
-from helpers import fragment_line, uuid_at, watermark_line, write_stream
+from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 
 DAY = "2026-05-22"
 GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"

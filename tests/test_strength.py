@@ -13,12 +13,11 @@ from dreamdeck.core.index.strength import (
     decay_score,
     decay_status,
     ladder_tier,
-    render_prompt_table,
     row_for,
     sort_rows,
     strength_table,
 )
-from helpers import shard_text, write_shard
+from tests.support.memory import shard_text, write_shard
 
 TODAY = "2026-05-22"
 DECAY = DecaySettings()
@@ -71,9 +70,14 @@ def test_month_and_year_boundaries(today, last, age):
     assert age_days(today, last) == age
 
 
-@pytest.mark.parametrize("last", ["yesterday", "2026-02-30", ""])
+@pytest.mark.parametrize("last", ["yesterday", "2026-5-1", "20260501", ""])
 def test_an_unparseable_date_has_no_age(last):
     assert age_days(TODAY, last) is None
+
+
+def test_an_impossible_but_well_shaped_date_rolls_over_as_javascript_does():
+    # TypeClaw `daysBetween` / `parseIsoDateUtc`: `Date.UTC(2026, 1, 30)` is March 2nd.
+    assert age_days(TODAY, "2026-02-30") == age_days(TODAY, "2026-03-02") == 81
 
 
 # --- rows ----------------------------------------------------------------------------------------------
@@ -141,33 +145,6 @@ def test_sorting_by_an_unknown_column_is_refused():
         sort_rows([row("a")], "nope")
 
 
-# --- the prompt table --------------------------------------------------------------------------------
-def test_no_shards_means_no_prompt_table():
-    assert render_prompt_table([]) == ""
-
-
-def test_the_prompt_table_has_typeclaws_header_and_rows_in_order():
-    rows = [row("low", cites=1, heading="Low"), row("high", cites=3, days=2, last="2026-05-20", heading="High", age=2)]
-    assert render_prompt_table(rows) == (
-        "| slug | heading | cites | days | last reinforced | age (d) |\n"
-        "| --- | --- | ---: | ---: | --- | ---: |\n"
-        "| high | High | 3 | 2 | 2026-05-20 | 2 |\n"
-        "| low | Low | 1 | 1 | 2026-05-22 | 0 |"
-    )
-
-
-def test_the_prompt_table_escapes_pipes_in_headings():
-    assert "| s | a \\| b \\|\\| c | 1 |" in render_prompt_table([row("s", heading="a | b || c")])
-
-
-def test_the_prompt_table_shows_untitled_for_an_empty_heading():
-    assert "| s | (untitled) | 1 |" in render_prompt_table([row("s", heading="")])
-
-
-def test_the_prompt_table_shows_a_dash_for_an_unknown_age():
-    assert render_prompt_table([row("s", last="garbage", age=None)]).endswith("| s | H | 1 | 1 | garbage | — |")
-
-
 # --- decay -------------------------------------------------------------------------------------------------
 def test_decay_score_is_moltbots_formula():
     # e^(-lambda * age) * log2(days + 1) * type_weight, with lambda 0.03 and weight 1.2
@@ -209,3 +186,33 @@ def test_row_status_follows_the_score():
     stale = row_for(shard_with("s", "H", 1, 1, "2025-05-22"), TODAY, DECAY)
     assert fresh.status == "active"
     assert stale.status == "archived"
+
+
+# --- access (the access record feeds decay) --------------------------------------------------------
+def test_rows_carry_access_count_and_last_access_and_being_shown_refreshes_decay(tmp_path):
+    from dreamdeck.core.store.access import Usage
+
+    write_shard(tmp_path, "old", shard_text("Old", ["streams/2026-03-01#a"]))
+    [cold] = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY, access={})
+    assert (cold.access_count, cold.last_access, cold.status) == (0, None, "dormant")
+    usage = {"topic:old": Usage(3, "2026-05-21")}
+    [warm] = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY, access=usage)
+    assert (warm.access_count, warm.last_access, warm.status) == (3, "2026-05-21", "active")
+    # Moltbot §9.1: base 0.7 (dreamed: auto-detected) × e^(−λ·1 day) × log2(1 day + 3 shown + 1) × 1.2
+    assert warm.score == min(1.0, 0.7 * math.exp(-0.03) * math.log2(5) * 1.2)
+    assert warm.to_json()["access_count"] == 3 and warm.to_json()["last_access"] == "2026-05-21"
+
+
+def test_the_table_reads_the_access_record_of_its_memory_folder(ws):
+    from dreamdeck.core.store.access import record_access
+
+    write_shard(ws.root, "old", shard_text("Old", ["streams/2026-03-01#a"]))
+    record_access(ws, "recall", "old", ["topic:old", "vault:old"])
+    [row] = strength_table(ws.topics_dir, TODAY, DECAY)
+    assert (row.access_count, row.last_access) == (2, TODAY)
+
+
+def test_a_dreamed_topic_starts_at_moltbots_auto_detected_relevance(tmp_path):
+    write_shard(tmp_path, "new", shard_text("New", [f"streams/{TODAY}#a"]))
+    [row] = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY, access={})
+    assert row.score == pytest.approx(0.7 * 1.2)

@@ -10,7 +10,7 @@ from dreamdeck.core.ops.reflections import approve
 from dreamdeck.core.ops.rollback import rollback
 from dreamdeck.core.store.streams import read_stream_lines
 from dreamdeck.core.ops.vault import list_vault, pin_fragment, pin_topic, pinned_slugs, unpin
-from helpers import fragment_line, uuid_at, write_stream
+from tests.support.memory import fragment_line, uuid_at, write_stream
 
 D = "2026-05-22"
 

@@ -26,6 +26,9 @@ from textual.screen import Screen
 from dreamdeck.core.formats.actors import human_actor
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
+from dreamdeck.tui.critical_watch import start_critical_watch
+from dreamdeck.tui.dream_notice import receipt_notice
+from dreamdeck.tui.no_history import offer_git_init
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.tab_bar import LABELS, TABS, TabBar
 
@@ -35,6 +38,7 @@ SCREENS = {
     "proposals": "dreamdeck.tui.screens.proposals:ProposalsScreen", "vault": "dreamdeck.tui.screens.vault:VaultScreen",
     "history": "dreamdeck.tui.screens.history:HistoryScreen", "stream": "dreamdeck.tui.screens.stream:StreamScreen",
     "control": "dreamdeck.tui.screens.control:ControlScreen",
+    "forgotten": "dreamdeck.tui.screens.forgotten:ForgottenScreen",
 }
 
 
@@ -159,6 +163,8 @@ class DreamdeckApp(App):
         the user is waiting for. Every time, build the next screen nobody has opened yet."""
         if self._counts_after_first_load:
             self._counts_after_first_load = False
+            self.critical_watch = start_critical_watch(self)
+            offer_git_init(self)
             if self.watcher_wanted:
                 self._start_watcher_worker()  # then the counts, with the watcher's status
             else:
@@ -216,6 +222,8 @@ class DreamdeckApp(App):
         self._unmounted = True
         if self.watcher is not None:
             self.watcher.stop(timeout=2)
+        if getattr(self, "critical_watch", None) is not None:
+            self.critical_watch.stop()
 
     # --- quitting, the palette's system commands -------------------------------------------
     async def action_quit(self) -> None:
@@ -270,16 +278,13 @@ class DreamdeckApp(App):
     def _on_watch_event(self, event) -> None:
         if event.kind == "run-done" and event.receipt:
             self.last_receipt = event.receipt
-            r = event.receipt
-            msg = r.get("message") or r.get("status", "")
-            if r.get("reflection"):
-                msg += f" — review {r['reflection']} on screen 2"
-            self.notify(msg, title="Dream finished", timeout=8)
+            title, msg, severity = receipt_notice(event.receipt)
+            self.notify(msg, title=title, severity=severity, timeout=8)  # type: ignore[arg-type]
             self.memory_changed()
         elif event.kind == "error":
             self.notify(event.message, title="Watcher", severity="error")
-        elif event.kind == "run-start":
-            self.refresh_counts()
+        elif event.kind in ("run-start", "decision"):
+            self.refresh_counts()  # a decision follows each append: the undreamed count moved
         screen = self.screen
         if hasattr(screen, "on_watch_event"):
             screen.on_watch_event(event)  # type: ignore[attr-defined]
@@ -311,10 +316,8 @@ class DreamdeckApp(App):
             self.call_from_thread(self.notify, message, title=title, severity="error", timeout=10)
             return
         self.last_receipt = receipt
-        msg = receipt.get("message") or receipt.get("status")
-        if receipt.get("reflection"):
-            msg += f" — review {receipt['reflection']} on screen 2"
-        self.call_from_thread(self.notify, msg, title="Dry run" if dry_run else "Dream finished", timeout=8)
+        title, msg, severity = receipt_notice(receipt)
+        self.call_from_thread(self.notify, msg, title=title, severity=severity, timeout=8)
         self.call_from_thread(self.memory_changed)
 
     # --- handing the terminal to an editor ----------------------------------------------------

@@ -1,4 +1,12 @@
-"""Claims: what a fragment or a belief says, and whether two say the same or contradict.
+"""Claims: what a note says, and whether two notes say the same thing or contradict.
 
-Pure functions over text. May import `errors`, `io` and `formats`.
+Pure functions over text (no files, no clock), shared by the offline dreamer and the proposals
+inbox. May import `errors`, `io` and `formats`.
+- `tokens`: words of any script, normalized; numbers, times and dates are values, never
+  evidence that two notes are about the same thing;
+- `cleaning`: a line without bullets, timestamps, emphasis or bookkeeping prefixes;
+- `extract`: a line read as a `Claim` (a statement, or a subject with a value);
+- `sameness`: the same claim, a near duplicate, support for a topic;
+- `contradiction`: the one contradiction rule (the same subject, another value);
+- `naming`: readable slugs in any script; `index`: candidates for a claim among thousands.
 """

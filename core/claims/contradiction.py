@@ -1,190 +1,136 @@
-"""Does a new claim contradict an old one? A small, documented, deterministic heuristic.
+"""Does a newer claim contradict an older one? The one contradiction rule of dreamdeck.
 
-The offline dreamer calls `contradicts(old, new)` for two claims about the same topic (the
-fragments were already grouped by topic, so a shared word is enough to call it the same
-subject). It answers True when one of three rules fires, and `contradiction_reason` names it:
+Both the offline dreamer and the proposals inbox (`store.proposals_file.find_conflicts`) ask
+this module. A contradiction needs the same subject and a different value; a temporal word
+("now", "currently") alone never makes one, and sibling bullets or table rows about different
+subjects never do. `contradiction_reason(old, new)` names the rule that fired:
 
-1. **negation** — a negated term of one claim is affirmed by the other. A negation marker
-   ("not", "no", "never", "no longer", "instead of", "rather than", "stopped", "…n't") opens a
-   scope of up to three content words that ends at punctuation or at "and"/"but"/"so".
-   "use pnpm, not bun" vs "uses bun": `bun` is negated by the new claim and affirmed by the
-   old one. Light verbs ("use", "prefer", "like", …) never count as negated terms, so
-   "never use bun" restates "use pnpm, not bun" instead of contradicting it.
-2. **correction** — the new claim carries a correction marker the old one lacks ("now",
-   "instead", "actually", "switched", "changed", "moved", "migrated", "replaced", "anymore",
-   "correction", "nowadays"), shares a subject word with the old one, and says something new
-   (a word or value the old claim does not have). "now prefers tabs" after "prefers tabs"
-   is a restatement.
-3. **value** — both claims carry values (numbers, dates, versions, capitalized names not at
-   the start of a sentence), each has a value the other lacks, and they share a plain subject
-   word: "deadline is March 15" vs "deadline is March 30", "uses Node 18" vs "uses Node 20".
+- **value**: the same setting with another value: `key: value` lines or table rows with the
+  same key, "X is Y" copulas with the same subject, a change ("X moved/switched/raised ... to
+  Z", "disabled X", "X 从 Y 改为 Z", "X을 Y에서 Z으로 변경") of the same subject; or the same
+  verb on the same subject whose object differs only in a number, time or day ("uses Node 18"
+  / "uses Node 20"). Values must really differ: neither includes the other ("March 15" /
+  "March 15, 2026" is a refinement). A value that is a sentence ("Dana: approved the budget",
+  "Next step: ask Dana") is a report, not a setting, and never takes part; a one-word key
+  ("Bob: backend" / "Bob: out sick") names the same setting only within one topic.
+- **negation**: one claim rules out what the other affirms ("use pnpm, not bun" / "uses bun";
+  "no longer using Notion" / "notes app: Notion"; "X instead of Y"), with a word besides the
+  ruled-out one in common; or the same verb on the same subject, negated on one side only
+  ("prefers pnpm" / "no longer prefers pnpm").
+- **correction**: the same verb and subject with another object, and the newer claim carries an
+  explicit change marker ("actually", "instead", "switched", "moved", "anymore"), or only "now"
+  when both objects are short ("prefers tabs" / "now prefers spaces"); or, within one topic, an
+  explicit change marker, at least two shared words and a number, time or day that differs
+  ("the release train has moved: releases are cut every Thursday" / "... every Tuesday").
 
-Additive markers ("also", "too", "additionally", "as well") in the new claim silence rules 2
-and 3: "also uses Node 20" adds a fact. Plain restatements and additions ("prefers tabs" vs
-"prefers tabs in Go files") fire no rule. Words are lowercased and lightly stemmed
-("uses"/"using"/"use" -> "us"); stopwords (articles, pronouns, auxiliaries, "user", the
-wording-ladder words) are ignored. It knows no synonyms and no sarcasm; the dreamer's
-reviewer sees every contradiction it reports.
+Additive claims ("also uses Node 20") add a fact and contradict nothing but a ruled-out value.
+Events (past-tense reports: "Deployed v2.3", "Met with Dana") never contradict each other.
+`same_topic` says whether the two come from the same topic (label or shard): it lets a
+one-word subject include another and allows the **correction** rule on overlapping words.
 """
 from __future__ import annotations
 
-import re
+from dreamdeck.core.claims.extract import Claim, extract
+from dreamdeck.core.claims.sameness import subjects_match
+from dreamdeck.core.claims.tokens import STOPWORDS, stem
 
-__all__ = [
-    "STOPWORDS", "contradicts", "contradiction_reason", "content_words", "stem",
-]
+__all__ = ["STOPWORDS", "contradiction_reason", "contradicts", "stem"]
 
-STOPWORDS = frozenset("""
-a an the and or but of for to in on at by with from into onto as is are was were be been being
-am it its it's this that these those there here i we you he she they them me him my our your
-his her their do does did has have had will would should can could may might must shall so then
-if about user users said says say told tells mentioned once observed consistently always days
-day very just still all any some each every which who whom what when where why how s t also too
-again than via per
-""".split())
-
-# Negation markers open a scope of negated words; "n't" endings count too.
-_NEGATIONS = frozenset({"not", "no", "never", "nor", "stopped", "stop", "stops", "cannot"})
-_NEGATION_PHRASES = (("no", "longer"), ("instead", "of"), ("rather", "than"))
-_CORRECTIONS = frozenset({
-    "now", "instead", "actually", "switched", "switch", "switches", "changed", "change",
-    "moved", "migrated", "replaced", "anymore", "correction", "nowadays",
-})
-_ADDITIVE = frozenset({"also", "too", "additionally", "plus"})
-_ADDITIVE_PHRASES = (("as", "well"), ("in", "addition"))
-_SCOPE_END = frozenset({"and", "but", "so", "because", "while", "though", "although", "yet"})
-_LIGHT_VERBS = frozenset({
-    "use", "prefer", "like", "love", "want", "need", "run", "work", "write", "make", "get",
-    "keep", "choose", "pick", "install", "longer",
-})
-_MARKER_WORDS = _NEGATIONS | _CORRECTIONS | {"longer", "rather", "instead"}
-_SCOPE_WORDS = 3
-
-_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}|[^\W_]+(?:['.][^\W_]+)*|[,;:.!?()\"“”«»\[\]]")
-_PUNCT = frozenset(",;:.!?()\"“”«»[]")
-_OPENERS = frozenset(".!?:\"“«([")
+_SHORT_OBJECT = 3
 
 
-def stem(word: str) -> str:
-    """A deliberately tiny stemmer: both sides of a comparison go through it, so only
-    consistency matters ("uses", "using", "use" -> "us"; "tabs" -> "tab")."""
-    w = word.lower()
-    if any(c.isdigit() for c in w):
-        return w
-    for suffix in ("ing", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 2 and not (suffix == "s" and w.endswith("ss")):
-            w = w[: -len(suffix)]
-            if len(w) >= 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
-                w = w[:-1]  # "stopped" -> "stopp" -> "stop"
-            break
-    if len(w) >= 3 and w.endswith("e"):
-        w = w[:-1]
-    return w
+def _claim(c: str | Claim) -> Claim:
+    return c if isinstance(c, Claim) else extract(c)
 
 
-_LIGHT_STEMS = frozenset(stem(v) for v in _LIGHT_VERBS)
+def _differ(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a) and bool(b) and not (a <= b or b <= a)
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.replace("’", "'").replace("‘", "'"))
+def _ruled_out(old: Claim, new: Claim, same_topic: bool) -> bool:
+    """`new` rules out what `old` affirms, and they share a word besides it."""
+    hit = new.rejected & old.affirmed
+    if not hit or hit <= old.rejected:
+        return False
+    shared = (old.terms & new.terms) - new.rejected
+    return bool(shared) or subjects_match(old.subject, new.subject, same_topic)
 
 
-def content_words(text: str) -> set[str]:
-    """Stemmed, lowercased words that are not stopwords (numbers kept as written)."""
-    return {
-        stem(t) for t in _tokens(text)
-        if t not in _PUNCT and t.lower() not in STOPWORDS
-    }
+def _negation(old: Claim, new: Claim, same_topic: bool) -> bool:
+    if _ruled_out(old, new, same_topic) or _ruled_out(new, old, same_topic):
+        return True
+    if old.predicate is None and new.predicate is None and old.negated != new.negated:
+        return bool(old.terms) and old.terms == new.terms  # the same words, negated on one side
+    if old.predicate is None or old.predicate != new.predicate or old.negated == new.negated:
+        return False
+    if not subjects_match(old.subject, new.subject, same_topic):
+        return False
+    a, b = old.value - old.rejected, new.value - new.rejected
+    return a <= b or b <= a
 
 
-class _Claim:
-    """A claim split into what it affirms, what it negates, its values and its markers."""
-
-    def __init__(self, text: str):
-        toks = _tokens(text)
-        lower = [t.lower() for t in toks]
-        self.words: set[str] = set()  # content words, proper names included, numbers not
-        self.plain: set[str] = set()  # content words without proper names
-        self.values: set[str] = set()  # numbers, dates, versions, proper names
-        self.negated: set[str] = set()
-        self.affirmed: set[str] = set()
-        self.markers: set[str] = set()
-        self.additive = any(t in _ADDITIVE for t in lower) or any(
-            lower[i:i + len(p)] == list(p) for p in _ADDITIVE_PHRASES for i in range(len(lower))
+def _value(old: Claim, new: Claim, same_topic: bool) -> bool:
+    if new.additive or old.event or new.event:
+        return False
+    if old.predicate == "=" and new.predicate == "=":
+        return (
+            old.setting and new.setting
+            and (same_topic or len(old.subject or ()) > 1)  # one word ("Bob:") is no subject alone
+            and subjects_match(old.subject, new.subject, same_topic)
+            and old.negated == new.negated
+            and _differ(old.value, new.value)
         )
-        first_word = True
-        scope_left = 0
-        prev = ""
-        i = 0
-        while i < len(toks):
-            tok, low = toks[i], lower[i]
-            if tok in _PUNCT:
-                scope_left = 0
-                prev = tok
-                i += 1
-                continue
-            phrase = next((p for p in _NEGATION_PHRASES if tuple(lower[i:i + len(p)]) == p), None)
-            if phrase or low in _NEGATIONS or low.endswith("n't"):
-                self.markers.add(" ".join(phrase) if phrase else ("n't" if low.endswith("n't") else low))
-                if phrase and phrase[0] in _CORRECTIONS:
-                    self.markers.add(phrase[0])
-                scope_left = _SCOPE_WORDS
-                first_word = False
-                prev = tok
-                i += len(phrase) if phrase else 1
-                continue
-            if low in _CORRECTIONS:
-                self.markers.add(low)
-            if low in _SCOPE_END:
-                scope_left = 0
-            is_number = any(c.isdigit() for c in tok)
-            is_proper = (
-                not is_number and not first_word and tok[0].isupper() and len(tok) > 1
-                and prev not in _OPENERS and low not in STOPWORDS
-            )
-            first_word = False
-            prev = tok
-            i += 1
-            if is_number:
-                self.values.add(low)
-                continue
-            if low in STOPWORDS or low in _MARKER_WORDS or low in _SCOPE_END:
-                continue
-            key = stem(low)
-            self.words.add(key)
-            if is_proper:
-                self.values.add(key)
-            else:
-                self.plain.add(key)
-            if scope_left > 0:
-                if key not in _LIGHT_STEMS:
-                    self.negated.add(key)
-                scope_left -= 1
-            else:
-                self.affirmed.add(key)
+    if old.predicate is None or old.predicate != new.predicate:
+        return False
+    if not subjects_match(old.subject, new.subject, same_topic):
+        return False
+    old_values, new_values = old.value & old.values, new.value & new.values
+    return (old.value - old_values) == (new.value - new_values) and _differ(old_values, new_values)
 
 
-def contradiction_reason(old_claim: str, new_claim: str) -> str | None:
-    """'negation', 'correction' or 'value' when `new_claim` overturns `old_claim`, else None."""
-    old, new = _Claim(old_claim), _Claim(new_claim)
-    if not (old.words & new.words):
-        return None  # not the same subject
-    if (new.negated & (old.affirmed - old.negated)) or (old.negated & (new.affirmed - new.negated)):
-        return "negation"
-    if new.additive:
+def _correction(old: Claim, new: Claim, same_topic: bool) -> bool:
+    if new.additive or new.event or old.event or not (new.marker or new.soft_marker):
+        return False
+    same_verb = old.predicate not in (None, "=") and old.predicate == new.predicate
+    if same_verb and subjects_match(old.subject, new.subject, same_topic) and _differ(old.value, new.value):
+        if new.marker:
+            return True
+        return len(old.value) <= _SHORT_OBJECT and len(new.value) <= _SHORT_OBJECT
+    if not (same_topic and new.marker):
+        return False
+    shared = (old.terms & new.terms) - new.rejected
+    return len(shared) >= 2 and bool(old.values - new.values) and bool(new.values - old.values)
+
+
+def _summary_changed(old: Claim, new: Claim) -> bool:
+    """A topic summary's place, tool, person or number replaced by an explicit change."""
+    if new.additive or not new.marker:
+        return False
+    before, after = old.values | old.names, new.values | new.names
+    return bool(before - after) and bool(after - before)
+
+
+def contradiction_reason(
+    old: str | Claim, new: str | Claim, *, same_topic: bool = True, old_is_summary: bool = False,
+) -> str | None:
+    """'value', 'negation' or 'correction' when `new` overturns `old`, else None.
+    `old_is_summary`: `old` is a topic shard a person or an LLM wrote (a summary of its topic,
+    not one claim); within that topic, an explicit change ("moved to Lisbon") that replaces one
+    of its names or numbers is a correction too ("The user mentioned living in Berlin")."""
+    a, b = _claim(old), _claim(new)
+    if a.text.casefold() == b.text.casefold():
         return None
-    fresh = (new.words - old.words) or (new.values - old.values)
-    corrections = (new.markers & _CORRECTIONS) - old.markers
-    if corrections and fresh:
-        return "correction"
-    if (
-        old.values and new.values and (old.values - new.values) and (new.values - old.values)
-        and (old.plain & new.plain)
-    ):
+    if _value(a, b, same_topic):
         return "value"
+    if _negation(a, b, same_topic):
+        return "negation"
+    if _correction(a, b, same_topic):
+        return "correction"
+    if old_is_summary and same_topic and _summary_changed(a, b):
+        return "correction"
     return None
 
 
-def contradicts(old_claim: str, new_claim: str) -> bool:
+def contradicts(old: str | Claim, new: str | Claim, *, same_topic: bool = True, old_is_summary: bool = False) -> bool:
     """True when the newer claim corrects or overturns the older one (see the module doc)."""
-    return contradiction_reason(old_claim, new_claim) is not None
+    return contradiction_reason(old, new, same_topic=same_topic, old_is_summary=old_is_summary) is not None

@@ -1,5 +1,5 @@
-"""The one door: every mutation of memory is a ChangeSet that `door.apply` resolves, checks
-(containment, the citation superset, tombstones), writes atomically with a journal, collects
-(compaction and fragment GC) and commits with one audit line each. May import every layer up
-to `index`.
+"""The one door: every mutation of memory is a ChangeSet (`door.changeset`, the data) that
+`door.apply` resolves, checks (`door.checks`: containment, the citation superset, tombstones),
+journals (`door.journal`), writes atomically and finishes (`door.finish`: evidence, compaction
+and fragment GC, audit, one commit). May import every layer up to `index`.
 """

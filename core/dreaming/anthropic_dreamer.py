@@ -12,7 +12,7 @@ import os
 import re
 from typing import Any
 
-from dreamdeck.core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt
+from dreamdeck.core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt, redact_for_llm
 from dreamdeck.core.dreaming.protocol import (
     TOOL_SCHEMAS,
     DreamerError,
@@ -31,38 +31,28 @@ def _one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _redact_json(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact_secrets(value)
-    if isinstance(value, list):
-        return [_redact_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_json(v) for k, v in value.items()}
-    return value
-
-
 def _tool_result_text(result: str) -> tuple[str, bool]:
-    """The result as sent back (secrets redacted) and whether it is an error."""
+    """The result as sent back (through `redact_for_llm`) and whether it is an error."""
     try:
         data = json.loads(result)
     except ValueError:
-        return redact_secrets(result), True
-    # Redact the decoded strings, not the JSON text: an escaped "\n" before a key would
-    # hide the word boundary the secret patterns rely on.
+        return redact_for_llm(result), True
     is_error = not (isinstance(data, dict) and data.get("ok") is True)
-    return json.dumps(_redact_json(data), ensure_ascii=False), is_error
+    return json.dumps(redact_for_llm(data), ensure_ascii=False), is_error
 
 
 def _assistant_blocks(content: list[Any]) -> list[dict[str, Any]]:
+    """The model's turn as it is sent back. Its text and tool inputs pass the same redaction as
+    everything else; thinking blocks go back untouched (the API checks their signature)."""
     blocks: list[dict[str, Any]] = []
     for block in content:
         kind = getattr(block, "type", None)
         if kind == "text":
             if block.text:  # the API rejects empty text blocks when they are sent back
-                blocks.append({"type": "text", "text": block.text})
+                blocks.append({"type": "text", "text": redact_for_llm(block.text)})
         elif kind == "tool_use":
-            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
-        elif hasattr(block, "model_dump"):  # thinking and other blocks go back untouched
+            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": redact_for_llm(block.input)})
+        elif hasattr(block, "model_dump"):
             blocks.append(block.model_dump(exclude_none=True))
     return blocks
 

@@ -1,273 +1,63 @@
 """The `offline` dreamer: deterministic consolidation without a model or a network.
 
-Same input, same writes, byte for byte: no clock, no randomness, nothing iterated in hash
-order. It speaks the same protocol as the LLM dreamers (it only calls `write_shard` and
-`finish` on the scratch), and it follows the dreaming prompt's rules as far as plain code
-can:
-
-- **Group** the undreamed fragments by topic, normalized (lowercase; runs of whitespace and
-  punctuation collapse to one space), in order of first appearance.
-- **Match** each group to a shard: the slug `heading_to_slug(topic)` first; else the best word
-  overlap (stemmed, stopwords dropped) between the topic and a strictly-parsed shard's slug
-  words, heading words, or both: Jaccard >= 1/2, ties to the first slug in sorted order.
-  Shards that fail the strict parse are matched by slug only. No match: a new shard at
-  `heading_to_slug(topic, taken=existing slugs)`.
-- **Reinforce**: cite `- streams/DATE#ID` under `fragments:`, at most one pure reinforcement
-  per shard per day (a shard that already cites the date, or a date added earlier in this
-  run, leaves the fragment uncited: TypeClaw GCs it as dreamed-and-uncited). A fragment
-  already cited by any shard is left alone.
-- **Contradict** (`core.dreaming.contradiction`): the newest fragment wins. The belief is
-  rewritten from it, every active citation moves to `superseded:`, the fragment becomes the
-  active citation. A fragment older than the shard's newest active citation loses instead:
-  it is cited under `superseded:` and the belief stays.
-- **Create**: the belief is the fragment body's first sentence, whitespace collapsed, cut at
-  280 characters on a word boundary, ending in exactly one period.
-- **Wording ladder** by `days` (distinct citation dates, both sections): "Mentioned once:",
-  "Observed on 2 days:", "Consistently (N days):", "Always (N days):". A known prefix is
-  stripped before a new one is put on, so prefixes never stack. The frontmatter `heading` is
-  the belief sentence without its final period.
-- **Layout**: sentence, blank line, `fragments:` list, then (if any) a blank line and
-  `references:`, then (if any) a blank line and `superseded:`, final newline; counts from
-  `strength_of` on that body; tags kept.
-
-Shards it cannot model are never rewritten, only given citation lines under `fragments:`
-(with a question for the reviewer): shards that fail the strict parse (their bytes are kept
-as they are; the runtime recompute fixes the counts), and strictly-parsed shards whose body
-is not "one paragraph + citation sections" (proposal shards, `## Heading` prose, several
-paragraphs, inline citations; their frontmatter counts are recomputed). Every rewrite is
-checked against the shard's previous citations; if one would go missing the shard falls back
-to the citations-only mode, so no citation is ever dropped.
+Its rules (the claim rules themselves live in `core.claims`):
+- **One belief per claim.** A fragment is read as a claim (`claims.extract`) and compared only
+  with the shards sharing a rare term, a subject or its topic label (`matching`, over an index
+  built once per run). The topic label is a hint that loosens sameness, never an identity.
+- **Contradiction** (the same subject with another value, `claims.contradiction`): the newer
+  claim wins; the overturned ids move to `superseded:` and the new belief keeps a guard ("X is
+  not Y anymore; …"). A fragment older than the belief's newest evidence loses: it is cited
+  under `superseded:` and the belief stays.
+  A key that takes a new value nearly every time within one run, never announced as a change,
+  is a log ("tokens used: …"), not a setting: its lines are separate observations.
+- **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
+  reinforcement per claim per day: a near duplicate of what the claim already cites that day
+  is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
+- **New claim**: a new shard (`claims.naming.claim_slug`) whose belief is the fragment's first
+  sentence, cleaned. Nothing distinct is left uncited.
+- **Strength**: the ladder word counts the distinct days of the belief's active citations;
+  superseded evidence never raises it; one tier word, replaced, never stacked (`ladder`).
+- Shards a person or an LLM wrote without a ladder prefix summarize a topic: a fragment under
+  the same topic label that shares a content word with the belief supports it and is cited.
+- Shards it cannot model (unparseable, or a free-form body) are matched by the topic label's
+  slug only and only gain citation lines, with a question. No citation is ever dropped.
+Same input, same writes, byte for byte: no clock, no randomness, nothing in hash order.
 """
 from __future__ import annotations
 
 import re
-import unicodedata
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 
-from dreamdeck.core.formats.citations import (
-    CITATION,
-    CITATION_LINE,
-    REFERENCES_HEADING,
-    SECTION_HEADING,
-    citation_keys,
-    parse_citations,
+from dreamdeck.core.claims.contradiction import contradiction_reason
+from dreamdeck.core.claims.extract import Claim, extract
+from dreamdeck.core.claims.naming import claim_slug
+from dreamdeck.core.claims.sameness import near_duplicate
+from dreamdeck.core.dreaming.beliefs import (
+    Belief,
+    Key,
+    bare,
+    claim_sentence,
+    dedupe,
+    finish_claim,
+    guarded,
+    parse_belief,
 )
-from dreamdeck.core.claims.contradiction import STOPWORDS, contradicts, stem
+from dreamdeck.core.dreaming.ladder import ladder_sentence
+from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
-from dreamdeck.core.formats.shards import (
-    ShardMeta,
-    ShardParseError,
-    add_citation_lines,
-    first_belief_sentence,
-    parse_loose_shard,
-    parse_shard,
-    render_shard,
-    strength_of,
-)
-from dreamdeck.core.formats.slugs import heading_to_slug
-from dreamdeck.core.index.strength import ladder_tier
+from dreamdeck.core.formats.citations import CITATION, citation_keys
+from dreamdeck.core.formats.shards import ShardParseError, add_citation_lines, first_belief_sentence, parse_loose_shard, parse_shard
 
-Key = tuple[str, str]  # (date, id)
+__all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
 
-MAX_CLAIM_CHARS = 280
-MATCH_THRESHOLD = Fraction(1, 2)
-
-# Known ladder prefixes, ours and close variants; stripped repeatedly so they never stack.
-_PREFIX = re.compile(
-    r"^\s*(?:mentioned once|observed on \d+ days?|consistently \(\d+ days?\)|always \(\d+ days?\))\s*:\s*",
-    re.I,
-)
-_REFERENCE_ITEM = re.compile(r"^\s*-\s+(\S+)\s*$")
-_TRAILING = ".!?;:,…。！？ \t"
-_LADDER_WORDS = frozenset({"mentioned", "once", "observed", "consistently", "always", "days", "day"})
+_UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
-# --- small text helpers --------------------------------------------------------------
+def _when(key: Key) -> tuple[str, str]:
+    """When a fragment was written, as far as its key tells: the day, and within a day the
+    UUIDv7 id (its first 48 bits are the time); other ids only tell the day."""
+    return key[0], key[1] if _UUID7.match(key[1]) else ""
 
-def normalize_topic(topic: str) -> str:
-    """Lowercase; each run of whitespace/punctuation becomes one space; trimmed."""
-    return re.sub(r"[\W_]+", " ", topic.lower()).strip()
-
-
-def strip_ladder_prefix(sentence: str) -> str:
-    out = sentence.strip()
-    while True:
-        m = _PREFIX.match(out)
-        if not m:
-            return out
-        out = out[m.end():].strip()
-
-
-def finish_claim(text: str) -> str:
-    """One line, no control characters, no citation syntax, no ladder prefix, one final period."""
-    text = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
-    text = re.sub(r"\s+", " ", text).strip()
-    # A claim must never carry a citation: it would count (and be dropped on a rewrite).
-    text = CITATION.sub(lambda m: f"{m.group(1)}/{m.group(2)} #{m.group(3)}", text)
-    text = strip_ladder_prefix(text)
-    if len(text) > MAX_CLAIM_CHARS:
-        cut = text[:MAX_CLAIM_CHARS]
-        text = cut.rsplit(" ", 1)[0] if " " in cut else cut
-    text = text.rstrip(_TRAILING)
-    return f"{text}." if text else ""
-
-
-def claim_of(fragment: UndreamedFragment) -> str:
-    """The fragment's belief: its body's first sentence (the topic if the body has none)."""
-    return (
-        finish_claim(first_belief_sentence(fragment.body))
-        or finish_claim(fragment.topic)
-        or "(empty fragment)."
-    )
-
-
-# A belief already worded on the ladder ("The user always runs…", "…consistently deploys…")
-# keeps its own sentence: the adverb is moved to the new tier instead of stacking a prefix.
-_INLINE_ADVERB = re.compile(r"\b(always|consistently)\b")
-_INLINE_WORD = {"mentioned": re.compile(r"\bmentioned\b"), "observed": re.compile(r"\bobserved\b")}
-
-
-def _inline_ladder(claim: str, tier: str) -> str | None:
-    if tier in ("always", "consistently") and _INLINE_ADVERB.search(claim):
-        return _INLINE_ADVERB.sub(tier, claim, count=1)
-    if tier in _INLINE_WORD and _INLINE_WORD[tier].search(claim) and not _INLINE_ADVERB.search(claim):
-        return claim
-    return None
-
-
-def ladder_sentence(claim: str, days: int) -> str:
-    tier = ladder_tier(days)
-    inline = _inline_ladder(claim, tier)
-    if inline is not None:
-        return inline
-    if tier == "always":
-        prefix = f"Always ({days} days)"
-    elif tier == "consistently":
-        prefix = f"Consistently ({days} days)"
-    elif tier == "observed":
-        prefix = "Observed on 2 days"
-    else:
-        prefix = "Mentioned once"
-    return f"{prefix}: {claim}"
-
-
-def heading_of(sentence: str) -> str:
-    return sentence[:-1] if sentence.endswith(".") else sentence
-
-
-def _bare(claim: str) -> str:
-    return claim[:-1] if claim.endswith(".") else claim
-
-
-def _match_words(text: str) -> set[str]:
-    return {
-        stem(w) for w in normalize_topic(text).split()
-        if w not in STOPWORDS and w not in _LADDER_WORDS
-    }
-
-
-def _dedupe(keys: list[Key]) -> list[Key]:
-    seen: set[Key] = set()
-    out = []
-    for k in keys:
-        if k not in seen:
-            seen.add(k)
-            out.append(k)
-    return out
-
-
-def _cite(key: Key) -> str:
-    return f"- streams/{key[0]}#{key[1]}"
-
-
-# --- the two shard models --------------------------------------------------------------
-
-@dataclass
-class Belief:
-    """A shard in the reference layout: one belief, cited evidence, references, tags."""
-
-    claim: str  # without ladder prefix, ends with "."
-    active: list[Key] = field(default_factory=list)
-    superseded: list[Key] = field(default_factory=list)
-    references: list[str] = field(default_factory=list)
-    tags: tuple[str, ...] | None = None
-
-    def keys(self) -> set[Key]:
-        return set(self.active) | set(self.superseded)
-
-    def dates(self) -> set[str]:
-        return {d for d, _ in self.keys()}
-
-    def body(self) -> str:
-        days = len(self.dates())
-        lines = [ladder_sentence(self.claim, days), "", "fragments:", *map(_cite, self.active)]
-        if self.references:
-            lines += ["", "references:", *(f"- {r}" for r in self.references)]
-        if self.superseded:
-            lines += ["", "superseded:", *map(_cite, self.superseded)]
-        return "\n".join(lines) + "\n"
-
-    def render(self, today: str) -> str:
-        body = self.body()
-        sentence = body.split("\n", 1)[0]
-        cites, days, last = strength_of(body, today)
-        return render_shard(ShardMeta(heading_of(sentence), cites, days, last, self.tags), body)
-
-
-def parse_belief(text: str) -> Belief | None:
-    """The shard as a `Belief`, or None when it fails the strict parse or its body is more
-    than one paragraph of prose plus citation sections (then it is only ever cited)."""
-    try:
-        meta, body = parse_shard(text)
-    except ShardParseError:
-        return None
-    if CITATION.search(meta.heading):
-        return None
-    prose: list[str] = []
-    active: list[Key] = []
-    superseded: list[Key] = []
-    refs: list[str] = []
-    cite_section = "fragments"  # citations before any heading are active
-    block = "prose"  # what a non-citation line may be: prose, references, or nothing
-    gap = False
-    for raw in body.split("\n"):
-        line = raw.rstrip()
-        if not line.strip():
-            if block == "prose" and prose:
-                gap = True
-            continue
-        heading = SECTION_HEADING.match(line)
-        if heading:
-            cite_section, block = heading.group(1).lower(), "cites"
-            continue
-        if REFERENCES_HEADING.match(line):
-            block = "references"  # `references:` does not switch the citation section
-            continue
-        cite = CITATION_LINE.match(line)
-        if cite:
-            (active if cite_section == "fragments" else superseded).append((cite.group(2), cite.group(3)))
-            if block == "prose" and prose:
-                gap = True
-            continue
-        if block == "references" and _REFERENCE_ITEM.match(line):
-            refs.append(_REFERENCE_ITEM.match(line).group(1))  # type: ignore[union-attr]
-            continue
-        if block != "prose" or gap or CITATION.search(line):
-            return None
-        if line.lstrip().startswith(("#", "-", "*", ">", "|", "proposal:")):
-            return None
-        prose.append(line.strip())
-    active = _dedupe(active)
-    live = set(active)
-    superseded = [k for k in _dedupe(superseded) if k not in live]
-    claim = finish_claim(" ".join(prose)) or finish_claim(meta.heading)
-    if not claim:
-        return None
-    return Belief(claim, active, superseded, list(dict.fromkeys(refs)), meta.tags)
-
-
-# --- the dreamer -----------------------------------------------------------------------
 
 @dataclass
 class _Tally:
@@ -279,17 +69,13 @@ class _Tally:
     already: int = 0
 
     def summary(self) -> str:
-        def n(count: int, word: str, plural: str | None = None) -> str:
-            return f"{count} {word if count == 1 else (plural or word + 's')}"
+        def n(count: int, word: str) -> str:
+            return f"{count} {word if count == 1 else word + 's'}"
 
         head = n(self.fragments, "fragment")
         if not self.fragments:
             return f"{head}: nothing to dream"
-        parts = [
-            n(self.new_topics, "new topic"),
-            f"{self.reinforced} reinforced",
-            n(self.contradictions, "contradiction"),
-        ]
+        parts = [n(self.new_topics, "new topic"), f"{self.reinforced} reinforced", n(self.contradictions, "contradiction")]
         if self.same_day:
             parts.append(f"{self.same_day} not cited (same day)")
         if self.already:
@@ -301,11 +87,10 @@ class OfflineDreamer:
     """Deterministic dreamer; see the module docstring for every rule it applies."""
 
     name = "offline"
-    reads_strength_table = False  # groups by topic; the table is for LLM dreamers
+    reads_strength_table = False  # reads shards through its claim index; the table is for LLM dreamers
 
     def dream(self, inp: DreamInput, scratch: DreamScratch) -> DreamOutcome:
-        run = _Run(inp, scratch)
-        run.go()
+        _Run(inp, scratch).go()
         return scratch.outcome
 
 
@@ -314,165 +99,179 @@ class _Run:
         self.inp = inp
         self.scratch = scratch
         self.files: dict[str, str] = dict(scratch.files)
-        self.cited: set[Key] = set()
-        for text in self.files.values():
-            self.cited |= citation_keys(text)
+        self.cited: set[Key] = {(m.group(2), m.group(3)) for text in self.files.values() for m in CITATION.finditer(text)}
         self.tally = _Tally(fragments=len(inp.fragments))
         self.questions: list[str] = []
         self.contradictions: list[str] = []
+        self.folded: dict[str, str] = {}
+        self.changes: dict[str, list[str]] = {}
+        self.beliefs: dict[str, Belief | None] = {}  # parsed on first use; None: cite-only
+        self.dirty: set[str] = set()
+        self.cite_only_added: dict[str, list[Key]] = {}
+        self.cite_only_why: dict[str, str] = {}
+        self.seen: dict[Key, Claim] = {}  # this run's fragments, by key
+        # A new claim never takes a slug in use, nor one a person pinned in the vault.
+        self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
+        self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
+                                  volatile_subjects(inp.fragments))
 
     def go(self) -> None:
-        groups: dict[str, list[UndreamedFragment]] = {}
-        seen: set[Key] = set()
         for frag in self.inp.fragments:
-            if (frag.date, frag.id) in seen:
-                self.tally.already += 1  # the same fragment listed twice
-                continue
-            seen.add((frag.date, frag.id))
-            groups.setdefault(normalize_topic(frag.topic), []).append(frag)
-        for topic, frags in groups.items():
-            self.dream_group(topic, frags)
+            self.dream_one(frag)
+        self.write_back()
+        self.scratch.finish(
+            summary=self.tally.summary(), questions=self.questions,
+            contradictions=self.contradictions, archive=[],
+        )
+        self.scratch.outcome.folded = dict(self.folded)
+        self.scratch.outcome.changes = {slug: "; ".join(dict.fromkeys(notes)) for slug, notes in sorted(self.changes.items())}
 
+    def ask(self, question: str) -> None:
+        if question not in self.questions:
+            self.questions.append(question)
+
+    def note(self, slug: str, text: str) -> None:
+        self.changes.setdefault(slug, []).append(text)
+
+    def belief(self, slug: str) -> Belief | None:
+        if slug not in self.beliefs:
+            self.beliefs[slug] = parse_belief(self.files[slug])
+        return self.beliefs[slug]
+
+    # --- one fragment -----------------------------------------------------------------------
+    def dream_one(self, frag: UndreamedFragment) -> None:
+        key = (frag.date, frag.id)
+        if key in self.seen or key in self.cited:
+            self.tally.already += 1  # listed twice, or already cited by some shard
+            return
+        claim = extract(frag.body)
+        self.seen[key] = claim
+        choice = self.match.choose(claim, frag.topic)
+        if choice is None:
+            self.new_claim(frag, claim)
+        elif choice.kind == "cite_only":
+            self.cite_only(choice.slug, frag, claim)
+        elif choice.kind == "contradict":
+            self.contradict(choice.slug, frag, claim)
+        else:
+            self.reinforce(choice.slug, frag, claim)
+        self.cited.add(key)
+
+    # --- what a fragment does to a shard ---------------------------------------------------
+    def new_claim(self, frag: UndreamedFragment, claim: Claim) -> None:
+        slug = claim_slug(frag.topic, claim, self.taken_lower)
+        belief = Belief(claim_sentence(frag.body, frag.topic), [(frag.date, frag.id)])
+        self.files[slug] = ""
+        self.taken_lower.add(slug.lower())
+        self.beliefs[slug] = belief
+        self.match.remember(slug, bare(belief.claim))
+        self.dirty.add(slug)
+        self.tally.new_topics += 1
+        self.note(slug, "new claim")
+
+    def reinforce(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
+        belief = self.belief(slug)
+        assert belief is not None
+        key = (frag.date, frag.id)
+        same_day = [k for k in belief.active if k[0] == frag.date]
+        duplicate = self.duplicate_of(claim, same_day, belief) if same_day else None
+        if duplicate is not None:
+            self.fold(key, duplicate)
+            return
+        belief.active.append(key)
+        self.dirty.add(slug)
+        self.tally.reinforced += 1
+        self.note(slug, "reinforced")
+
+    def duplicate_of(self, claim: Claim, same_day: list[Key], belief: Belief) -> Key | None:
+        """The same-day citation this claim only repeats: a near duplicate of its text, or, for a
+        citation made by an earlier run (text unknown here), of the belief it supports."""
+        for k in same_day:
+            if k in self.seen and near_duplicate(claim, self.seen[k]):
+                return k
+        earlier = [k for k in same_day if k not in self.seen]
+        if earlier and near_duplicate(claim, extract(bare(belief.claim))):
+            return earlier[0]
+        return None
+
+    def fold(self, key: Key, duplicate: Key) -> None:
+        self.folded[f"{key[0]}#{key[1]}"] = f"{duplicate[0]}#{duplicate[1]}"
+        self.tally.same_day += 1
+
+    def contradict(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
+        belief = self.belief(slug)
+        old = self.match.claim_of(slug)
+        assert belief is not None and old is not None
+        key = (frag.date, frag.id)
+        new_text = claim_sentence(frag.body, frag.topic)
+        newest = max((_when(k) for k in belief.active), default=("", ""))
+        self.tally.contradictions += 1
+        self.dirty.add(slug)
+        if _when(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
+            belief.superseded.append(key)
+            self.contradictions.append(
+                f"{slug}: '{bare(new_text)}' ({frag.citation}) is older than '{bare(belief.claim)}' and was kept under superseded:")
+            self.note(slug, "older evidence kept under superseded")
+            return
+        old_text = belief.claim
+        belief.superseded = dedupe(belief.superseded + belief.active)
+        belief.active = [key]
+        belief.claim = finish_claim(guarded(old, claim, bare(new_text)))
+        belief.inline = False
+        self.match.remember(slug, bare(belief.claim))
+        self.contradictions.append(f"{slug}: '{bare(old_text)}' superseded by '{bare(new_text)}' ({frag.citation})")
+        self.ask(f"Is '{bare(new_text)}' right, replacing '{bare(old_text)}'?")
+        self.note(slug, f"superseded '{bare(old_text)}' by '{bare(new_text)}'")
+
+    def cite_only(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
+        """A shard we cannot model: add a citation line, touch nothing else."""
+        text = self.files[slug]
+        key = (frag.date, frag.id)
+        try:
+            meta, body = parse_shard(text)
+            heading, why = meta.heading, "has a free-form body"
+        except ShardParseError as err:
+            loose = parse_loose_shard(text)
+            body, heading, why = loose.body, loose.heading, f"could not be parsed ({err})"
+        old_text = heading or first_belief_sentence(body)  # the heading is the belief sentence
+        new_text = bare(claim_sentence(frag.body, frag.topic))
+        if old_text and contradiction_reason(old_text, claim, same_topic=True):
+            self.ask(
+                f"Topic {slug} {why} and was not rewritten: does '{new_text}' "
+                f"({frag.citation}) replace '{bare(finish_claim(old_text))}'?")
+            self.tally.contradictions += 1
+        else:
+            same_day = [k for k in citation_keys(text) if k[0] == frag.date]
+            duplicate = next((k for k in same_day if k in self.seen and near_duplicate(claim, self.seen[k])), None)
+            if duplicate is None and same_day and old_text and near_duplicate(claim, extract(old_text)):
+                duplicate = sorted(same_day)[0]
+            if duplicate is not None:
+                self.fold(key, duplicate)
+                return
+            self.tally.reinforced += 1
+        self.files[slug] = add_citation_lines(text, [key], self.inp.today)
+        self.cite_only_added.setdefault(slug, []).append(key)
+        self.cite_only_why[slug] = why
+        self.note(slug, f"cited without rewriting ({why})")
+
+    # --- writing ----------------------------------------------------------------------------
+    def write_back(self) -> None:
+        for slug in sorted(self.dirty):
+            belief = self.beliefs[slug]
+            assert belief is not None
+            before = self.scratch.files.get(slug, "")
+            after = belief.render(self.inp.today)
+            if not citation_keys(before) <= citation_keys(after):
+                # Never reached by construction; kept so a bug can never drop a citation.
+                keys = sorted(belief.keys() - citation_keys(before))
+                self.files[slug] = add_citation_lines(before, keys, self.inp.today)
+                continue
+            self.files[slug] = after
+        for slug, keys in self.cite_only_added.items():
+            self.ask(f"Topic {slug} {self.cite_only_why[slug]}: {len(keys)} citation(s) added without rewriting it — review it")
         pinned = self.inp.pinned | self.scratch.pinned
         for slug in sorted(self.files):
             if self.files[slug] != self.scratch.files.get(slug):
                 self.scratch.write_shard(slug, self.files[slug])
                 if slug in pinned:
                     self.ask(f"Pinned topic {slug} would change — review before applying")
-        self.scratch.finish(
-            summary=self.tally.summary(), questions=self.questions,
-            contradictions=self.contradictions, archive=[],
-        )
-
-    def ask(self, question: str) -> None:
-        if question not in self.questions:
-            self.questions.append(question)
-
-    # --- matching ----------------------------------------------------------------------
-    def match(self, topic: str) -> str | None:
-        exact = heading_to_slug(topic)
-        if exact in self.files:
-            return exact
-        want = _match_words(topic)
-        if not want:
-            return None
-        best: tuple[Fraction, str] | None = None
-        for slug in sorted(self.files):
-            try:
-                meta, _ = parse_shard(self.files[slug])
-            except ShardParseError:
-                continue  # unparseable shards are matched by slug only
-            slug_words = _match_words(slug)
-            heading_words = _match_words(strip_ladder_prefix(meta.heading))
-            score = max(
-                _jaccard(want, slug_words), _jaccard(want, heading_words),
-                _jaccard(want, slug_words | heading_words),
-            )
-            if score >= MATCH_THRESHOLD and (best is None or score > best[0]):
-                best = (score, slug)
-        return best[1] if best else None
-
-    # --- one topic -----------------------------------------------------------------------
-    def dream_group(self, topic: str, frags: list[UndreamedFragment]) -> None:
-        fresh = [f for f in frags if (f.date, f.id) not in self.cited]
-        self.tally.already += len(frags) - len(fresh)
-        if not fresh:
-            return
-        slug = self.match(topic)
-        if slug is None:
-            slug = heading_to_slug(topic, taken=set(self.files))
-            first = fresh[0]
-            belief = Belief(claim_of(first), active=[(first.date, first.id)])
-            self.tally.new_topics += 1
-            self.cited.add((first.date, first.id))
-            self.apply(slug, belief, fresh[1:], before="")
-            return
-        before = self.files[slug]
-        belief = parse_belief(before)
-        if belief is None:
-            self.cite_only(slug, before, fresh)
-        else:
-            self.apply(slug, belief, fresh, before)
-
-    def apply(self, slug: str, belief: Belief, frags: list[UndreamedFragment], before: str) -> None:
-        tally_before = (self.tally.reinforced, self.tally.contradictions, self.tally.same_day)
-        events: list[tuple[str, str]] = []  # (kind, text) committed only if the rewrite holds
-        added: list[Key] = []
-        for frag in frags:
-            key = (frag.date, frag.id)
-            claim = claim_of(frag)
-            if contradicts(_bare(belief.claim), _bare(claim)):
-                newest = max((d for d, _ in belief.active), default="")
-                if frag.date < newest:
-                    # The shard's evidence is newer: the fragment is overturned evidence.
-                    belief.superseded.append(key)
-                    events.append(("contradiction", (
-                        f"{slug}: '{_bare(claim)}' ({frag.citation}) is older than "
-                        f"'{_bare(belief.claim)}' and was kept under superseded:"
-                    )))
-                else:
-                    old = belief.claim
-                    belief.superseded = _dedupe(belief.superseded + belief.active)
-                    belief.active = [key]
-                    belief.claim = claim
-                    events.append(("contradiction", (
-                        f"{slug}: '{_bare(old)}' superseded by '{_bare(claim)}' ({frag.citation})"
-                    )))
-                    events.append(("question", f"Is '{_bare(claim)}' right, replacing '{_bare(old)}'?"))
-                self.tally.contradictions += 1
-                added.append(key)
-                continue
-            if frag.date in belief.dates():
-                self.tally.same_day += 1  # one pure reinforcement per shard per day
-                continue
-            belief.active.append(key)
-            self.tally.reinforced += 1
-            added.append(key)
-        after = belief.render(self.inp.today)
-        if not citation_keys(before) <= citation_keys(after):
-            # Never reached by construction; kept so a bug can never drop a citation.
-            self.tally.reinforced, self.tally.contradictions, self.tally.same_day = tally_before
-            self.cite_only(slug, before, frags)
-            return
-        for kind, text in events:
-            (self.contradictions if kind == "contradiction" else self.questions).append(text)
-        self.cited.update(added)
-        self.files[slug] = after
-
-    def cite_only(self, slug: str, before: str, frags: list[UndreamedFragment]) -> None:
-        """A shard we cannot model: add citation lines, touch nothing else."""
-        dates = set(parse_citations(before))
-        try:
-            meta, body = parse_shard(before)
-            heading, why = meta.heading, "has a free-form body"
-        except ShardParseError as err:
-            loose = parse_loose_shard(before)
-            body, heading, why = loose.body, loose.heading, f"could not be parsed ({err})"
-        old_claim = heading or first_belief_sentence(body)  # the heading is the belief sentence
-        keys: list[Key] = []
-        for frag in frags:
-            key = (frag.date, frag.id)
-            claim = claim_of(frag)
-            if old_claim and contradicts(old_claim, _bare(claim)):
-                self.ask(
-                    f"Topic {slug} {why} and was not rewritten: does '{_bare(claim)}' "
-                    f"({frag.citation}) replace '{_bare(finish_claim(old_claim))}'?"
-                )
-                self.tally.contradictions += 1
-            elif frag.date in dates:
-                self.tally.same_day += 1
-                continue
-            else:
-                self.tally.reinforced += 1
-            keys.append(key)
-            dates.add(frag.date)
-        if not keys:
-            return
-        self.ask(f"Topic {slug} {why}: {len(keys)} citation(s) added without rewriting it — review it")
-        self.cited.update(keys)
-        self.files[slug] = add_citation_lines(before, keys, self.inp.today)
-
-
-def _jaccard(a: set[str], b: set[str]) -> Fraction:
-    union = a | b
-    return Fraction(len(a & b), len(union)) if union else Fraction(0)

@@ -3,7 +3,7 @@
 `judgement` (default) auto-applies only *mechanical* changes: an existing shard whose belief,
 tags, superseded list and prose are unchanged and which only gains citations under
 `fragments:`. Everything else (new, rewritten, merged, deleted, superseding, pinned) waits.
-A change to a pinned topic waits under every policy, `none` included (invariant 2).
+A change to a pinned topic waits under every policy, `none` included (invariant 3).
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def is_mechanical(before: str | None, after: str | None) -> bool:
 
 
 def needs_review(policy: str, before: str | None, after: str | None, pinned: bool) -> bool:
-    if pinned:  # invariant 2: a dream that touches a pinned topic is never auto-applied, whatever the policy
+    if pinned:  # invariant 3: a dream that touches a pinned topic is never auto-applied, whatever the policy
         return True
     if policy == "none":
         return False

@@ -16,13 +16,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from dreamdeck.core.formats.slugs import SLUG_REGEX
-from dreamdeck.core.index.undreamed import UndreamedFragment
 from dreamdeck.core.errors import DreamdeckError
+from dreamdeck.core.formats.citations import CITATION
+from dreamdeck.core.formats.secrets import new_secret_families, redact_secrets
+from dreamdeck.core.formats.slugs import SLUG_REGEX
+from dreamdeck.core.index.strength import StrengthRow
+from dreamdeck.core.index.undreamed import UndreamedFragment
 
 # A shard is one belief with citations; anything near this size is a runaway write.
 MAX_SHARD_BYTES = 64 * 1024
 MAX_FINISH_ITEMS = 50
+MAX_NOISE_ITEMS = 2000  # one per shown fragment at most; a run shows a few thousand at a time
 
 _TOPIC_PATH = re.compile(r"^(?:memory/)?topics/([^/\\]+)\.md$")
 
@@ -31,7 +35,7 @@ _TOPIC_PATH = re.compile(r"^(?:memory/)?topics/([^/\\]+)\.md$")
 class DreamInput:
     today: str  # YYYY-MM-DD, the workspace's local day
     fragments: list[UndreamedFragment]  # oldest day first, file order within a day
-    strength_table: str  # TypeClaw's markdown strength table ("" when there are no shards)
+    strength_rows: list[StrengthRow]  # TypeClaw's strength table, a row per topic shard (empty: none)
     pinned: frozenset[str] = frozenset()  # slugs whose vault copy is human-owned
     references: frozenset[str] = frozenset()  # slugs under memory/references/
 
@@ -46,6 +50,10 @@ class DreamOutcome:
     input_tokens: int = 0
     output_tokens: int = 0
     tool_errors: list[str] = field(default_factory=list)  # refusals reported to the model
+    # Evidence a dreamer leaves uncited on purpose, each with its reason, for the run's receipt:
+    folded: dict[str, str] = field(default_factory=dict)  # "DATE#ID" -> the "DATE#ID" it duplicates
+    noise: dict[str, str] = field(default_factory=dict)  # "DATE#ID" -> why it carries nothing durable
+    changes: dict[str, str] = field(default_factory=dict)  # slug -> one line: what happened to its claim
 
 
 class DreamerError(DreamdeckError):
@@ -106,6 +114,10 @@ class DreamScratch:
                 "write", slug,
                 _refuse("too_large", f"{size} bytes exceeds the {MAX_SHARD_BYTES}-byte shard limit"),
             )
+        secrets = new_secret_families(content, [self.original.get(slug)])
+        if secrets:  # the dreamer only ever saw redacted text: a secret here is made up or leaked
+            return self._note("write", slug, _refuse(
+                "secret", f"the content holds a secret ({', '.join(secrets)}); write the fact without the value"))
         self.files[slug] = content
         return self._note("write", slug, _ok(path=f"memory/topics/{slug}.md"))
 
@@ -124,19 +136,26 @@ class DreamScratch:
         questions: object = (),
         contradictions: object = (),
         archive: object = (),
+        noise: object = (),
     ) -> str:
         def strings(value: object) -> list[str]:
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, (list, tuple)):
                 return []
-            return [str(v)[:2000] for v in value if str(v).strip()][:MAX_FINISH_ITEMS]
+            return [redact_secrets(str(v))[:2000] for v in value if str(v).strip()][:MAX_FINISH_ITEMS]
 
-        self.outcome.summary = str(summary or "")[:2000]
+        # These reach receipts, the review queue and commit messages: never a secret.
+        self.outcome.summary = redact_secrets(str(summary or ""))[:2000]
         self.outcome.questions = strings(questions)
         self.outcome.contradictions = strings(contradictions)
         self.outcome.archive = [s for s in strings(archive) if SLUG_REGEX.fullmatch(s)]
+        self.outcome.noise, ignored = _noise(noise)
         self.outcome.finished = True
+        if ignored:
+            return _ok(finished=True, noise=len(self.outcome.noise), ignored=ignored)
+        if noise:
+            return _ok(finished=True, noise=len(self.outcome.noise))
         return _ok(finished=True)
 
     # --- helpers -------------------------------------------------------------------
@@ -182,12 +201,43 @@ class DreamScratch:
         if name == "finish":
             return self.finish(
                 args.get("summary", ""), args.get("questions", ()),
-                args.get("contradictions", ()), args.get("archive", ()),
+                args.get("contradictions", ()), args.get("archive", ()), args.get("noise", ()),
             )
         return _refuse("unknown_tool", f"no tool named {name!r}")
 
     def changed(self) -> bool:
         return self.files != self.original
+
+
+def _noise(value: object) -> tuple[dict[str, str], list[str]]:
+    """finish's `noise` as {"DATE#ID": reason}, and what could not be read as a cited fragment
+    with a reason (each shown back to the model as it was given)."""
+    found: dict[str, str] = {}
+    ignored: list[str] = []
+    items = value if isinstance(value, (list, tuple)) else [value] if value else []
+    for item in list(items)[:MAX_NOISE_ITEMS]:
+        cite = item.get("cite") if isinstance(item, dict) else None
+        reason = item.get("reason") if isinstance(item, dict) else None
+        m = CITATION.fullmatch(cite.strip()) if isinstance(cite, str) else None
+        if m is None or not isinstance(reason, str) or not reason.strip():
+            ignored.append(str(cite if isinstance(item, dict) and cite is not None else item)[:200])
+            continue
+        found[f"{m.group(2)}#{m.group(3)}"] = reason.strip()[:500]
+    return found, ignored
+
+
+def unaccounted(inp: DreamInput, scratch: DreamScratch) -> list[str]:
+    """The shown fragments ("DATE#ID", in the order shown) that the dream neither cites in a
+    shard, nor folded as a named duplicate, nor declared noise with a reason: evidence the run
+    would collect without a recorded reason (invariant 2 bounds how much)."""
+    cited = {(m.group(2), m.group(3)) for text in scratch.files.values() for m in CITATION.finditer(text)}
+    explained = set(scratch.outcome.folded) | set(scratch.outcome.noise)
+    out: list[str] = []
+    for f in inp.fragments:
+        key = f"{f.date}#{f.id}"
+        if (f.date, f.id) not in cited and key not in explained and key not in out:
+            out.append(key)
+    return out
 
 
 # JSON schemas the LLM sees; the names are the protocol's, `dispatch` routes them.
@@ -232,7 +282,10 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     },
     {
         "name": "finish",
-        "description": "End the dream with a summary for the human reviewer.",
+        "description": (
+            "End the dream with a summary for the human reviewer. Every fragment shown must end up "
+            "cited by some shard, or listed under noise with the reason it carries nothing durable."
+        ),
         "input_schema": {
             "type": "object",
             "properties": {
@@ -241,6 +294,18 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
                 "contradictions": {"type": "array", "items": {"type": "string"}},
                 "archive": {"type": "array", "items": {"type": "string"},
                             "description": "slugs proposed for archival"},
+                "noise": {
+                    "type": "array",
+                    "description": "fragments left uncited on purpose, each with its reason",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "cite": {"type": "string", "description": "streams/YYYY-MM-DD#<id>, as given"},
+                            "reason": {"type": "string", "description": "e.g. small talk; a duplicate of streams/…#…"},
+                        },
+                        "required": ["cite", "reason"],
+                    },
+                },
             },
             "required": ["summary"],
         },

@@ -8,72 +8,76 @@ The dreamer never touches the disk, so a dreamer that fails or misbehaves change
 from __future__ import annotations
 
 import os
-import secrets as _secrets
+import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import chain
+from typing import Callable
 
-from dreamdeck.core.io.atomic import atomic_write_text
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset, plan_changeset, recover_journal, store_state_ahead
-from dreamdeck.core.errors import Refused
-from dreamdeck.core.formats.citations import citation_keys, sectioned_citations, summarize_missing
+from dreamdeck.core.door.apply import (
+    apply_changeset,
+    plan_changeset,
+    recover_journal,
+    refuse_if_git_busy,
+)
+from dreamdeck.core.door.changeset import (
+    ApplyResult,
+    Audit,
+    ChangeSet,
+    Commit,
+    Evidence,
+    FileEdit,
+    Reference,
+    Writes,
+)
+from dreamdeck.core.door.checks import lost_citations
+from dreamdeck.core.door.lock import memory_lock
+from dreamdeck.core.door.state import store_state_ahead
+from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
 from dreamdeck.core.dreaming.lock import DreamLock
+from dreamdeck.core.dreaming.offline import OfflineDreamer
 from dreamdeck.core.dreaming.policy import needs_review
-from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamScratch, UndreamedFragment
-from dreamdeck.core.store.reflections import ProposedFile, Reflection, next_reflection_id
-from dreamdeck.core.ops.reflections import meta_updates
+from dreamdeck.core.dreaming.protocol import (
+    DreamerError,
+    DreamInput,
+    DreamOutcome,
+    DreamScratch,
+)
+from dreamdeck.core.dreaming.receipts import (
+    DreamReceipt,
+    list_receipts,
+    new_receipt_id,
+    receipt_message,
+    receipt_text,
+)
+from dreamdeck.core.errors import BadInput, Refused
+from dreamdeck.core.formats.citations import (
+    citation_keys,
+    sectioned_citations,
+    summarize_missing,
+)
+from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
+from dreamdeck.core.index.strength import prompt_rows
+from dreamdeck.core.index.undreamed import collect_undreamed
+from dreamdeck.core.io.atomic import atomic_write_text
+from dreamdeck.core.ops.reflections import mark_stale, meta_updates, workspace_now
+from dreamdeck.core.store.reflections import (
+    ProposedFile,
+    Reflection,
+    next_reflection_id,
+)
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_paths
-from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
 from dreamdeck.core.store.state import load_state, save_state
-from dreamdeck.core.index.strength import render_prompt_table, row_from_text, sort_rows
-from dreamdeck.core.index.stream_scan import DreamedDays, fragment_ids
-from dreamdeck.core.store.streams import list_stream_days, read_stream_lines
-from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
-from dreamdeck.core.index.undreamed import collect_undreamed
-from dreamdeck.core.errors import BadInput, Refused
+
+# DreamReceipt and list_receipts live in `receipts`; the app and the watcher take them from here too.
+__all__ = ["DreamReceipt", "DreamRefused", "choose_dreamer", "list_receipts", "run_dream"]
 
 
 class DreamRefused(Refused):
     """The run could not start (corrupt state, busy lock); nothing was changed."""
-
-
-@dataclass
-class DreamReceipt:
-    id: str
-    started: str
-    dreamer: str
-    trigger: str
-    review: str
-    status: str = "skipped"  # skipped | applied | pending | mixed | reverted | failed | dry-run | nothing
-    fragments_seen: int = 0
-    days: list[str] = field(default_factory=list)
-    shards_created: list[str] = field(default_factory=list)
-    shards_changed: list[str] = field(default_factory=list)
-    shards_deleted: list[str] = field(default_factory=list)
-    auto_applied: list[str] = field(default_factory=list)
-    pending: list[str] = field(default_factory=list)
-    citations_added: int = 0
-    superseded_added: int = 0
-    fragments_dropped: list[str] = field(default_factory=list)
-    watermarks_dropped: int = 0
-    reverted: bool = False
-    lost: list[str] = field(default_factory=list)
-    reflection: str | None = None
-    commit: str | None = None
-    summary: str = ""
-    questions: list[str] = field(default_factory=list)
-    contradictions: list[str] = field(default_factory=list)
-    tool_errors: list[str] = field(default_factory=list)
-    input_tokens: int = 0
-    output_tokens: int = 0
-    elapsed_ms: int = 0
-    dreamer_ms: int = 0
-    message: str = ""
-
-    def to_json(self) -> dict:
-        return asdict(self)
 
 
 def choose_dreamer(name: str, ws: Workspace):
@@ -85,21 +89,17 @@ def choose_dreamer(name: str, ws: Workspace):
     else:
         why = f"{name} (asked for)"
     if name == "offline":
-        from dreamdeck.core.dreaming.offline import OfflineDreamer
-
         return OfflineDreamer(), why
-    if name == "anthropic":
-        from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
-
+    if name == "anthropic":  # the SDK itself is imported only when it dreams
+        if not os.environ.get("ANTHROPIC_API_KEY"):
+            # Said before anything runs: a run that could only fail would still take the lock.
+            raise BadInput("the anthropic dreamer needs ANTHROPIC_API_KEY in the environment "
+                           "(or use the offline dreamer: --dreamer offline)")
         return AnthropicDreamer(
             model=settings.model, max_output_tokens=settings.max_output_tokens,
             timeout_seconds=settings.timeout_seconds, max_retries=settings.max_retries,
         ), why
     raise BadInput(f"unknown dreamer {name!r}: choose auto, offline or anthropic")
-
-
-def _receipt_id(now: datetime) -> str:
-    return "d-" + now.strftime("%Y%m%d-%H%M%S") + "-" + _secrets.token_hex(2)
 
 
 def run_dream(
@@ -137,8 +137,6 @@ def run_dream(
 def _dream_within(dreamer, inp: DreamInput, scratch: DreamScratch, seconds: float):
     """Run the dreamer in a thread; past `seconds` it is abandoned (its scratch is dropped), so a
     dreamer that hangs cannot hold the dream lock or change anything."""
-    import threading
-
     box: dict = {}
 
     def work() -> None:
@@ -162,171 +160,243 @@ def _read_text(path: str) -> str:
         return fh.read().decode("utf-8", "replace")
 
 
+@dataclass
+class _Run:
+    """One run's settings and what its steps learn on the way; each step fills in the receipt."""
+    ws: Workspace
+    dreamer: object
+    review: str
+    trigger: str
+    dry_run: bool
+    now: datetime
+    fault: Callable[[str], None] | None
+    dream_timeout: float
+    ahead: list  # git jobs storing the state-to-be, waited for by `run_dream`
+    receipt: DreamReceipt
+    today: str  # the date of the whole run (ws.today() once)
+    started: float = field(default_factory=time.monotonic)
+    undreamed: list = field(default_factory=list)
+    shown: dict[str, set[str]] = field(default_factory=dict)  # day -> ids shown to the dreamer
+    state_ts: str = ""  # the advanced days' timestamp, fixed before the dreamer starts
+
+    @property
+    def name(self) -> str:
+        return self.dreamer.name  # type: ignore[attr-defined]
+
+    def stamped(self) -> DreamReceipt:
+        """The receipt with its elapsed time so far (the one place that sets it)."""
+        self.receipt.elapsed_ms = int((time.monotonic() - self.started) * 1000)
+        return self.receipt
+
+
+@dataclass
+class _Snapshot:
+    """The bytes every decision of the run is made against, and the dreamer's input."""
+    before: dict[str, str]  # topic slug -> text
+    vault: dict[str, str]  # vault slug -> text
+    inp: DreamInput
+
+    @property
+    def pinned(self) -> frozenset[str]:
+        return self.inp.pinned
+
+
 def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: datetime, fault,
-         dream_timeout: float = 900.0, ahead: list | None = None) -> DreamReceipt:
-    t0 = time.monotonic()
-    today = ws.today()
-    receipt = DreamReceipt(_receipt_id(now), now.isoformat(timespec="seconds"), dreamer.name, trigger, review)
-    if not dry_run:
+         dream_timeout: float, ahead: list) -> DreamReceipt:
+    receipt = DreamReceipt(new_receipt_id(now), now.isoformat(timespec="seconds"), dreamer.name, trigger, review)
+    run = _Run(ws, dreamer, review, trigger, dry_run, now, fault, dream_timeout, ahead, receipt, ws.today())
+    _steps(run)
+    return run.stamped()
+
+
+def _steps(run: _Run) -> None:
+    """The run's steps in order; a step that ends the run early has said why in the receipt."""
+    if not _collect(run):
+        return
+    snap = _snapshot(run)
+    dreamt = _dream(run, snap)
+    if dreamt is None:
+        return
+    outcome, after = dreamt
+    changed = sorted(s for s in set(snap.before) | set(after) if snap.before.get(s) != after.get(s))
+    if not _check(run, snap, after, changed):
+        return
+    auto, held = _split_by_policy(run, snap, after, changed)
+    cs = _changeset(run, outcome, auto, held)
+    if run.dry_run:
+        plan_changeset(run.ws, cs, run.today)
+        run.receipt.status = "dry-run"
+        run.receipt.reflection = None  # it would take an id; none was created
+        run.receipt.message = f"dry run: would apply {len(auto)} change(s) and hold {len(held)} for review"
+        return
+    _apply(run, cs)
+
+
+def _collect(run: _Run) -> bool:
+    """The undreamed fragments this run is shown; False (and a skipping receipt) when there are none."""
+    ws, receipt = run.ws, run.receipt
+    if not run.dry_run:
+        refuse_if_git_busy(ws)  # before the dreamer runs: its result could not be committed
         # A change a crash interrupted is finished before the snapshot, so this dream neither
-        # re-sees its fragments nor builds on its half-written files (invariant 6).
+        # re-sees its fragments nor builds on its half-written files (invariant 7).
         recover_journal(ws)
         # Reflections nobody decided within [review] expire_days become stale: kept, never applied.
-        from dreamdeck.core.ops.reflections import mark_stale, workspace_now
-
-        mark_stale(ws, now=workspace_now(ws) if ws.today_override else now)
+        mark_stale(ws, now=workspace_now(ws) if ws.today_override else run.now)
     state, problem = load_state(ws.state_path)
     if problem:
         raise DreamRefused(f"{problem}. Run `dreamdeck doctor` before dreaming.")
-    undreamed = collect_undreamed(ws, state)
-    if not undreamed:
+    run.undreamed = collect_undreamed(ws, state)
+    if not run.undreamed:
         receipt.message = "no undreamed fragments since last run; skipping"
-        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
-        return receipt
-    receipt.fragments_seen = len(undreamed)
-    receipt.days = sorted({f.date for f in undreamed})
-    shown: dict[str, set[str]] = {}
-    for f in undreamed:
-        shown.setdefault(f.date, set()).add(f.id)
+        return False
+    receipt.fragments_seen = len(run.undreamed)
+    receipt.days = sorted({f.date for f in run.undreamed})
+    for f in run.undreamed:
+        run.shown.setdefault(f.date, set()).add(f.id)
     # Whatever the dreamer does, a run that gets as far as applying marks exactly these ids
     # dreamed: git can store that state (tens of MB at a year) while the dreamer thinks.
-    state_ts = local_datetime_iso()
-    if not dry_run and ahead is not None:
-        job = store_state_ahead(ws, state.advanced(shown, {}, state_ts))
-        ahead += [job] if job is not None else []
+    run.state_ts = local_datetime_iso()
+    if not run.dry_run:
+        job = store_state_ahead(ws, state.advanced(run.shown, {}, run.state_ts))
+        run.ahead += [job] if job is not None else []
+    return True
 
-    # Snapshot: the bytes every decision below is made against.
+
+def _snapshot(run: _Run) -> _Snapshot:
+    ws, today = run.ws, run.today
     topic_files = list_shard_paths(ws.topics_dir)
     before = {slug: _read_text(path) for slug, path in topic_files}
     vault = {slug: _read_text(path) for slug, path in list_shard_paths(ws.vault_dir)}
     pinned = frozenset(vault)
-    decay = load_settings(ws.root).decay
-    rows = sort_rows([row_from_text(slug, path, before[slug], today, decay, slug in pinned)
-                      for slug, path in topic_files]) if getattr(dreamer, "reads_strength_table", True) else []
+    rows = prompt_rows(((slug, before[slug]) for slug, _ in topic_files), today) \
+        if getattr(run.dreamer, "reads_strength_table", True) else []
     inp = DreamInput(
-        today=today, fragments=undreamed, strength_table=render_prompt_table(rows), pinned=pinned,
+        today=today, fragments=run.undreamed, strength_rows=rows, pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
     )
-    scratch = DreamScratch(before, pinned)
-    td = time.monotonic()
+    return _Snapshot(before, vault, inp)
+
+
+def _dream(run: _Run, snap: _Snapshot) -> tuple[DreamOutcome, dict[str, str]] | None:
+    """The dreamer's outcome and its shards (the changed ones recomputed); None when it failed."""
+    receipt = run.receipt
+    scratch = DreamScratch(snap.before, snap.pinned)
+    started = time.monotonic()
     try:
-        outcome = _dream_within(dreamer, inp, scratch, dream_timeout)
+        outcome = _dream_within(run.dreamer, snap.inp, scratch, run.dream_timeout)
     except DreamerError as exc:
         # TypeClaw: nothing advances when the dreamer throws; the scratch is simply dropped.
         receipt.status = "failed"
         receipt.message = f"dreamer failed, nothing changed: {exc}"
-        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
-        return receipt
-    receipt.dreamer_ms = int((time.monotonic() - td) * 1000)
+        return None
+    receipt.dreamer_ms = int((time.monotonic() - started) * 1000)
     receipt.summary, receipt.questions = outcome.summary, outcome.questions
     receipt.contradictions, receipt.tool_errors = outcome.contradictions, outcome.tool_errors
     receipt.input_tokens, receipt.output_tokens = outcome.input_tokens, outcome.output_tokens
-
     # TypeClaw recomputes (every shard) only when the dreamer rewrote shards: a no-op dream must
     # not turn a stale hand-edited count into a "change" that enables fragment GC.
     # Only what the dreamer wrote is recomputed: re-rendering 10,000 untouched shards per run
     # costs seconds; a stale hand-edited count elsewhere is `dreamdeck doctor --fix`'s job.
     after = {
-        slug: (text if before.get(slug) == text else recompute_shard_text(text, slug, today)[0])
+        slug: (text if snap.before.get(slug) == text else recompute_shard_text(text, slug, run.today)[0])
         for slug, text in scratch.files.items()
     }
-    changed = sorted(s for s in set(before) | set(after) if before.get(s) != after.get(s))
+    return outcome, after
 
-    # Invariant 1: every (date, id) cited before, in topics or vault, is still cited.
-    # Only changed shards can lose a citation; a candidate survives if any unchanged shard or
-    # the vault still holds it.
-    candidates: set = set()
-    for slug in changed:
-        candidates |= citation_keys(before.get(slug) or "")
-    for slug in changed:
-        candidates -= citation_keys(after.get(slug) or "")
-    if candidates:
-        for slug, text in after.items():
-            if slug not in changed:
-                candidates -= citation_keys(text)
-        for text in vault.values():
-            candidates -= citation_keys(text)
-    lost = sorted(candidates)
-    if lost:
-        receipt.status, receipt.reverted = "reverted", True
-        receipt.lost = [f"{d}#{i}" for d, i in lost]
-        receipt.message = (
-            f"citation-superset violation: the dream dropped {len(lost)} previously-cited id(s); nothing was "
-            f"applied and the {len(undreamed)} fragment(s) it saw are marked dreamed (orphaned). "
-            f"missing={summarize_missing(lost)}"
-        )
-        if not dry_run:
-            _advance_only(ws, shown, state_ts)  # anti-loop; no GC, no commit
-        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
-        return receipt
 
+def _check(run: _Run, snap: _Snapshot, after: dict[str, str], changed: list[str]) -> bool:
+    """Invariant 1: every (date, id) cited before, in topics or vault, is still cited. Only changed
+    shards can lose a citation; it survives if any unchanged shard or the vault still holds it.
+    A violation reverts the run: nothing applied, its fragments marked dreamed (anti-loop)."""
+    unchanged = (text for slug, text in after.items() if slug not in changed)
+    lost = lost_citations(((snap.before.get(s), after.get(s)) for s in changed), chain(unchanged, snap.vault.values()))
+    if not lost:
+        return True
+    receipt = run.receipt
+    receipt.status, receipt.reverted = "reverted", True
+    receipt.lost = [f"{d}#{i}" for d, i in lost]
+    receipt.message = (
+        f"citation-superset violation: the dream dropped {len(lost)} previously-cited id(s); nothing was "
+        f"applied and the {len(run.undreamed)} fragment(s) it saw are marked dreamed (orphaned). "
+        f"missing={summarize_missing(lost)}"
+    )
+    if not run.dry_run:
+        _advance_only(run.ws, run.shown, run.state_ts)  # anti-loop; no GC, no commit
+    return False
+
+
+def _split_by_policy(run: _Run, snap: _Snapshot, after: dict[str, str],
+                     changed: list[str]) -> tuple[list[FileEdit], list[ProposedFile]]:
+    """The changes the review policy applies by themselves, and those held for a person."""
+    receipt = run.receipt
     auto: list[FileEdit] = []
     held: list[ProposedFile] = []
     for slug in changed:
         rel = f"topics/{slug}.md"
-        old, new = before.get(slug), after.get(slug)
+        old, new = snap.before.get(slug), after.get(slug)
         (receipt.shards_created if old is None else receipt.shards_deleted if new is None else receipt.shards_changed).append(slug)
         receipt.citations_added += len(citation_keys(new or "") - citation_keys(old or ""))
         receipt.superseded_added += len(
             sectioned_citations(parse_loose_shard(new or "").body).superseded_keys()
             - sectioned_citations(parse_loose_shard(old or "").body).superseded_keys()
         )
-        if needs_review(review, old, new, slug in pinned):
-            held.append(ProposedFile(rel, old, new, pinned=slug in pinned))
+        if needs_review(run.review, old, new, slug in snap.pinned):
+            held.append(ProposedFile(rel, old, new, pinned=slug in snap.pinned))
         else:
             auto.append(FileEdit(rel, old, new))
     receipt.auto_applied = [e.path for e in auto]
     receipt.pending = [f.path for f in held]
+    receipt.status = "nothing" if not changed else "applied" if not held else "pending" if not auto else "mixed"
+    return auto, held
 
+
+def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: list[ProposedFile]) -> ChangeSet:
+    """The automatic part as a ChangeSet; what is held is parked in it as a pending reflection."""
+    receipt = run.receipt
     reflection = None
     meta: dict[str, str | None] = {}
     if held:
         reflection = Reflection(
-            id=next_reflection_id(ws), created=now.isoformat(timespec="seconds"), dreamer=dreamer.name,
-            trigger=trigger, summary=outcome.summary, questions=outcome.questions,
+            id=next_reflection_id(run.ws), created=run.now.isoformat(timespec="seconds"), dreamer=run.name,
+            trigger=run.trigger, summary=outcome.summary, questions=outcome.questions,
             contradictions=outcome.contradictions, archive=outcome.archive,
-            fragments=[{"date": f.date, "id": f.id, "topic": f.topic, "body": f.body} for f in undreamed],
+            fragments=[{"date": f.date, "id": f.id, "topic": f.topic, "body": f.body} for f in run.undreamed],
             files=held,
         )
         receipt.reflection = reflection.id
-    receipt.status = (
-        "nothing" if not changed else "applied" if not held else "pending" if not auto else "mixed"
-    )
-    if reflection is not None:
         reflection.receipt = receipt.to_json()
-        meta.update(meta_updates(ws, [reflection], None))
-
-    cs = ChangeSet(
-        # A run that applied nothing and parked its changes for review says so: Approval pending.
-        action="DREAM", actor=f"dreamer:{dreamer.name}", approval="pending" if held and not auto else "auto",
-        trigger=trigger,
-        summary=outcome.summary or f"{len(undreamed)} fragment(s) dreamed", ref=reflection.id if reflection else "",
-        dream_subject=True, edits=auto, advance=shown, gc_days=set(shown), state_ts=state_ts, stored_ahead=list(ahead or []),
-        meta_files=meta,
+        meta.update(meta_updates(run.ws, [reflection], None))
+    return ChangeSet(
+        Commit(
+            # A run that applied nothing and parked its changes for review says so: Approval pending.
+            "dream", f"dreamer:{run.name}", "pending" if held and not auto else "auto", run.trigger,
+            outcome.summary or f"{len(run.undreamed)} fragment(s) dreamed", dream_subject=True,
+            ref=Reference("Reflection", reflection.id) if reflection else None,
+            dream_fragments=len(run.undreamed),
+        ),
+        Writes(auto, meta_files=meta),
+        Evidence(advance=run.shown, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead)),
+        Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
+                      f"held {len(held)} change(s) for review in {reflection.id}")] if reflection else []),
     )
-    if dry_run:
-        plan_changeset(ws, cs, today)
-        receipt.status = "dry-run"
-        receipt.message = f"dry run: would apply {len(auto)} change(s) and hold {len(held)} for review"
-        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
-        return receipt
-    receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
-    receipt_path = ws.meta_dir / "receipts" / f"{receipt.id}.json"
 
-    def final_receipt(result) -> None:
+
+def _apply(run: _Run, cs: ChangeSet) -> None:
+    """Apply through the door; the receipt is committed with it, saying what the GC collected."""
+    receipt = run.receipt
+    receipt_rel = f"receipts/{receipt.id}.json"
+
+    def final_receipt(result: ApplyResult) -> None:
         # Written inside the door, after its GC and before its commit, so the committed receipt
         # says what was collected (the commit's own sha is git's to record).
-        receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
-        receipt.watermarks_dropped = result.compaction.watermarks_dropped
-        receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
-        receipt.message = _message(receipt)
-        atomic_write_text(receipt_path, _receipt_text(receipt))
+        _collected(receipt, result)
+        atomic_write_text(run.ws.meta_dir / receipt_rel, receipt_text(run.stamped()))
 
     # The journal carries a first version too, so a recovered apply still leaves a receipt.
-    cs.meta_files[f"receipts/{receipt.id}.json"] = _receipt_text(receipt)
+    cs.writes.meta_files[receipt_rel] = receipt_text(run.stamped())
     cs.before_commit = final_receipt
     try:
-        result = apply_changeset(ws, cs, today=today, now=now, fault=fault)
+        result = apply_changeset(run.ws, cs, today=run.today, now=run.now, fault=run.fault)
     except Refused as exc:
         receipt.status = "failed"
         if exc.conflicts:
@@ -334,55 +404,23 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
             receipt.message = f"not applied: {exc}; the next run will try again"
         else:
             # A refusal that would repeat (e.g. citing a forgotten fragment): mark the shown
-            # fragments dreamed, as after a revert (invariant 5), so the loop cannot spin.
-            receipt.message = f"not applied: {exc}; its {len(undreamed)} fragment(s) are marked dreamed"
-            _advance_only(ws, shown, state_ts)
-        return receipt
+            # fragments dreamed, as after a revert (invariant 6), so the loop cannot spin.
+            receipt.message = f"not applied: {exc}; its {len(run.undreamed)} fragment(s) are marked dreamed"
+            _advance_only(run.ws, run.shown, run.state_ts)
+        return
+    _collected(receipt, result)
+    receipt.commit = result.sha
+
+
+def _collected(receipt: DreamReceipt, result: ApplyResult) -> None:
     receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
-    receipt.commit = result.sha
-    receipt.elapsed_ms = int((time.monotonic() - t0) * 1000)
-    receipt.message = _message(receipt)
-    return receipt
+    receipt.message = receipt_message(receipt)
 
 
 def _advance_only(ws: Workspace, shown: dict[str, set[str]], ts: str) -> None:
     """Mark the shown fragments dreamed without applying anything. The state is re-read under the
     memory lock: a person may have released ids (reject --release) while the dreamer ran."""
-    from dreamdeck.core.door.changeset import memory_lock
-
     with memory_lock(ws):
         state, _problem = load_state(ws.state_path)
         save_state(ws.state_path, state.advanced(shown, {}, ts))
-
-
-def _receipt_text(receipt: DreamReceipt) -> str:
-    import json
-
-    return json.dumps(receipt.to_json(), ensure_ascii=False, indent=2) + "\n"
-
-
-def _message(r: DreamReceipt) -> str:
-    parts = [f"{r.fragments_seen} fragment(s) from {len(r.days)} day(s)"]
-    if r.auto_applied:
-        parts.append(f"{len(r.auto_applied)} change(s) applied")
-    if r.pending:
-        parts.append(f"{len(r.pending)} held for review in {r.reflection}")
-    if r.fragments_dropped:
-        parts.append(f"{len(r.fragments_dropped)} uncited fragment(s) collected")
-    return ", ".join(parts)
-
-
-def list_receipts(ws: Workspace, limit: int = 20) -> list[dict]:
-    import json
-
-    folder = ws.meta_dir / "receipts"
-    if not folder.is_dir():
-        return []
-    out = []
-    for path in sorted(folder.glob("d-*.json"), reverse=True)[:limit]:
-        try:
-            out.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError):
-            continue
-    return out

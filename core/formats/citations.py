@@ -10,11 +10,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# JS `\w` and `\d` are ASCII-only; Python's are Unicode, so spell the classes out.
+from dreamdeck.core.formats.jscompat import JS_LINE_BREAKS, JS_SPACE, js_trim
+
+# JS `\w` and `\d` are ASCII-only and JS `\s` is its own set; Python's differ, so the classes are
+# spelled out. re.A keeps case-insensitivity ASCII as JavaScript's is without the `u` flag
+# (Python would let `ſtreams` match `streams`). `\Z`: JS `$` without `m` is the very end only.
+_S = f"[{JS_SPACE}]"
 CITATION = re.compile(r"(streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2})#([A-Za-z0-9_-]+)")
-CITATION_LINE = re.compile(r"^[\s-]*(streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2})#([A-Za-z0-9_-]+)\s*$", re.I)
-SECTION_HEADING = re.compile(r"^[\s-]*(fragments|superseded)\s*:\s*$", re.I)
-REFERENCES_HEADING = re.compile(r"^\s*references\s*:\s*$", re.I)
+CITATION_LINE = re.compile(
+    rf"^[{JS_SPACE}-]*(streams|memory)/([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})#([A-Za-z0-9_-]+){_S}*\Z", re.I | re.A
+)
+SECTION_HEADING = re.compile(rf"^[{JS_SPACE}-]*(fragments|superseded){_S}*:{_S}*\Z", re.I | re.A)
+REFERENCES_HEADING = re.compile(rf"^[{JS_SPACE}-]*references{_S}*:{_S}*\Z", re.I | re.A)
+_OTHER_LINE_BREAK = re.compile(f"[{JS_LINE_BREAKS[1:]}]")  # CR, U+2028, U+2029
 
 CitationMap = dict[str, set[str]]
 Key = tuple[str, str]  # (date, id)
@@ -68,7 +76,8 @@ class Sections:
 
 
 def sectioned_citations(body: str) -> Sections:
-    """Citation lines by section; before any heading counts as active; active beats superseded."""
+    """TypeClaw `splitCitationRefsBySection`: citation lines by section; before any heading counts
+    as active; a fragment id that is active (under any date) is not also superseded."""
     result = Sections()
     section = "fragments"
     for line in body.split("\n"):
@@ -76,26 +85,44 @@ def sectioned_citations(body: str) -> Sections:
         if heading:
             section = heading.group(1).lower()
             continue
-        m = CITATION_LINE.match(line)
+        m = match_citation_line(line)
         if m:
             bucket = result.active if section == "fragments" else result.superseded
             bucket.setdefault(m.group(2), set()).add(m.group(3))
-    for day, ids in result.active.items():
-        if day in result.superseded:
-            result.superseded[day] -= ids
-            if not result.superseded[day]:
-                del result.superseded[day]
+    active_ids = {cid for ids in result.active.values() for cid in ids}
+    for day in list(result.superseded):
+        result.superseded[day] -= active_ids
+        if not result.superseded[day]:
+            del result.superseded[day]
     return result
 
 
+def match_citation_line(line: str) -> re.Match[str] | None:
+    """TypeClaw's `CITATION_LINE` (flag `m`) on one `\n`-split line: JavaScript's `^`/`$` also
+    match at CR, U+2028 and U+2029, so a line holding one of those is a citation line when any
+    of its pieces is (a lone-CR file is one "line" of citations and prose)."""
+    m = CITATION_LINE.match(line)
+    if m or not _OTHER_LINE_BREAK.search(line):
+        return m
+    for piece in _OTHER_LINE_BREAK.split(line):
+        if m := CITATION_LINE.match(piece):
+            return m
+    return None
+
+
 def strip_citation_lines(body: str) -> str:
-    """Prose only: citation lines and section headings removed, blank runs collapsed, trimmed."""
-    kept = [
-        line for line in body.split("\n")
-        if not CITATION_LINE.match(line) and not SECTION_HEADING.match(line)
-    ]
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
-    return text.strip()
+    """TypeClaw's `stripCitationLines`: prose only, citation lines and section headings removed,
+    runs of blank (whitespace-only) lines collapsed to one, trimmed."""
+    kept: list[str] = []
+    blank_before = False
+    for line in body.split("\n"):
+        if match_citation_line(line) or SECTION_HEADING.match(line):
+            continue
+        blank = not js_trim(line)
+        if not (blank and blank_before):
+            kept.append(line)
+        blank_before = blank
+    return js_trim("\n".join(kept))
 
 
 def missing_citations(before: CitationMap, after: CitationMap) -> list[Key]:

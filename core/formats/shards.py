@@ -4,12 +4,14 @@ python-frontmatter is the framework (Post, handler protocol); `TypeClawHandler` 
 format itself. `frontmatter.loads` strips the text, which would lose a body's leading and
 trailing newlines, so we call the handler's split/load directly and never let YAML near a
 heading.
+
+Over ~400 lines on purpose: TypeClaw's `parseShard`, `parseLooseShard`, `renderShard` and
+`recomputeShardFrontmatter`, and the two citation edits made on a shard's text, share one set of
+delimiter rules; the belief sentence lives in `belief.py`, the JavaScript semantics in `jscompat.py`.
 """
 from __future__ import annotations
 
-import os
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +22,6 @@ from dreamdeck.core.io.cache import MISS, StampCache
 from dreamdeck.core.formats.citations import (
     CITATION,
     CITATION_LINE,
-    REFERENCES_HEADING,
     SECTION_HEADING,
     Key,
     citation_keys,
@@ -28,10 +29,22 @@ from dreamdeck.core.formats.citations import (
     strip_citation_lines,
 )
 from dreamdeck.core.errors import BadFile
+from dreamdeck.core.formats.belief import first_belief_sentence, synthesize_heading  # noqa: F401 (re-exported)
+from dreamdeck.core.formats.jscompat import js_canonical_uint, js_trim
 
-KEYS = ("heading", "cites", "days", "lastReinforced", "tags")
-DATE_VALUE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")  # JS \d: ASCII only
-BLOCK_TAG = re.compile(r"^  - (.*)$")
+DATE_VALUE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # JS `\d` is ASCII; used with fullmatch
+BLOCK_ITEM = "  - "  # exactly two spaces: one or three spaces end the block (an empty list)
+
+# TypeClaw tests `key in FRONTMATTER_PARSERS`, a plain object, so Object.prototype's names count
+# as known keys: these are read and ignored, and these three throw the engine's TypeError.
+PROTOTYPE_KEYS_IGNORED = frozenset({
+    "toString", "valueOf", "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+    "toLocaleString", "__lookupGetter__", "__lookupSetter__",
+})
+PROTOTYPE_KEYS_THROWING = {
+    "__proto__": "is not a function", "__defineGetter__": "invalid getter usage",
+    "__defineSetter__": "invalid setter usage",
+}
 
 
 class ShardParseError(BadFile):
@@ -47,22 +60,95 @@ class ShardMeta:
     tags: tuple[str, ...] | None = None  # None: no tags line; (): `tags: []`
 
 
-CANONICAL_INT = re.compile(r"0|[1-9][0-9]*")
+def _inline_tags(value: str) -> tuple[str, ...] | None:
+    """`[a, b]` -> its items, trimmed, empty ones dropped (`[a, , b]`, `[,]`); None when not a list.
 
-
-def _canonical_int(key: str, value: str) -> int:
-    if not CANONICAL_INT.fullmatch(value):
-        raise ShardParseError(f"frontmatter field '{key}': expected a non-negative integer, got {value!r}")
-    return int(value)
-
-
-def _inline_tags(value: str) -> tuple[str, ...]:
+    Mirrors the inline branch of TypeClaw's `parseFrontmatterBlock` and `parseLooseTags`."""
     if not (value.startswith("[") and value.endswith("]")):
-        raise ShardParseError(f"frontmatter field 'tags': expected [a, b], got {value!r}")
-    inner = value[1:-1].strip()
-    if not inner:
-        return ()
-    return tuple(t.strip() for t in inner.split(","))
+        return None
+    return tuple(t for t in map(js_trim, value[1:-1].split(",")) if t)
+
+
+def _block_tags(lines: list[str], i: int) -> tuple[tuple[str, ...], int]:
+    """The `  - item` lines from index i: (items, the index after them). Empty items are kept."""
+    items = []
+    while i < len(lines) and lines[i].startswith(BLOCK_ITEM):
+        items.append(js_trim(lines[i][4:]))
+        i += 1
+    return tuple(items), i
+
+
+def _split_line(line: str) -> tuple[str, str] | None:
+    """`key: value` at the first colon, both trimmed as JavaScript trims; None without a colon."""
+    colon = line.find(":")
+    if colon < 0:
+        return None
+    return js_trim(line[:colon]), js_trim(line[colon + 1:])
+
+
+def _field_error(key: str, problem: str) -> ShardParseError:
+    return ShardParseError(f"frontmatter field '{key}': {problem}")
+
+
+def parse_frontmatter(fm: str) -> ShardMeta:
+    """TypeClaw's `parseFrontmatterBlock`, rule for rule, with its error messages.
+
+    Lines without a colon (blank ones included) are skipped; the last of a repeated key wins;
+    counts must read back identically as a JavaScript number; the date is shape-checked only."""
+    text: dict[str, str] = {}  # heading, lastReinforced: kept as written (trimmed)
+    counts: dict[str, int] = {}  # cites, days
+    tags: tuple[str, ...] | None = None
+    lines = fm.split("\n")
+    i = 0
+    while i < len(lines):
+        pair = _split_line(lines[i])
+        i += 1
+        if pair is None:
+            continue
+        key, value = pair
+        if key == "tags":
+            if value:
+                tags = _inline_tags(value)
+                if tags is None:
+                    raise _field_error("tags", f"expected array, got '{value}'")
+            else:
+                tags, i = _block_tags(lines, i)
+        elif key == "heading" or key == "lastReinforced":
+            text[key] = value
+        elif key == "cites" or key == "days":
+            number = js_canonical_uint(value)
+            if number is None:
+                raise _field_error(key, f"expected non-negative integer, got '{value}'")
+            counts[key] = number
+        elif key in PROTOTYPE_KEYS_THROWING:
+            raise _field_error(key, PROTOTYPE_KEYS_THROWING[key])
+        elif key not in PROTOTYPE_KEYS_IGNORED:
+            raise _field_error(key, "unknown")
+    heading = text.get("heading")
+    if not heading:
+        raise _field_error("heading", "required")
+    for key in ("cites", "days"):
+        if key not in counts:
+            raise _field_error(key, "expected integer, got 'undefined'")
+    last = text.get("lastReinforced", "undefined")
+    if not DATE_VALUE.fullmatch(last):
+        raise _field_error("lastReinforced", f"expected YYYY-MM-DD, got '{last}'")
+    return ShardMeta(heading, counts["cites"], counts["days"], last, tags)
+
+
+def split_frontmatter(text: str) -> tuple[str, str] | None:
+    """(frontmatter, body) as TypeClaw's `parseShard` cuts them, or None without a frontmatter.
+
+    CRLF becomes LF (a lone CR stays); the text must start with exactly `---\n`; the first line
+    from the second on that *starts* with `---` closes it (`----`, `--- `, `---x` too), and
+    exactly one more character after those three dashes is skipped before the body."""
+    text = text.replace("\r\n", "\n")
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---", 4)
+    if end < 0:
+        return None
+    return text[4:end], text[end + 5:]
 
 
 class TypeClawHandler(BaseHandler):
@@ -76,52 +162,18 @@ class TypeClawHandler(BaseHandler):
         return text.replace("\r\n", "\n").startswith("---\n")
 
     def split(self, text: str) -> tuple[str, str]:
-        text = text.replace("\r\n", "\n")
-        if not text.startswith("---\n"):
-            raise ShardParseError("missing frontmatter: the file must start with '---'")
-        end = text.find("\n---", 4)
-        if end < 0:
-            raise ShardParseError("frontmatter is not closed: no '---' line after it")
-        return text[4:end], text[end + 5:]
+        parts = split_frontmatter(text)
+        if parts is None:
+            raise ShardParseError("frontmatter delimiter missing")
+        return parts
 
     def load(self, fm: str, **kwargs: object) -> dict[str, object]:
-        data: dict[str, object] = {}
-        block_tags: list[str] | None = None
-        for raw in fm.split("\n"):
-            if block_tags is not None:
-                m = BLOCK_TAG.match(raw)
-                if m:
-                    block_tags.append(m.group(1).strip())
-                    continue
-                data["tags"] = tuple(block_tags)
-                block_tags = None
-            if not raw.strip():
-                continue
-            if ":" not in raw:
-                raise ShardParseError(f"frontmatter line {raw!r}: expected 'key: value'")
-            key, value = raw.split(":", 1)
-            key, value = key.strip(), value.strip()
-            if key not in KEYS:
-                raise ShardParseError(f"frontmatter field '{key}': unknown")
-            if key == "heading":
-                data["heading"] = value
-            elif key in ("cites", "days"):
-                data[key] = _canonical_int(key, value)
-            elif key == "lastReinforced":
-                if not DATE_VALUE.match(value):
-                    raise ShardParseError(f"frontmatter field 'lastReinforced': expected YYYY-MM-DD, got {value!r}")
-                data[key] = value
-            elif value:
-                data["tags"] = _inline_tags(value)
-            else:
-                block_tags = []
-        if block_tags is not None:
-            data["tags"] = tuple(block_tags)
-        if not data.get("heading"):
-            raise ShardParseError("frontmatter field 'heading': required and non-empty")
-        for key in ("cites", "days", "lastReinforced"):
-            if key not in data:
-                raise ShardParseError(f"frontmatter field '{key}': required")
+        meta = parse_frontmatter(fm)
+        data: dict[str, object] = {
+            "heading": meta.heading, "cites": meta.cites, "days": meta.days, "lastReinforced": meta.last_reinforced,
+        }
+        if meta.tags is not None:
+            data["tags"] = meta.tags
         return data
 
     def export(self, metadata: dict[str, object], **kwargs: object) -> str:
@@ -144,21 +196,10 @@ class TypeClawHandler(BaseHandler):
 HANDLER = TypeClawHandler()
 
 
-def _meta(fm: str) -> ShardMeta:
-    data = HANDLER.load(fm)
-    return ShardMeta(
-        heading=str(data["heading"]),
-        cites=int(data["cites"]),  # type: ignore[arg-type]
-        days=int(data["days"]),  # type: ignore[arg-type]
-        last_reinforced=str(data["lastReinforced"]),
-        tags=data.get("tags"),  # type: ignore[arg-type]
-    )
-
-
 def parse_shard(text: str) -> tuple[ShardMeta, str]:
-    """Strict parse: (meta, body) or ShardParseError with TypeClaw's reason."""
+    """TypeClaw's `parseShard`: (meta, body) or ShardParseError with TypeClaw's own message."""
     fm, body = HANDLER.split(text)
-    return _meta(fm), body
+    return parse_frontmatter(fm), body
 
 
 HEAD_BYTES = 4096
@@ -188,7 +229,7 @@ def meta_from_head(head: str | bytes) -> ShardMeta | None:
     if hit is not MISS:
         return hit  # type: ignore[return-value]
     try:
-        meta: ShardMeta | None = _meta(raw)
+        meta: ShardMeta | None = parse_frontmatter(raw)
     except ShardParseError:
         meta = None
     _META_MEMO.put(raw, (), meta)
@@ -213,81 +254,53 @@ def render_shard(meta: ShardMeta, body: str) -> str:
 
 @dataclass(frozen=True)
 class LooseShard:
-    heading: str
+    """What TypeClaw's `parseLooseShard` salvages from a shard the strict parser refuses."""
+
+    found: bool  # False: no frontmatter at all (or unclosed); `body` is then the whole text as read
+    heading: str  # "" when absent or empty
     tags: tuple[str, ...] | None
+    tags_malformed: bool
     body: str
-    warnings: tuple[str, ...]
 
 
 def parse_loose_shard(text: str) -> LooseShard:
-    """TypeClaw's `parseLooseShard`: keep heading and well-formed tags, drop everything else."""
-    text = text.replace("\r\n", "\n")
-    if not text.startswith("---\n") or text.find("\n---", 4) < 0:
-        return LooseShard("", None, text, ())
-    fm, body = HANDLER.split(text)
-    heading = ""
-    tags: tuple[str, ...] | None = None
-    warnings: list[str] = []
+    """TypeClaw's `parseLooseShard` (and `parseShardTolerantly`'s fallback to the raw text).
+
+    Only `heading` and `tags` are read, every other line is ignored; each `tags` key replaces
+    both the tags and the malformed flag (so good-then-bad drops them all, as TypeClaw does)."""
+    parts = split_frontmatter(text)
+    if parts is None:
+        # TypeClaw keeps the raw text as the body: CRLF, a BOM, an unclosed block and all.
+        return LooseShard(False, "", None, False, text)
+    fm, body = parts
+    heading, tags, malformed = "", None, False
     lines = fm.split("\n")
     i = 0
     while i < len(lines):
-        raw = lines[i]
+        pair = _split_line(lines[i])
         i += 1
-        if ":" not in raw:
+        if pair is None:
             continue
-        key, value = (s.strip() for s in raw.split(":", 1))
+        key, value = pair
         if key == "heading":
             heading = value
-        elif key == "tags":
+        elif key == "tags":  # `parseLooseTags`
             if value:
-                try:
-                    tags = _inline_tags(value)
-                except ShardParseError:
-                    warnings.append(f"dropping malformed tags {value!r}")
+                tags = _inline_tags(value)
+                malformed = tags is None
             else:
-                block: list[str] = []
-                while i < len(lines) and BLOCK_TAG.match(lines[i]):
-                    block.append(BLOCK_TAG.match(lines[i]).group(1).strip())  # type: ignore[union-attr]
-                    i += 1
-                tags = tuple(block)
-    return LooseShard(heading, tags, body, tuple(warnings))
-
-
-_SENTENCE_END = re.compile(r"[。！？؟।!?]|\.(?=\s|$)")
-
-
-def first_belief_sentence(body: str) -> str:
-    """The first sentence of the prose: citations and references stripped, leading '#' unwrapped."""
-    lines: list[str] = []
-    in_refs = False
-    for line in strip_citation_lines(body).split("\n"):
-        if REFERENCES_HEADING.match(line):
-            in_refs = True
-            continue
-        if in_refs and re.match(r"^\s*-\s+\S", line):
-            continue
-        in_refs = False
-        lines.append(line)
-    prose = "\n".join(lines).strip()
-    if not prose:
-        return ""
-    first = prose.split("\n\n", 1)[0].replace("\n", " ").strip()
-    first = re.sub(r"^#+\s*", "", first)
-    m = _SENTENCE_END.search(first)
-    return (first[: m.end()] if m else first).strip()
+                (tags, i), malformed = _block_tags(lines, i), False
+    return LooseShard(True, heading, tags, malformed, body)
 
 
 def derive_heading(existing: str, body: str, slug: str) -> str:
-    if existing.strip():
-        return existing.strip()
-    for line in body.split("\n"):
-        if line.startswith("## ") and line[3:].strip():
-            return line[3:].strip()
-    return first_belief_sentence(body) or slug
+    """`heading || synthesizeHeadingFromBody(body) || slug`, as `recomputeShardFrontmatter` picks it."""
+    return js_trim(existing) or synthesize_heading(body) or slug
 
 
 def strength_of(body: str, today: str) -> tuple[int, int, str]:
-    """(cites, days, lastReinforced) from the body's section-blind citations."""
+    """(cites, days, lastReinforced) from the body's section-blind citations: TypeClaw's
+    `recomputeShardFrontmatter` counts (an id under two dates counts twice; no citation: today)."""
     cmap = parse_citations(body)
     cites = sum(len(ids) for ids in cmap.values())
     last = max(cmap) if cmap else today
@@ -295,13 +308,17 @@ def strength_of(body: str, today: str) -> tuple[int, int, str]:
 
 
 def recompute_shard_text(text: str, slug: str, today: str) -> tuple[str, list[str]]:
-    """TypeClaw's `recomputeShardFrontmatter`: the shard's canonical bytes and any warnings."""
+    """TypeClaw's `recomputeShardFrontmatter` (with `parseShardTolerantly`): the shard's canonical
+    text and the warnings TypeClaw logs. Unchanged text means TypeClaw would not write the file."""
+    warnings: list[str] = []
     try:
         meta, body = parse_shard(text)
-        heading, tags, warnings = meta.heading, meta.tags, []
+        heading, tags = meta.heading, meta.tags
     except ShardParseError:
         loose = parse_loose_shard(text)
-        heading, tags, body, warnings = loose.heading, loose.tags, loose.body, list(loose.warnings)
+        heading, tags, body = loose.heading, loose.tags, loose.body
+        if loose.tags_malformed:
+            warnings.append(f"[dreaming] shard {slug}: dropping malformed tags")
     cites, days, last = strength_of(body, today)
     meta = ShardMeta(derive_heading(heading, body, slug), cites, days, last, tags)
     return render_shard(meta, body), warnings

@@ -1,10 +1,16 @@
 """Stream files as lines: each non-empty line of a `memory/streams/*.jsonl` file with its event,
-or the reason it is malformed. Pure bytes in, lines out (no file access here).
+or the reason it is malformed (`parse_stream_bytes`), and the fast scan for where its fragment
+lines are (`scan_fragment_lines`). Pure bytes in, lines out (no file access here).
 """
 from __future__ import annotations
 
+import json
 import re
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate, compress, repeat
+from operator import add, not_
 from typing import Any
 
 from dreamdeck.core.formats.events import EventError, parse_event_line
@@ -61,3 +67,141 @@ def parse_stream_bytes(data: bytes, start_offset: int = 0) -> list[StreamLine]:
 def count_fragments(data: bytes) -> int:
     """How many valid fragment lines `data` holds (TypeClaw's count for a dream commit's subject)."""
     return sum(1 for ln in parse_stream_bytes(data) if ln.kind == "fragment")
+
+
+# --- finding fragment lines fast --------------------------------------------------------------
+# Indexes only need to know where the fragment lines are and their ids; parsing a year of lines
+# for that costs seconds. The scanner below finds the lines that *claim* to be fragments:
+# - a line that starts with `{"type":"fragment"` (the append tool writes `type` then `id` first)
+#   is taken without parsing, a torn or hand-broken one too: whoever reads the line parses it
+#   and reports it malformed. Its id is read between the quotes after `"id":"` when the append
+#   tool's layout puts it there, plain (no escape); otherwise the line is parsed for it;
+# - a line in any other layout is parsed, and only if it could be one: a JSON line whose type
+#   is "fragment" holds the bytes `"fragment"`, or spells a letter of it with a `\u00XX` escape.
+# So every fragment `parse_stream_bytes` reads is found, with its offset, length and id; a line
+# found beyond those is a malformed one that claims to be a fragment (tests/test_fragment_line_scan.py).
+FRAGMENT_PREFIX = b'{"type":"fragment"'
+ID_PREFIX = b'{"type":"fragment","id":"'
+_MARK = b'"fragment"'  # every claiming line holds it, unless it spells a letter with an escape
+_LETTER_ESCAPE = re.compile(rb"\\u00[67]")  # a-z written as an escape (the only way to spell one)
+_PLAIN_ID = re.compile(rb'\{"type":"fragment","id":"([^"\\\n]+)"')  # at the start of a line
+_NEXT_PLAIN_ID = re.compile(rb'\n\{"type":"fragment","id":"([^"\\\n]+)"')  # a literal prefix: searched in C
+
+
+@dataclass(frozen=True)
+class FragmentLines:
+    """The fragment lines of some stream bytes, in file order (parallel arrays)."""
+
+    starts: array  # byte offset of each line (plus the base the bytes were read at)
+    ends: array  # offset of its end: its newline (its `\r` included), or the end of the bytes
+    ids: Sequence[str | None] | None  # each line's id (None: no readable one); None when not asked for
+    scanned: int  # base + the bytes scanned: through the last newline when only complete lines count
+
+
+def scan_fragment_lines(data: bytes, base: int = 0, *, complete: bool = False,
+                        with_ids: bool = True) -> FragmentLines:
+    """The lines of `data` (read at offset `base`) that claim to be fragments; with `complete`,
+    the bytes after the last newline (a line still being written) are left for later.
+
+    One split on b"\\n" and a prefix test per line, all in C (map / accumulate / compress); the
+    few other lines (watermarks, blank lines) are each searched for the mark."""
+    parts = data.split(b"\n")
+    cut = len(data)
+    if complete:
+        cut -= len(parts.pop())
+    lengths = list(map(len, parts))
+    line_starts = list(accumulate(map(add, lengths, repeat(1)), initial=base))
+    keep = list(map(bytes.startswith, parts, repeat(FRAGMENT_PREFIX)))
+    prefixed = keep.count(True)
+    other_ids: dict[int, str | None] = {}  # line number -> id, of the lines in another layout
+    for i in compress(range(len(parts)), map(not_, keep)):
+        if _could_be_fragment(parts[i]):
+            is_fragment, fid = _parsed_id(parts[i])
+            if is_fragment:
+                keep[i] = True
+                other_ids[i] = fid
+    starts = array("q", compress(line_starts, keep))
+    ends = array("q", compress(map(add, line_starts, lengths), keep))
+    ids: Sequence[str | None] | None = None
+    if with_ids:
+        plain = None if other_ids else _plain_ids(data, cut)
+        if plain is not None and len(plain) == prefixed:  # every prefixed line has a plain id
+            ids = plain
+        else:  # some line needs a closer look: one at a time
+            ids = [other_ids[i] if i in other_ids else _prefixed_id(parts[i])
+                   for i in compress(range(len(parts)), keep)]
+    return FragmentLines(starts, ends, ids, base + cut)
+
+
+def count_fragment_lines(data: bytes) -> tuple[int, int] | None:
+    """(fragment lines, bytes through the last newline) of the complete lines of `data`, counted
+    in C without splitting; None when some line needs `scan_fragment_lines` to tell.
+
+    Two counts. Unlike the scan, it does not look for a type spelled with `\\u00XX` escapes: no
+    JSON writer escapes an ASCII letter, and ruling one out would cost a third pass over every
+    file with a backslash in it. Such a line makes the count short, so whoever builds the day's
+    offsets later checks them against the count (`index.stream_days.materialize` does)."""
+    cut = data.rfind(b"\n") + 1
+    if not cut:
+        return 0, 0
+    # The longer prefix is the faster count; a line with only the short one is left to the scan.
+    prefixed = data.count(b"\n" + ID_PREFIX, 0, cut) + data.startswith(ID_PREFIX)
+    if data.count(_MARK, 0, cut) != prefixed:  # each prefixed line holds the mark once at least
+        return None
+    return prefixed, cut
+
+
+def fragment_line_ids(data: bytes) -> list[str]:
+    """The ids of the fragment lines of `data` in file order (a line with no readable id is left
+    out): read by one regex search in C when every fragment line is in the append tool's layout."""
+    prefixed = data.count(b"\n" + FRAGMENT_PREFIX) + data.startswith(FRAGMENT_PREFIX)
+    if not _maybe_other_layout(data, len(data), prefixed):
+        plain = _plain_ids(data, len(data))
+        if len(plain) == prefixed:  # every prefixed line has a plain id
+            return plain
+    return [fid for fid in scan_fragment_lines(data).ids or () if fid is not None]
+
+
+def _maybe_other_layout(data: bytes, cut: int, prefixed: int) -> bool:
+    """Could a line of data[:cut] that does not start with the prefix claim to be a fragment?
+    Each prefixed line holds the mark once at least, so a count equal to theirs rules the mark
+    out; the escape regex runs only when the bytes hold a backslash (a memchr finds out)."""
+    if data.count(_MARK, 0, cut) != prefixed:
+        return True
+    return data.find(b"\\", 0, cut) != -1 and _LETTER_ESCAPE.search(data, 0, cut) is not None
+
+
+def _could_be_fragment(raw: bytes) -> bool:
+    """Could a line that does not start with the prefix be a JSON object of type "fragment"?"""
+    return _MARK in raw or (b"\\" in raw and _LETTER_ESCAPE.search(raw) is not None)
+
+
+def _plain_ids(data: bytes, cut: int) -> list[str]:
+    """The plain ids of the lines of data[:cut] in the append tool's layout, in order. A line whose
+    id is not plain (escaped, empty, or without its closing quote) is left out, so the callers
+    compare the count with the prefixed lines'."""
+    found = _NEXT_PLAIN_ID.findall(data, 0, cut)
+    first = _PLAIN_ID.match(data, 0, cut)
+    if first:
+        found.insert(0, first.group(1))
+    # One decode for them all (an id holds no newline); an undecodable byte reads as U+FFFD.
+    return b"\n".join(found).decode("utf-8", "replace").split("\n") if found else []
+
+
+def _prefixed_id(raw: bytes) -> str | None:
+    """The id of a line that starts with the prefix: plain where the append tool puts it, else
+    as JSON reads it (None for a line that is not JSON)."""
+    m = _PLAIN_ID.match(raw)
+    return m.group(1).decode("utf-8", "replace") if m else _parsed_id(raw)[1]
+
+
+def _parsed_id(raw: bytes) -> tuple[bool, str | None]:
+    """(a JSON object whose type is "fragment", its id when a non-empty string) of one line."""
+    try:
+        ev = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return False, None
+    if not isinstance(ev, dict) or ev.get("type") != "fragment":
+        return False, None
+    fid = ev.get("id")
+    return True, fid if isinstance(fid, str) and fid else None

@@ -53,22 +53,26 @@ def staged_paths(root: Path) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
-def dream_summary(root: Path) -> str:
-    """TypeClaw's subject summary: `N fragments`, `+ new skill 'x'`, or `watermarks only`."""
+def dream_summary(root: Path, fragments: int | None = None) -> str:
+    """TypeClaw's subject summary: `N fragments`, `+ new skill 'x'`, or `watermarks only`.
+
+    `fragments`: the count to say (a dream run's own); None counts as TypeClaw does, every
+    fragment of each staged stream file with added lines."""
     # --no-renames: a renamed shard would print "R100 old new" and shift the pairs parsed below.
     try:
         # Only streams and skills feed the subject; diffing a year-long state file is wasted work.
-        numstat = run_git(root, "diff", "--cached", "--no-renames", "--numstat", "-z", "--",
-                          "memory/streams/", ":(glob)memory/*.jsonl", strip=False)
+        numstat = "" if fragments is not None else run_git(
+            root, "diff", "--cached", "--no-renames", "--numstat", "-z", "--",
+            "memory/streams/", ":(glob)memory/*.jsonl", strip=False)
         names = run_git(root, "diff", "--cached", "--no-renames", "--name-status", "-z", "--", "memory/skills/", strip=False)
     except GitError:
         return "snapshot"
-    fragments = 0
-    parts_ns = [p for p in numstat.split("\0") if p]
-    for item in parts_ns:
-        fields = item.split("\t")
-        if len(fields) == 3 and STREAM_PATH.match(fields[2]) and fields[0] not in ("-", "0"):
-            fragments += count_fragments((root / fields[2]).read_bytes())
+    if fragments is None:
+        fragments = 0
+        for item in (p for p in numstat.split("\0") if p):
+            fields = item.split("\t")
+            if len(fields) == 3 and STREAM_PATH.match(fields[2]) and fields[0] not in ("-", "0"):
+                fragments += count_fragments((root / fields[2]).read_bytes())
     tokens = [t for t in names.split("\0") if t]
     new_skills = [
         SKILL_PATH.match(tokens[i + 1]).group(1)  # type: ignore[union-attr]
@@ -92,12 +96,27 @@ class Trailers:
     trigger: str
     ref: str = ""  # "Reflection: r-…" or "Proposal: p-…"
     ref_kind: str = "Reflection"
+    change: str = ""  # the door's change id: how a recovery knows this change is committed
 
     def render(self) -> str:
         lines = [f"Actor: {self.actor}", f"Approval: {self.approval}", f"Trigger: {self.trigger}"]
         if self.ref:
             lines.append(f"{self.ref_kind}: {self.ref}")
+        if self.change:
+            lines.append(f"{CHANGE_TRAILER}: {self.change}")
         return "\n".join(lines)
+
+
+CHANGE_TRAILER = "Change-Id"
+
+
+def commit_of_change(root: Path, change: str, depth: int = 50) -> str | None:
+    """The sha of the recent commit carrying `Change-Id: <change>`, or None (no repo, not found)."""
+    if repo_args(root) is None or not change:
+        return None
+    out = run_git(root, "log", f"-n{depth}", "--fixed-strings", f"--grep={CHANGE_TRAILER}: {change}",
+                  "--format=%H", check=False).strip()
+    return out.split("\n")[0] or None
 
 
 def commit_memory(
@@ -107,10 +126,14 @@ def commit_memory(
     *,
     body: str = "",
     rng: random.Random | None = None,
+    exclude: tuple[str, ...] = (),
+    fragments: int | None = None,
 ) -> str | None:
     """Commit everything under memory/ as one commit; the sha, or None (no repo, nothing staged).
 
-    `subject=None` builds TypeClaw's `dream: <summary> <emoji>` from what is staged.
+    `subject=None` builds TypeClaw's `dream: <summary> <emoji>` from what is staged (with
+    `fragments`, that count instead of TypeClaw's); paths in `exclude` (relative to the agent
+    folder) are left out.
     """
     if repo_args(root) is None:
         return None
@@ -118,7 +141,8 @@ def commit_memory(
     try:
         if not (root / "memory").exists():
             return None
-        run_git(root, "add", "-f", "--", "memory/")
+        # `exclude`: files of the change's own bookkeeping that must never be committed (its journal).
+        run_git(root, "add", "-f", "--", "memory/", *(f":(exclude){p}" for p in exclude))
         everything = staged_paths(root)
         staged = [p for p in everything if p.startswith("memory/")]
         if not staged:
@@ -128,7 +152,7 @@ def commit_memory(
         # `--only`'s temporary index re-hashing every path (tens of MB at a year of state).
         only = ["--only", "--", *staged] if len(staged) < len(everything) else []
         if subject is None:
-            subject = f"dream: {dream_summary(root)} {(rng or random).choice(DREAM_EMOJI)}"
+            subject = f"dream: {dream_summary(root, fragments)} {(rng or random).choice(DREAM_EMOJI)}"
         message = subject + "\n\n" + (body.strip() + "\n\n" if body.strip() else "") + trailers.render() + "\n"
         identity = () if _has_identity(root) else FALLBACK_IDENTITY
         try:

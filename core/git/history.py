@@ -2,28 +2,83 @@
 memory commit with its Actor / Approval / Trigger trailers."""
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from dreamdeck.core.formats.events import try_parse_event_line
+from dreamdeck.core.formats.jscompat import JS_LINE_BREAKS, JS_SPACE, js_trim
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.runner import GitError, repo_args, run_git
 
-_DREAM_SUBJECT = re.compile(r"^dream:\s+(.*)$")
 _TRAILER = re.compile(r"^(Actor|Approval|Trigger|Reflection|Proposal|Reverts):\s*(.*)$", re.M)
-_STREAM = re.compile(r"^memory/(?:streams/)?(\d{4}-\d{2}-\d{2})\.jsonl$")
-_TOPIC = re.compile(r"^memory/topics/([^/]+)\.md$")
-_SKILL = re.compile(r"^memory/skills/([^/]+)/SKILL\.md$")
 _SEP = "\x1e"
+
+# TypeClaw `parseDreamSubject` (src/dreams/parse.ts): JavaScript's `\s`, and `.`/`$` stop at any
+# line break. `\b` is ASCII (no `u` flag), hence re.A.
+_DREAM_SUBJECT = re.compile(rf"dream:[{JS_SPACE}]+([^{JS_LINE_BREAKS}]*)")
+_CATEGORIES = (
+    (re.compile(r"\bfragments?\b", re.A), "fragments"),
+    (re.compile(r"\bskills?\b", re.A), "skills"),
+    (re.compile(r"watermarks only"), "watermarks-only"),
+    (re.compile(r"snapshot\Z"), "snapshot"),  # `/^snapshot$/`, used with fullmatch below
+)
+# TypeClaw `parseDreamDetail`'s paths.
+_STREAM = re.compile(r"memory/(?:streams/)?([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl")
+_TOPIC = re.compile(rf"memory/topics/([^{JS_LINE_BREAKS}]+)\.md")
+_SKILL = re.compile(r"memory/skills/([^/]+)/SKILL\.md")
+_STATE = "memory/.dreaming-state.json"
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed"}
+BODY_PREVIEW_MAX = 80  # UTF-16 code units, as JavaScript counts
+
+
+@dataclass
+class DreamSubject:
+    """TypeClaw's reading of a `dream: <summary> <emoji>` subject."""
+
+    is_dream: bool
+    summary: str | None
+    emoji: str | None
+    categories: list[str]
 
 
 @dataclass
 class TopicChange:
+    path: str
     slug: str
-    status: str  # A | M | D
-    added: int
-    removed: int
+    status: str  # added | modified | deleted | renamed | unknown
+    additions: int | None = None
+    deletions: int | None = None
+
+
+@dataclass
+class AddedFragment:
+    id: str
+    stream_date: str | None
+    topic: str | None
+    body_preview: str | None
+
+
+@dataclass
+class DreamDetail:
+    """What TypeClaw's `typeclaw memory dreams --details` says a dream commit changed."""
+
+    added_fragments: list[AddedFragment] = field(default_factory=list)
+    changed_topics: list[TopicChange] = field(default_factory=list)
+    created_skills: list[tuple[str, str]] = field(default_factory=list)  # (name, path)
+    state_changed: bool = False
+    parse_warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """TypeClaw's `DreamEntryDetail`, key for key."""
+        return {
+            "addedFragments": [{"id": f.id, "streamDate": f.stream_date, "topic": f.topic, "bodyPreview": f.body_preview}
+                               for f in self.added_fragments],
+            "changedTopics": [asdict(t) for t in self.changed_topics],
+            "createdSkills": [{"name": n, "path": p} for n, p in self.created_skills],
+            "stateChanged": self.state_changed,
+            "parseWarnings": list(self.parse_warnings),
+        }
 
 
 @dataclass
@@ -35,41 +90,151 @@ class MemoryCommit:
     approval: str
     trigger: str
     ref: str = ""
-    kind: str = "other"  # fragments | skills | watermarks-only | snapshot | other (dream commits)
-    summary: str = ""
-    emoji: str = ""
+    short_sha: str = ""
+    committed_at: str = ""  # ISO committer date (TypeClaw's `committedAt`)
     is_dream: bool = False
-    topics: list[TopicChange] = field(default_factory=list)
-    fragments_added: list[str] = field(default_factory=list)  # "date#id"
-    new_skills: list[str] = field(default_factory=list)
-    state_changed: bool = False
-    files: list[str] = field(default_factory=list)
+    summary: str | None = None
+    emoji: str | None = None
+    categories: list[str] = field(default_factory=list)  # fragments, skills, watermarks-only, snapshot, other
+    detail: DreamDetail | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
 
+    def to_dream_json(self) -> dict:
+        """TypeClaw's `typeclaw memory dreams --json --details` object (its keys, in its order),
+        then dreamdeck's trailers: who dreamed, who approved, what started it."""
+        out: dict = {
+            "sha": self.sha, "shortSha": self.short_sha, "committedAt": self.committed_at, "subject": self.subject,
+            "isDreamCommit": self.is_dream, "summary": self.summary, "emoji": self.emoji, "categories": self.categories,
+        }
+        if self.detail is not None:
+            out["detail"] = self.detail.to_json()
+        out.update(actor=self.actor, approval=self.approval, trigger=self.trigger, ref=self.ref)
+        return out
 
-def parse_dream_subject(subject: str) -> tuple[str, str, str] | None:
-    """(summary, emoji, kind) of a `dream: …` subject, or None for any other subject."""
+
+def parse_dream_subject(subject: str) -> DreamSubject:
+    """TypeClaw `parseDreamSubject`: a trailing pool emoji is split off, the summary's words
+    give its categories (several may hold: `1 fragment + new skill 'x'` is fragments and skills)."""
     m = _DREAM_SUBJECT.match(subject)
-    if not m or not subject.startswith("dream: "):
+    if m is None or m.end() != len(subject):
+        return DreamSubject(False, None, None, [])
+    summary, emoji = js_trim(m.group(1)), None
+    if summary and summary[-1] in DREAM_EMOJI:  # the last code point, as `[...rest].at(-1)`
+        summary, emoji = js_trim(summary[:-1]), summary[-1]
+    return DreamSubject(True, summary or None, emoji, _categories(summary))
+
+
+def _categories(summary: str) -> list[str]:
+    """TypeClaw `classifySummary`."""
+    found = [name for rx, name in _CATEGORIES if (rx.fullmatch(summary) if name == "snapshot" else rx.search(summary))]
+    return found or ["other"]
+
+
+def parse_dream_detail(name_status: str, patch: str) -> DreamDetail:
+    """TypeClaw `parseDreamDetail` over `git show --find-renames --name-status` and `git show -U0`."""
+    detail = DreamDetail()
+    for line in name_status.split("\n"):
+        if not js_trim(line):
+            continue
+        cols = line.split("\t")
+        code, old = cols[0], None
+        if code.startswith("R"):
+            if len(cols) < 3 or not cols[2]:
+                continue
+            status, old, path = "renamed", cols[1], cols[2]
+        else:
+            path = cols[1] if len(cols) > 1 else ""
+            if not path:
+                continue
+            status = _STATUS.get(code[:1], "unknown")
+        if _STATE in (path, old):
+            detail.state_changed = True
+        elif m := _TOPIC.fullmatch(path):
+            detail.changed_topics.append(TopicChange(path, m.group(1), status))
+        elif status == "added" and (m := _SKILL.fullmatch(path)):
+            detail.created_skills.append((m.group(1), path))
+    _count_topic_lines(detail, patch)
+    _collect_added_fragments(detail, patch)
+    return detail
+
+
+def _diff_path(header: str) -> str:
+    """`+++ b/<path>` -> path (`/dev/null` stays), as `stripDiffPathPrefix`."""
+    path = js_trim(header[4:])
+    return path if path == "/dev/null" else path.removeprefix("b/")
+
+
+def _count_topic_lines(detail: DreamDetail, patch: str) -> None:
+    """TypeClaw `applyTopicLineCounts`: `+`/`-` lines after a topic's `+++` header. A removed line
+    starting with `--` (a `---` delimiter shows as `----`) is missed, as TypeClaw misses it."""
+    if not detail.changed_topics:
+        return
+    counts: dict[str, list[int]] = {}
+    current = None
+    for line in patch.split("\n"):
+        if line.startswith("+++ "):
+            current = _diff_path(line)
+            counts.setdefault(current, [0, 0])
+        elif current is not None:
+            if line.startswith("+") and not line.startswith("+++"):
+                counts[current][0] += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                counts[current][1] += 1
+    for topic in detail.changed_topics:
+        if topic.status == "deleted":
+            continue
+        if topic.path not in counts:
+            if topic.status == "modified":
+                detail.parse_warnings.append(f"no diff hunk for modified topic {topic.path}")
+            continue
+        topic.additions, topic.deletions = counts[topic.path]
+
+
+def _collect_added_fragments(detail: DreamDetail, patch: str) -> None:
+    """TypeClaw `extractAddedFragments`: every added, non-blank line of a stream file's patch."""
+    path = None
+    for line in patch.split("\n"):
+        if line.startswith("diff --git "):
+            path = None
+        elif line.startswith("+++ "):
+            path = _diff_path(line)
+        elif line.startswith("+") and not line.startswith("+++") and path is not None:
+            m = _STREAM.fullmatch(path)
+            if m is None or not js_trim(line[1:]):
+                continue
+            fragment = _fragment_summary(line[1:], m.group(1))
+            if fragment is None:
+                detail.parse_warnings.append(f"unparseable stream line in {path}")
+            elif fragment != "skip":
+                detail.added_fragments.append(fragment)  # type: ignore[arg-type]
+
+
+def _fragment_summary(line: str, day: str) -> AddedFragment | str | None:
+    """TypeClaw `parseFragmentLine`: None when unparseable, "skip" for other event types."""
+    try:
+        event = json.loads(line)
+    except ValueError:
         return None
-    summary, emoji = m.group(1).strip(), ""
-    for e in DREAM_EMOJI:
-        if summary.endswith(e):
-            summary, emoji = summary[: -len(e)].rstrip(), e
-            break
-    if summary == "watermarks only":
-        kind = "watermarks-only"
-    elif summary == "snapshot":
-        kind = "snapshot"
-    elif re.match(r"^\d+ fragments?\b", summary):
-        kind = "fragments"
-    elif "new skill" in summary:
-        kind = "skills"
-    else:
-        kind = "other"
-    return summary, emoji, kind
+    if not isinstance(event, dict):
+        return None
+    if event.get("type") != "fragment":
+        return "skip"
+    if not isinstance(event.get("id"), str) or not event["id"]:
+        return None
+    topic, body = event.get("topic"), event.get("body")
+    return AddedFragment(event["id"], day, topic if isinstance(topic, str) else None,
+                         _preview(body) if isinstance(body, str) else None)
+
+
+def _preview(body: str) -> str:
+    """TypeClaw `preview`: whitespace runs to one space, trimmed, cut at 80 UTF-16 units + `…`."""
+    oneline = js_trim(re.sub(f"[{JS_SPACE}]+", " ", body))
+    units = oneline.encode("utf-16-le", "surrogatepass")
+    if len(units) <= BODY_PREVIEW_MAX * 2:
+        return oneline
+    return units[: BODY_PREVIEW_MAX * 2].decode("utf-16-le", "surrogatepass") + "…"
 
 
 def _trailers(body: str) -> dict[str, str]:
@@ -89,71 +254,67 @@ def _log(root: Path, *args: str) -> list[tuple[str, str, str, str]]:
 
 
 def _details(root: Path, commit: MemoryCommit) -> None:
-    numstat = run_git(root, "show", "--format=", "--numstat", "--no-renames", commit.sha, "--", "memory/", check=False)
-    status = run_git(root, "show", "--format=", "--name-status", "--no-renames", commit.sha, "--", "memory/", check=False)
-    kinds = {}
-    for line in status.splitlines():
-        parts = line.split("\t")
-        if len(parts) == 2:
-            kinds[parts[1]] = parts[0][:1]
-    for line in numstat.splitlines():
-        parts = line.split("\t")
-        if len(parts) != 3:
-            continue
-        added, removed, path = parts
-        commit.files.append(path)
-        if m := _TOPIC.match(path):
-            commit.topics.append(TopicChange(m.group(1), kinds.get(path, "M"),
-                                             int(added) if added.isdigit() else 0, int(removed) if removed.isdigit() else 0))
-        elif (m := _SKILL.match(path)) and kinds.get(path) == "A":
-            commit.new_skills.append(m.group(1))
-        elif path == "memory/.dreaming-state.json":
-            commit.state_changed = True
-    streams = [p for p in commit.files if _STREAM.match(p)]
-    if streams:
-        patch = run_git(root, "show", "--format=", "-U0", "--no-renames", commit.sha, "--", *streams, check=False)
-        day = ""
-        for line in patch.splitlines():
-            if line.startswith("+++ "):
-                m = _STREAM.match(line[6:]) if line.startswith("+++ b/") else None
-                day = m.group(1) if m else ""
-            elif line.startswith("+") and not line.startswith("+++") and day:
-                ev = try_parse_event_line(line[1:])
-                if ev and ev.get("type") == "fragment":
-                    commit.fragments_added.append(f"{day}#{ev['id']}")
+    """TypeClaw `readDreamCommitShow` + `parseDreamDetail`: the same two `git show`s, whole commit."""
+    name_status = run_git(root, "show", "--no-color", "--find-renames", "--format=", "--name-status", commit.sha,
+                          check=False, strip=False)
+    patch = run_git(root, "show", "--no-color", "--format=", "--unified=0", commit.sha, check=False, strip=False)
+    commit.detail = parse_dream_detail(name_status, patch)
 
 
 def _commit(row: tuple[str, str, str, str]) -> MemoryCommit:
     sha, date, subject, body = row
     t = _trailers(body)
     dream = parse_dream_subject(subject)
-    commit = MemoryCommit(
+    return MemoryCommit(
         sha=sha, date=date, subject=subject,
-        actor=t.get("Actor", "typeclaw" if dream else "unknown"),
-        approval=t.get("Approval", "auto" if dream else "—"),
-        trigger=t.get("Trigger", "schedule" if dream else "—"),
+        actor=t.get("Actor", "typeclaw" if dream.is_dream else "unknown"),
+        approval=t.get("Approval", "auto" if dream.is_dream else "—"),
+        trigger=t.get("Trigger", "schedule" if dream.is_dream else "—"),
         ref=t.get("Reflection") or t.get("Proposal") or t.get("Reverts", "")[:7],
+        is_dream=dream.is_dream, summary=dream.summary, emoji=dream.emoji, categories=dream.categories,
     )
-    if dream:
-        commit.summary, commit.emoji, commit.kind = dream
-        commit.is_dream = True
-    return commit
 
 
 def list_dreams(root: Path, limit: int | None = 20, *, details: bool = True) -> list[MemoryCommit]:
-    """Dream commits newest first; the limit applies after the subject filter, as TypeClaw's does."""
+    """Dream commits newest first, as TypeClaw's `readDreamCommitLog` lists them: `--grep` is a
+    pre-filter (it sees body lines too), the subject must start with `dream: `, and the limit
+    applies after that filter."""
     if repo_args(root) is None:
         return []
     try:
-        rows = _log(root, "--grep=^dream: ")
+        out = run_git(root, "log", "--grep=^dream: ", f"--format=%H%x00%h%x00%cI%x00%aI%x00%s%x00%b{_SEP}", strip=False)
     except GitError:
         return []  # no commits yet
-    commits = [_commit(r) for r in rows if r[2].startswith("dream: ")]
-    commits = commits[:limit] if limit else commits
+    commits = []
+    for chunk in out.split(_SEP):
+        fields = chunk.lstrip("\n").split("\x00")
+        if len(fields) < 6 or not fields[4].startswith("dream: "):
+            continue
+        sha, short, committed, authored, subject, body = fields[:6]
+        commit = _commit((sha, authored, subject, body))
+        commit.short_sha, commit.committed_at = short, committed
+        commits.append(commit)
+    commits = commits[:limit] if limit and limit > 0 else commits  # TypeClaw ignores a limit below 1
     if details:
         for c in commits:
             _details(root, c)
     return commits
+
+
+def newest_dream_commit(root: Path) -> MemoryCommit | None:
+    """The newest dream commit, without its details; git stops at the first few matches (a body
+    line that reads `dream: …` matches --grep too, so a few are asked for)."""
+    if repo_args(root) is None:
+        return None
+    for count in (8, None):
+        try:
+            rows = _log(root, "--grep=^dream: ", *([f"-n{count}"] if count else []))
+        except GitError:
+            return None
+        dreams = [_commit(r) for r in rows if r[2].startswith("dream: ")]
+        if dreams or count is None or len(rows) < count:
+            return dreams[0] if dreams else None
+    return None
 
 
 def list_memory_commits(root: Path, limit: int | None = 50, *, details: bool = False) -> list[MemoryCommit]:

@@ -25,7 +25,7 @@ import subprocess
 
 from dreamdeck.core.errors import GitError
 
-__all__ = ["GitError", "repo_args", "run_git", "run_git_bytes", "run_isolated", "start_job", "GitJob", "head", "resolve_rev"]
+__all__ = ["GitError", "repo_args", "init_repo", "run_git", "run_git_bytes", "run_isolated", "start_job", "GitJob", "head", "resolve_rev"]
 
 HOOKS_OFF = ("-c", "core.hooksPath=/dev/null")
 
@@ -84,6 +84,13 @@ def run_git(root: Path, *args: str, check: bool = True, stdin: str | bytes | Non
     if check and status != 0:
         raise GitError(f"git {' '.join(args[:3])}: {err.strip() or str(out).strip()}")
     return out  # type: ignore[return-value]
+
+
+def init_repo(root: Path) -> None:
+    """`git init` (branch main) in `root`, hooks off; GitError with git's words on failure."""
+    status, _out, err = _execute(["git", *HOOKS_OFF, "init", "-q", "-b", "main"], str(root))
+    if status != 0:
+        raise GitError(f"git init: {err.strip()}")
 
 
 def run_git_bytes(root: Path, *args: str, stdin: bytes | None = None) -> tuple[int, bytes]:
@@ -149,6 +156,32 @@ def start_job(root: Path, name: str, calls: list[list[str]], before: Callable[[]
                 after()
 
     return GitJob(f"git-{name}", work)
+
+
+# What git leaves in its folder while an operation is under way, and what to tell a person.
+_IN_PROGRESS = (
+    ("rebase-merge", "a rebase is in progress (finish it with `git rebase --continue` or `git rebase --abort`)"),
+    ("rebase-apply", "a rebase or `git am` is in progress (finish or abort it)"),
+    ("MERGE_HEAD", "a merge is in progress (commit it or `git merge --abort`)"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick is in progress (`git cherry-pick --continue` or `--abort`)"),
+    ("REVERT_HEAD", "a revert is in progress (`git revert --continue` or `--abort`)"),
+    ("index.lock", "git's index is locked (.git/index.lock): another git command is running, or one was "
+                   "killed and left the lock; remove the file if no git command is running"),
+)
+
+
+def busy_reason(root: Path) -> str | None:
+    """Why a memory commit cannot be made safely now (an operation in progress, a locked index),
+    or None. Checked before a mutation writes anything, so it never half-happens."""
+    if repo_args(root) is None:
+        return None
+    git_dir = run_git(root, "rev-parse", "--absolute-git-dir", check=False).strip()
+    if not git_dir:
+        return None
+    for name, why in _IN_PROGRESS:
+        if (Path(git_dir) / name).exists():
+            return why
+    return None
 
 
 def head(root: Path) -> str | None:

@@ -1,22 +1,18 @@
 """Resolve `(date, id)` citations to fragments without loading every stream into memory.
 
 Per stream file we keep only `id -> (offset, length)`, built by one scan of the raw bytes
-and invalidated by (size, mtime_ns, inode). A lookup seeks and parses one line.
+(`formats.stream_lines.scan_fragment_lines`) and invalidated by (size, mtime_ns, inode). A
+lookup seeks and parses one line.
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from dreamdeck.core.formats.events import Fragment, try_parse_event_line
+from dreamdeck.core.formats.stream_lines import scan_fragment_lines
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.store.streams import read_path_for
 from dreamdeck.core.workspace import Workspace
-
-# Fast path: the append tool writes `{"type":"fragment","id":"…"` first. Any other line that
-# mentions "fragment" (keys in another order, spaces) is parsed.
-_PREFIX = b'{"type":"fragment","id":"'
-
 
 Offsets = dict[str, tuple[int, int]]  # id -> (offset, length) of its line
 
@@ -25,24 +21,13 @@ Offsets = dict[str, tuple[int, int]]  # id -> (offset, length) of its line
 _SHARED: StampCache[Offsets] = StampCache("stream-offsets", max_entries=128)
 
 
-def index_stream_bytes(data: bytes) -> dict[str, tuple[int, int]]:
+def index_stream_bytes(data: bytes) -> Offsets:
     """id -> (offset, length) of every fragment line of a stream file's bytes (last one wins).
-
-    A plain loop over lines with `startswith`: a shard citing a hundred days indexes a hundred
-    files of thousands of lines, and this is several times faster than a multiline regex."""
-    offsets: dict[str, tuple[int, int]] = {}
-    pos = 0
-    skip = len(_PREFIX)
-    for raw in data.split(b"\n"):
-        end = raw.find(b'"', skip) if raw.startswith(_PREFIX) else -1
-        if end > skip and b"\\" not in raw[skip:end]:
-            offsets[raw[skip:end].decode("utf-8", "replace")] = (pos, len(raw))
-        elif b'"fragment"' in raw:  # another layout, or an id with an escape in it
-            ev = try_parse_event_line(raw.decode("utf-8", "replace"))
-            if ev and ev.get("type") == "fragment" and isinstance(ev.get("id"), str):
-                offsets[ev["id"]] = (pos, len(raw))
-        pos += len(raw) + 1
-    return offsets
+    A line that only claims to be a fragment may be listed too: `get` parses and refuses it."""
+    lines = scan_fragment_lines(data)
+    return {fid: (start, end - start)
+            for start, end, fid in zip(lines.starts, lines.ends, lines.ids)  # type: ignore[arg-type]
+            if fid is not None}
 
 
 class FragmentIndex:

@@ -1,25 +1,20 @@
 """Fast, cached scans of stream files: which fragment ids a day holds, without JSON-parsing it.
 
 Finding the undreamed tail means looking at every day of the year; parsing a million lines to
-learn their ids costs seconds, while one regex pass over the raw bytes costs a fraction of that,
-and an unchanged file (same size, mtime, inode) is not read at all. The cache is a projection:
-process-local, rebuilt on demand, never the truth.
+learn their ids costs seconds, while one regex pass over the raw bytes
+(`formats.stream_lines.fragment_line_ids`) costs a fraction of that, and an unchanged file
+(same size, mtime, inode) is not read at all. The cache is a projection: process-local, rebuilt
+on demand, never the truth.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
-import time
 from pathlib import Path
 
-from dreamdeck.core.formats.events import try_parse_event_line
+from dreamdeck.core.formats.stream_lines import fragment_line_ids
+from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp, settled
-
-# The append tool (and compaction's zod output) put `type` then `id` first.
-_FAST = re.compile(rb'^\{"type":"fragment","id":"([^"\\]+)"', re.M)
-_MARK = b'"fragment"'
 
 # path -> its fragment ids (`core.io.cache` policy)
 _IDS: StampCache[tuple[str, ...]] = StampCache("stream-fragment-ids")
@@ -40,22 +35,9 @@ def fragment_ids(path: Path) -> tuple[str, ...]:
             data = fh.read()
     except FileNotFoundError:
         return ()
-    ids = [m.decode("utf-8", "replace") for m in _FAST.findall(data)]
-    if data.count(_MARK) > len(ids):
-        ids = _slow_ids(data)  # a line in another key order: parse, to be exact
-    result = tuple(ids)
+    result = tuple(fragment_line_ids(data))
     _IDS.put_if_settled(key, stamp, result, started)
     return result
-
-
-def _slow_ids(data: bytes) -> list[str]:
-    out = []
-    for raw in data.split(b"\n"):
-        if _MARK in raw:
-            ev = try_parse_event_line(raw.decode("utf-8", "replace"))
-            if ev is not None and ev.get("type") == "fragment":
-                out.append(ev["id"])
-    return out
 
 
 class DreamedDays:
@@ -93,8 +75,6 @@ class DreamedDays:
 
     def save(self) -> None:
         if self.dirty:
-            from dreamdeck.core.io.atomic import atomic_write_text
-
             try:
                 atomic_write_text(self.path, json.dumps(self.entries))
             except OSError:

@@ -4,21 +4,54 @@ Columns are TypeClaw's (slug, heading, cites, days, last reinforced, age) plus t
 of the promotion ladder and Moltbot's decay score and status. Values come from the strict
 frontmatter, as TypeClaw's table does; a shard TypeClaw cannot parse is still listed, with
 counts taken from its body and its parse error, so nobody loses sight of it.
+
+Decay is Moltbot §9.1, `base × e^(−λ × days since last access) × log2(access count + 1) ×
+type weight`, clamped to [0, 1], with real access from the access record (`store.access`).
+An access (§9.4) is either a reinforcement — each distinct day a dream cited new evidence for
+the belief ("a new episode references the memory"), or the memory's arrival for an item that
+has no days — or a time the agent was shown the item (a recall or an injection returned it).
+So the count is days + times shown, and the last access is the later of the last reinforcement
+and the last day shown. Base relevance is by how the memory arrived (`BASE_RELEVANCE`), the type
+weight by store (`TYPE_WEIGHT`); the vault is exempt (score 1, status `pinned`).
 """
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
 from operator import attrgetter
 from pathlib import Path
 
-from dreamdeck.core.store.settings import DecaySettings
 from dreamdeck.core.errors import BadInput
-from dreamdeck.core.formats.shards import Shard, ShardMeta, meta_from_head, strength_of
-from dreamdeck.core.store.shard_files import list_shard_paths, read_shard, read_shard_meta
+from dreamdeck.core.formats.jscompat import js_utc_day, locale_compare_key
+from dreamdeck.core.formats.shards import (
+    Shard,
+    ShardMeta,
+    ShardParseError,
+    meta_from_head,
+    parse_shard,
+    strength_of,
+)
+from dreamdeck.core.store.access import Usage, access_summary, item_key
+from dreamdeck.core.store.settings import DecaySettings
+from dreamdeck.core.store.shard_files import (
+    list_shard_paths,
+    read_shard,
+    read_shard_meta,
+)
 
-COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status")
+COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status",
+           "access_count", "last_access")
+
+# Moltbot §9.1 base relevance: 1.0 for an explicit "remember", 0.7 auto-detected, 0.5 inferred.
+# TypeClaw keeps no record of how a topic arrived, and every topic is dreamed from what the
+# agent observed: auto-detected. A fragment a person wrote (`dreamdeck remember`) is explicit.
+BASE_RELEVANCE = {"explicit": 1.0, "auto": 0.7, "inferred": 0.5}
+TOPIC_BASE = BASE_RELEVANCE["auto"]
+# Moltbot §9.1 type weight by store: topics are semantic memory (`[decay] type_weight`, 1.2),
+# stream fragments episodic, references procedural (runbooks, documents). The vault never decays.
+TYPE_WEIGHT = {"episodic": 0.8, "procedural": 1.0}
 
 
 def ladder_tier(days: int) -> str:
@@ -32,21 +65,38 @@ def ladder_tier(days: int) -> str:
     return "mentioned"
 
 
+_ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+
+
+def iso_utc_day(value: str) -> int | None:
+    """TypeClaw's `parseIsoDateUtc`, in days: `Date.UTC` of a YYYY-MM-DD shape, impossible dates
+    rolled over (2026-02-31 is March 3rd, 0000-00-00 is 1899-11-30); None for any other shape."""
+    m = _ISO_DATE.fullmatch(value)
+    return js_utc_day(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
 def age_days(today: str, last: str) -> int | None:
-    """floor((UTC(today) - UTC(last)) / 1 day), clamped at 0; None when a date is unparseable."""
-    try:
-        delta = (date.fromisoformat(today) - date.fromisoformat(last)).days
-    except ValueError:
+    """TypeClaw's `daysBetween`: whole days from `last` to `today`, clamped at 0 (a future date
+    is 0 days old); None when either is not shaped YYYY-MM-DD."""
+    now, then = iso_utc_day(today), iso_utc_day(last)
+    if now is None or then is None:
         return None
-    return max(0, delta)
+    return max(0, now - then)
 
 
-def decay_score(days: int, age: int | None, decay: DecaySettings) -> float:
-    """Moltbot §9.1 with base 1, access = distinct reinforcement days; clamped to [0, 1]."""
-    if age is None:
+def decay_score(accesses: int, days_since_access: int | None, decay: DecaySettings,
+                base: float = 1.0, type_weight: float | None = None) -> float:
+    """Moltbot §9.1, clamped to [0, 1]; `type_weight` defaults to the topics' (`[decay]`)."""
+    if days_since_access is None:
         return 0.0
-    raw = math.exp(-decay.lambda_ * age) * math.log2(days + 1) * decay.type_weight
+    weight = decay.type_weight if type_weight is None else type_weight
+    raw = base * math.exp(-decay.lambda_ * days_since_access) * math.log2(accesses + 1) * weight
     return max(0.0, min(1.0, raw))
+
+
+def last_access_of(last_reinforced: str, usage: Usage | None) -> str:
+    """The later of the last reinforcement and the last day the item was shown."""
+    return last_reinforced if usage is None or usage.last_day <= last_reinforced else usage.last_day
 
 
 def decay_status(score: float, decay: DecaySettings) -> str:
@@ -73,6 +123,8 @@ class StrengthRow:
     status: str
     pinned: bool = False
     parse_error: str | None = None
+    access_count: int = 0  # times a recall or an injection returned it (the access record)
+    last_access: str | None = None  # the last day it was shown, None when never
 
     def to_json(self) -> dict[str, object]:
         # Spelled out: dataclasses.asdict deep-copies and costs a tenth of a second per 10k rows.
@@ -80,68 +132,111 @@ class StrengthRow:
             "slug": self.slug, "heading": self.heading, "cites": self.cites, "days": self.days,
             "last_reinforced": self.last_reinforced, "age": self.age, "tier": self.tier,
             "score": round(self.score, 4), "status": self.status, "pinned": self.pinned,
-            "parse_error": self.parse_error,
+            "parse_error": self.parse_error, "access_count": self.access_count, "last_access": self.last_access,
         }
 
 
-def row_for(shard: Shard, today: str, decay: DecaySettings, pinned: bool = False) -> StrengthRow:
+def row_for(shard: Shard, today: str, decay: DecaySettings, pinned: bool = False,
+            usage: Usage | None = None) -> StrengthRow:
     if shard.meta is not None:
-        return _row_from_meta(shard.slug, shard.meta, today, decay, pinned)
+        return _row_from_meta(shard.slug, shard.meta, today, decay, pinned, usage)
     cites, days, last = strength_of(shard.body, today)
-    return _row(shard.slug, "", cites, days, last, today, decay, pinned, shard.error)
+    return _row(shard.slug, "", cites, days, last, today, decay, pinned, shard.error, usage)
 
 
 def row_from_text(slug: str, path: str | Path, text: str, today: str, decay: DecaySettings,
-                  pinned: bool = False) -> StrengthRow:
+                  pinned: bool = False, usage: Usage | None = None) -> StrengthRow:
     """A row from a shard's text already in hand: its head when that parses strictly (as
     `strength_table` reads files), the whole shard otherwise."""
     meta = meta_from_head(text)
     if meta is not None:
-        return _row_from_meta(slug, meta, today, decay, pinned)
-    return row_for(Shard.from_text(slug, Path(path), text), today, decay, pinned)
+        return _row_from_meta(slug, meta, today, decay, pinned, usage)
+    return row_for(Shard.from_text(slug, Path(path), text), today, decay, pinned, usage)
 
 
 def _row_from_meta(slug: str, meta: ShardMeta, today: str, decay: DecaySettings, pinned: bool,
-                   ages: dict[str, int | None] | None = None) -> StrengthRow:
-    return _row(slug, meta.heading, meta.cites, meta.days, meta.last_reinforced, today, decay, pinned, None, ages)
+                   usage: Usage | None = None, ages: dict[str, int | None] | None = None) -> StrengthRow:
+    return _row(slug, meta.heading, meta.cites, meta.days, meta.last_reinforced, today, decay, pinned, None,
+                usage, ages)
+
+
+def usage_of_belief(access: dict[str, Usage], slug: str) -> Usage | None:
+    """How often the belief `slug` was shown, as a topic or as its pinned vault copy."""
+    a, b = access.get(item_key("topic", slug)), access.get(item_key("vault", slug))
+    if a is None or b is None:
+        return a or b
+    return Usage(a.count + b.count, max(a.last_day, b.last_day))
+
+
+def topic_decay(days: int, last_reinforced: str, usage: Usage | None, today: str, decay: DecaySettings,
+                ages: dict[str, int | None] | None = None) -> float:
+    """A topic's Moltbot score: accesses = reinforcement days (its arrival when it has none) +
+    times shown; see the module docstring."""
+    last = last_access_of(last_reinforced, usage)
+    if ages is None:
+        since = age_days(today, last)
+    else:  # a table has a few hundred distinct dates for thousands of shards
+        since = ages[last] if last in ages else ages.setdefault(last, age_days(today, last))
+    return decay_score(max(days, 1) + (usage.count if usage else 0), since, decay, base=TOPIC_BASE)
 
 
 def _row(slug: str, heading: str, cites: int, days: int, last: str, today: str, decay: DecaySettings,
-         pinned: bool, error: str | None, ages: dict[str, int | None] | None = None) -> StrengthRow:
+         pinned: bool, error: str | None, usage: Usage | None = None,
+         ages: dict[str, int | None] | None = None) -> StrengthRow:
     if ages is None:
         age = age_days(today, last)
-    else:  # a table has a few hundred distinct dates for thousands of shards
+    else:
         age = ages[last] if last in ages else ages.setdefault(last, age_days(today, last))
-    score = 1.0 if pinned else decay_score(days, age, decay)  # pinned items never decay
+    score = 1.0 if pinned else topic_decay(days, last, usage, today, decay, ages)  # pinned items never decay
     return StrengthRow(
         slug=slug, heading=heading, cites=cites, days=days, last_reinforced=last,
         age=age, tier=ladder_tier(days), score=score,
         status="pinned" if pinned else decay_status(score, decay),
         pinned=pinned, parse_error=error,
+        access_count=usage.count if usage else 0, last_access=usage.last_day if usage else None,
     )
 
 
 def strength_table(
-    topics_dir: Path, today: str, decay: DecaySettings, pinned: frozenset[str] | set[str] = frozenset()
+    topics_dir: Path, today: str, decay: DecaySettings, pinned: frozenset[str] | set[str] = frozenset(),
+    access: dict[str, Usage] | None = None,
 ) -> list[StrengthRow]:
     """One row per shard, in TypeClaw's order: cites desc, days desc, last desc, slug asc.
 
     Only a shard's frontmatter is read when its first bytes hold it and it parses strictly;
-    any other shard is read whole, as `row_for` takes it."""
+    any other shard is read whole, as `row_for` takes it. `access` (item key -> Usage) defaults
+    to the access record of the memory folder `topics_dir` is in."""
+    if access is None:
+        access = access_summary(Path(topics_dir).parent)
     rows = []
     ages: dict[str, int | None] = {}
     for slug, path in list_shard_paths(topics_dir):
+        usage = usage_of_belief(access, slug) if access else None
         meta = read_shard_meta(path)
         if meta is not None:
-            rows.append(_row_from_meta(slug, meta, today, decay, slug in pinned, ages))
+            rows.append(_row_from_meta(slug, meta, today, decay, slug in pinned, usage, ages))
         else:
-            rows.append(row_for(read_shard(slug, Path(path)), today, decay, slug in pinned))
+            rows.append(row_for(read_shard(slug, Path(path)), today, decay, slug in pinned, usage))
     return sort_rows(rows)
+
+
+# Slugs whose code-point order is already `localeCompare`'s (ICU puts `-` before digits before
+# letters too): the usual case, sorted without building collation keys.
+_PLAIN_SLUGS = re.compile(r"[a-z0-9-]*")
+
+
+def _slug_order(rows: list[StrengthRow]) -> list[StrengthRow]:
+    """Rows by slug as `a.slug.localeCompare(b.slug)` orders them."""
+    if _PLAIN_SLUGS.fullmatch("".join(map(attrgetter("slug"), rows))):
+        return sorted(rows, key=attrgetter("slug"))
+    return sorted(rows, key=lambda r: (locale_compare_key(r.slug), r.slug))
 
 
 def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool = False) -> list[StrengthRow]:
     if column is None:
-        rows = sorted(rows, key=attrgetter("slug"))
+        # TypeClaw's `compareShardStrengths`: cites desc, days desc, lastReinforced desc (a string
+        # compare: 2026-13-01 after 2026-03-01), slug asc by `localeCompare`.
+        rows = _slug_order(rows)
         rows.sort(key=attrgetter("last_reinforced"), reverse=True)
         rows.sort(key=attrgetter("cites", "days"), reverse=True)
         return rows
@@ -154,16 +249,21 @@ def sort_rows(rows: list[StrengthRow], column: str | None = None, reverse: bool 
     return sorted(sorted(rows, key=lambda r: r.slug), key=key, reverse=reverse)
 
 
-def render_prompt_table(rows: list[StrengthRow]) -> str:
-    """TypeClaw's `renderShardStrengthsTable` for the dreamer's prompt ('' when no shards)."""
-    if not rows:
-        return ""
-    out = [
-        "| slug | heading | cites | days | last reinforced | age (d) |",
-        "| --- | --- | ---: | ---: | --- | ---: |",
-    ]
-    for r in sort_rows(list(rows)):
-        heading = (r.heading or "(untitled)").replace("|", "\\|")
-        age = "—" if r.age is None else str(r.age)
-        out.append(f"| {r.slug} | {heading} | {r.cites} | {r.days} | {r.last_reinforced} | {age} |")
-    return "\n".join(out)
+def prompt_rows(shards: Iterable[tuple[str, str]], today: str) -> list[StrengthRow]:
+    """The strength rows of the dreamer's prompt from (slug, text) pairs already read, as
+    TypeClaw's `loadTopicStrengths` builds them: strict frontmatter only, unparseable shards left
+    out (its `loadAllShards` skips them; the app's table keeps them, with why), values as written,
+    in `compareShardStrengths` order. The prompt renders them as data (`prompt.py`), not as
+    TypeClaw's markdown table, which a heading could break out of."""
+    rows = []
+    ages: dict[str, int | None] = {}
+    decay = DecaySettings()  # the prompt shows no score; any settings will do
+    for slug, text in shards:
+        meta = meta_from_head(text)
+        if meta is None:
+            try:
+                meta = parse_shard(text)[0]
+            except ShardParseError:
+                continue
+        rows.append(_row_from_meta(slug, meta, today, decay, False, ages=ages))
+    return sort_rows(rows)

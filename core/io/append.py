@@ -7,6 +7,7 @@ crash leaves the bytes before it untouched.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 from pathlib import Path
 
@@ -15,13 +16,17 @@ def append_durably(path: Path | str, data: bytes, *, own_line: bool = False) -> 
     """Append `data` to `path` (created if missing) and fsync it.
 
     `own_line`: if the file does not end with a newline (a hand edit left its last line open),
-    start with one, so `data` never glues onto someone else's line.
+    start with one, so `data` never glues onto someone else's line. The check and the write
+    hold an advisory lock that every dreamdeck appender takes: a write of more than a page
+    grows the file page by page, so without it a concurrent appender could see another's line
+    half-written and add a stray blank line.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         if own_line:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # released by close
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 data = b"\n" + data

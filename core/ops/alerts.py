@@ -3,10 +3,14 @@
 The baseline lives in `memory/meta/critical-baseline.json`:
 
     {"version": 1,
-     "files":   {"SOUL.md": {"sha256": "...", "size": 812, "seen": "2026-02-05T10:00:00Z"},
+     "files":   {"SOUL.md": {"sha256": "...", "size": 812, "seen": "2026-02-05T10:00:00Z",
+                             "text": "# Soul\n..."},              # the accepted text (small UTF-8 files)
                  "typeclaw.json": null},                      # null: absent when last accepted
      "pending": [{"path": "SOUL.md", "kind": "changed", "old_sha": "...", "new_sha": "...",
-                  "new_size": 840, "detected": "2026-02-05T10:01:00Z"}]}
+                  "new_size": 840, "new_text": "# Soul\n...", "detected": "2026-02-05T10:01:00Z"}]}
+
+The texts are kept so that accepting an alert can show what changed, as a diff, before a person
+confirms (`alert_diff`); a file over `TEXT_LIMIT` bytes or not UTF-8 keeps its checksum only.
 
 Rules:
 - The first check writes the baseline and raises nothing. A file newly added to the watched list
@@ -47,6 +51,7 @@ BASELINE_VERSION = 1
 ALERT_ACTOR = "system:audit"
 ALERT_SUMMARY = "Critical file change detected. Pending user acknowledgment."
 LOCK_TIMEOUT = 60.0
+TEXT_LIMIT = 64 * 1024  # critical files are a few KB of prose; a bigger one keeps its checksum only
 
 
 class BaselineError(BadFile):
@@ -94,7 +99,20 @@ def _state(root: Path, rel: str, seen: str) -> dict[str, Any] | None:
         data = target.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return None
-    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "seen": seen}
+    state: dict[str, Any] = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "seen": seen}
+    text = _text(data)
+    if text is not None:
+        state["text"] = text
+    return state
+
+
+def _text(data: bytes) -> str | None:
+    if len(data) > TEXT_LIMIT:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _sha(state: dict[str, Any] | None) -> str | None:
@@ -185,6 +203,8 @@ def check_alerts(
             record = {"path": rel, "kind": _kind(old_sha, new_sha), "old_sha": old_sha,
                       "new_sha": new_sha, "new_size": None if current is None else current["size"],
                       "detected": stamp}
+            if current is not None and "text" in current:
+                record["new_text"] = current["text"]
             pending[rel] = record
             new_alerts.append(_alert(record))
             dirty = True
@@ -237,6 +257,8 @@ def acknowledge(
                     data["files"][rel] = current
                 else:  # changed again since detection: accept what was shown, not what is there
                     data["files"][rel] = {"sha256": new_sha, "size": record.get("new_size"), "seen": stamp}
+                    if "new_text" in record:
+                        data["files"][rel]["text"] = record["new_text"]
             done.append(_alert(record))
         if not done:
             return []
@@ -248,3 +270,32 @@ def acknowledge(
         data["pending"] = keep
         _save(root, data)
         return done
+
+
+def pending_records(root: Path | str) -> list[tuple[Alert, dict[str, Any] | None, dict[str, Any]]]:
+    """Each pending alert with the accepted state it departs from and its own record (texts
+    included, when kept): what `alert_diff` shows before a person accepts."""
+    data = _load(Path(root))
+    if data is None:
+        return []
+    return [(_alert(p), data["files"].get(p["path"]), p) for p in data["pending"]]
+
+
+def current_states(root: Path | str, files: Iterable[str | Path] | None = None) -> dict[str, dict[str, Any] | None]:
+    """The watched files as they are now (read only): a watcher's starting point."""
+    root = Path(root)
+    stamp = _iso(None)
+    return {rel: _state(root, rel, stamp) for rel in
+            (_relpath(f) for f in (DEFAULT_CRITICAL_FILES if files is None else files))}
+
+
+def ensure_baseline(root: Path | str, states: dict[str, dict[str, Any] | None]) -> bool:
+    """Write a baseline from `states` when there is none (True when written). A watcher started
+    before any baseline existed records what it saw at its start, so a change made while it
+    watches is an alert rather than the first, silent, baseline."""
+    root = Path(root)
+    with _lock(root):
+        if _load(root) is not None:
+            return False
+        _save(root, {"version": BASELINE_VERSION, "files": dict(states), "pending": []})
+        return True

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dreamdeck.core.door.changeset import JOURNAL, ChangeSet, FileEdit, apply_changeset, recover_journal
+from dreamdeck.core.door.apply import apply_changeset, recover_journal
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.index.evidence import shard_area_files
@@ -102,9 +104,9 @@ def fix(ws: Workspace) -> DoctorReport:
             edits.append(FileEdit(rel, text, new))
     if edits:
         cs = ChangeSet(
-            action="EDIT", actor="system:doctor", approval="auto", trigger="doctor --fix",
-            summary=f"recomputed frontmatter of {len(edits)} shard(s)", subject="memory: doctor --fix frontmatter",
-            edits=edits,
+            Commit("edit", "system:doctor", "auto", "doctor --fix", f"recomputed frontmatter of {len(edits)} shard(s)",
+                   subject="memory: doctor --fix frontmatter"),
+            Writes(edits),
         )
         try:
             apply_changeset(ws, cs)

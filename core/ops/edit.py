@@ -2,7 +2,8 @@
 (runtime-owned frontmatter recomputed, no cited fragment lost, audited, one commit)."""
 from __future__ import annotations
 
-from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import BadFile, BadInput, NotFound
 from dreamdeck.core.formats.slugs import require_slug
 from dreamdeck.core.workspace import Workspace
@@ -33,7 +34,6 @@ def edit_shard(ws: Workspace, slug: str, new_text: str, *, actor: str, base: str
     base = current if base is None else base
     if new_text == base:
         raise BadInput(f"{slug}: nothing changed")
-    cs = ChangeSet(action="EDIT", actor=actor, approval="approved", trigger="edit",
-                   summary=f"edited {slug} by hand", subject=f"memory: edit {slug}",
-                   edits=[FileEdit(f"topics/{slug}.md", base, new_text)])
+    cs = ChangeSet(Commit("edit", actor, "approved", "edit", f"edited {slug} by hand", subject=f"memory: edit {slug}"),
+                   Writes([FileEdit(f"topics/{slug}.md", base, new_text)]))
     return apply_changeset(ws, cs)

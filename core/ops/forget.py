@@ -25,7 +25,7 @@ Fragments
   does not show it to a dream either. Hard: the bytes are purged from the stream in the same
   commit; git history and GC notes still hold them (rewriting history is out of scope).
 
-Never coming back (invariant 8): `collect_undreamed` skips tombstoned keys, `append_fragment`
+Never coming back (invariant 9): `collect_undreamed` skips tombstoned keys, `append_fragment`
 refuses a tombstoned content hash, the door refuses a change that would cite a tombstoned key,
 and rollback filters tombstoned keys out of the lines and shard text it restores. Views use
 `visible` / `visible_filter`.
@@ -38,10 +38,11 @@ decides). A hard-forgotten fragment is refused.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
@@ -196,12 +197,11 @@ def forget_fragment(
         stone = Tombstone(day, fid, existing.hash, reason, actor, stone.ts, True, existing.topic)
     what = "hard-deleted (bytes purged)" if hard else "forgotten"
     cs = ChangeSet(
-        action="EDIT", actor=actor, approval="approved", trigger="forget",
-        summary=f"forget streams/{day}#{fid}: {reason}",
-        subject=f"memory: forget streams/{day}#{fid}" + (" (hard)" if hard else ""),
-        edits=edits, allow_drop={key}, tombstones=[("forget", stone)],
-        purge={key} if hard and in_stream else set(),
-        audit=[("FORGET", f"memory/streams/{day}.jsonl", f"{day}#{fid} {what}: {reason}")],
+        Commit("forget", actor, "approved", "forget", f"forget streams/{day}#{fid}: {reason}",
+               subject=f"memory: forget streams/{day}#{fid}" + (" (hard)" if hard else "")),
+        Writes(edits),
+        Evidence(allow_drop={key}, tombstones=[("forget", stone)], purge={key} if hard and in_stream else set()),
+        Audit(extra=[("FORGET", f"memory/streams/{day}.jsonl", f"{day}#{fid} {what}: {reason}")]),
     )
     result = apply_changeset(ws, cs)
     msg = f"{what} streams/{day}#{fid}"
@@ -269,10 +269,12 @@ def forget_topic(
     audit += [("FORGET", f"memory/streams/{s.date}.jsonl", f"{s.date}#{s.id} forgotten with {slug}: {reason}")
               for _, s in stones]
     cs = ChangeSet(
-        action="EDIT" if hard else "FORGET", actor=actor, approval="approved", trigger="forget",
-        summary=f"forget topic {slug} ({verb}): {reason}",
-        subject=f"memory: forget {slug}" + (" (hard)" if hard else ""),
-        edits=edits, allow_drop=set(cited) if hard else set(keys), tombstones=stones, purge=purge, audit=audit,
+        Commit("forget", actor, "approved", "forget", f"forget topic {slug} ({verb}): {reason}",
+               subject=f"memory: forget {slug}" + (" (hard)" if hard else "")),
+        Writes(edits),
+        Evidence(allow_drop=set(cited) if hard else set(keys), tombstones=stones, purge=purge),
+        # soft: every file line says ARCHIVE (the topic moves there); hard: each file's own (DELETE, EDIT)
+        Audit(file_verb=None if hard else "ARCHIVE", extra=audit),
     )
     result = apply_changeset(ws, cs)
     msg = f"{slug}: {'deleted' if hard else f'moved to memory/{archive_rel}'}"
@@ -315,11 +317,13 @@ def unforget(ws: Workspace, day: str, fid: str, actor: str = "human:cli") -> For
         else:
             warnings.append(f"streams/{day}#{fid} is no longer in the stream or its history; only the tombstone is lifted")
     cs = ChangeSet(
-        action="UNFORGET", actor=actor, approval="approved", trigger="forget",
-        summary=f"unforget streams/{day}#{fid}", subject=f"memory: unforget streams/{day}#{fid}",
-        tombstones=[("unforget", stone)], release={day: {fid}}, restore_lines=restore,
-        audit=[("UNFORGET", f"memory/streams/{day}.jsonl",
-                f"{day}#{fid} visible again, back on the undreamed tail" + (" (bytes restored)" if restore else ""))],
+        Commit("unforget", actor, "approved", "forget", f"unforget streams/{day}#{fid}",
+               subject=f"memory: unforget streams/{day}#{fid}"),
+        # The record says who lifted it and when (the forget's own record keeps who forgot it).
+        evidence=Evidence(tombstones=[("unforget", replace(stone, actor=actor, ts=local_datetime_iso()))],
+                          release={day: {fid}}, restore_lines=restore),
+        audit=Audit(extra=[("UNFORGET", f"memory/streams/{day}.jsonl",
+                            f"{day}#{fid} visible again, back on the undreamed tail" + (" (bytes restored)" if restore else ""))]),
     )
     result = apply_changeset(ws, cs)
     msg = f"unforgot streams/{day}#{fid}: visible again; the next dream reconsiders it"
@@ -336,9 +340,9 @@ def unforget_topic(ws: Workspace, slug: str, actor: str = "human:cli") -> Forget
     if _read(ws, rel) is not None:
         raise Refused(f"refused: memory/{rel} exists; forget or rename it before restoring the archived copy")
     cs = ChangeSet(
-        action="UNFORGET", actor=actor, approval="approved", trigger="forget",
-        summary=f"unforget topic {slug}", subject=f"memory: unforget {slug}",
-        edits=[FileEdit(archive_rel, text, None), FileEdit(rel, None, text, recompute=False)],
+        Commit("unforget", actor, "approved", "forget", f"unforget topic {slug}", subject=f"memory: unforget {slug}"),
+        Writes([FileEdit(archive_rel, text, None), FileEdit(rel, None, text, recompute=False)]),
+        audit=Audit(file_verb="UNFORGET"),
     )
     result = apply_changeset(ws, cs)
     return ForgetResult(f"{slug}: moved back to memory/{rel}", result.sha, edited=[rel], deleted=[archive_rel], apply=result)

@@ -16,7 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import FileDiff, apply_hunks, diff_many, diff_texts
@@ -223,11 +224,11 @@ def approve(
     log = f"- {_now_iso(now)} {rid} {r.status} by {actor}: {picked_count}/{total} hunks" + (
         f", edited {', '.join(sorted(edited))}" if edited else "")
     cs = ChangeSet(
-        action="APPROVE", actor=actor, approval=r.status, trigger="review", ref=rid,
-        summary=f"{r.status} {rid}: {r.summary or 'reflection'}",
-        subject=f"dream: {r.status} {rid} ({picked_count}/{total} hunks) {random.choice(DREAM_EMOJI)}",
-        edits=edits, allow_vault=False, gc_days={d for d, _ in r.shown_keys()},
-        meta_files=meta_updates(ws, [r], log),
+        Commit("approve", actor, r.status, "review", f"{r.status} {rid}: {r.summary or 'reflection'}",
+               subject=f"dream: {r.status} {rid} ({picked_count}/{total} hunks) {random.choice(DREAM_EMOJI)}",
+               ref=Reference("Reflection", rid)),
+        Writes(edits, meta_files=meta_updates(ws, [r], log)),
+        Evidence(gc_days={d for d, _ in r.shown_keys()}),
     )
     try:
         return apply_changeset(ws, cs, now=now)
@@ -256,10 +257,11 @@ def reject(
             released.setdefault(d, set()).add(i)
     log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
     cs = ChangeSet(
-        action="REJECT", actor=actor, approval="rejected", trigger="review", ref=rid,
-        summary=f"rejected {rid}: {reason}", subject=f"memory: reject {rid}",
-        release=released, meta_files=meta_updates(ws, [r], log),
-        audit=[("REJECT", f"memory/meta/reflections/{rid}.json", reason)],
+        Commit("reject", actor, "rejected", "review", f"rejected {rid}: {reason}", subject=f"memory: reject {rid}",
+               ref=Reference("Reflection", rid)),
+        Writes(meta_files=meta_updates(ws, [r], log)),
+        Evidence(release=released),
+        Audit(extra=[("REJECT", f"memory/meta/reflections/{rid}.json", reason)]),
     )
     return apply_changeset(ws, cs, now=now)
 
@@ -276,9 +278,9 @@ def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
         r.status = "stale"
         r.decisions.append({"at": _now_iso(now), "actor": "system:expiry", "decision": "stale"})
     cs = ChangeSet(
-        action="EDIT", actor="system:expiry", approval="—", trigger="expiry",
-        summary=f"marked {len(stale)} reflection(s) stale", subject="memory: expire stale reflections",
-        meta_files=meta_updates(ws, stale, None),
+        Commit("edit", "system:expiry", "—", "expiry", f"marked {len(stale)} reflection(s) stale",
+               subject="memory: expire stale reflections"),
+        Writes(meta_files=meta_updates(ws, stale, None)),
     )
     apply_changeset(ws, cs, now=now)
     return [r.id for r in stale]

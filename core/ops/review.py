@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, plan_changeset
+from dreamdeck.core.door.apply import plan_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import DreamdeckError, Refused
 from dreamdeck.core.git.diff import apply_hunks
 from dreamdeck.core.store.reflections import Reflection, ReflectionError, load_reflection
@@ -66,8 +67,8 @@ def _current(ws: Workspace, rel: str) -> str | None:
 
 def _conflicts(ws: Workspace, path: str, base: str | None, new: str | None) -> bool:
     """Would the door refuse `new` for `path` as a conflict? (a dry run; nothing is written)"""
-    cs = ChangeSet(action="APPROVE", actor="system:review", approval="partial", trigger="review",
-                   summary="dry merge check", edits=[FileEdit(path, base, new)])
+    cs = ChangeSet(Commit("approve", "system:review", "partial", "review", "dry merge check"),
+                   Writes([FileEdit(path, base, new)]))
     try:
         plan_changeset(ws, cs)
     except Refused as exc:

@@ -31,26 +31,35 @@ Evidence:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, apply_changeset, validate_path
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import (
+    ApplyResult,
+    Audit,
+    ChangeSet,
+    Commit,
+    Evidence,
+    FileEdit,
+    Reference,
+    Writes,
+)
+from dreamdeck.core.door.checks import validate_path
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
-from dreamdeck.core.formats.shards import strip_citations
-from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files
-from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
-from dreamdeck.core.git.commit import STREAM_PATH
-from dreamdeck.core.git.runner import GitError, repo_args, resolve_rev, run_git
+from dreamdeck.core.formats.shards import parse_loose_shard, strip_citations
 from dreamdeck.core.git.blobs import read_blobs, show_file, tree_files
+from dreamdeck.core.git.commit import STREAM_PATH
 from dreamdeck.core.git.merge import merge_shards
-from dreamdeck.core.git.notes import read_gc_lines
-from dreamdeck.core.formats.shards import parse_loose_shard
-from dreamdeck.core.store.state import load_state
-from dreamdeck.core.formats.stream_lines import parse_stream_bytes
-from dreamdeck.core.store.streams import read_path_for, read_stream_lines
-from dreamdeck.core.store.tombstones import load_tombstones
-from dreamdeck.core.workspace import Workspace
+from dreamdeck.core.git.runner import GitError, repo_args, resolve_rev, run_git
+from dreamdeck.core.index.evidence import SHARD_AREAS
+from dreamdeck.core.ops.rollback_evidence import (
+    Forgotten,
+    plan_citations,
+    plan_restored_lines,
+)
+from dreamdeck.core.ops.rollback_plan import LaterCommit, PlannedFile, RollbackPlan
+from dreamdeck.core.workspace import Workspace, parse_date
 
 __all__ = [
     "RollbackPlan", "PlannedFile", "LaterCommit", "preview_rollback", "rollback", "preview_restore_to",
@@ -58,104 +67,6 @@ __all__ = [
 ]
 
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-
-
-# --- the plan --------------------------------------------------------------------------------
-@dataclass
-class PlannedFile:
-    path: str  # under memory/
-    action: str  # restore | merge | delete | recreate
-    overlap: bool = False  # later commits changed the same lines; the REV^ side wins
-    later: list[str] = field(default_factory=list)  # short shas of later commits touching it
-    lost: list[str] = field(default_factory=list)  # lines of later commits that go with the rollback
-    pinned: bool = False
-
-    def to_json(self) -> dict:
-        return dict(self.__dict__)
-
-
-@dataclass
-class LaterCommit:
-    sha: str
-    subject: str
-    files: list[str] = field(default_factory=list)
-    lost: list[str] = field(default_factory=list)  # "path: line" of its changes that go with it
-
-    def to_json(self) -> dict:
-        return dict(self.__dict__)
-
-
-@dataclass
-class RollbackPlan:
-    kind: str  # rollback | restore
-    rev: str
-    short: str
-    subject: str
-    base: str | None  # the commit whose content is restored (REV^; None: the empty tree)
-    files: list[PlannedFile] = field(default_factory=list)
-    later_commits: list[LaterCommit] = field(default_factory=list)
-    pins_affected: list[str] = field(default_factory=list)
-    released: list[Key] = field(default_factory=list)  # back to the undreamed tail
-    restored: list[Key] = field(default_factory=list)  # fragment lines put back into streams
-    recited: list[Key] = field(default_factory=list)  # cited again and marked dreamed
-    dropped: list[Key] = field(default_factory=list)  # citations the rollback removes
-    would_lose: list[Key] = field(default_factory=list)  # cited at the base and lost: refused
-    filtered: list[Key] = field(default_factory=list)  # forgotten: kept out of what is restored
-    no_redream: bool = False
-    edits: list[FileEdit] = field(default_factory=list, repr=False)
-    restore_lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
-
-    @property
-    def overlaps(self) -> list[str]:
-        return [f.path for f in self.files if f.overlap]
-
-    @property
-    def empty(self) -> bool:
-        return not self.edits and not self.restore_lines
-
-    def describe(self) -> str:
-        """The blast radius in plain lines, for `rollback --preview` and the app's confirm modal."""
-        verb = "Roll back" if self.kind == "rollback" else "Restore memory to"
-        out = [f"{verb} {self.short} ({self.subject})", ""]
-        if self.empty:
-            out.append("Nothing to change: memory already matches.")
-        out += ["Files:"] + [
-            f"  {f.action:8} memory/{f.path}" + ("  ⚠ overlaps later changes (the earlier side wins)" if f.overlap else "")
-            + ("  📌 pinned" if f.pinned else "") for f in self.files
-        ]
-        if self.later_commits:
-            out += ["", "Later commits touching the same files:"]
-            for c in self.later_commits:
-                out.append(f"  {c.sha[:10]} {c.subject}")
-                out += [f"      goes with it: {line}" for line in c.lost[:5]]
-                if len(c.lost) > 5:
-                    out.append(f"      (+{len(c.lost) - 5} more lines)")
-        for label, items in (("Pins affected", self.pins_affected),):
-            if items:
-                out += ["", f"{label}: " + ", ".join(items)]
-        keys = lambda ks: ", ".join(f"{d}#{i}" for d, i in ks[:6]) + (f" (+{len(ks) - 6} more)" if len(ks) > 6 else "")  # noqa: E731
-        for label, ks in (
-            ("Fragments returned to the undreamed tail", [] if self.no_redream else self.released),
-            ("Fragments restored into their streams", self.restored),
-            ("Citations removed", self.dropped),
-            ("Forgotten fragments kept out", self.filtered),
-        ):
-            if ks:
-                out += ["", f"{label} ({len(ks)}): {keys(ks)}"]
-        if self.would_lose:
-            out += ["", f"REFUSED: would lose {len(self.would_lose)} citation(s) present before: {keys(self.would_lose)}"]
-        return "\n".join(out)
-
-    def to_json(self) -> dict:
-        keys = lambda ks: [f"{d}#{i}" for d, i in ks]  # noqa: E731
-        return {
-            "kind": self.kind, "rev": self.rev, "short": self.short, "subject": self.subject, "base": self.base,
-            "files": [f.to_json() for f in self.files],
-            "later_commits": [c.to_json() for c in self.later_commits],
-            "pins_affected": self.pins_affected, "released": keys(self.released), "restored": keys(self.restored),
-            "recited": keys(self.recited), "dropped": keys(self.dropped), "would_lose": keys(self.would_lose),
-            "filtered": keys(self.filtered), "overlaps": self.overlaps, "no_redream": self.no_redream,
-        }
 
 
 def _git_root(ws: Workspace) -> Path:
@@ -230,6 +141,10 @@ def _later_commits(root: Path, rev: str, paths: list[str]) -> list[tuple[str, st
     return result
 
 
+def _cited(texts) -> set[Key]:
+    return set().union(*(citation_keys(t) for t in texts))
+
+
 def _shard_texts(root: Path, rev: str) -> dict[str, str]:
     files = [p for p in tree_files(root, rev, *[f"memory/{a}/" for a in SHARD_AREAS]) if _is_shard(p[len("memory/"):])]
     return {p[len("memory/"):]: b.decode("utf-8", "replace") for p, b in read_blobs(root, rev, files).items()}
@@ -237,68 +152,82 @@ def _shard_texts(root: Path, rev: str) -> dict[str, str]:
 
 def _build(ws: Workspace, base: str, rev: str, *, kind: str, subject: str, short: str, base_commit: str | None,
            strict: bool, no_redream: bool) -> RollbackPlan:
+    """The plan that takes memory's shards back to `base`'s side of base..rev, and its evidence."""
     root = ws.root
-    today = ws.today()
     plan = RollbackPlan(kind, rev, short, subject, base_commit, no_redream=no_redream)
     changed = _changed_paths(root, base, rev)
     shard_paths = [p[len("memory/"):] for p in changed if _is_shard(p[len("memory/"):])]
-    stream_paths = [p for p in changed if STREAM_PATH.match(p)]
-    pre_blobs = read_blobs(root, base, [f"memory/{p}" for p in shard_paths])
-    rev_blobs = read_blobs(root, rev, [f"memory/{p}" for p in shard_paths])
-    stones = load_tombstones(ws)
-    dead_keys = set(stones)
-    dead_hashes = {s.hash for s in stones.values() if s.hash}
-    vault_now = {slug for slug in (p.stem for p in ws.vault_dir.glob("*.md"))} if ws.vault_dir.is_dir() else set()
-
-    targets: dict[str, str | None] = {}
+    stones = Forgotten.load(ws)
     later = _later_commits(root, rev, shard_paths) if kind == "rollback" else []
-    by_file: dict[str, list[str]] = {}
-    for sha, _, files in later:
-        for f in files:
-            by_file.setdefault(f, []).append(sha)
-    lost_by_file: dict[str, set[str]] = {}
-    for rel in shard_paths:
-        pre = _decode(pre_blobs.get(f"memory/{rel}"))
-        at_rev = _decode(rev_blobs.get(f"memory/{rel}"))
-        now = _read(ws, rel)
-        slug = rel.split("/")[1][:-3]
-        overlap = False
-        recompute = False
-        if now == pre:
-            continue  # already as it was before REV
-        if now == at_rev:
-            target = pre
-            action = "restore" if pre is not None and at_rev is not None else "delete" if pre is None else "recreate"
-        elif pre is None or at_rev is None or now is None:
-            # REV created (or deleted) the file and a later commit changed (or deleted) it:
-            # the pre-commit side wins the whole file.
-            target, overlap = pre, True
-            action = "delete" if pre is None else "recreate" if at_rev is None else "restore"
-        else:
-            target, overlap = merge_shards(at_rev, now, pre, slug, today, favor_theirs=True)
-            action, recompute = "merge", True
-        if target is not None and citation_keys(target) & dead_keys:
-            plan.filtered += sorted(citation_keys(target) & dead_keys)
-            target = strip_citations(target, dead_keys)
-            recompute = True
-        if target == now:
-            continue
-        lost = set(_body_lines(now)) - set(_body_lines(target)) - set(_body_lines(at_rev))
-        lost_by_file[rel] = lost
-        area = rel.split("/")[0]
-        plan.files.append(PlannedFile(
-            rel, action, overlap, [s[:7] for s in by_file.get(rel, [])], sorted(lost),
-            pinned=area == "vault" or slug in vault_now,
-        ))
-        targets[rel] = target
-        plan.edits.append(FileEdit(rel, now, target, recompute=recompute))
+    lost_by_file = _plan_files(ws, plan, base, rev, shard_paths, later, stones)
     if strict and plan.overlaps:
         raise Refused(
             f"refused (strict): later commits changed the same parts of {', '.join(plan.overlaps)}",
             conflicts=plan.overlaps,
         )
     plan.pins_affected = sorted({f.path for f in plan.files if f.pinned})
+    plan.later_commits = _later_losses(root, later, lost_by_file)
+    present: dict[str, set[str]] = {}  # day -> fragment ids in its stream now (read once per day)
+    plan_restored_lines(ws, plan, base, rev, [p for p in changed if STREAM_PATH.match(p)], stones, present)
+    plan_citations(ws, plan, _cited(_shard_texts(root, base).values()), stones, present)
+    return plan
 
+
+def _plan_files(ws: Workspace, plan: RollbackPlan, base: str, rev: str, shard_paths: list[str],
+                later: list[tuple[str, str, list[str]]], stones: Forgotten) -> dict[str, set[str]]:
+    """A PlannedFile and an edit for each shard file that is not at `base`'s side yet; returns the
+    body lines of later commits each file loses."""
+    pre_blobs = read_blobs(ws.root, base, [f"memory/{p}" for p in shard_paths])
+    rev_blobs = read_blobs(ws.root, rev, [f"memory/{p}" for p in shard_paths])
+    vault_now = {p.stem for p in ws.vault_dir.glob("*.md")} if ws.vault_dir.is_dir() else set()
+    by_file: dict[str, list[str]] = {}
+    for sha, _, files in later:
+        for f in files:
+            by_file.setdefault(f, []).append(sha)
+    lost_by_file: dict[str, set[str]] = {}
+    today = ws.today()
+    for rel in shard_paths:
+        pre, at_rev = _decode(pre_blobs.get(f"memory/{rel}")), _decode(rev_blobs.get(f"memory/{rel}"))
+        now = _read(ws, rel)
+        if now == pre:
+            continue  # already as it was before REV
+        target, action, overlap, recompute = _file_target(rel, pre, at_rev, now, today)
+        if target is not None and citation_keys(target) & stones.keys:
+            plan.filtered += sorted(citation_keys(target) & stones.keys)
+            target = strip_citations(target, stones.keys)
+            recompute = True
+        if target == now:
+            continue
+        lost = set(_body_lines(now)) - set(_body_lines(target)) - set(_body_lines(at_rev))
+        lost_by_file[rel] = lost
+        area, slug = rel.split("/")[0], rel.split("/")[1][:-3]
+        plan.files.append(PlannedFile(
+            rel, action, overlap, [s[:7] for s in by_file.get(rel, [])], sorted(lost),
+            pinned=area == "vault" or slug in vault_now,
+        ))
+        plan.edits.append(FileEdit(rel, now, target, recompute=recompute))
+    return lost_by_file
+
+
+def _file_target(rel: str, pre: str | None, at_rev: str | None, now: str | None,
+                 today: str) -> tuple[str | None, str, bool, bool]:
+    """(target, action, overlap, recompute) of one shard file that differs from its pre-REV side."""
+    if now == at_rev:
+        action = "restore" if pre is not None and at_rev is not None else "delete" if pre is None else "recreate"
+        return pre, action, False, False
+    if pre is None or at_rev is None or now is None:
+        # REV created (or deleted) the file and a later commit changed (or deleted) it:
+        # the pre-commit side wins the whole file.
+        action = "delete" if pre is None else "recreate" if at_rev is None else "restore"
+        return pre, action, True, False
+    target, overlap = merge_shards(at_rev, now, pre, rel.split("/")[1][:-3], today, favor_theirs=True)
+    return target, "merge", overlap, True
+
+
+def _later_losses(root: Path, later: list[tuple[str, str, list[str]]],
+                  lost_by_file: dict[str, set[str]]) -> list[LaterCommit]:
+    """Each later commit on the same files, with the lines it added that go with the rollback."""
+    out = []
     for sha, subj, files in later:
         lc = LaterCommit(sha, subj, files)
         for f in files:
@@ -309,64 +238,8 @@ def _build(ws: Workspace, base: str, rev: str, *, kind: str, subject: str, short
             after = _decode(show_file(root, sha, f"memory/{f}"))
             added = set(_body_lines(after)) - set(_body_lines(before))
             lc.lost += [f"{f}: {ln}" for ln in sorted(added & lost)]
-        plan.later_commits.append(lc)
-
-    # Evidence GC'd between base and rev, absent now: back into the streams.
-    candidates: dict[Key, str] = {}
-    for p in stream_paths:
-        day = Path(p).stem
-        rev_ids = {ln.event["id"] for ln in parse_stream_bytes(show_file(root, rev, p) or b"") if ln.kind == "fragment"}  # type: ignore[index]
-        for ln in parse_stream_bytes(show_file(root, base, p) or b""):
-            if ln.kind == "fragment" and ln.event["id"] not in rev_ids:  # type: ignore[index]
-                candidates.setdefault((day, ln.event["id"]), ln.raw.decode("utf-8"))  # type: ignore[index]
-    span = f"{base_commit}..{rev}" if base_commit else rev
-    for sha in run_git(root, "rev-list", span, check=False).split():
-        for day, raw in read_gc_lines(root, sha):
-            ev = try_parse_event_line(raw)
-            if ev and ev.get("type") == "fragment":
-                candidates.setdefault((day, ev["id"]), raw)
-    present: dict[str, set[str]] = {}
-    for day, fid in sorted(candidates):
-        if day not in present:
-            path = read_path_for(ws, day)
-            present[day] = {ln.event["id"] for ln in read_stream_lines(path) if ln.kind == "fragment"} if path else set()  # type: ignore[index]
-        if fid in present[day]:
-            continue
-        raw = candidates[(day, fid)]
-        ev = try_parse_event_line(raw) or {}
-        if (day, fid) in dead_keys or fragment_content_hash(str(ev.get("topic", "")), str(ev.get("body", ""))) in dead_hashes:
-            plan.filtered.append((day, fid))
-            continue
-        plan.restore_lines.setdefault(day, []).append(raw)
-        plan.restored.append((day, fid))
-    plan.filtered = sorted(set(plan.filtered))
-
-    # Citations: what the rollback removes, what it brings back, what must not be lost.
-    now_files = {rel: p.read_bytes().decode("utf-8", "replace") for rel, p in shard_area_files(ws)}
-    after_files = {**now_files, **targets}
-    cited_now = set().union(*(citation_keys(t) for t in now_files.values()))
-    cited_after = set().union(*(citation_keys(t) for t in after_files.values() if t is not None))
-    cited_base = set().union(*(citation_keys(t) for t in _shard_texts(root, base).values()))
-    removed = cited_now - cited_after
-    plan.would_lose = sorted(removed & cited_base - dead_keys)
-    plan.dropped = sorted(removed - cited_base)
-    if not no_redream:
-        plan.released = sorted(set(plan.dropped) | {k for k in plan.restored if k not in cited_after})
-    state, _ = load_state(ws.state_path)
-    restored = set(plan.restored)
-    recited = []
-    for day, fid in sorted(cited_after - cited_now):
-        if day not in present:
-            present[day] = _ids(ws, day)
-        if (day, fid) in restored or (fid in present[day] and fid not in state.dreamed_ids(day)):
-            recited.append((day, fid))
-    plan.recited = recited
-    return plan
-
-
-def _ids(ws: Workspace, day: str) -> set[str]:
-    path = read_path_for(ws, day)
-    return {ln.event["id"] for ln in read_stream_lines(path) if ln.kind == "fragment"} if path else set()  # type: ignore[index]
+        out.append(lc)
+    return out
 
 
 def _group(keys: list[Key]) -> dict[str, set[str]]:
@@ -397,10 +270,11 @@ def _apply(ws: Workspace, plan: RollbackPlan, *, actor: str, subject: str, summa
         audit.append(("REVERT", "memory/.dreaming-state.json",
                       f"{len(plan.released)} fragment(s) back to the undreamed tail"))
     cs = ChangeSet(
-        action="REVERT", actor=actor, approval="approved", trigger="rollback", summary=summary,
-        subject=subject, ref=plan.rev, ref_kind="Reverts", edits=plan.edits,
-        allow_drop=set(plan.dropped), allow_vault=any(e.path.startswith("vault/") for e in plan.edits),
-        advance=_group(plan.recited), release=_group(plan.released), restore_lines=plan.restore_lines, audit=audit,
+        Commit("revert", actor, "approved", "rollback", summary, subject=subject, ref=Reference("Reverts", plan.rev)),
+        Writes(plan.edits, allow_vault=any(e.path.startswith("vault/") for e in plan.edits)),
+        Evidence(advance=_group(plan.recited), release=_group(plan.released), restore_lines=plan.restore_lines,
+                 allow_drop=set(plan.dropped)),
+        Audit(file_verb="REVERT", extra=audit),
     )
     return apply_changeset(ws, cs)
 
@@ -447,6 +321,7 @@ def resolve_point(ws: Workspace, rev_or_date: str) -> str:
     """A revision, or the last memory commit on or before a YYYY-MM-DD date (local time)."""
     root = _git_root(ws)
     if _DATE.match(rev_or_date):
+        parse_date(rev_or_date)  # a well-shaped date must be a real day (2026-13-45 is not)
         out = run_git(root, "rev-list", "-1", f"--before={rev_or_date} 23:59:59", "HEAD", "--", "memory/", check=False).strip()
         if not out:
             raise Refused(f"refused: no memory commit on or before {rev_or_date}")

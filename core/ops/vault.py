@@ -1,4 +1,4 @@
-"""The vault: pinned shards (`memory/vault/<slug>.md`) that only a human changes (invariant 2).
+"""The vault: pinned shards (`memory/vault/<slug>.md`) that only a human changes (invariant 3).
 
 - `pin_topic` copies a topic's current bytes into the vault. The topic stays in `topics/`, so
   TypeClaw still reads it and its citations keep protecting fragments from TypeClaw's own GC;
@@ -24,7 +24,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, FileEdit, apply_changeset
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, format_citation, summarize_missing
 from dreamdeck.core.index.evidence import shard_area_files
@@ -101,9 +102,9 @@ def pinned_slugs(ws: Workspace) -> frozenset[str]:
 
 def _pin(ws: Workspace, slug: str, text: str, recompute: bool, actor: str, what: str, base: str | None = None) -> ApplyResult:
     cs = ChangeSet(
-        action="PIN", actor=actor, approval="approved", trigger="pin",
-        summary=f"pin {what}", subject=f"memory: pin {slug}",
-        edits=[FileEdit(f"vault/{slug}.md", base, text, recompute=recompute)], allow_vault=True,
+        Commit("pin", actor, "approved", "pin", f"pin {what}", subject=f"memory: pin {slug}"),
+        Writes([FileEdit(f"vault/{slug}.md", base, text, recompute=recompute)], allow_vault=True),
+        audit=Audit(file_verb="PIN"),
     )
     return apply_changeset(ws, cs)
 
@@ -193,9 +194,10 @@ def unpin(ws: Workspace, slug: str, actor: str = "human:cli") -> VaultResult:
                 f"memory/archive/{slug}.md are both taken; forget those fragments or move a copy first"
             )
     cs = ChangeSet(
-        action="UNPIN", actor=actor, approval="approved", trigger="pin",
-        summary=f"unpin {slug}" + (f" (vault copy moved to {moved_to})" if moved_to else ""),
-        subject=f"memory: unpin {slug}", edits=edits, allow_vault=True,
+        Commit("unpin", actor, "approved", "pin", f"unpin {slug}" + (f" (vault copy moved to {moved_to})" if moved_to else ""),
+               subject=f"memory: unpin {slug}"),
+        Writes(edits, allow_vault=True),
+        audit=Audit(file_verb="UNPIN"),
     )
     result = apply_changeset(ws, cs)
     msg = f"unpinned {slug}" + (

@@ -1,341 +1,57 @@
-"""Sub-agent proposals: `memory/meta/pending-memories.md` (Moltbot §13.2, conflicts §13.6).
+"""Sub-agent proposals on disk: `memory/meta/pending-memories.md` (Moltbot §13.2, conflicts §13.6).
 
-    # Pending Memory Proposals
-    <!-- Sub-agents append proposals here. Main agent reviews and commits. -->
-    ---
-    ## Proposal #1
-    - **From**: researcher
-    - **Timestamp**: 2026-02-03T10:00:00Z
-    - **Trigger**: auto-detect during research task
-    - **Suggested store**: semantic
-    - **Content**: User prefers academic sources over blog posts for technical topics
-    - **Entities**: [preference--source-quality]
-    - **Confidence**: medium
-    - **Core-worthy**: no
-    - **Status**: pending
-
-The file is shared with agents and people who write it by hand, so:
-- the parser is tolerant (CRLF, blank lines, `Store` for `Suggested store`, Yes/No, entities with
-  or without brackets, continuation lines); a block it cannot use is reported with its line
-  number and the others still load;
+The format itself (parse, render, content hash) is `formats.pending_memories`; this module is
+the file: it is shared with agents and people who write it by hand, so
 - appends are plain O_APPEND writes under a cross-process lock, so an edit made in between is
   never clobbered;
 - rewrites (status changes, conflict marks) replace only the blocks that changed and leave every
   other byte of the file as it was, malformed blocks included.
+It also holds the contradiction heuristic (`find_conflicts`) an append marks conflicts with.
 """
 from __future__ import annotations
 
-import hashlib
-import os
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
 from filelock import FileLock
 
-from dreamdeck.core.workspace import lock_file
+from dreamdeck.core.claims.contradiction import contradicts
+from dreamdeck.core.errors import BadInput, NotFound
+from dreamdeck.core.formats.pending_memories import (
+    CONFIDENCES,
+    STORES,
+    ParseResult,
+    Proposal,
+    block_to_append,
+    conflict_status,
+    content_hash,
+    parse_pending,
+    render_pending,
+    splice,
+)
+from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.io.append import append_durably
-
 from dreamdeck.core.io.atomic import atomic_write_text
-from dreamdeck.core.formats.secrets import detect_secrets
-from dreamdeck.core.errors import BadInput, NotFound, Refused
+from dreamdeck.core.workspace import lock_file
 
 PENDING_RELPATH = "memory/meta/pending-memories.md"
-HEADER = "# Pending Memory Proposals"
-COMMENT = "<!-- Sub-agents append proposals here. Main agent reviews and commits. -->"
-SEPARATOR = "---"
-STORES = ("episodic", "semantic", "procedural", "vault")
-CONFIDENCES = ("high", "medium", "low")
 MAX_CONTENT = 4000
 MAX_TRIGGER = 200
 LOCK_TIMEOUT = 60.0
 
 AGENT_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 ENTITY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
-OPEN_STATUSES = ("pending", "deferred", "conflict")  # proposals that still await a decision
 
 
 class ProposalNotFound(NotFound):
     pass
 
 
-@dataclass
-class Proposal:
-    number: int
-    from_agent: str
-    timestamp: str
-    trigger: str
-    store: str
-    content: str
-    entities: list[str] = field(default_factory=list)
-    confidence: str = "medium"
-    core_worthy: bool = False
-    status: str = "pending"
-    conflict_with: list[int] = field(default_factory=list)
-    extra: list[tuple[str, str]] = field(default_factory=list)  # unknown "- **Key**: value" lines
-    reason: str | None = None
-
-    @property
-    def id(self) -> str:
-        return f"p-{self.number}"
-
-    @property
-    def content_hash(self) -> str:
-        return content_hash(self.content)
-
-    @property
-    def is_open(self) -> bool:
-        """Still awaiting a decision: pending, deferred or in conflict."""
-        return self.status.strip().lower().startswith(OPEN_STATUSES)
-
-    @property
-    def is_rejected(self) -> bool:
-        return self.status.strip().lower().startswith("rejected")
-
-
-@dataclass
-class ParseResult:
-    proposals: list[Proposal]
-    problems: list[str]
-    # Where each block sits in the text, for rewrites that touch only what changed.
-    blocks: list[_Block] = field(default_factory=list, repr=False, compare=False)
-
-    def get(self, number: int) -> Proposal | None:
-        return next((p for p in self.proposals if p.number == number), None)
-
-
-@dataclass
-class _Block:
-    start: int  # index of the heading line (0-based, in the LF-normalised line list)
-    end: int  # one past the last non-blank line of the block
-    number: int | None
-    proposal: Proposal | None  # None when the block is malformed
-
-
-def normalize_content(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(normalize_content(text).encode("utf-8")).hexdigest()
-
-
 def pending_path(root: Path | str) -> Path:
     return Path(root) / PENDING_RELPATH
 
-
-# --------------------------------------------------------------------------------- parsing
-
-_SEP = re.compile(r"^\s*-{3,}\s*$")
-_H2 = re.compile(r"^\s*##(?!#)\s*")
-_HEADING = re.compile(r"^\s*##\s*proposal\b\s*(?:#\s*)?(\d+)?(.*)$", re.I)
-_BULLET = re.compile(r"^\s*[-*+]\s+\*\*\s*([^*:]+?)\s*:?\s*\*\*\s*:?\s*(.*?)\s*$")
-_ANY_BULLET = re.compile(r"^\s*[-*+]\s+")
-
-_KEYS = {
-    "from": "from_agent", "from agent": "from_agent", "agent": "from_agent",
-    "timestamp": "timestamp", "time": "timestamp", "date": "timestamp",
-    "trigger": "trigger",
-    "suggested store": "store", "store": "store",
-    "content": "content",
-    "entities": "entities", "entity": "entities",
-    "confidence": "confidence",
-    "core worthy": "core_worthy", "coreworthy": "core_worthy", "core": "core_worthy",
-    "status": "status",
-    "reason": "reason",
-}
-_YES = {"yes", "y", "true", "1"}
-_NO = {"no", "n", "false", "0", ""}
-_EMPTY_LIST = {"", "none", "-", "—", "n/a", "[]"}
-
-
-def _key(raw: str) -> str | None:
-    return _KEYS.get(re.sub(r"[\s_-]+", " ", raw.strip().lower()))
-
-
-def parse_entities(value: str) -> list[str]:
-    value = value.strip()
-    if value.startswith("[") and value.endswith("]"):
-        value = value[1:-1]
-    if value.strip().lower() in _EMPTY_LIST:
-        return []
-    out: list[str] = []
-    for item in value.split(","):
-        item = item.strip().strip("`'\"").strip()
-        if item and item not in out:
-            out.append(item)
-    return out
-
-
-def _lines(text: str) -> list[str]:
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
-def parse_pending(text: str) -> ParseResult:
-    """Every well-formed proposal, plus one problem line per thing that could not be used."""
-    lines = _lines(text)
-    chunks: list[tuple[int, int]] = []
-    start = 0
-    for i, line in enumerate(lines):
-        if _SEP.match(line):
-            chunks.append((start, i))
-            start = i + 1
-        elif _H2.match(line):
-            chunks.append((start, i))
-            start = i
-    chunks.append((start, len(lines)))
-
-    proposals: list[Proposal] = []
-    problems: list[str] = []
-    blocks: list[_Block] = []
-    seen: dict[int, int] = {}
-    for index, (s, e) in enumerate(chunks):
-        while s < e and not lines[s].strip():
-            s += 1
-        while e > s and not lines[e - 1].strip():
-            e -= 1
-        if s >= e:
-            continue
-        heading = _HEADING.match(lines[s])
-        if heading is None:
-            if _H2.match(lines[s]):
-                problems.append(f"line {s + 1}: heading is not '## Proposal #N': {lines[s].strip()[:80]}")
-            elif index > 0 and any(_BULLET.match(line) for line in lines[s:e]):
-                problems.append(f"line {s + 1}: fields without a '## Proposal #N' heading (skipped)")
-            continue
-        proposal, number, block_problems = _parse_block(lines, s, e, heading)
-        problems.extend(block_problems)
-        if proposal is not None and number in seen:
-            problems.append(f"line {s + 1}: duplicate proposal #{number} (first at line {seen[number]}); skipped")
-            proposal = None
-        if proposal is not None:
-            seen[proposal.number] = s + 1
-            proposals.append(proposal)
-        blocks.append(_Block(s, e, number, proposal))
-    return ParseResult(proposals, problems, blocks)
-
-
-def _parse_block(
-    lines: list[str], s: int, e: int, heading: re.Match[str]
-) -> tuple[Proposal | None, int | None, list[str]]:
-    problems: list[str] = []
-    where = f"line {s + 1}"
-    number = int(heading.group(1)) if heading.group(1) else None
-    suffix = heading.group(2) or ""
-    conflict_with = [int(n) for n in re.findall(r"#\s*(\d+)", suffix)] if "conflict" in suffix.lower() else []
-
-    fields: dict[str, str] = {}
-    extra: list[tuple[str, str]] = []
-    last: tuple[str, int | None] | None = None  # (known key, None) or ("", index into extra)
-    for i in range(s + 1, e):
-        line = lines[i]
-        if not line.strip():
-            continue
-        bullet = _BULLET.match(line)
-        if bullet:
-            raw_key, value = bullet.group(1), bullet.group(2)
-            known = _key(raw_key)
-            if known:
-                fields[known] = value
-                last = (known, None)
-            else:
-                extra.append((raw_key.strip(), value))
-                last = ("", len(extra) - 1)
-        elif last is not None and not _ANY_BULLET.match(line):  # a wrapped value goes on
-            text = line.strip()
-            if last[1] is None:
-                fields[last[0]] = (fields[last[0]] + " " + text).strip()
-            else:
-                k, v = extra[last[1]]
-                extra[last[1]] = (k, (v + " " + text).strip())
-        else:
-            problems.append(f"line {i + 1}: not a '- **Key**: value' field, ignored: {line.strip()[:80]}")
-
-    label = f"proposal #{number}" if number is not None else "proposal"
-    if number is None:
-        problems.append(f"{where}: {label} heading has no number; skipped")
-        return None, None, problems
-    content = " ".join(fields.get("content", "").split())
-    if not content:
-        problems.append(f"{where}: {label} has no content; skipped")
-        return None, number, problems
-    store = fields.get("store", "").strip().strip("`[]").strip().lower()
-    if store not in STORES:
-        shown = store or "missing"
-        problems.append(f"{where}: {label} has a bad store ({shown}); expected one of {', '.join(STORES)}; skipped")
-        return None, number, problems
-
-    confidence = fields.get("confidence", "medium").strip().lower() or "medium"
-    if confidence not in CONFIDENCES:
-        problems.append(f"{where}: {label} confidence {confidence!r} is not high/medium/low")
-    worthy_raw = fields.get("core_worthy", "no").strip().strip("`").lower()
-    if worthy_raw not in _YES | _NO:
-        problems.append(f"{where}: {label} core-worthy {worthy_raw!r} is not yes/no; read as no")
-    status = fields.get("status", "").strip() or "pending"
-    proposal = Proposal(
-        number=number,
-        from_agent=fields.get("from_agent", "").strip(),
-        timestamp=fields.get("timestamp", "").strip(),
-        trigger=fields.get("trigger", "").strip(),
-        store=store,
-        content=content,
-        entities=parse_entities(fields.get("entities", "")),
-        confidence=confidence,
-        core_worthy=worthy_raw in _YES,
-        status=status,
-        conflict_with=conflict_with,
-        extra=extra,
-        reason=fields["reason"].strip() if "reason" in fields else None,
-    )
-    return proposal, number, problems
-
-
-# ------------------------------------------------------------------------------- rendering
-
-def _flat(value: object) -> str:
-    """One line: a value can never start a new field or block."""
-    return " ".join(str(value).split())
-
-
-def render_heading(p: Proposal) -> str:
-    heading = f"## Proposal #{p.number}"
-    if p.conflict_with:
-        heading += " ⚠️ CONFLICT with " + ", ".join(f"#{n}" for n in p.conflict_with)
-    return heading
-
-
-def render_block(p: Proposal) -> str:
-    """One proposal in the §13.2 layout, without separators or trailing newline."""
-    lines = [
-        render_heading(p),
-        f"- **From**: {_flat(p.from_agent)}",
-        f"- **Timestamp**: {_flat(p.timestamp)}",
-        f"- **Trigger**: {_flat(p.trigger)}",
-        f"- **Suggested store**: {_flat(p.store)}",
-        f"- **Content**: {_flat(p.content)}",
-        f"- **Entities**: [{', '.join(_flat(e) for e in p.entities)}]",
-        f"- **Confidence**: {_flat(p.confidence)}",
-        f"- **Core-worthy**: {'yes' if p.core_worthy else 'no'}",
-        f"- **Status**: {_flat(p.status)}",
-    ]
-    if p.reason is not None:
-        lines.append(f"- **Reason**: {_flat(p.reason)}")
-    lines.extend(f"- **{_flat(k)}**: {_flat(v)}" for k, v in p.extra)
-    return "\n".join(lines)
-
-
-def render_pending(proposals: Iterable[Proposal]) -> str:
-    """The whole file, canonical: header, comment, then `---` and a block per proposal."""
-    parts = [HEADER, COMMENT]
-    for p in proposals:
-        parts.append(SEPARATOR)
-        parts.append(render_block(p))
-    return "\n".join(parts) + "\n"
-
-
-# ------------------------------------------------------------------------- file operations
 
 def read_pending(root: Path | str) -> ParseResult:
     try:
@@ -359,45 +75,7 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _newline(text: str) -> str:
-    return "\r\n" if text.count("\r\n") * 2 > text.count("\n") else "\n"
-
-
-def _splice(text: str, parsed: ParseResult, changed: dict[int, Proposal]) -> str:
-    """`text` with the blocks of `changed` (by number) re-rendered; all other lines untouched."""
-    nl = _newline(text)
-    lines = _lines(text)
-    for block in sorted(parsed.blocks, key=lambda b: b.start, reverse=True):
-        if block.proposal is not None and block.number in changed:
-            lines[block.start:block.end] = render_block(changed[block.number]).split("\n")
-    return nl.join(lines)
-
-
-def _validate_agent(name: str) -> str:
-    if not isinstance(name, str) or not AGENT_NAME.fullmatch(name):
-        raise BadInput(f"agent name {name!r} must match {AGENT_NAME.pattern}")
-    return name
-
-
-def _refuse_secrets(*texts: str) -> None:
-    for text in texts:
-        findings = detect_secrets(text)
-        if findings:
-            families = sorted({f.family for f in findings})
-            raise BadInput(f"refused: the proposal contains a secret ({', '.join(families)})")
-
-
-def _timestamp(now: datetime | None) -> str:
-    if now is None:
-        now = datetime.now(timezone.utc)
-    if now.tzinfo is None or now.utcoffset() is None:
-        raise ValueError("proposal timestamps need a timezone-aware datetime")
-    return now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _conflict_status(numbers: Sequence[int]) -> str:
-    return "conflict — see " + ", ".join(f"#{n}" for n in numbers)
-
+# ------------------------------------------------------------------------------- appending
 
 def append_proposal(
     root: Path | str,
@@ -418,6 +96,23 @@ def append_proposal(
     When the new proposal conflicts with open ones (`find_conflicts`), both sides are marked
     `⚠️ CONFLICT with #N` / `conflict — see #N` in one atomic rewrite; otherwise the block is
     appended with O_APPEND."""
+    proposal = _checked_proposal(from_agent, store, content, confidence, entities, core_worthy, trigger, now)
+    path = pending_path(root)
+    with _lock(root):
+        text = _read(path)
+        parsed = parse_pending(text) if text is not None else ParseResult([], [], [])
+        existing = _same_content(parsed, proposal.content)
+        if existing is not None:
+            return existing, False
+        proposal.number = parsed.next_number()
+        _write_new(path, text, parsed, proposal)
+        return proposal, True
+
+
+def _checked_proposal(from_agent: str, store: str, content: str, confidence: str, entities: Iterable[str],
+                      core_worthy: bool, trigger: str, now: datetime | None) -> Proposal:
+    """The proposal to append (not numbered yet), its fields normalised; BadInput says what is
+    wrong with them, or which secret one holds."""
     _validate_agent(from_agent)
     store = str(store).strip().lower()
     if store not in STORES:
@@ -433,6 +128,15 @@ def append_proposal(
     trigger = " ".join(str(trigger).split()) or "dreamdeck propose"
     if len(trigger) > MAX_TRIGGER:
         raise BadInput(f"trigger is {len(trigger)} characters; the limit is {MAX_TRIGGER}")
+    entity_list = _checked_entities(entities)
+    _refuse_secrets(from_agent, content, trigger, *entity_list)
+    return Proposal(
+        number=0, from_agent=from_agent, timestamp=_timestamp(now), trigger=trigger, store=store,
+        content=content, entities=entity_list, confidence=confidence, core_worthy=bool(core_worthy),
+    )
+
+
+def _checked_entities(entities: Iterable[str]) -> list[str]:
     entity_list: list[str] = []
     for entity in entities:
         entity = str(entity).strip()
@@ -440,57 +144,67 @@ def append_proposal(
             raise BadInput(f"entity id {entity!r} must match {ENTITY_ID.pattern}")
         if entity not in entity_list:
             entity_list.append(entity)
-    _refuse_secrets(content, trigger, " ".join(entity_list))
-    stamp = _timestamp(now)
+    return entity_list
 
-    path = pending_path(root)
-    with _lock(root):
-        text = _read(path)
-        parsed = parse_pending(text) if text is not None else ParseResult([], [], [])
-        wanted = content_hash(content)
-        for existing in parsed.proposals:
-            if existing.content_hash == wanted and not existing.is_rejected:
-                return existing, False
 
-        numbers = [b.number for b in parsed.blocks if b.number is not None]
-        proposal = Proposal(
-            number=max(numbers, default=0) + 1,
-            from_agent=from_agent,
-            timestamp=stamp,
-            trigger=trigger,
-            store=store,
-            content=content,
-            entities=entity_list,
-            confidence=confidence,
-            core_worthy=bool(core_worthy),
-        )
-        open_ones = [p for p in parsed.proposals if p.is_open]
-        conflicts = find_conflicts(proposal, open_ones)
+def _same_content(parsed: ParseResult, content: str) -> Proposal | None:
+    """A proposal of the same content that was not rejected: proposing it again is a no-op."""
+    wanted = content_hash(content)
+    return next((p for p in parsed.proposals if p.content_hash == wanted and not p.is_rejected), None)
 
-        if text is None or not text.strip():  # nothing open to conflict with
-            atomic_write_text(path, render_pending([proposal]))
-            return proposal, True
 
-        nl = _newline(text)
-        lead = "" if text.endswith(("\n", "\r")) else nl
-        block = lead + SEPARATOR + nl + render_block(proposal).replace("\n", nl) + nl
-        if not conflicts:
-            append_durably(path, block.encode("utf-8"))
-            return proposal, True
+def _write_new(path: Path, text: str | None, parsed: ParseResult, proposal: Proposal) -> None:
+    """Add the numbered `proposal` to the file read as `text` (under the lock): a new file, an
+    O_APPEND of its block, or, when it conflicts with open ones, one atomic rewrite that marks
+    both sides."""
+    if text is None or not text.strip():  # nothing open to conflict with
+        atomic_write_text(path, render_pending([proposal]))
+        return
+    open_ones = [p for p in parsed.proposals if p.is_open]
+    conflicts = find_conflicts(proposal, open_ones)
+    if not conflicts:
+        append_durably(path, block_to_append(text, proposal).encode("utf-8"))
+        return
+    changed = _mark_conflicts(proposal, conflicts, open_ones)
+    atomic_write_text(path, splice(text, parsed, changed) + block_to_append(text, proposal))
 
-        changed: dict[int, Proposal] = {}
-        for other in open_ones:
-            if other.number in conflicts:
-                if proposal.number not in other.conflict_with:
-                    other.conflict_with.append(proposal.number)
-                other.status = _conflict_status(other.conflict_with)
-                changed[other.number] = other
-        proposal.conflict_with = list(conflicts)
-        proposal.status = _conflict_status(conflicts)
-        block = lead + SEPARATOR + nl + render_block(proposal).replace("\n", nl) + nl
-        atomic_write_text(path, _splice(text, parsed, changed) + block)
-        return proposal, True
 
+def _mark_conflicts(proposal: Proposal, conflicts: list[int], open_ones: list[Proposal]) -> dict[int, Proposal]:
+    """Mark `proposal` and the open ones it conflicts with on both sides; the ones changed."""
+    changed: dict[int, Proposal] = {}
+    for other in open_ones:
+        if other.number in conflicts:
+            if proposal.number not in other.conflict_with:
+                other.conflict_with.append(proposal.number)
+            other.status = conflict_status(other.conflict_with)
+            changed[other.number] = other
+    proposal.conflict_with = list(conflicts)
+    proposal.status = conflict_status(conflicts)
+    return changed
+
+
+def _validate_agent(name: str) -> str:
+    if not isinstance(name, str) or not AGENT_NAME.fullmatch(name):
+        raise BadInput(f"agent name {name!r} must match {AGENT_NAME.pattern}")
+    return name
+
+
+def _refuse_secrets(*texts: str) -> None:
+    for text in texts:
+        families = secret_families(text)
+        if families:
+            raise BadInput(f"refused: the proposal contains a secret ({', '.join(families)})")
+
+
+def _timestamp(now: datetime | None) -> str:
+    if now is None:
+        now = datetime.now(timezone.utc)
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError("proposal timestamps need a timezone-aware datetime")
+    return now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ------------------------------------------------------------------------- rewriting blocks
 
 def update_status(root: Path | str, number: int, status: str, *, reason: str | None = None) -> Proposal:
     """Set proposal #number's status (and reason, when given); only its block is rewritten."""
@@ -509,7 +223,7 @@ def update_status(root: Path | str, number: int, status: str, *, reason: str | N
         proposal.status = status
         if reason is not None:
             proposal.reason = " ".join(str(reason).split())
-        new_text = _splice(text, parsed, {number: proposal})
+        new_text = splice(text, parsed, {number: proposal})
         if new_text != text:
             atomic_write_text(path, new_text)
         return proposal
@@ -531,7 +245,7 @@ def modify_proposals(
         parsed = parse_pending(text)
         changed = {p.number: p for p in change(parsed)}
         if changed:
-            new_text = _splice(text, parsed, changed)
+            new_text = splice(text, parsed, changed)
             if new_text != text:
                 atomic_write_text(path, new_text)
         return list(changed.values())
@@ -539,167 +253,39 @@ def modify_proposals(
 
 # ------------------------------------------------------------------------------ conflicts
 
-_BE = {"is", "are", "was", "were", "be", "been", "being", "am", "'s"}
-_HAVE = {"has", "have", "had", "having"}
-_AUX = {"do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must"}
-_VERB_BASES = {
-    "use", "prefer", "like", "love", "hate", "dislike", "want", "need", "live", "work", "own",
-    "start", "end", "finish", "cost", "run", "move", "plan", "expect", "require", "choose",
-    "pick", "get", "become", "meet", "ship", "launch", "deploy", "release", "avoid", "drink",
-    "eat", "speak", "write", "read", "go", "come", "stay", "target", "support", "depend",
-}
-_NEGATIONS = {"not", "never", "cannot", "nobody", "nothing"}
-_DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "our", "my", "your", "his",
-                "her", "their", "its"}
-_MONTHS = {
-    "jan": "jan", "january": "jan", "feb": "feb", "february": "feb", "mar": "mar", "march": "mar",
-    "apr": "apr", "april": "apr", "may": "may", "jun": "jun", "june": "jun", "jul": "jul",
-    "july": "jul", "aug": "aug", "august": "aug", "sep": "sep", "sept": "sep", "september": "sep",
-    "oct": "oct", "october": "oct", "nov": "nov", "november": "nov", "dec": "dec", "december": "dec",
-}
-_WORD = re.compile(r"[a-z0-9]+(?:[.,:/-][0-9]+)*(?:'[a-z]+)?")
-
-
-def _verb(word: str) -> str | None:
-    """The lemma of `word` when it is one of the verbs the heuristic knows, else None."""
-    if word in _BE:
-        return "be"
-    if word in _HAVE:
-        return "have"
-    if word in _VERB_BASES:
-        return word
-    for suffix in ("ing", "es", "ed", "s", "d"):
-        if word.endswith(suffix):
-            stem = word[: -len(suffix)]
-            if stem in _VERB_BASES:
-                return stem  # prefers, needed, going
-            if stem + "e" in _VERB_BASES:
-                return stem + "e"  # uses, used, using
-            if len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in _VERB_BASES:
-                return stem[:-1]  # preferred, planning
+def _shared_topic(a: Proposal, b: Proposal) -> bool | None:
+    """True when both name an entity they share, False when both name entities and share none
+    (never a conflict), None when one names none (the claims must then match on their own)."""
+    ea = {e.lower() for e in a.entities}
+    eb = {e.lower() for e in b.entities}
+    if ea and eb:
+        return bool(ea & eb)
     return None
 
 
-@dataclass(frozen=True)
-class _Claim:
-    subject: tuple[str, ...] | None
-    verb: str | None
-    negated: bool
-    words: frozenset[str]  # content words with negations/auxiliaries removed, verbs lemmatised
-    values: frozenset[str]  # numbers and month names
-
-
-def _claim(content: str) -> _Claim:
-    raw = [w.strip(".,:/-") for w in _WORD.findall(content.lower().replace("\u2019", "'"))]
-    tokens: list[str] = []
-    negated = False
-    i = 0
-    while i < len(raw):
-        w = raw[i]
-        if w.endswith("'s") and w != "'s":
-            w = w[:-2]
-        if w == "no" and i + 1 < len(raw) and raw[i + 1] == "longer":
-            tokens.append("<neg>")
-            i += 2
-            continue
-        if w in _NEGATIONS or w.endswith("n't"):
-            if w.endswith("n't") and w not in ("can't", "won't"):  # doesn't, isn't, hasn't
-                base = w[:-3]
-                tokens.append(base if base in _BE | _HAVE | _AUX else "<aux>")
-            tokens.append("<neg>")
-        elif w:
-            tokens.append(w)
-        i += 1
-
-    subject: tuple[str, ...] | None = None
-    verb: str | None = None
-    for index, w in enumerate(tokens):
-        lemma = _verb(w)
-        if w == "<neg>" or w in _AUX or w == "<aux>" or lemma is not None:
-            words = tuple(t for t in tokens[:index] if t not in _DETERMINERS)
-            subject = words or None
-            for later in tokens[index:]:
-                if later not in ("<neg>", "<aux>") and later not in _AUX and _verb(later):
-                    verb = _verb(later)
-                    break
-            break
-
-    words = set()
-    values = set()
-    for w in tokens:
-        negated = negated or w == "<neg>"
-        if any(ch.isdigit() for ch in w):
-            values.add(w)
-        elif w in _MONTHS:
-            values.add(_MONTHS[w])
-        if w in ("<neg>", "<aux>") or w in _AUX or w in _DETERMINERS:
-            continue
-        words.add(_verb(w) or w)
-    return _Claim(subject, verb, negated, frozenset(words), frozenset(values))
-
-
-def _subjects_agree(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> bool:
-    """Unknown subjects agree; known ones agree when one's words include the other's."""
-    if a is None or b is None:
-        return True
-    sa, sb = set(a), set(b)
-    return sa <= sb or sb <= sa
-
-
-def _related(new: Proposal, a: _Claim, other: Proposal, b: _Claim) -> bool:
-    ea = {e.lower() for e in new.entities}
-    eb = {e.lower() for e in other.entities}
-    if ea and eb:
-        return bool(ea & eb) and _subjects_agree(a.subject, b.subject)
-    # At least one side names no entity: the two must make a claim about the same subject
-    # with the same verb ("Project deadline is ..." / "Project deadline was ...").
-    return a.subject is not None and a.subject == b.subject and a.verb == b.verb
-
-
-def _values_differ(a: _Claim, b: _Claim) -> bool:
-    if a.values and b.values:
-        return not (a.values <= b.values or b.values <= a.values)
-    return False
-
-
-def _negation_flips(a: _Claim, b: _Claim) -> bool:
-    if a.negated == b.negated:
-        return False
-    return a.words <= b.words or b.words <= a.words
-
-
 def find_conflicts(new: Proposal, others: Iterable[Proposal]) -> list[int]:
-    """Numbers of the `others` that contradict `new`, in order. A deliberately simple heuristic:
-
-    1. **Same topic.** Both name entities: they must share one (entities that do not overlap
-       never conflict), and their subjects, when both can be read, must agree (one's words
-       include the other's: "deadline" / "Project deadline"). Otherwise (one or both name no
-       entity) the two must have the same subject AND the same verb. The subject is the words
-       before the first verb, auxiliary or negation, minus articles and possessives ("The
-       project deadline is ..." -> `project deadline`, verb `be`; "User no longer prefers ..." ->
-       `user`, verb `prefer`). Verbs come from a small list (be, have, use, prefer, like, want,
-       need, live, work, start, end, ship, ...), with -s/-ed/-ing forms; a sentence with no known
-       verb has no subject, so without a shared entity it conflicts with nothing.
-    2. **Different value.** Their numbers and month names ("March 15", "3 pm", "v2") both
-       exist and neither set contains the other ("March 15" vs "March 30" conflict; "March 15"
-       vs "March 15, 2026" do not) — OR exactly one of them is negated ("not", "never",
-       "no longer", "n't") while, negations and auxiliaries aside, one's words include the
-       other's ("User prefers pnpm" vs "User no longer prefers pnpm").
-
-    So a refinement is not a conflict ("User prefers pnpm" vs "User prefers pnpm for
-    monorepos"), and neither is a different object without numbers ("prefers pnpm" vs "prefers
-    yarn": both may be true; the heuristic leaves that to the reviewer). Identical contents are
-    duplicates, never conflicts, and a proposal never conflicts with itself.
+    """Numbers of the `others` that contradict `new`, in order, by the one contradiction rule
+    (`core.claims.contradiction`): the same subject with a different value, a ruled-out value,
+    or a flipped negation ("Project deadline is March 15" / "... was moved to March 30"; "User
+    prefers pnpm" / "User no longer prefers pnpm"). Proposals that both name entities conflict
+    only when they share one, and then count as one topic (a one-word subject may match a longer
+    one: "Deadline is ..." / "Apollo deadline is ..."). A refinement is not a conflict ("prefers
+    pnpm" / "prefers pnpm for monorepos"), nor a different object without a change marker
+    ("prefers pnpm" / "prefers yarn": both may be true). Identical contents are duplicates, never
+    conflicts, and a proposal never conflicts with itself. Order does not matter: either may be
+    the newer claim.
     """
-    a = _claim(new.content)
     found: list[int] = []
     for other in others:
         if other.number == new.number or other.content_hash == new.content_hash:
             continue
-        b = _claim(other.content)
-        if not _related(new, a, other, b):
+        shared = _shared_topic(new, other)
+        if shared is False:
             continue
-        if _values_differ(a, b) or _negation_flips(a, b):
+        same_topic = bool(shared)
+        if contradicts(other.content, new.content, same_topic=same_topic) or contradicts(
+            new.content, other.content, same_topic=same_topic
+        ):
             if other.number not in found:
                 found.append(other.number)
     return found

@@ -5,7 +5,6 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from croniter import croniter
 from dreamdeck.core.errors import BadFile
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -124,6 +123,8 @@ def _check(s: Settings) -> None:
         raise SettingsError(f"dreamdeck.toml [dreaming] review: expected one of {', '.join(REVIEW_POLICIES)}")
     if s.dreaming.dreamer not in DREAMERS:
         raise SettingsError(f"dreamdeck.toml [dreaming] dreamer: expected one of {', '.join(DREAMERS)}")
+    from croniter import croniter  # here, not at import: it costs a fresh `dreamdeck recall` a tenth of a second
+
     if len(s.dreaming.schedule.split()) != 5 or not croniter.is_valid(s.dreaming.schedule):
         raise SettingsError(f"dreamdeck.toml [dreaming] schedule: {s.dreaming.schedule!r} is not a 5-field cron expression")
     # Values that pass the type check but would only fail later, mid-dream, with a worse message.

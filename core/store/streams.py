@@ -29,7 +29,7 @@ from dreamdeck.core.formats.events import (
     serialize_event,
 )
 from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
-from dreamdeck.core.formats.secrets import detect_secrets
+from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.workspace import Workspace, parse_date
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
@@ -158,10 +158,7 @@ def append_fragment(
 
     if not topic.strip() or not body.strip():
         raise AppendRefused("a fragment needs a non-empty topic and body")
-    for label, text in (("topic", topic), ("body", body), ("who", who or "")):
-        found = detect_secrets(text)
-        if found:
-            raise AppendRefused(f"refused: the {label} contains a secret ({found[0].family}); nothing was written")
+    _refuse_secrets(topic=topic, body=body, who=who, source=source, entry=entry, id=event_id, references=references)
     day = parse_date(day or ws.today())
     content_hash = fragment_content_hash(topic, body)
     refs = _existing_references(ws, references)
@@ -185,9 +182,18 @@ def append_fragment(
     return Fragment.from_event(day, ev)
 
 
+def _refuse_secrets(**fields: str | list[str] | None) -> None:
+    """Every field a fragment line carries is checked (TypeClaw checks topic, body and who):
+    AppendRefused names the field and the kind of secret, never the value."""
+    for label, value in fields.items():
+        for text in [value] if isinstance(value, str) else value or []:
+            families = secret_families(str(text))
+            if families:
+                raise AppendRefused(f"refused: the {label} contains a secret ({', '.join(families)}); nothing was written")
+
+
 _WHO_FORBIDDEN = re.compile(r"[`*_\[\]<>|\\]|[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
 _WHO_LEADING = re.compile(r"^(?:#|>|---|- |\+ |[0-9]+[.)](?:\s|$))")
-WHERE_NAME_KEYS = ("workspaceName", "chatName", "parentChatName")
 
 
 def safe_who(who: str | None) -> str | None:
@@ -207,10 +213,12 @@ def safe_who(who: str | None) -> str | None:
 
 
 def _safe_where(where: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A credential-shaped channel name is dropped; the raw ids (chat, workspace) are kept."""
+    """A `where` entry carrying a secret (a channel name, or an id) is dropped and the others
+    kept, as TypeClaw self-redacts origin names: the agent did not write them, so the fragment
+    is not refused for them."""
     if where is None:
         return None
-    return {k: v for k, v in where.items() if not (k in WHERE_NAME_KEYS and isinstance(v, str) and detect_secrets(v))}
+    return {k: v for k, v in where.items() if not (secret_families(str(k)) or (isinstance(v, str) and secret_families(v)))}
 
 
 def _existing_references(ws: Workspace, refs: list[str] | None) -> list[str] | None:

@@ -23,7 +23,10 @@ def open_ws(args) -> Workspace:
 def emit_json(data: Any) -> None:
     # Indented for people; a long list is written compact (the indenting encoder is pure Python).
     indent = None if isinstance(data, list) and len(data) > 500 else 2
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=indent))
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    # A lone surrogate (TypeClaw's 80-unit previews can cut a pair) is written as its `\udXXX`
+    # escape, as JSON.stringify does; UTF-8 cannot carry it raw.
+    sys.stdout.write(text.encode("utf-8", "backslashreplace").decode("utf-8"))
     sys.stdout.write("\n")
 
 

@@ -10,16 +10,61 @@ import os
 import sys
 import traceback
 
-from dreamdeck.cli import read as R
-from dreamdeck.cli import write as W
+import importlib
+
 from dreamdeck.cli.common import CliError
 from dreamdeck.core.errors import DreamdeckError
+
+
+class _Verbs:
+    """A command module imported when one of its verbs runs: a fresh `dreamdeck recall` does
+    not pay for the imports of `dreamdeck dream`."""
+
+    def __init__(self, module: str):
+        self._module = module
+
+    def __getattr__(self, name: str):
+        def run(args):
+            return getattr(importlib.import_module(self._module), name)(args)
+
+        return run
+
+
+A, R, W = _Verbs("dreamdeck.cli.agent"), _Verbs("dreamdeck.cli.read"), _Verbs("dreamdeck.cli.write")
 
 
 def _actor_default() -> str:
     from dreamdeck.core.formats.actors import human_actor
 
     return human_actor()
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line on stderr (status 2), like every other refusal; `-h` shows usage."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text if value is not None else repr(text)}")
+    return value
+
+
+def count_or_all(text: str) -> int:
+    """A count where 0 means all, as TypeClaw's `memory dreams --limit 0` lists every dream."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number, 0 for all, not {text if value is not None else repr(text)}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     actor = argparse.ArgumentParser(add_help=False)
     actor.add_argument("--actor", default=_actor_default(), help="who is acting (audit and commit trailer)")
 
-    p = argparse.ArgumentParser(prog="dreamdeck", description="The long-term memory of an AI agent, with a human at the controls.")
+    p = OneLineParser(prog="dreamdeck", description="The long-term memory of an AI agent, with a human at the controls.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def cmd(name, func, help, parents=(common,)):
@@ -55,9 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--all", action="store_true")
     sp.add_argument("--follow", "-f", action="store_true", help="keep printing new fragments")
     sp = cmd("dreams", R.cmd_dreams, "dream commits, newest first")
-    sp.add_argument("--limit", type=int, default=20)
+    sp.add_argument("--limit", type=count_or_all, default=20, help="at most N dreams (0: all, as TypeClaw)")
+    sp.add_argument("--details", action="store_true",
+                    help="accepted as TypeClaw's `memory dreams --details`; the detail is always included")
     sp = cmd("log", R.cmd_log, "memory commits with actor, approval and trigger")
-    sp.add_argument("--limit", type=int, default=50)
+    sp.add_argument("--limit", type=positive_int, default=50)
     sp = cmd("audit", R.cmd_audit, "memory/meta/audit.log, filtered")
     for flag in ("--action", "--actor", "--file", "--since", "--until"):
         sp.add_argument(flag)
@@ -123,7 +170,41 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-redream", action="store_true")
     sp = cmd("alerts", W.cmd_alerts, "critical-file changes since the baseline")
     sp.add_argument("--ack", action="store_true")
+    cmd("init", W.cmd_init, "start a git history here (git init and one commit of memory/)", (common, actor))
+
+    sp = cmd("recall", A.cmd_recall, "what the agent gets back for a question: ranked, decay-aware, budgeted")
+    sp.add_argument("query", nargs="?", help="the question (words, any language)")
+    sp.add_argument("--budget", default="balanced", metavar="lean|balanced|deep|auto",
+                    help="how many results: lean 2-3, balanced 5-7 (default), deep 10-15, auto from the query")
+    sp.add_argument("--limit", metavar="N", help="at most N results")
+    sp.add_argument("--max-bytes", metavar="B", help="at most B bytes of headings and excerpts")
+    sp.add_argument("--include-dormant", action="store_true", help="also what decay made dormant")
+    sp = cmd("inject", A.cmd_inject, "the # Memory block TypeClaw would put into the next turn (v0.45.1)")
+    sp.add_argument("--query", default="", metavar="TEXT", help="the turn's user text (default: empty)")
+    sp.add_argument("--budget", default="16384", metavar="BYTES", help="injectionBudgetBytes (default 16384, at least 4096)")
+    sp.add_argument("--origin", default="main", metavar="main|channel", help="a main (TUI) turn or a channel turn")
+    sp.add_argument("--mode", default="turn", metavar="turn|direct",
+                    help="direct: the pre-v0.45 section with whole bodies (old workspaces)")
+    sp = cmd("access", A.cmd_access, "what the agent was shown: recalls and injections, newest first")
+    sp.add_argument("--limit", default="20", metavar="N")
     return p
+
+
+# Commands that change memory: in a folder without git their changes are never committed.
+CHANGES_MEMORY = {"remember", "dream", "watch", "approve", "reject", "defer", "propose", "edit", "pin", "unpin",
+                  "forget", "unforget", "rollback", "doctor", "alerts"}
+
+
+def _say_no_history_once(args) -> None:
+    from pathlib import Path
+
+    from dreamdeck.core.git.init import NO_HISTORY, has_history
+    from dreamdeck.core.io.once import first_time
+
+    root = Path(args.workspace).resolve()
+    if root.is_dir() and not has_history(root) and first_time("no-history", str(root)):
+        print(f"dreamdeck: note: {NO_HISTORY.format(root=root)}; `dreamdeck init` starts one (said once)",
+              file=sys.stderr)
 
 
 def _cmd_open(args) -> int:
@@ -139,19 +220,23 @@ def _cmd_demo(args) -> int:
     import tempfile
     from pathlib import Path
 
-    from dreamdeck.demo.build import build_demo
+    from dreamdeck.demo.open import demo_notice
+    from dreamdeck.tui.demo_app import open_demo
+    from dreamdeck.demo.stage import create_demo
 
-    target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="dreamdeck-demo-"))
+    # A short folder name: the app's tab bar shows it.
+    target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="dreamdeck-demo-")) / "pico"
     if target.exists() and any(target.iterdir()):
         raise CliError(f"{target} is not empty; give `dreamdeck demo` a new or empty folder")
-    build_demo(target, today=args.today)
+    try:
+        demo = create_demo(target.resolve(), today=args.today)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if args.no_open:
-        print(target)
+        print(target.resolve())
         return 0
-    from dreamdeck.core.workspace import Workspace
-    from dreamdeck.tui.app import run_app
-
-    return run_app(Workspace.open(target, today=args.today))
+    print(demo_notice(target.resolve()))
+    return open_demo(demo.ws)
 
 
 _VALUED = ("-w", "--workspace", "--today")
@@ -190,7 +275,12 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["open", *argv]  # `dreamdeck [PATH]` opens the app
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        if args.command == "watch":  # runs until stopped: said up front
+            _say_no_history_once(args)
+        status = int(args.func(args) or 0)
+        if status == 0 and args.command in CHANGES_MEMORY - {"watch"}:
+            _say_no_history_once(args)  # after a change that went through: a refusal changed nothing
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

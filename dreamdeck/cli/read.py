@@ -24,7 +24,11 @@ def cmd_topics(args) -> int:
         column, _, direction = args.sort.partition(":")
         if column not in COLUMNS:
             raise CliError(f"unknown column {column!r}; choose one of {', '.join(COLUMNS)}")
-        rows = sort_rows(rows, column, reverse=(direction == "desc") or (args.reverse and direction != "asc"))
+        if direction not in ("", "asc", "desc"):
+            raise CliError(f"unknown sort direction {direction!r}; use asc or desc (e.g. --sort {column}:desc)")
+        if direction and args.reverse:
+            raise CliError(f"--reverse contradicts {args.sort}; give one direction")
+        rows = sort_rows(rows, column, reverse=(direction == "desc") or (args.reverse and not direction))
     elif args.reverse:
         rows.reverse()
     if args.json:
@@ -35,10 +39,11 @@ def cmd_topics(args) -> int:
         return 0
     say(table(
         [(r.slug, truncate(r.heading or "(untitled)", 60), r.cites, r.days, r.last_reinforced,
-          "—" if r.age is None else r.age, r.tier, f"{r.score:.2f}", r.status + (" ⚠ unparseable" if r.parse_error else ""))
+          "—" if r.age is None else r.age, r.tier, f"{r.score:.2f}", r.status + (" ⚠ unparseable" if r.parse_error else ""),
+          r.access_count)
          for r in rows],
-        ["slug", "heading", "cites", "days", "last reinforced", "age", "tier", "score", "status"],
-        align="llrrlrlrl",
+        ["slug", "heading", "cites", "days", "last reinforced", "age", "tier", "score", "status", "shown"],
+        align="llrrlrlrlr",
     ))
     return 0
 
@@ -85,6 +90,8 @@ def cmd_stream(args) -> int:
     from dreamdeck.core.store.tombstones import tombstoned_keys
     from dreamdeck.core.workspace import parse_date
 
+    if args.date and args.all:
+        raise CliError("--date and --all contradict each other; give one")
     ws = open_ws(args)
     stones = tombstoned_keys(ws)
     days = [d for d, _ in list_stream_days(ws)]
@@ -98,14 +105,28 @@ def cmd_stream(args) -> int:
         path = read_path_for(ws, day)
         if path is None:
             continue
-        for ln in read_stream_lines(path):
+        lines = read_stream_lines(path)
+        for ln in lines:
             if ln.kind == "fragment" and (day, ln.event["id"]) not in stones:
                 shown.add((day, ln.event["id"]))
                 _print_fragment(Fragment.from_event(day, ln.event), args.json)
+        _say_skipped(ws, path, lines)
     sys.stdout.flush()
     if not args.follow:
         return 0
     return _follow(ws, args, stones, shown)
+
+
+def _say_skipped(ws, path, lines) -> None:
+    """Malformed lines are skipped, never silently: one line on stderr per file (stdout stays parseable)."""
+    from dreamdeck.core.store.streams import problems_of
+
+    bad = [p.lineno for p in problems_of(ws, path, lines)]
+    if bad:
+        where = ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+        sys.stdout.flush()
+        print(f"dreamdeck: skipped {plural(len(bad), 'malformed line')} in {ws.rel(path)} "
+              f"(line{'s' if len(bad) > 1 else ''} {where}); `dreamdeck doctor` says more", file=sys.stderr)
 
 
 def _follow(ws, args, stones, shown: set[tuple[str, str]]) -> int:
@@ -150,19 +171,28 @@ def cmd_dreams(args) -> int:
     ws = open_ws(args)
     dreams = list_dreams(ws.root, args.limit)
     if args.json:
-        emit_json([d.to_json() for d in dreams])
+        # TypeClaw's `typeclaw memory dreams --json --details` objects (detail always included),
+        # with dreamdeck's actor / approval / trigger / ref after them.
+        emit_json([d.to_dream_json() for d in dreams])
         return 0
     if not dreams:
         say("No dream commits yet.")
         return 0
     for d in dreams:
-        say(f"{d.sha[:10]}  {d.date[:16].replace('T', ' ')}  {d.emoji} {d.summary}  [{d.kind}]  {d.actor}")
-        for t in d.topics:
-            say(f"    {t.status} topics/{t.slug}.md  +{t.added} -{t.removed}")
-        for s in d.new_skills:
-            say(f"    new skill '{s}'")
-        if d.fragments_added:
-            say(f"    {plural(len(d.fragments_added), 'fragment')} added")
+        say(f"{d.sha[:10]}  {d.date[:16].replace('T', ' ')}  {d.emoji or ''} {d.summary or ''}  "
+            f"[{', '.join(d.categories)}]  {d.actor}")
+        detail = d.detail
+        if detail is None:
+            continue
+        for t in detail.changed_topics:
+            counts = f"  +{t.additions} -{t.deletions}" if t.additions is not None else ""
+            say(f"    {t.status} {t.path}{counts}")
+        for name, _ in detail.created_skills:
+            say(f"    new skill '{name}'")
+        if detail.added_fragments:
+            say(f"    {plural(len(detail.added_fragments), 'fragment')} added")
+        for warning in detail.parse_warnings:
+            say(f"    ⚠ {warning}")
     return 0
 
 

@@ -166,8 +166,8 @@ def _edit_in_editor(texts: dict[str, str | None]) -> dict[str, str | None]:
 def cmd_approve(args) -> int:
     ws = open_ws(args)
     if args.id.startswith("p-"):
-        if args.hunk or args.edit:
-            raise CliError("--hunk and --edit apply to reflections (r-N); a proposal is approved whole")
+        if args.hunk or args.edit or args.force:
+            raise CliError("--hunk, --edit and --force apply to reflections (r-N); a proposal is approved whole")
         from dreamdeck.core.ops.proposals import approve_proposal
 
         result = approve_proposal(ws, args.id, actor=args.actor)
@@ -403,3 +403,13 @@ def cmd_alerts(args) -> int:
     for a in alerts:
         say(f"⚠ {a.path}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
     return 1
+
+
+def cmd_init(args) -> int:
+    from dreamdeck.core.git.init import start_history
+
+    ws = open_ws(args)
+    sha = start_history(ws.root, actor=args.actor)
+    say(f"started the git history of {ws.root}" + (f": memory/ committed as {sha[:10]}" if sha else
+                                                  " (memory/ is empty: nothing to commit yet)"))
+    return 0

@@ -1,6 +1,6 @@
 """Open a prepared workspace and change it through the one door, SIGKILLing ourselves at STEP.
 
-    python dream_with_fault.py <agent folder> <today> <scenario> <STEP> <plan.json>
+    python -m tests.faults.dream_with_fault <agent folder> <today> <scenario> <STEP> <plan.json>
 
 Scenarios (the workspace is built by tests/test_fault_injection.py, never here):
 - dream:  run_dream, review none: merge a+b into ab (plus today's #1), new shard n (#2), noise #3
@@ -19,15 +19,12 @@ import signal
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS.parent))
-sys.path.insert(0, str(TESTS))
-
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
-from dreamdeck.core.dreaming.run import run_dream  # noqa: E402
-from dreamdeck.core.store.tombstones import Tombstone  # noqa: E402
-from dreamdeck.core.workspace import Workspace  # noqa: E402
-from faults.scripted import Scripted, citations_in, draft  # noqa: E402
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, Evidence, FileEdit, Writes
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.store.tombstones import Tombstone
+from dreamdeck.core.workspace import Workspace
+from tests.support.dreamers import Scripted, citations_in, draft
 
 
 def main() -> int:
@@ -56,15 +53,15 @@ def main() -> int:
     elif scenario == "forget":
         stone = Tombstone(**plan["tombstone"])
         apply_changeset(ws, ChangeSet(
-            action="FORGET", actor="human:cli", approval="approved", trigger="forget", summary="forget b",
-            edits=[FileEdit("topics/b.md", plan["b"], None)], allow_drop={(stone.date, stone.id)},
-            tombstones=[("forget", stone)], gc_days={stone.date},
+            Commit("forget", "human:cli", "approved", "forget", "forget b"),
+            Writes([FileEdit("topics/b.md", plan["b"], None)]),
+            Evidence(allow_drop={(stone.date, stone.id)}, tombstones=[("forget", stone)], gc_days={stone.date}),
         ), fault=fault)
     elif scenario == "restore":
         apply_changeset(ws, ChangeSet(
-            action="REVERT", actor="human:cli", approval="approved", trigger="rollback", summary="bring r back",
-            edits=[FileEdit("topics/r.md", None, plan["r"])],
-            restore_lines={plan["restore_day"]: [plan["restore_line"]]},
+            Commit("revert", "human:cli", "approved", "rollback", "bring r back"),
+            Writes([FileEdit("topics/r.md", None, plan["r"])]),
+            Evidence(restore_lines={plan["restore_day"]: [plan["restore_line"]]}),
         ), fault=fault)
     else:
         raise SystemExit(f"unknown scenario {scenario}")

@@ -1,18 +1,15 @@
 """Hold the dream lock of a workspace until stdin closes (or the process is killed).
 
-    python hold_lock.py <agent folder> <trigger>
+    python -m tests.faults.hold_lock <agent folder> <trigger>
 Prints "held <pid>" once the lock is taken.
 """
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from dreamdeck.core.dreaming.lock import DreamLock  # noqa: E402
-from dreamdeck.core.workspace import Workspace  # noqa: E402
+from dreamdeck.core.dreaming.lock import DreamLock
+from dreamdeck.core.workspace import Workspace
 
 
 def main() -> None:

@@ -2,25 +2,25 @@
 palette, the user config (theme, keymap) and quitting; checked on disk where something is written."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-from tui_waits import settle
+from tests.support.waits import settle
 
-from faults.scripted import Scripted, commit_all, draft
-from helpers import fragment_line, uuid_at, write_stream
+from tests.support.dreamers import Scripted, draft
+from tests.support.memory import commit_all, fragment_line, uuid_at, write_stream
+from tests.support.tui import Notes, make_app
+from tests.tui.apps import topics_app
 
 from dreamdeck.core.dreaming.run import run_dream
 from textual.command import CommandList, CommandPalette
+from textual.widgets import Markdown
 from dreamdeck.tui.app import DreamdeckApp
-from dreamdeck.tui.config import UserConfig, load_user_config
+from dreamdeck.tui.config import load_user_config
 from dreamdeck.tui.modals import HelpModal
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 from dreamdeck.tui.screens.topics import TopicsScreen
 
-sys.path.insert(0, str(Path(__file__).parent / "apps"))
-import topics_app  # noqa: E402
 
 SIZE = (140, 40)
 PM = "package-manager"
@@ -51,7 +51,7 @@ def current_tab(app) -> str:
 
 
 async def test_number_keys_switch_screens_and_the_tab_bar_shows_the_current_one(topics):
-    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
+    app = make_app(topics)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.current_mode == "topics" and current_tab(app) == "1 Topics"
@@ -65,7 +65,7 @@ async def test_number_keys_switch_screens_and_the_tab_bar_shows_the_current_one(
 
 
 async def test_question_mark_lists_the_current_screens_keys_one_per_line_under_the_tabs_name(topics):
-    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
+    app = make_app(topics)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("question_mark")
@@ -77,7 +77,7 @@ async def test_question_mark_lists_the_current_screens_keys_one_per_line_under_t
         for key, action in (("/", "Filter"), ("p", "Pin"), ("f", "Forget"), ("e", "Edit"), ("s", "Sort"),
                             ("?", "Help"), ("↑ ↓ j k", "Up / down"), ("tab shift+tab", "Next / previous pane")):
             assert rows.get(key) == action, (key, rows)
-        assert "Number keys 1–7 switch screens" in shown[-2] + " " + shown[-1] and "q quits" in shown[-1]
+        assert "Number keys 1–8 switch screens" in shown[-2] + " " + shown[-1] and "q quits" in shown[-1]
         # one key per line: every row of the key list is on its own line of the modal
         for key, action in app.screen.keys:
             assert any(line.split() and key in line and action in line for line in shown), (key, action)
@@ -140,8 +140,9 @@ async def palette_entries(app, pilot, query: str = "") -> list[str]:
 
 
 async def test_the_palette_lists_screens_and_the_current_screens_actions_and_runs_them(topics):
-    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
-    async with app.run_test(size=SIZE) as pilot:
+    app = make_app(topics)
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         names = await palette_entries(app, pilot)
         for _, _, label in TABS:
@@ -155,7 +156,7 @@ async def test_the_palette_lists_screens_and_the_current_screens_actions_and_run
         await settle(app, pilot)
         assert isinstance(app.screen, TopicsScreen)
         assert (topics.vault_dir / f"{PM}.md").read_bytes() == (topics.topics_dir / f"{PM}.md").read_bytes()
-        assert any(f"pinned {PM}" in n.message for n in app._notifications)
+        assert any(f"pinned {PM}" in n.message for n in notes.raised)
         # "Go to …" switches screens
         await palette_entries(app, pilot, "go to history")
         await pilot.press("enter")
@@ -184,7 +185,7 @@ async def test_a_theme_change_is_saved_to_the_user_config_and_used_by_the_next_a
 
 
 async def test_the_palette_changes_the_theme_too(ws, config_dir):
-    app = DreamdeckApp(ws, watcher=False, user_config=UserConfig())
+    app = make_app(ws)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await palette_entries(app, pilot, "theme")
@@ -222,10 +223,11 @@ async def test_a_broken_user_config_is_reported_not_fatal(ws, config_dir):
     config_dir.mkdir()
     (config_dir / "config.toml").write_text("theme = \n")
     app = DreamdeckApp(ws, watcher=False)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, TopicsScreen)
-        assert any(n.title == "user config ignored" for n in app._notifications)
+        assert any(n.title == "user config ignored" for n in notes.raised)
 
 
 async def test_a_pending_reflection_shows_a_badge_on_the_reflections_tab(ws):
@@ -236,7 +238,7 @@ async def test_a_pending_reflection_shows_a_badge_on_the_reflections_tab(ws):
     receipt = run_dream(ws, review="all", dreamer=Scripted(
         lambda inp, scratch: scratch.write_shard("ci", draft("CI runs on every push to main", [cite]))))
     assert receipt.reflection == "r-1", receipt.to_json()
-    app = DreamdeckApp(ws, watcher=False, user_config=UserConfig())
+    app = make_app(ws)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.counts["reflections"] == 1
@@ -248,7 +250,7 @@ async def test_a_pending_reflection_shows_a_badge_on_the_reflections_tab(ws):
 
 
 async def test_q_quits(ws):
-    app = DreamdeckApp(ws, watcher=False, user_config=UserConfig())
+    app = make_app(ws)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("q")
@@ -266,14 +268,15 @@ async def test_a_refusal_is_a_toast_with_its_own_words_and_a_bug_is_reported_as_
     def broken():
         return {}["missing-key"]
 
-    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
-    async with app.run_test(size=SIZE) as pilot:
+    app = make_app(topics)
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         app.screen.act("Pin", refused)
         await settle(app, pilot)
         app.screen.act("Forget", broken)
         await settle(app, pilot)
-        toasts = {n.title: n for n in app._notifications}
+        toasts = {n.title: n for n in notes.raised}
     refusal, bug = toasts["Pin: refused"], toasts["Forget: bug in dreamdeck"]
     assert refusal.message == "refused: would drop 1 cited fragment(s): 2026-05-12#x"
     assert str(refusal.severity) == "error"
@@ -285,10 +288,11 @@ async def test_a_failed_write_says_what_the_machine_said_without_calling_it_a_bu
     def full_disk():
         raise OSError(28, "No space left on device", str(topics.topics_dir / "x.md"))
 
-    app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
-    async with app.run_test(size=SIZE) as pilot:
+    app = make_app(topics)
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         app.screen.act("Edit", full_disk)
         await settle(app, pilot)
-        (toast,) = [n for n in app._notifications if n.title.startswith("Edit")]
+        (toast,) = [n for n in notes.raised if n.title.startswith("Edit")]
     assert (toast.title, toast.message) == ("Edit: failed", f"No space left on device: {topics.topics_dir / 'x.md'}")

@@ -1,32 +1,22 @@
 """Dream control screen (7): dream now, dry run, the watcher; asserted on receipts, git and the screen."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from datetime import datetime
 from pathlib import Path
 
-from tui_waits import wait_for, wait_workers
+from tests.support.waits import wait_for, wait_workers
 
-from conftest import git
+from tests.support.git import git
 from dreamdeck.core.dreaming.watcher import WatchEvent
 from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.workspace import Workspace
-from helpers import fragment_line, uuid_at, write_stream
+from tests.support.memory import fragment_line, uuid_at, write_stream
+from tests.support.tui import Notes, make_app
+from tests.tui.apps import control_app
 
-APPS = Path(__file__).parent / "apps"
 SIZE = (140, 40)
 TODAY = "2026-05-22"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"dreamdeck_snapshot_{name}", APPS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-control_app = _load("control_app")
 
 
 def automatic_workspace(agent_dir: Path, **dreaming) -> Workspace:
@@ -60,17 +50,15 @@ def receipts(agent_dir: Path) -> list[Path]:
     return sorted((agent_dir / "memory/meta/receipts").glob("d-*.json"))
 
 
-def make_app(agent_dir: Path, **kwargs):
-    from dreamdeck.tui.app import DreamdeckApp
-    from dreamdeck.tui.config import UserConfig
-
-    return DreamdeckApp(Workspace.open(agent_dir, today=TODAY), user_config=UserConfig(), **kwargs)
+def open_app(agent_dir: Path, **kwargs):
+    return make_app(Workspace.open(agent_dir, today=TODAY), **kwargs)
 
 
 async def test_d_dreams_now_writing_a_receipt_and_a_dream_commit(agent_dir):
     automatic_workspace(agent_dir)
     head = git(agent_dir, "rev-parse", "HEAD").strip()
-    async with make_app(agent_dir, watcher=False).run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with open_app(agent_dir, watcher=False).run_test(size=SIZE, message_hook=notes) as pilot:
         screen = await open_control(pilot)
         assert "2 fragments" in text_of(screen, "#watcher-panel") and "○ off" in text_of(screen, "#watcher-panel")
         assert "none" in text_of(screen, "#gates-panel") and "offline" in text_of(screen, "#gates-panel")
@@ -87,14 +75,14 @@ async def test_d_dreams_now_writing_a_receipt_and_a_dream_commit(agent_dir):
                        what="the receipt on screen")
         assert table.current_row()["commit"] == sha[:8]  # found in git: the receipt is committed with its dream
         await wait_for(pilot, lambda: "0 fragments" in text_of(screen, "#watcher-panel"), what="undreamed 0")
-        assert any(n.title == "Dream finished" for n in pilot.app._notifications)
+        assert any(n.title == "Dream finished" for n in notes.raised)
 
 
 async def test_shift_d_dry_run_writes_nothing_and_shows_what_would_change(agent_dir):
     automatic_workspace(agent_dir)
     head = git(agent_dir, "rev-parse", "HEAD").strip()
     before = sorted(p.relative_to(agent_dir).as_posix() for p in (agent_dir / "memory").rglob("*"))
-    async with make_app(agent_dir, watcher=False).run_test(size=SIZE) as pilot:
+    async with open_app(agent_dir, watcher=False).run_test(size=SIZE) as pilot:
         await open_control(pilot)
         await pilot.press("D")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "TextModal", what="the dry-run modal")
@@ -109,7 +97,7 @@ async def test_shift_d_dry_run_writes_nothing_and_shows_what_would_change(agent_
 
 async def test_watcher_events_update_the_screen(agent_dir):
     automatic_workspace(agent_dir)
-    app = make_app(agent_dir, watcher=False)
+    app = open_app(agent_dir, watcher=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_control(pilot)
         assert "none yet" in text_of(screen, "#decision")
@@ -125,10 +113,11 @@ async def test_watcher_events_update_the_screen(agent_dir):
 
 async def test_the_background_watcher_dreams_on_an_append_and_w_pauses_it(agent_dir):
     ws = automatic_workspace(agent_dir, min_fragments=1)
-    app = make_app(agent_dir, watcher=True)
+    app = open_app(agent_dir, watcher=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_control(pilot)
-        assert app.watcher is not None and "● on" in text_of(screen, "#watcher-panel")
+        assert app.watcher is not None
+        await wait_for(pilot, lambda: "● on" in text_of(screen, "#watcher-panel"), what="the watcher shown on")
         await wait_for(pilot, lambda: app.watcher.status().watching is not None, what="watchfiles to start")
         append_fragment(ws, "coffee", "Switched to decaf after 3 pm.", event_id=uuid_at(TODAY, 3))
         table = screen.query_one("#receipts")
@@ -137,8 +126,9 @@ async def test_the_background_watcher_dreams_on_an_append_and_w_pauses_it(agent_
         assert receipt["trigger"] == "watch" and receipt["status"] == "applied" and receipt["fragments_seen"] == 3
         assert table.current_row()["id"] == receipt["id"]
         assert any(ev.message == "run: 3 undreamed fragments (watch)" for ev in app.watcher.events)
-        assert "run-done" in text_of(screen, "#events")
-        assert text_of(screen, "#decision").startswith("last decision  ")
+        # the receipts table can reload before the watcher's events reach the log: wait for them
+        await wait_for(pilot, lambda: "run-done" in text_of(screen, "#events"), what="run-done in the event log")
+        await wait_for(pilot, lambda: text_of(screen, "#decision").startswith("last decision  "), what="the decision")
         await wait_for(pilot, lambda: "runs       1" in text_of(screen, "#watcher-panel"), what="the run count")
 
         await pilot.press("w")
@@ -155,4 +145,4 @@ def test_snapshot_control_screen(snap_compare, agent_dir, utc):
     async def run_before(pilot):
         await open_control(pilot)
 
-    assert snap_compare(control_app.make_app(agent_dir), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(control_app.snapshot_app(agent_dir), terminal_size=SIZE, run_before=run_before)

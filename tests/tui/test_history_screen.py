@@ -5,14 +5,14 @@ a pin; every test checks the files and git afterwards, not only the screen.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
-from tui_waits import on_screen, settle
+from tests.support.waits import on_screen, settle, wait_for
 
-from conftest import git
-from faults.scripted import Scripted, draft
-from helpers import fragment_line, uuid_at, write_stream
+from tests.support.git import git, head
+from tests.support.dreamers import Scripted, draft
+from tests.support.memory import fragment_line, uuid_at, write_stream
+from tests.support.tui import make_app
+from tests.tui.apps import history_app
 
 from dreamdeck.core.ops.alerts import pending_alerts
 from dreamdeck.core.store.audit import read_entries
@@ -22,9 +22,6 @@ from dreamdeck.core.ops.vault import pin_topic
 from dreamdeck.tui.modals import ConfirmModal
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
-sys.path.insert(0, str(Path(__file__).parent / "apps"))
-import history_app  # noqa: E402
-import proposals_app  # noqa: E402
 
 D = "2026-05-22"
 SHARD = "deploy-day"
@@ -53,15 +50,11 @@ def rows(app, table: str = "#commits") -> list:
     return [t.source.row(i) for i in range(t.row_count)]
 
 
-def head(root: Path) -> str:
-    return git(root, "rev-parse", "HEAD").strip()
-
-
 async def test_commits_show_kind_actor_approval_trigger_and_ref_and_the_selected_diff(ws):
     two_dreams(ws)
     propose(ws, "researcher", "semantic", "Deploys go out on Fridays", entities=[SHARD])
     pin_topic(ws, SHARD, actor="human:tui")
-    app = proposals_app.screen_app(ws, "history")
+    app = make_app(ws, "history")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         got = [(r["kind"], r["actor"], r["approval"], r["trigger"], r["ref"]) for r in rows(app)]
@@ -84,7 +77,7 @@ async def test_r_previews_the_blast_radius_and_y_rolls_back_as_a_new_commit(ws):
     after_first, dream2 = two_dreams(ws)
     pin_topic(ws, SHARD, actor="human:cli")  # a later commit on the same file shows in the preview
     before = head(ws.root)
-    app = proposals_app.screen_app(ws, "history")
+    app = make_app(ws, "history")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("j")  # dream 2
@@ -111,7 +104,7 @@ async def test_r_previews_the_blast_radius_and_y_rolls_back_as_a_new_commit(ws):
 async def test_n_cancels_the_rollback(ws):
     _, dream2 = two_dreams(ws)
     before, shard = head(ws.root), (ws.topics_dir / f"{SHARD}.md").read_bytes()
-    app = proposals_app.screen_app(ws, "history")
+    app = make_app(ws, "history")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("r")
@@ -126,7 +119,7 @@ async def test_n_cancels_the_rollback(ws):
 async def test_audit_lines_appear_newest_first(ws):
     propose(ws, "researcher", "semantic", "User prefers pnpm")
     propose(ws, "coder", "episodic", "User asked about bun")
-    app = proposals_app.screen_app(ws, "history")
+    app = make_app(ws, "history")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("right_square_bracket")
@@ -138,7 +131,7 @@ async def test_audit_lines_appear_newest_first(ws):
 
 
 async def test_an_alert_appears_after_soul_md_changes_and_A_acknowledges_it(ws):
-    app = proposals_app.screen_app(ws, "history")
+    app = make_app(ws, "history")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)  # the first check takes the baseline
         assert not app.screen.query_one("#alert-banner").has_class("-visible")
@@ -150,7 +143,9 @@ async def test_an_alert_appears_after_soul_md_changes_and_A_acknowledges_it(ws):
         assert banner.has_class("-visible") and "SOUL.md (changed)" in str(banner.render())
         assert [a.path for a in pending_alerts(ws.root)] == ["SOUL.md"]
         assert "SOUL.md changed" in str(app.screen.query_one("#alerts").render())
-        await pilot.press("A")
+        await pilot.press("A")  # the diff first (tests/tui/test_critical_alerts_live.py), then y accepts
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "AlertReviewModal", what="the diff")
+        await pilot.press("y")
         await settle(app, pilot)
         assert pending_alerts(ws.root) == []
         ack = read_entries(ws.root, action="ACK")
@@ -160,7 +155,7 @@ async def test_an_alert_appears_after_soul_md_changes_and_A_acknowledges_it(ws):
 
 
 async def test_an_empty_history_tells_a_new_user_what_makes_commits(ws):
-    app = proposals_app.screen_app(ws, "history")
+    app = make_app(ws, "history")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         assert "No memory commits yet" in app.screen.query_one("#commits", VirtualTable).empty_message
@@ -169,12 +164,12 @@ async def test_an_empty_history_tells_a_new_user_what_makes_commits(ws):
 
 
 def test_snapshot_history_with_a_rollback_and_an_alert(snap_compare, tmp_path):
-    assert snap_compare(history_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
+    assert snap_compare(history_app.snapshot_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
 
 
 def test_snapshot_history_audit_log(snap_compare, tmp_path):
-    assert snap_compare(history_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("right_square_bracket"))
+    assert snap_compare(history_app.snapshot_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("right_square_bracket"))
 
 
 def test_snapshot_history_rollback_preview(snap_compare, tmp_path):
-    assert snap_compare(history_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("j", "j", "r"))
+    assert snap_compare(history_app.snapshot_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("j", "j", "r"))

@@ -1,13 +1,14 @@
 """Screen 3, Proposals: each key is one core call, checked on pending-memories.md and in git."""
 from __future__ import annotations
 
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tui_waits import on_screen, settle
+from tests.support.waits import on_screen, settle
 
-from conftest import git
+from tests.support.git import commit_count, git
+from tests.support.tui import make_app
+from tests.tui.apps import proposals_app
 from dreamdeck.core.ops.proposals import propose
 from dreamdeck.core.store.proposals_file import read_pending
 from textual.widgets import Input
@@ -15,14 +16,12 @@ from textual.widgets import Input
 from dreamdeck.tui.modals import ReasonModal
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
-sys.path.insert(0, str(Path(__file__).parent / "apps"))
-import proposals_app  # noqa: E402
 
 NOW = datetime(2026, 5, 22, 10, 0, tzinfo=timezone.utc)
 
 
 async def open_proposals(ws):
-    return proposals_app.screen_app(ws, "proposals")
+    return make_app(ws, "proposals")
 
 
 def status(ws, number: int) -> str:
@@ -33,10 +32,6 @@ def status(ws, number: int) -> str:
 
 def head_message(root: Path) -> str:
     return git(root, "log", "-1", "--format=%B")
-
-
-def commits(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
 
 
 def table_ids(app) -> list[str]:
@@ -74,7 +69,7 @@ async def test_proposals_are_grouped_by_agent_with_store_confidence_and_age(ws):
 async def test_c_commits_the_proposal_into_memory_in_one_commit_with_trailers(ws):
     propose(ws, "researcher", "semantic", "User prefers academic sources over blog posts",
             entities=["preference--source-quality"], now=NOW)
-    before = commits(ws.root)
+    before = commit_count(ws.root)
     app = await open_proposals(ws)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
@@ -83,7 +78,7 @@ async def test_c_commits_the_proposal_into_memory_in_one_commit_with_trailers(ws
         assert status(ws, 1) == "committed"
         shard = ws.topics_dir / "preference-source-quality.md"
         assert "User prefers academic sources over blog posts." in shard.read_text()
-        assert commits(ws.root) == before + 1
+        assert commit_count(ws.root) == before + 1
         msg = head_message(ws.root)
         assert msg.startswith("memory: commit proposal p-1 from researcher (approved by human:tester)")
         for trailer in ("Actor: bot:commit-from:researcher", "Approval: approved", "Proposal: p-1"):
@@ -94,7 +89,7 @@ async def test_c_commits_the_proposal_into_memory_in_one_commit_with_trailers(ws
 
 async def test_x_asks_for_a_reason_and_rejects_with_it(ws):
     propose(ws, "coder", "semantic", "The staging database is shared with QA", now=NOW)
-    before = commits(ws.root)
+    before = commit_count(ws.root)
     app = await open_proposals(ws)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
@@ -106,7 +101,7 @@ async def test_x_asks_for_a_reason_and_rejects_with_it(ws):
         assert isinstance(app.screen, ReasonModal)
         await pilot.press("escape")  # cancel: nothing happens
         await settle(app, pilot)
-        assert status(ws, 1) == "pending" and commits(ws.root) == before
+        assert status(ws, 1) == "pending" and commit_count(ws.root) == before
 
         await pilot.press("x")
         await pilot.pause()
@@ -115,7 +110,7 @@ async def test_x_asks_for_a_reason_and_rejects_with_it(ws):
         await settle(app, pilot)
         p = read_pending(ws.root).get(1)
         assert (p.status, p.reason) == ("rejected", "QA has its own DB now")
-        assert commits(ws.root) == before + 1
+        assert commit_count(ws.root) == before + 1
         msg = head_message(ws.root)
         assert msg.startswith("memory: reject proposal p-1")
         assert {"Actor: human:tester", "Approval: rejected", "Proposal: p-1"} <= set(msg.splitlines())
@@ -124,14 +119,14 @@ async def test_x_asks_for_a_reason_and_rejects_with_it(ws):
 
 async def test_d_defers_and_the_proposal_stays_open(ws):
     propose(ws, "planner", "procedural", "Run the linter before every commit", now=NOW)
-    before = commits(ws.root)
+    before = commit_count(ws.root)
     app = await open_proposals(ws)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("d")
         await settle(app, pilot)
         assert status(ws, 1) == "deferred"
-        assert commits(ws.root) == before + 1
+        assert commit_count(ws.root) == before + 1
         assert {"Actor: human:tester", "Approval: pending"} <= set(head_message(ws.root).splitlines())
         assert table_ids(app) == ["p-1"]
         assert app.screen.check_action("defer", ()) is None  # already deferred: greyed out
@@ -196,12 +191,12 @@ async def test_an_empty_inbox_tells_a_new_user_how_proposals_arrive(ws):
 
 
 def test_snapshot_proposals_with_a_conflict(snap_compare, tmp_path):
-    assert snap_compare(proposals_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
+    assert snap_compare(proposals_app.snapshot_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
 
 
 def test_snapshot_proposals_conflicting_with_a_topic(snap_compare, tmp_path):
-    assert snap_compare(proposals_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("j"))
+    assert snap_compare(proposals_app.snapshot_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("j"))
 
 
 def test_snapshot_proposals_empty(snap_compare, tmp_path):
-    assert snap_compare(proposals_app.make_app(empty=True, parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
+    assert snap_compare(proposals_app.snapshot_app(empty=True, parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())

@@ -1,45 +1,31 @@
 """Screen 2, Reflections: hunk-by-hunk review driven with Pilot, checked on disk and in git."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-    sys.path.insert(0, str(ROOT))
+import pytest
 
-import pytest  # noqa: E402
-from textual.worker import WorkerCancelled  # noqa: E402
-from tui_terminal import suspending_terminal  # noqa: E402,F401 (a fixture)
-from tui_waits import wait_workers  # noqa: E402
-
-from dreamdeck.core.door.changeset import ChangeSet, FileEdit, apply_changeset  # noqa: E402
-from dreamdeck.core.dreaming.run import run_dream  # noqa: E402
-from dreamdeck.core.git.runner import head  # noqa: E402
-from dreamdeck.core.store.reflections import load_reflection  # noqa: E402
-from dreamdeck.core.store.state import load_state, save_state  # noqa: E402
-from faults.scripted import Scripted, commit_all, draft, git, merge_into  # noqa: E402
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream  # noqa: E402
-from dreamdeck.tui.app import DreamdeckApp  # noqa: E402
-from dreamdeck.tui.config import UserConfig  # noqa: E402
-from dreamdeck.tui.modals import ConfirmModal, ReasonModal  # noqa: E402
-from dreamdeck.tui.screens.reflections import EMPTY, ReflectionsScreen  # noqa: E402
-from dreamdeck.tui.widgets.hunk_view import GUTTER, HunkView  # noqa: E402
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.git.runner import head
+from dreamdeck.core.store.reflections import load_reflection
+from dreamdeck.core.store.state import load_state, save_state
+from tests.support.dreamers import Scripted, draft, merge_into
+from tests.support.git import git
+from tests.support.memory import cite, commit_all, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
+from tests.support.tui import Notes, make_app
+from tests.support.waits import settle
+from tests.tui.apps import reflections_app
+from dreamdeck.tui.modals import ConfirmModal, ReasonModal
+from dreamdeck.tui.screens.reflections import EMPTY, ReflectionsScreen
+from dreamdeck.tui.widgets.hunk_view import GUTTER, HunkView
 
 SIZE = (140, 40)
-APPS = Path(__file__).parent / "apps"
 D1, D = "2026-05-20", "2026-05-22"
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
-
-
-def topics(root: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((root / "memory/topics").glob("*.md"))}
 
 
 def status_of(ws, rid: str = "r-1") -> str:
@@ -76,19 +62,6 @@ def pending(ws, agent_dir, script=_two_files) -> None:
     assert receipt.reflection == "r-1", receipt.to_json()
 
 
-def make_app(ws) -> DreamdeckApp:
-    return DreamdeckApp(ws, watcher=False, user_config=UserConfig())
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):  # an action's worker, then the reload it triggers
-        try:
-            await wait_workers(app)
-        except WorkerCancelled:  # an exclusive reload replaced an older one
-            pass
-        await pilot.pause()
-
-
 async def open_reflections(app, pilot) -> ReflectionsScreen:
     await settle(app, pilot)
     await pilot.press("2")
@@ -113,10 +86,6 @@ async def go_to_file(pilot, screen, path: str) -> str:
 
 async def type_text(pilot, text: str) -> None:
     await pilot.press(*["space" if c == " " else c for c in text])
-
-
-def messages(app) -> list[tuple[str, str, str]]:
-    return [(n.title, n.message, n.severity) for n in app._notifications]
 
 
 def commit_message(root: Path) -> str:
@@ -240,7 +209,8 @@ async def test_a_partial_choice_that_would_lose_a_citation_is_refused_naming_the
     before, before_head = topics(agent_dir), head(agent_dir)
     lost = f"{D1}#{uuid_at(D1, 1)}"
     app = make_app(ws)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         screen = await open_reflections(app, pilot)
         delete_a = await go_to_file(pilot, screen, "topics/a.md")
         await pilot.press("space", "enter")
@@ -249,7 +219,7 @@ async def test_a_partial_choice_that_would_lose_a_citation_is_refused_naming_the
         await pilot.press("y")
         await settle(app, pilot)
 
-        errors = [m for t, m, sev in messages(app) if sev == "error"]
+        errors = [m for t, m, sev in notes.triples() if sev == "error"]
         assert any(lost in m and delete_a in m for m in errors), errors
         refusal = str(screen.query_one("#refl-refusal").render())
         assert "last refusal" in refusal and lost in refusal and f"{delete_a} (topics/a.md) removes" in refusal
@@ -270,12 +240,13 @@ async def test_a_stale_base_that_conflicts_shows_the_hunk_as_conflict_and_space_
     pending(ws, agent_dir, script=_rewrite_a)
     current = (agent_dir / "memory/topics/a.md").read_text()
     apply_changeset(ws, ChangeSet(
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="human rewrite",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "human rewrite"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a, said differently", [cite(D1, 1)]))]),
     ))
     edited, before_head = (agent_dir / "memory/topics/a.md").read_bytes(), head(agent_dir)
     app = make_app(ws)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         screen = await open_reflections(app, pilot)
         hid = await go_to_file(pilot, screen, "topics/a.md")
         hv = view(screen)
@@ -287,7 +258,7 @@ async def test_a_stale_base_that_conflicts_shows_the_hunk_as_conflict_and_space_
         await pilot.press("space")
         await pilot.pause()
         assert hid not in screen.decisions
-        assert any(hid in m and "conflict" in m.lower() for _, m, _ in messages(app))
+        assert any(hid in m and "conflict" in m.lower() for _, m, _ in notes.triples())
         # approve-all leaves it out too; the other file is still fine
         await pilot.press("a")
         assert hid not in screen.decisions and list(screen.decisions.values()) == ["approve"]
@@ -299,8 +270,8 @@ async def test_a_stale_base_that_merges_is_marked_rebases_cleanly_and_applies(ws
     pending(ws, agent_dir, script=_rewrite_a)
     current = (agent_dir / "memory/topics/a.md").read_text()
     apply_changeset(ws, ChangeSet(  # a later reinforcement adds a citation at the end of a
-        action="EDIT", actor="human:cli", approval="approved", trigger="test", summary="reinforce a",
-        edits=[FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))],
+        Commit("edit", "human:cli", "approved", "test", "reinforce a"),
+        Writes([FileEdit("topics/a.md", current, shard_text("Belief a", [cite(D1, 1), cite(D, 1)]))]),
     ))
     app = make_app(ws)
     async with app.run_test(size=SIZE) as pilot:
@@ -319,7 +290,8 @@ async def test_a_stale_base_that_merges_is_marked_rebases_cleanly_and_applies(ws
 async def test_n_and_p_move_the_gutter_marker_between_hunks(ws, agent_dir):
     pending(ws, agent_dir)
     app = make_app(ws)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         screen = await open_reflections(app, pilot)
         hv = view(screen)
         first, second = (h.id for h in hv.hunks)
@@ -345,7 +317,7 @@ async def test_n_and_p_move_the_gutter_marker_between_hunks(ws, agent_dir):
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is screen and screen.decisions == {}
-        assert any("Nothing chosen" in m for _, m, _ in messages(app))
+        assert any("Nothing chosen" in m for _, m, _ in notes.triples())
     assert head(agent_dir) == before_head and status_of(ws) == "pending"
 
 
@@ -416,13 +388,6 @@ async def test_after_E_and_the_confirm_the_hunks_have_focus_again_and_n_moves_on
 
 
 # --- snapshots -------------------------------------------------------------------------------------------
-def _load_app_module():
-    spec = importlib.util.spec_from_file_location("reflections_app", APPS / "reflections_app.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 async def _open_screen_two(pilot) -> None:
     await settle(pilot.app, pilot)
     await pilot.press("2")
@@ -430,7 +395,7 @@ async def _open_screen_two(pilot) -> None:
 
 
 def test_snapshot_reflection_with_hunks(snap_compare, tmp_path):
-    app = _load_app_module().make_app(tmp_path)
+    app = reflections_app.snapshot_app(tmp_path)
 
     async def run_before(pilot) -> None:
         await _open_screen_two(pilot)
@@ -441,7 +406,7 @@ def test_snapshot_reflection_with_hunks(snap_compare, tmp_path):
 
 
 def test_snapshot_confirm_modal(snap_compare, tmp_path):
-    app = _load_app_module().make_app(tmp_path)
+    app = reflections_app.snapshot_app(tmp_path)
 
     async def run_before(pilot) -> None:
         await _open_screen_two(pilot)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from rich.cells import cell_len
-from tui_waits import settle
+from tests.support.waits import settle
 
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.config import UserConfig

@@ -3,15 +3,15 @@ disk and the git history are the truth, not only the screen."""
 from __future__ import annotations
 
 import stat
-import sys
 from pathlib import Path
 
 import pytest
-from tui_terminal import suspending_terminal  # noqa: F401 (a fixture)
-from tui_waits import on_screen, settle
+from tests.support.waits import on_screen, settle
 
-from conftest import git
-from helpers import uuid_at
+from tests.support.git import commit_count, git
+from tests.support.memory import uuid_at
+from tests.support.tui import Notes, make_app
+from tests.tui.apps import topics_app
 
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_files
@@ -22,8 +22,6 @@ from dreamdeck.tui.modals import ReasonModal
 from dreamdeck.tui.screens.topics import COLUMNS, TopicsScreen, cell_style
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
-sys.path.insert(0, str(Path(__file__).parent / "apps"))
-import topics_app  # noqa: E402
 
 SIZE = (140, 40)
 PM = "package-manager"
@@ -33,13 +31,6 @@ PM = "package-manager"
 def topics(ws):
     topics_app.build_topics(ws.root)
     return ws
-
-
-def make_app(ws):
-    from dreamdeck.tui.app import DreamdeckApp
-    from dreamdeck.tui.config import UserConfig
-
-    return DreamdeckApp(ws, watcher=False, user_config=UserConfig())
 
 
 def table(app) -> VirtualTable:
@@ -58,10 +49,6 @@ def text_of(app, selector: str) -> str:
 def citation_texts(app) -> list[str]:
     cites = app.screen.query_one("#citations", OptionList)
     return [str(cites.get_option_at_index(i).prompt) for i in range(cites.option_count)]
-
-
-def commits(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
 
 
 def header(app) -> str:
@@ -208,7 +195,7 @@ async def test_an_unparseable_shard_has_a_red_slug_and_its_parse_error_in_the_me
         assert text_of(app, "#shard-title") == "loose-note"
         meta = text_of(app, "#shard-meta")
         assert meta == ("memory/topics/loose-note.md · ⚠ TypeClaw cannot parse it: "
-                        "missing frontmatter: the file must start with '---'")
+                        "frontmatter delimiter missing")
         assert app.screen.query_one("#shard-meta").has_class("-error")
         assert citation_texts(app) == ["2026-05-18 [deploy] Deploys go out on Tuesdays after the standup."]
         await pilot.press("k")
@@ -267,27 +254,28 @@ async def test_enter_on_a_citation_opens_that_fragment_on_the_stream_screen(topi
 
 # --- actions: files and git ----------------------------------------------------------------------
 async def test_p_pins_the_topic_byte_for_byte_in_a_new_commit(topics):
-    before = commits(topics.root)
+    before = commit_count(topics.root)
     app = make_app(topics)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         await pilot.press("p")
         await settle(app, pilot)
         vault = topics.vault_dir / f"{PM}.md"
         assert vault.read_bytes() == (topics.topics_dir / f"{PM}.md").read_bytes()
-        assert commits(topics.root) == before + 1
+        assert commit_count(topics.root) == before + 1
         msg = git(topics.root, "log", "-1", "--format=%B")
         assert msg.startswith(f"memory: pin {PM}")
         assert "Actor: human:tester" in msg.splitlines()
         assert f"memory/vault/{PM}.md" in git(topics.root, "show", "--name-status", "--format=", "HEAD")
         assert table(app).current_row()["status"] == "pinned"  # the view re-read core
         assert text_of(app, "#shard-title").startswith("📌 ")
-        assert any(f"pinned {PM}" in n.message for n in app._notifications)
+        assert any(f"pinned {PM}" in n.message for n in notes.raised)
 
 
 async def test_f_with_a_reason_archives_the_topic_in_a_commit(topics):
     text = (topics.topics_dir / "editor.md").read_bytes()
-    before = commits(topics.root)
+    before = commit_count(topics.root)
     app = make_app(topics)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -307,7 +295,7 @@ async def test_f_with_a_reason_archives_the_topic_in_a_commit(topics):
         assert isinstance(app.screen, TopicsScreen)
         assert not (topics.topics_dir / "editor.md").exists()
         assert (topics.memory / "archive" / "editor.md").read_bytes() == text
-        assert commits(topics.root) == before + 1
+        assert commit_count(topics.root) == before + 1
         msg = git(topics.root, "log", "-1", "--format=%B")
         assert msg.startswith("memory: forget editor") and "Actor: human:tester" in msg.splitlines()
         assert "topic editor archived: switched to vim" in (topics.meta_dir / "audit.log").read_text()
@@ -328,7 +316,7 @@ def test_the_forget_commit_removes_the_topic_from_the_tree(topics):
 
 async def test_f_then_escape_cancels_and_nothing_changes(topics):
     files = {p.name: p.read_bytes() for p in topics.topics_dir.glob("*.md")}
-    before = commits(topics.root)
+    before = commit_count(topics.root)
     app = make_app(topics)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -341,7 +329,7 @@ async def test_f_then_escape_cancels_and_nothing_changes(topics):
         assert isinstance(app.screen, TopicsScreen)
     assert {p.name: p.read_bytes() for p in topics.topics_dir.glob("*.md")} == files
     assert not (topics.memory / "archive").exists()
-    assert commits(topics.root) == before
+    assert commit_count(topics.root) == before
 
 
 def editor_script(tmp_path: Path, body: str) -> str:
@@ -358,45 +346,48 @@ async def test_e_edits_in_the_editor_through_the_door(topics, tmp_path, monkeypa
         "sed -i -e 's/^The user always uses pnpm, not bun\\./The user uses pnpm everywhere./' "
         "-e 's/^cites: 7$/cites: 99/' \"$1\"")))
     path = topics.topics_dir / f"{PM}.md"
-    before = commits(topics.root)
+    before = commit_count(topics.root)
     app = make_app(topics)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         await pilot.press("e")
         await settle(app, pilot)
         meta, body = parse_shard(path.read_text())
         assert body.startswith("The user uses pnpm everywhere.\n")
         assert meta.cites == 7 and meta.days == 7 and meta.last_reinforced == "2026-05-21"  # recomputed
-        assert commits(topics.root) == before + 1
+        assert commit_count(topics.root) == before + 1
         msg = git(topics.root, "log", "-1", "--format=%B")
         assert msg.startswith(f"memory: edit {PM}") and "Actor: human:tester" in msg.splitlines()
         assert git(topics.root, "show", "--name-only", "--format=", "HEAD").split() == [
             "memory/meta/audit.log", f"memory/topics/{PM}.md"]
         assert "The user uses pnpm everywhere." in app.screen.query_one("#shard-md").source
-        assert any(f"saved {PM}" in n.message for n in app._notifications)
+        assert any(f"saved {PM}" in n.message for n in notes.raised)
 
 
 async def test_an_edit_that_drops_a_citation_is_refused_and_nothing_changes(topics, tmp_path, monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor_script(tmp_path, "sed -i '/2026-05-12#/d' \"$1\""))
     path = topics.topics_dir / f"{PM}.md"
-    data, before = path.read_bytes(), commits(topics.root)
+    data, before = path.read_bytes(), commit_count(topics.root)
     app = make_app(topics)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         await pilot.press("e")
         await settle(app, pilot)
-        refusals = [n for n in app._notifications if n.title == "Edit: refused"]
+        refusals = [n for n in notes.raised if n.title == "Edit: refused"]
         assert len(refusals) == 1 and n_severity(refusals[0]) == "error"
         assert uuid_at("2026-05-12", 1) in refusals[0].message
-    assert path.read_bytes() == data and commits(topics.root) == before
+    assert path.read_bytes() == data and commit_count(topics.root) == before
 
 
 async def test_an_editor_that_fails_or_changes_nothing_saves_nothing(topics, tmp_path, monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
-    data, before = (topics.topics_dir / f"{PM}.md").read_bytes(), commits(topics.root)
+    data, before = (topics.topics_dir / f"{PM}.md").read_bytes(), commit_count(topics.root)
     app = make_app(topics)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         monkeypatch.setenv("EDITOR", editor_script(tmp_path, "true"))
         await pilot.press("e")
@@ -404,10 +395,10 @@ async def test_an_editor_that_fails_or_changes_nothing_saves_nothing(topics, tmp
         monkeypatch.setenv("EDITOR", editor_script(tmp_path, "sed -i 's/pnpm/npm/' \"$1\"; exit 3"))
         await pilot.press("e")
         await settle(app, pilot)
-        messages = [n.message for n in app._notifications]
+        messages = [n.message for n in notes.raised]
         assert "edit cancelled: nothing changed" in messages
         assert "the editor exited with status 3: nothing was saved" in messages
-    assert (topics.topics_dir / f"{PM}.md").read_bytes() == data and commits(topics.root) == before
+    assert (topics.topics_dir / f"{PM}.md").read_bytes() == data and commit_count(topics.root) == before
 
 
 @pytest.mark.usefixtures("suspending_terminal")
@@ -415,11 +406,12 @@ async def test_after_the_editor_the_table_has_focus_again_and_j_moves_on(topics,
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor_script(tmp_path, "sed -i 's/pnpm, not bun/pnpm everywhere/' \"$1\""))
     app = make_app(topics)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         await pilot.press("e")
         await settle(app, pilot)
-        assert any(f"saved {PM}" in n.message for n in app._notifications)
+        assert any(f"saved {PM}" in n.message for n in notes.raised)
         assert app.screen.focused is table(app)
         await pilot.press("j")
         await settle(app, pilot)
@@ -433,14 +425,15 @@ async def test_after_the_editor_focus_is_back_on_the_citation_list_it_was_on(top
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor_script(tmp_path, "true"))
     app = make_app(topics)
-    async with app.run_test(size=SIZE) as pilot:
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
         await pilot.press("tab", "tab")  # the table, the shard's text, its citations
         cites = app.screen.query_one("#citations", OptionList)
         assert app.screen.focused is cites
         await pilot.press("e")
         await settle(app, pilot)
-        assert "edit cancelled: nothing changed" in [n.message for n in app._notifications]
+        assert "edit cancelled: nothing changed" in [n.message for n in notes.raised]
         assert app.screen.focused is cites
         await pilot.press("down")
         assert cites.highlighted == 1
@@ -452,21 +445,21 @@ def n_severity(notification) -> str:
 
 # --- snapshots -----------------------------------------------------------------------------------
 def test_snapshot_topics_with_a_selected_shard(snap_compare, tmp_path):
-    assert snap_compare(topics_app.make_app(parent=tmp_path), terminal_size=SIZE, run_before=on_screen("j"))
+    assert snap_compare(topics_app.snapshot_app(parent=tmp_path), terminal_size=SIZE, run_before=on_screen("j"))
 
 
 def test_snapshot_topics_filtered(snap_compare, tmp_path):
-    assert snap_compare(topics_app.make_app(parent=tmp_path), terminal_size=SIZE,
+    assert snap_compare(topics_app.snapshot_app(parent=tmp_path), terminal_size=SIZE,
                         run_before=on_screen("slash", *"pnpm"))
 
 
 def test_snapshot_topics_help(snap_compare, tmp_path):
-    assert snap_compare(topics_app.make_app(parent=tmp_path), terminal_size=SIZE,
+    assert snap_compare(topics_app.snapshot_app(parent=tmp_path), terminal_size=SIZE,
                         run_before=on_screen("question_mark"))
 
 
 def test_snapshot_topics_forget_reason(snap_compare, tmp_path):
-    assert snap_compare(topics_app.make_app(parent=tmp_path), terminal_size=SIZE,
+    assert snap_compare(topics_app.snapshot_app(parent=tmp_path), terminal_size=SIZE,
                         run_before=on_screen("G", "k", "f"))
 
 
@@ -485,7 +478,7 @@ async def test_angle_brackets_in_a_belief_are_shown_as_written_not_eaten_as_html
     """A belief like `<type>/<PLAT-key>-<slug>` is text; Markdown must not drop it as inline HTML."""
     from textual.widgets import Markdown
 
-    from helpers import shard_text, write_shard
+    from tests.support.memory import shard_text, write_shard
 
     write_shard(ws.root, "naming", shard_text("Branches are <type>/<PLAT-key>-<slug>", ["streams/2026-05-20#a1"]))
     app = make_app(ws)

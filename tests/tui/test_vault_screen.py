@@ -1,28 +1,22 @@
 """Screen 4, Vault: pinned shards, unpin behind a confirm, checked on disk and in git."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from tui_waits import on_screen, settle
+from tests.support.waits import on_screen, settle
 
-from conftest import git
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.git import commit_count, git
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.tui import make_app
+from tests.tui.apps import vault_app
 
 from dreamdeck.core.git.commit import Trailers, commit_memory
 from dreamdeck.core.ops.vault import pin_topic
 from dreamdeck.tui.modals import ConfirmModal
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
 
-sys.path.insert(0, str(Path(__file__).parent / "apps"))
-import proposals_app  # noqa: E402
-import vault_app  # noqa: E402
 
 D = "2026-05-20"
-
-
-def commits(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())
 
 
 def pinned(ws, slug: str = "package-manager", belief: str = "The user uses pnpm, not bun") -> Path:
@@ -41,8 +35,8 @@ def slugs(app) -> list[str]:
 async def test_unpin_after_confirm_removes_the_vault_copy_in_a_new_commit(ws):
     path = pinned(ws)
     topic_before = (ws.topics_dir / "package-manager.md").read_bytes()
-    before = commits(ws.root)
-    app = proposals_app.screen_app(ws, "vault")
+    before = commit_count(ws.root)
+    app = make_app(ws, "vault")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         assert slugs(app) == ["package-manager"]
@@ -55,7 +49,7 @@ async def test_unpin_after_confirm_removes_the_vault_copy_in_a_new_commit(ws):
         await settle(app, pilot)
         assert not path.exists()
         assert (ws.topics_dir / "package-manager.md").read_bytes() == topic_before  # the topic stays
-        assert commits(ws.root) == before + 1
+        assert commit_count(ws.root) == before + 1
         msg = git(ws.root, "log", "-1", "--format=%B")
         assert msg.startswith("memory: unpin package-manager")
         assert {"Actor: human:tester", "Approval: approved"} <= set(msg.splitlines())
@@ -66,8 +60,8 @@ async def test_unpin_after_confirm_removes_the_vault_copy_in_a_new_commit(ws):
 
 async def test_cancelling_the_confirm_keeps_the_pin(ws):
     path = pinned(ws)
-    data, before = path.read_bytes(), commits(ws.root)
-    app = proposals_app.screen_app(ws, "vault")
+    data, before = path.read_bytes(), commit_count(ws.root)
+    app = make_app(ws, "vault")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("delete")
@@ -76,7 +70,7 @@ async def test_cancelling_the_confirm_keeps_the_pin(ws):
         await pilot.press("n")
         await settle(app, pilot)
         assert not isinstance(app.screen, ConfirmModal)
-        assert path.read_bytes() == data and commits(ws.root) == before
+        assert path.read_bytes() == data and commit_count(ws.root) == before
         assert slugs(app) == ["package-manager"]
 
 
@@ -84,7 +78,7 @@ async def test_a_diverged_topic_is_flagged_with_its_diff_and_P_repins_it(ws):
     path = pinned(ws)
     write_shard(ws.root, "package-manager", shard_text("The user uses pnpm everywhere", [f"streams/{D}#{uuid_at(D, 1)}"], today=D))
     commit_memory(ws.root, "dream: 0 fragments 🌙", Trailers("typeclaw", "auto", "schedule"))
-    app = proposals_app.screen_app(ws, "vault")
+    app = make_app(ws, "vault")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         row = app.screen.query_one("#vault", VirtualTable).current_row()
@@ -103,7 +97,7 @@ async def test_a_diverged_topic_is_flagged_with_its_diff_and_P_repins_it(ws):
 
 
 async def test_an_empty_vault_says_how_to_pin(ws):
-    app = proposals_app.screen_app(ws, "vault")
+    app = make_app(ws, "vault")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         assert "press p on a topic" in app.screen.query_one("#vault", VirtualTable).empty_message
@@ -113,12 +107,12 @@ async def test_an_empty_vault_says_how_to_pin(ws):
 
 
 def test_snapshot_vault_with_a_diverged_topic(snap_compare, tmp_path):
-    assert snap_compare(vault_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
+    assert snap_compare(vault_app.snapshot_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
 
 
 def test_snapshot_vault_unpin_confirm(snap_compare, tmp_path):
-    assert snap_compare(vault_app.make_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("j", "u"))
+    assert snap_compare(vault_app.snapshot_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("j", "u"))
 
 
 def test_snapshot_vault_empty(snap_compare, tmp_path):
-    assert snap_compare(vault_app.make_app(empty=True, parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
+    assert snap_compare(vault_app.snapshot_app(empty=True, parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())

@@ -1,21 +1,15 @@
 """VirtualTable: renders only visible rows, keyboard/mouse navigation, sort, filter, refresh, follow."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Mapping
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-    sys.path.insert(0, str(ROOT))
-
-from textual import events  # noqa: E402
-from textual.app import App, ComposeResult  # noqa: E402
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
 
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable, _fit, cell_text
+from tests.tui.apps import table_app
 
-APPS = Path(__file__).parent / "apps"
 SIZE = (100, 30)
 
 COLUMNS = [
@@ -85,6 +79,15 @@ def visible_ids(table: VirtualTable) -> list[int]:
     return ids
 
 
+async def wheel_down(pilot, widget, offset: tuple[int, int], times: int) -> None:
+    """Pilot has no wheel helper: post the wheel events the terminal driver would, at `offset`
+    inside `widget`, to the app (which forwards them to the widget under the pointer)."""
+    x, y = widget.region.x + offset[0], widget.region.y + offset[1]
+    for _ in range(times):
+        pilot.app.post_message(events.MouseScrollDown(None, x, y, 0, 1, 0, False, False, False, screen_x=x, screen_y=y))
+        await pilot.pause()
+
+
 def body_height(table: VirtualTable) -> int:
     return table.scrollable_content_region.height - 1
 
@@ -101,6 +104,7 @@ def assert_cursor_visible(table: VirtualTable) -> None:
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.perf_contract(reason="the table asks its row source for the visible rows only, at 100,000 rows")
 async def test_mounting_100k_rows_reads_only_the_visible_rows():
     source = CountingSource(100_000)
     app = TableApp(source)
@@ -247,7 +251,7 @@ async def test_clicking_a_header_sorts_and_clicking_again_reverses():
         table = app.query_one(VirtualTable)
         await pilot.pause()
         before = body_lines(table)
-        score_x = table._column_span(2)[0] + 2
+        score_x = table.render_line(0).text.index("Score")  # a click on the header's label
 
         await pilot.click("#table", offset=(score_x, 0))
         await pilot.press("g")
@@ -306,8 +310,7 @@ async def test_clicking_a_row_moves_the_cursor_and_wheel_scrolls():
         assert table.cursor_row == 5
         assert app.highlighted[-1].row["id"] == 5
 
-        # Pilot has no wheel helper; send the wheel events the driver would.
-        await pilot._post_mouse_events([events.MouseScrollDown], "#table", offset=(5, 5), times=2)
+        await wheel_down(pilot, table, offset=(5, 5), times=2)
         await pilot.pause()
         assert table.scroll_y > 0
         top = round(table.scroll_y)
@@ -324,7 +327,7 @@ async def test_new_rows_do_not_pull_the_view_back_to_an_off_screen_cursor():
     app = TableApp(ListRowSource(rows))
     async with app.run_test(size=SIZE) as pilot:
         table = app.query_one(VirtualTable)
-        await pilot._post_mouse_events([events.MouseScrollDown], "#table", offset=(5, 5), times=20)
+        await wheel_down(pilot, table, offset=(5, 5), times=20)
         scrolled = table.scroll_y
         assert scrolled > body_height(table)  # the cursor (row 0) is off screen
         rows.append(make_row(1000))
@@ -526,18 +529,11 @@ def test_list_row_source_filter_sees_appended_rows():
 # ---------------------------------------------------------------------------
 
 
-def _load_table_app_module():
-    spec = importlib.util.spec_from_file_location("virtual_table_snapshot_apps", APPS / "table_app.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_snapshot_shard_table(snap_compare):
-    app = _load_table_app_module().TableApp()
+    app = table_app.TableApp()
     assert snap_compare(app, terminal_size=(100, 20), press=["j", "j", "right", "right", "s"])
 
 
 def test_snapshot_empty_table(snap_compare):
-    app = _load_table_app_module().EmptyTableApp()
+    app = table_app.EmptyTableApp()
     assert snap_compare(app, terminal_size=(100, 20))

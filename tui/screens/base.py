@@ -267,4 +267,4 @@ class MemoryScreen(Screen):
         key = next((k for m, k, _ in TABS if m == self.MODE), "")
         self.app.push_screen(HelpModal(
             f"{key} {LABELS.get(self.MODE, self.MODE.title())}".strip(), self.PURPOSE, self.key_rows(), self.HELP,
-            "Number keys 1–7 switch screens · tab moves between panes · ctrl+p has every action · q quits."))
+            "Number keys 1–8 switch screens · tab moves between panes · ctrl+p has every action · q quits."))

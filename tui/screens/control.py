@@ -20,7 +20,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
-from dreamdeck.tui.widgets.table_variants import FitTable
+from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 REFRESH_SECONDS = 5.0
@@ -101,6 +101,17 @@ def _when(at: datetime | None, now: datetime) -> str:
     return f"{stamp} (in {minutes // (24 * 60)} days)"
 
 
+def last_run_text(last_run: datetime | None, commit) -> str:
+    """The newest of dreamdeck's last run (its receipt) and the newest dream commit in git: a
+    dream made by TypeClaw, or committed without a receipt, is a run too."""
+    committed = datetime.fromisoformat(commit.date) if commit is not None else None
+    if committed is not None and (last_run is None or committed > last_run):
+        return f"{_local(commit.date, '%Y-%m-%d %H:%M')} (dream commit by {commit.actor})"
+    if last_run is not None:
+        return _local(last_run.isoformat(), "%Y-%m-%d %H:%M")
+    return "never"
+
+
 def dry_run_text(r: dict) -> str:
     """What a dry run would do, for the modal."""
     lines = [r.get("message") or r.get("status", ""), ""]
@@ -171,8 +182,10 @@ class ControlScreen(MemoryScreen):
             yield Static("", id="watcher-panel", classes="panel")
             yield Static("", id="gates-panel", classes="panel")
         yield Static("", id="decision")
-        yield FitTable(RECEIPT_COLUMNS, ListRowSource([]), cell_style=receipt_style, id="receipts",
-                           empty_message="No dreams yet. Press d to dream now, or D for a dry run.")
+        # On a narrow terminal the message keeps its room; trigger, dropped and commit are in the receipt (enter).
+        yield ResponsiveTable(RECEIPT_COLUMNS, ListRowSource([]), cell_style=receipt_style, id="receipts",
+                              optional=("trigger", "dropped", "commit"),
+                              empty_message="No dreams yet. Press d to dream now, or D for a dry run.")
         yield Static("", id="events")
 
     def on_mount(self) -> None:
@@ -202,6 +215,7 @@ class ControlScreen(MemoryScreen):
         from dreamdeck.core.dreaming.gates import count_undreamed, evaluate_gates, last_run_time, next_run
         from dreamdeck.core.dreaming.lock import DreamLock
         from dreamdeck.core.dreaming.run import choose_dreamer, list_receipts
+        from dreamdeck.core.git.history import newest_dream_commit
         from dreamdeck.core.store.settings import Settings, SettingsError, load_settings
 
         ws = self.ws
@@ -229,6 +243,7 @@ class ControlScreen(MemoryScreen):
                 out["next"] = None
         last_run = last_run_time(ws)
         out["last_run"] = last_run
+        out["last_commit"] = newest_dream_commit(ws.root)
         try:
             gate = evaluate_gates(ws, now=now, last_run_at=last_run, trigger="watch", settings=settings,
                                   undreamed=out["undreamed"])
@@ -289,7 +304,7 @@ class ControlScreen(MemoryScreen):
         else:
             t.append("free", style="green")
         t.append("\nlast run   ")
-        t.append(_local(data["last_run"].isoformat(), "%Y-%m-%d %H:%M") if data.get("last_run") else "never")
+        t.append(last_run_text(data.get("last_run"), data.get("last_commit")))
         if state != "off":
             t.append(f"\nruns       {data['runs']} since the app started")
         self.query_one("#watcher-panel", Static).update(t)
@@ -342,8 +357,8 @@ class ControlScreen(MemoryScreen):
             if i:
                 t.append("\n")
             t.append(f"{ev.at:%H:%M:%S} ", style="dim")
-            t.append(ev.kind.ljust(9), style="bold red" if ev.kind == "error" else "bold")
-            t.append(ev.message)
+            t.append(ev.kind, style="bold red" if ev.kind == "error" else "bold")
+            t.append(" " * max(1, 10 - len(ev.kind)) + ev.message)  # always a space: "run-start dream started"
         self.query_one("#events", Static).update(t)
 
     # --- watcher events (the app forwards them on its own thread) -----------------------------
@@ -358,8 +373,7 @@ class ControlScreen(MemoryScreen):
                 self._show_watcher(self.data)
         elif event.kind in ("run-done", "error"):
             self.in_run = False
-        if event.kind != "decision":
-            self.reload()
+        self.reload()  # a decision follows an append: the undreamed count moved (paused or not)
 
     # --- actions ---------------------------------------------------------------------------
     def action_dream(self) -> None:

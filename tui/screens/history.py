@@ -48,7 +48,9 @@ AUDIT_COLUMNS = [
     Column("summary", "summary", width=30, min_width=20, fill=True),
 ]
 EMPTY_COMMITS = ("No memory commits yet. Every dream, approval, pin, forget and rollback becomes one — "
-                 "press D to dream, or 1 for Topics.")
+                 "dream on the Dream screen (7, then d).")
+NO_REPO = ("This folder is not a git repository: changes are applied but never committed, so there is no "
+           "history and no rollback. `dreamdeck init` starts one.")
 EMPTY_AUDIT = "The audit log (memory/meta/audit.log) is empty: nothing has changed memory through dreamdeck yet."
 _VERB = re.compile(r"^memory: (\w+)")
 _ROLLBACK_REF = re.compile(r"^memory: (?:rollback|restore to) ([0-9a-f]{4,40})\b")
@@ -252,12 +254,15 @@ class HistoryScreen(MemoryScreen):
             alerts, problem = [], str(exc)
         entries, problems = read_log(root)
         audit = [e.__dict__ for e in reversed(entries)]
-        return {"commits": commits, "alerts": alerts, "alert_problem": problem, "audit": audit,
+        from dreamdeck.core.git.init import has_history
+
+        return {"commits": commits, "repo": has_history(root), "alerts": alerts, "alert_problem": problem, "audit": audit,
                 "audit_problems": [str(p) for p in problems]}
 
     def show(self, data: dict) -> None:
         self._alerts = data["alerts"]
         commits = self.query_one("#commits", VirtualTable)
+        commits.empty_message = EMPTY_COMMITS if data.get("repo", True) else NO_REPO
         commits.set_source(ListRowSource(data["commits"], filter_keys=("short", "kind", "actor", "approval", "trigger",
                                                                        "ref", "subject", "when")),
                            keep_cursor_key="sha")
@@ -301,8 +306,9 @@ class HistoryScreen(MemoryScreen):
             old, new = (a["old_sha"] or "absent")[:16], (a["new_sha"] or "absent")[:16]
             out.append(f"   accepted sha256 {old}  →  now {new}\n", style="dim")
         if data["alerts"]:
-            out.append("\nA accepts what the alerts show as the new baseline (one ACK line each in the audit log). "
-                       "If the change was not yours, restore the file first.", style="italic")
+            out.append("\nA shows each change as a diff and asks before accepting it as the new baseline (one "
+                       "ACK line each in the audit log). If the change was not yours, restore the file first.",
+                       style="italic")
         if data["audit_problems"]:
             out.append("\n\naudit.log lines that cannot be read:\n", style="bold yellow")
             for p in data["audit_problems"][:20]:
@@ -436,9 +442,6 @@ class HistoryScreen(MemoryScreen):
         alerts = getattr(self, "_alerts", None)
         if not alerts:
             return
-        from dreamdeck.core.ops.alerts import acknowledge
+        from dreamdeck.tui.alert_review import review_alerts
 
-        paths = [a["path"] for a in alerts]
-        self.act("Acknowledge", lambda: acknowledge(self.ws.root, paths, actor=self.actor),
-                 lambda done: f"accepted {', '.join(a.path for a in done)} as the new baseline" if done else
-                 "nothing left to acknowledge")
+        review_alerts(self, [a["path"] for a in alerts])  # the diff first, then a confirm

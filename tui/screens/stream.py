@@ -5,6 +5,10 @@ offset (newest days first) and reads only the rows on screen. New bytes are noti
 stat poll every 50 ms; the new lines are indexed in a thread and installed here, so the row count
 never changes under the table while it paints. Following keeps the cursor on the newest fragment;
 moving up (or `f`) pauses, and the purpose line counts what arrived meanwhile.
+
+`/` filters (a day-by-day search), `p` pins and `x` forgets the selected fragment: see
+`stream_curation`. The detail pane sits beside the table on a wide terminal and below it
+otherwise, so the body column always gets most of the width.
 """
 from __future__ import annotations
 
@@ -21,19 +25,21 @@ from textual.message import Message
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
-from dreamdeck.tui.widgets.table_variants import FitTable
+from dreamdeck.tui.screens.stream_curation import StreamCuration
+from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
 POLL_SECONDS = 0.05  # a stat per loaded day file: appends show within ~100 ms
 LOAD_MARGIN = 3  # rows from the top of the loaded window that trigger loading older days
 OLDER_ROWS = 500  # fragments to load per step when scrolling into the past
+SIDE_DETAIL = 160  # from this many columns the detail pane sits beside the table, else below it
 
 COLUMNS = [
     Column("date", "date", width=10, sortable=False),
     Column("time", "time", width=8, sortable=False),
     Column("topic", "topic", width=16, sortable=False),
     Column("who", "who", width=10, sortable=False),
-    Column("body", "body", width=40, sortable=False),  # FitTable widens it to fit
+    Column("body", "body", width=40, sortable=False),  # ResponsiveTable gives it the room that is left
 ]
 
 
@@ -48,7 +54,7 @@ def pretty_json(raw: str) -> Text:
     return text
 
 
-class StreamScreen(MemoryScreen):
+class StreamScreen(StreamCuration, MemoryScreen):
     MODE = "stream"
     AUTO_FOCUS = "#stream-table"
     PURPOSE = "Fragments as the agent appends them, live."
@@ -58,21 +64,36 @@ class StreamScreen(MemoryScreen):
         "**Following** keeps the cursor on the newest fragment. Moving up pauses it and the top line "
         "counts the fragments that arrived since; `f` (or going back to the bottom with `G`) follows "
         "again. Scrolling to the top loads older days; only the days you look at are read.\n\n"
-        "The right pane shows the selected fragment's JSON line (`enter` opens it in a window). A citation opened from the Topics "
-        "screen (`enter` on it) lands here with that fragment selected and following paused."
+        "The detail pane shows the selected fragment and its JSON line (`enter` opens it in a window). "
+        "A citation opened from the Topics screen (`enter` on it) lands here with that fragment selected "
+        "and following paused.\n\n"
+        "**Filter** (`/`): words match the topic, body, who or source; terms narrow it: `topic:deploys`, "
+        "`source:slack`, `who:dana`, `from:2026-05-01`, `to:2026-05-20`, `day:2026-05-21`. Every day is "
+        "searched, newest first, one at a time; the matches show as they are found. `esc` returns to the "
+        "live tail.\n\n"
+        "**Pin** (`p`) makes the selected fragment a vault shard no dream may change. **Forget** (`x`) "
+        "hides it for good and removes its citations (undo on the Forgotten screen, `8`)."
     )
     BINDINGS = [
         Binding("f", "toggle_follow", "Follow/pause", id="stream.follow"),
+        Binding("slash", "filter", "Filter", key_display="/", id="stream.filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="stream.clear_filter"),
+        Binding("p", "pin", "Pin", id="stream.pin"),
+        Binding("x", "forget", "Forget", id="stream.forget"),
         Binding("o", "load_older", "Older days", id="stream.older"),
         Binding("tab", "focus_next", "Next pane", show=False),
     ]
     DEFAULT_CSS = """
     StreamScreen #stream-body { height: 1fr; }
-    StreamScreen #stream-table { width: 1fr; }
-    StreamScreen #detail { width: 52; border-left: solid $panel-lighten-1; }
+    StreamScreen #stream-table { width: 1fr; height: 1fr; }
+    StreamScreen #detail { width: 60; border-left: solid $panel-lighten-1; }
+    StreamScreen.-stacked #stream-body { layout: vertical; }
+    StreamScreen.-stacked #detail { width: 1fr; height: 38%; min-height: 5; border-left: none;
+        border-top: solid $panel-lighten-1; }
     StreamScreen #detail-title { text-style: bold; padding: 0 1; height: auto; }
     StreamScreen #detail-meta { color: $text-muted; padding: 0 1; height: auto; }
-    StreamScreen #detail-json { padding: 0 1; height: auto; }
+    StreamScreen #detail-body { padding: 0 1; height: auto; }
+    StreamScreen #detail-json { padding: 0 1; height: auto; color: $text-muted; }
     """
 
     class Scanned(Message):
@@ -91,16 +112,31 @@ class StreamScreen(MemoryScreen):
         self._want_until: str | None = None
         self._jump: tuple[str, str] | None = None
         self._scan_error: str | None = None
+        self._init_curation()
 
     def compose_body(self) -> ComposeResult:
+        yield self.filter_box("filter: words, topic:T source:S who:W from:DAY to:DAY day:DAY")
         with Horizontal(id="stream-body"):
-            yield FitTable(COLUMNS, None, cell_style=self._cell_style, follow=True, id="stream-table",
-                           empty_message="No fragments yet. The agent's appends show up here as they land.")
+            yield ResponsiveTable(COLUMNS, None, cell_style=self._cell_style, follow=True, id="stream-table",
+                                  optional=("who",),
+                                  empty_message="No fragments yet. The agent's appends show up here as they land.")
             with Vertical(id="detail"):
                 yield Static("", id="detail-title", markup=False)
                 yield Static("", id="detail-meta", markup=False)
                 with VerticalScroll():
+                    yield Static("", id="detail-body", markup=False)
                     yield Static("", id="detail-json")
+
+    def on_resize(self, event) -> None:
+        self.set_class(event.size.width < SIDE_DETAIL, "-stacked")
+        self._update_status()
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action in ("pin", "forget"):
+            return self._fragment() is not None
+        if action == "clear_filter":
+            return self.filtering or self.query_one("#filter").has_class("-visible") if self.is_mounted else True
+        return True
 
     @property
     def table(self) -> VirtualTable:
@@ -137,12 +173,14 @@ class StreamScreen(MemoryScreen):
         """Memory changed (a dream compacted, a fragment was forgotten): re-read what moved."""
         if self.view is None:
             super().reload()
+        elif self.filtering:
+            self.refresh_filter()
         else:
             self._kick_scan()
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
-        if self.view is not None:
+        if self.view is not None and not self.filtering:
             self._poll_timer.resume()
             self._kick_scan()
         self._take_pending_jump()
@@ -154,7 +192,7 @@ class StreamScreen(MemoryScreen):
     # --- following the files -----------------------------------------------------------------
     def _poll(self) -> None:
         view = self.view
-        if view is None or self._scanning:
+        if view is None or self._scanning or self.filtering:
             return
         try:
             changed = view.changed()
@@ -211,6 +249,8 @@ class StreamScreen(MemoryScreen):
         if delta.stale:  # something else was installed first: read again from there
             self._kick_scan(older, until)
             return
+        if self.filtering:  # the table shows search matches: the view is kept current, unseen
+            return
         if delta.changed:
             table.refresh_rows()
             if not table.follow:
@@ -262,6 +302,7 @@ class StreamScreen(MemoryScreen):
         if not jump or self.view is None:
             return
         self.app.pending_jump = None  # type: ignore[attr-defined]
+        self.action_clear_filter()  # a citation lands in the live tail
         self._jump = (str(jump[0]), str(jump[1]))
         self._kick_scan(until=self._jump[0])
 
@@ -299,25 +340,33 @@ class StreamScreen(MemoryScreen):
     def _show_detail(self, row) -> None:
         title = self.query_one("#detail-title", Static)
         meta = self.query_one("#detail-meta", Static)
+        text = self.query_one("#detail-body", Static)
         body = self.query_one("#detail-json", Static)
+        self.refresh_bindings()  # pin and forget apply to fragments only
         if not row:
-            title.update("")
-            meta.update("")
-            body.update("")
+            for part in (title, meta, text, body):
+                part.update("")
             return
         if row.get("malformed"):
             title.update(f"⚠ {row['date']}: malformed line")
             meta.update(str(row.get("body", "")))
+            text.update("")
             body.update(Text(str(row.get("raw", ""))))
             return
         jumped = " ← citation" if row.get("key") == self.jumped_key else ""
-        title.update(f"{row['date']} {row['time']} · {row['topic']}{jumped}")
-        meta.update(f"streams/{row['date']}#{row['id']}")
+        who = f" · {row['who']}" if row.get("who") else ""
+        title.update(f"{row['date']} {row['time']} · {row['topic']}{who}{jumped}")
+        meta.update(f"streams/{row['date']}#{row['id']} · source {row.get('source', '')}")
+        text.update(str(row.get("body", "")))
         body.update(pretty_json(str(row["raw"])))
 
     def _update_status(self) -> None:
         purpose = self.query_one(".purpose", Static)
-        text = Text(self.PURPOSE + "  ")
+        if self.filtering or self._search_error:
+            purpose.update(self.filter_status())
+            return
+        # On a narrow terminal the state (following, counts) is worth the room more than the purpose.
+        text = Text(self.PURPOSE + "  " if self.size.width >= SIDE_DETAIL - 40 else "")
         table = self.table
         if table.follow:
             text.append("● following", style="bold green")

@@ -268,7 +268,7 @@ class TopicsScreen(MemoryScreen):
         self.app.push_screen(ReasonModal(
             f"Forget topic {slug}?",
             detail="The shard moves to memory/archive/ (soft forget); its citations keep protecting their "
-                   "fragments. Undo with `dreamdeck unforget`.",
+                   "fragments. Undo on the Forgotten screen (8) with u, or `dreamdeck unforget " + slug + "`.",
             placeholder="reason (required)"), go)
 
     def action_edit(self) -> None:

@@ -15,10 +15,11 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widget import Widget
 
-# (mode, key, label) of the seven screens, in tab order
+# (mode, key, label) of the screens, in tab order
 TABS = [
     ("topics", "1", "Topics"), ("reflections", "2", "Reflections"), ("proposals", "3", "Proposals"),
     ("vault", "4", "Vault"), ("history", "5", "History"), ("stream", "6", "Stream"), ("control", "7", "Dream"),
+    ("forgotten", "8", "Forgotten"),
 ]
 LABELS = {mode: label for mode, _key, label in TABS}
 

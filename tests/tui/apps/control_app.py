@@ -1,5 +1,5 @@
 """A small agent folder for the Dream control screen's snapshot (and a manual look:
-python tests/tui/apps/control_app.py).
+python -m tests.tui.apps.control_app).
 
 Fixed receipts (ids, times, commits), a dreamdeck.toml with the offline dreamer, undreamed
 fragments with fixed ids, the watcher off, and a screen whose clock is pinned, so nothing on
@@ -8,23 +8,17 @@ screen depends on the wall clock.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tempfile
 from datetime import datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-for extra in (ROOT, ROOT / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-from dreamdeck.core.dreaming.run import DreamReceipt  # noqa: E402
-from dreamdeck.core.workspace import Workspace  # noqa: E402
-from helpers import fragment_line, write_stream  # noqa: E402
-from dreamdeck.tui.app import DreamdeckApp  # noqa: E402
-from dreamdeck.tui.config import UserConfig  # noqa: E402
-from dreamdeck.tui.screens.control import ControlScreen  # noqa: E402
+from dreamdeck.core.dreaming.run import DreamReceipt
+from dreamdeck.core.workspace import Workspace
+from dreamdeck.tui.app import DreamdeckApp
+from dreamdeck.tui.screens.control import ControlScreen
+from tests.support.agent import agent_folder
+from tests.support.memory import fragment_line, write_stream
+from tests.support.tui import make_app
 
 TODAY = "2026-05-22"
 NOW = datetime(2026, 5, 22, 10, 7)  # naive local time: "next run 10:30 (in 23 min)"
@@ -75,15 +69,10 @@ def build(root: Path) -> Workspace:
     return Workspace.open(root, today=TODAY)
 
 
-def make_app(root: Path, **kwargs) -> DreamdeckApp:
-    return ControlSnapshotApp(Workspace.open(root, today=TODAY), watcher=False, user_config=UserConfig(), **kwargs)
+def snapshot_app(root: Path) -> DreamdeckApp:
+    return make_app(Workspace.open(root, today=TODAY), app_class=ControlSnapshotApp)
 
 
 if __name__ == "__main__":
-    folder = Path(tempfile.mkdtemp(prefix="dreamdeck-control-")) / "agent"
-    folder.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=folder, check=True)
-    build(folder)
-    app = make_app(folder)
-    app.call_later(app.switch_mode, "control")
-    app.run()
+    make_app(build(agent_folder(Path(tempfile.mkdtemp(prefix="dreamdeck-control-")))), "control",
+             app_class=ControlSnapshotApp).run()

@@ -1,5 +1,5 @@
 """The History screen over a short memory history (snapshot tests; a manual look:
-python tests/tui/apps/history_app.py).
+python -m tests.tui.apps.history_app).
 
 Deterministic down to the shas: git dates are pinned through the environment, every audit line is
 written at a fixed time (the door's clock is frozen while building), and the dream commits are
@@ -14,8 +14,10 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from proposals_app import ROOT, TODAY, agent_folder, git_dates, screen_app  # noqa: E402
+from tests.support.git import git_dates
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.tui import make_app
+from tests.tui.apps.proposals_app import TODAY, pinned_agent_folder
 
 D = "2026-05-18"
 
@@ -23,7 +25,7 @@ D = "2026-05-18"
 @contextmanager
 def frozen(stamp: str):
     """Git dates and the door's clock (audit lines) both at `stamp`."""
-    from dreamdeck.core.door import changeset
+    from dreamdeck.core.door import apply
 
     when = datetime.fromisoformat(stamp)
 
@@ -32,22 +34,18 @@ def frozen(stamp: str):
         def now(cls, tz=None):  # noqa: D102
             return when.astimezone(tz) if tz else when.replace(tzinfo=None)
 
-    saved = changeset.datetime
-    changeset.datetime = Frozen  # type: ignore[misc]
+    saved = apply.datetime
+    apply.datetime = Frozen  # type: ignore[misc]
     try:
         with git_dates(stamp):
             yield when
     finally:
-        changeset.datetime = saved  # type: ignore[misc]
+        apply.datetime = saved  # type: ignore[misc]
 
 
 def build_history(root: Path) -> dict[str, str]:
     """Six memory commits (two dreams, a proposal and its rejection, a pin, a rollback of the
     second dream) and one pending SOUL.md alert. Returns the shas by name."""
-    if str(ROOT / "tests") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tests"))
-    from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
-
     from dreamdeck.core.ops.alerts import check_alerts
     from dreamdeck.core.git.commit import Trailers, commit_memory
     from dreamdeck.core.git.runner import head
@@ -89,14 +87,14 @@ def build_history(root: Path) -> dict[str, str]:
     return shas
 
 
-def make_app(empty: bool = False, parent: Path | None = None):
+def snapshot_app(empty: bool = False, parent: Path | None = None):
     from dreamdeck.core.workspace import Workspace
 
-    root = agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-history-")))
+    root = pinned_agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-history-")))
     if not empty:
         build_history(root)
-    return screen_app(Workspace.open(root, today=TODAY), "history")
+    return make_app(Workspace.open(root, today=TODAY), "history")
 
 
 if __name__ == "__main__":
-    make_app(empty="--empty" in sys.argv).run()
+    snapshot_app(empty="--empty" in sys.argv).run()

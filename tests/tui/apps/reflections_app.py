@@ -1,54 +1,28 @@
 """A workspace with one pending reflection, and the dreamdeck app on it, for snapshot tests
-(and a manual look: python tests/tui/apps/reflections_app.py [DIR]).
+(and a manual look: python -m tests.tui.apps.reflections_app [DIR]).
 
-Everything shown is fixed: the workspace's today, fragment ids (helpers.uuid_at), the scripted
-dreamer's shard texts and the reflection's creation time, so hunk ids and ages never move.
+Everything shown is fixed: the workspace's today, fragment ids (tests.support.memory.uuid_at),
+the scripted dreamer's shard texts and the reflection's creation time, so hunk ids and ages never move.
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-for p in (ROOT, ROOT / "tests"):
-    if str(p) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-        sys.path.insert(0, str(p))
-
-from dreamdeck.core.dreaming.run import run_dream  # noqa: E402
-from dreamdeck.core.store.state import load_state, save_state  # noqa: E402
-from dreamdeck.core.workspace import Workspace  # noqa: E402
-from faults.scripted import Scripted, commit_all, draft  # noqa: E402
-from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream  # noqa: E402
-from dreamdeck.tui.app import DreamdeckApp  # noqa: E402
-from dreamdeck.tui.config import UserConfig  # noqa: E402
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.store.state import load_state, save_state
+from dreamdeck.core.workspace import Workspace
+from dreamdeck.tui.app import DreamdeckApp
+from tests.support.agent import agent_folder
+from tests.support.dreamers import Scripted, draft
+from tests.support.memory import cite, commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.tui import make_app
 
 D1, D = "2026-05-20", "2026-05-22"
 TODAY = D
 CREATED = datetime(2026, 5, 22, 9, 30, tzinfo=timezone.utc)
-
-
-def cite(day: str, n: int) -> str:
-    return f"streams/{day}#{uuid_at(day, n)}"
-
-
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=tester", "-c", "user.email=tester@localhost", *args],
-                   cwd=root, check=True, capture_output=True)
-
-
-def agent_folder(parent: Path) -> Path:
-    """A TypeClaw agent folder (git repo, memory/ ignored, one commit), like tests' agent_dir."""
-    root = parent / "agent"
-    root.mkdir(parents=True)
-    _git(root, "init", "-q", "-b", "main")
-    (root / ".gitignore").write_text("# system-managed roots\nmemory/\n")
-    (root / "SOUL.md").write_text("# Soul\nBe kind.\n")
-    _git(root, "add", ".")
-    _git(root, "commit", "-qm", "init agent")
-    return root
 
 
 def seed(ws: Workspace) -> None:
@@ -84,10 +58,10 @@ def build(parent: Path) -> Workspace:
     return ws
 
 
-def make_app(parent: Path) -> DreamdeckApp:
-    return DreamdeckApp(build(parent), watcher=False, user_config=UserConfig())
+def snapshot_app(parent: Path) -> DreamdeckApp:
+    return make_app(build(parent))
 
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="dreamdeck-refl-"))
-    make_app(folder).run()
+    snapshot_app(folder).run()

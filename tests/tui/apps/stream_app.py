@@ -1,26 +1,20 @@
-"""A small agent folder for the Stream screen's snapshot (and a manual look: python tests/tui/apps/stream_app.py).
+"""A small agent folder for the Stream screen's snapshot (and a manual look:
+python -m tests.tui.apps.stream_app).
 
 Three days of fragments with fixed ids (so fixed timestamps), a watermark, a legacy line and
 one forgotten fragment; today is pinned, the user config is empty, the watcher is off.
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-for extra in (ROOT, ROOT / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-from dreamdeck.core.formats.events import fragment_content_hash  # noqa: E402
-from dreamdeck.core.store.tombstones import Tombstone, record  # noqa: E402
-from dreamdeck.core.workspace import Workspace  # noqa: E402
-from helpers import fragment_line, uuid_at, watermark_line, write_stream  # noqa: E402
-from dreamdeck.tui.app import DreamdeckApp  # noqa: E402
-from dreamdeck.tui.config import UserConfig  # noqa: E402
+from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.store.tombstones import Tombstone, record
+from dreamdeck.core.workspace import Workspace
+from tests.support.agent import agent_folder
+from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
+from tests.support.tui import make_app
 
 TODAY = "2026-05-22"
 
@@ -71,15 +65,5 @@ def fragment_id(day: str, n: int) -> str:
     return uuid_at(day, 600_000 * (n + 1))
 
 
-def make_app(root: Path, **kwargs) -> DreamdeckApp:
-    return DreamdeckApp(Workspace.open(root, today=TODAY), watcher=False, user_config=UserConfig(), **kwargs)
-
-
 if __name__ == "__main__":
-    folder = Path(tempfile.mkdtemp(prefix="dreamdeck-stream-")) / "agent"
-    folder.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=folder, check=True)
-    build(folder)
-    app = make_app(folder)
-    app.call_later(app.switch_mode, "stream")
-    app.run()
+    make_app(build(agent_folder(Path(tempfile.mkdtemp(prefix="dreamdeck-stream-")))), "stream").run()

@@ -1,16 +1,10 @@
-"""A small app around VirtualTable for snapshot tests (and a manual look: python tests/tui/apps/table_app.py)."""
+"""A small app around VirtualTable for snapshot tests (and a manual look:
+python -m tests.tui.apps.table_app)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from textual.app import App, ComposeResult
 
-ROOT = Path(__file__).resolve().parents[3]
-if str(ROOT) not in sys.path:  # the project is not installed and pytest has no pythonpath set
-    sys.path.insert(0, str(ROOT))
-
-from textual.app import App, ComposeResult  # noqa: E402
-
-from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable  # noqa: E402
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 TIERS = ("always", "often", "sometimes", "rarely")
 TIER_STYLES = {"always": "green", "often": "cyan", "rarely": "red"}

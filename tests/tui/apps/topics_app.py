@@ -1,7 +1,7 @@
-"""The Topics screen over six shards (snapshot tests; a manual look: python tests/tui/apps/topics_app.py).
+"""The Topics screen over six shards (snapshot tests; a manual look: python -m tests.tui.apps.topics_app).
 
-Deterministic: a fixed today, fixed fragment ids (helpers.uuid_at) and git dates pinned through
-the environment. The shards span every tier and status, one is pinned and one cannot be parsed.
+Deterministic: a fixed today, fixed fragment ids (tests.support.memory.uuid_at) and git dates pinned
+through the environment. The shards span every tier and status, one is pinned and one cannot be parsed.
 """
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from proposals_app import ROOT, TODAY, agent_folder, git_dates  # noqa: E402
-
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
+from tests.support.git import git_dates
+from tests.support.memory import cite, fragment_line, shard_text, write_shard, write_stream
+from tests.support.tui import make_app
+from tests.tui.apps.proposals_app import TODAY, pinned_agent_folder
 
 DAYS = ["2026-05-12", "2026-05-14", "2026-05-16", "2026-05-18", "2026-05-19", "2026-05-20", "2026-05-21"]
 
@@ -35,15 +34,7 @@ FRAGMENTS = {
 }
 
 
-def cite(day: str, n: int) -> str:
-    from helpers import uuid_at
-
-    return f"streams/{day}#{uuid_at(day, n)}"
-
-
 def build_topics(root: Path) -> None:
-    from helpers import fragment_line, shard_text, write_shard, write_stream
-
     from dreamdeck.core.git.commit import Trailers, commit_memory
     from dreamdeck.core.ops.vault import pin_topic
     from dreamdeck.core.workspace import Workspace
@@ -67,16 +58,14 @@ def build_topics(root: Path) -> None:
         pin_topic(Workspace.open(root, today=TODAY), "secrets", actor="human:cli")
 
 
-def make_app(empty: bool = False, parent: Path | None = None):
+def snapshot_app(empty: bool = False, parent: Path | None = None):
     from dreamdeck.core.workspace import Workspace
-    from dreamdeck.tui.app import DreamdeckApp
-    from dreamdeck.tui.config import UserConfig
 
-    root = agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-topics-")))
+    root = pinned_agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-topics-")))
     if not empty:
         build_topics(root)
-    return DreamdeckApp(Workspace.open(root, today=TODAY), watcher=False, user_config=UserConfig())
+    return make_app(Workspace.open(root, today=TODAY))
 
 
 if __name__ == "__main__":
-    make_app(empty="--empty" in sys.argv).run()
+    snapshot_app(empty="--empty" in sys.argv).run()

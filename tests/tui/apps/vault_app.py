@@ -1,4 +1,4 @@
-"""The Vault screen over three pins (snapshot tests; a manual look: python tests/tui/apps/vault_app.py).
+"""The Vault screen over three pins (snapshot tests; a manual look: python -m tests.tui.apps.vault_app).
 
 Deterministic: a fixed today, fixed fragment ids, and git dates pinned through the environment
 (the pinned column comes from the commit that added each vault file).
@@ -9,18 +9,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from proposals_app import ROOT, TODAY, agent_folder, git_dates, screen_app  # noqa: E402
+from tests.support.git import git_dates
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.tui import make_app
+from tests.tui.apps.proposals_app import TODAY, pinned_agent_folder
 
 D = "2026-05-20"
 
 
 def build_vault(root: Path) -> None:
     """pnpm and deploy pinned (deploy's topic has moved on since), one fragment pinned."""
-    if str(ROOT / "tests") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tests"))
-    from helpers import fragment_line, shard_text, uuid_at, write_shard, write_stream
-
     from dreamdeck.core.git.commit import Trailers, commit_memory
     from dreamdeck.core.ops.vault import pin_fragment, pin_topic
     from dreamdeck.core.workspace import Workspace
@@ -47,14 +45,14 @@ def build_vault(root: Path) -> None:
         commit_memory(root, "dream: 1 fragment 🌙", Trailers("typeclaw", "auto", "schedule"))
 
 
-def make_app(empty: bool = False, parent: Path | None = None):
+def snapshot_app(empty: bool = False, parent: Path | None = None):
     from dreamdeck.core.workspace import Workspace
 
-    root = agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-vault-")))
+    root = pinned_agent_folder(parent or Path(tempfile.mkdtemp(prefix="dd-vault-")))
     if not empty:
         build_vault(root)
-    return screen_app(Workspace.open(root, today=TODAY), "vault")
+    return make_app(Workspace.open(root, today=TODAY), "vault")
 
 
 if __name__ == "__main__":
-    make_app(empty="--empty" in sys.argv).run()
+    snapshot_app(empty="--empty" in sys.argv).run()

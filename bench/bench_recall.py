@@ -1,0 +1,310 @@
+"""Benchmark: recall and inject on a year of memory, and recall quality with known answers.
+
+Speed, on the workspace `bench_memory.py` builds (10,000 shards citing 1,000,000 fragments):
+- the full search-index build (first ever, and a rebuild of the index alone);
+- recall in-process with a warm index (p50/p99), split into the stamp sweep that proves the
+  index fresh (one stat per source file) and the query itself;
+- `dreamdeck recall` from a fresh process (and the interpreter's own start, for reference);
+- the index update after 50 shards change;
+- injection (`# Memory` block) in-process, warm, and for a prompt that needs whole documents.
+Quality, on generated memory with known answers (questions whose answer is one belief, some whose
+answer superseded an older fact, some in Chinese or Korean, some answered only by today's
+undreamed fragments): hit@1, hit@5 and MRR for dreamdeck's recall beside a naive token-overlap
+search over the raw files (what a reference adapter does), and how often a superseded fragment
+is shown in the top 5.
+Run: `.venv/bin/python bench/bench_recall.py [--keep DIR] [--queries 200]`. Nothing here is a
+test: the figures vary with the machine; they are printed, never asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_memory import TODAY, build  # noqa: E402
+from dreamdeck.core.workspace import Workspace  # noqa: E402
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def ms(x: float) -> str:
+    return f"{x * 1000:8.1f} ms"
+
+
+def fresh_caches() -> None:
+    from dreamdeck.core.index.search import close_all
+    from dreamdeck.core.io.cache import clear_all
+
+    close_all()
+    clear_all()
+
+
+def drop_index(ws: Workspace) -> None:
+    from dreamdeck.core.index.search import index_path
+
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(f"{index_path(ws)}{suffix}")
+        except FileNotFoundError:
+            pass
+
+
+# --- speed ------------------------------------------------------------------------------------
+def speed(root: Path, queries: int) -> None:
+    from dreamdeck.core.index.search import open_index
+    from dreamdeck.core.ops.inject import inject
+    from dreamdeck.core.ops.recall import recall
+
+    ws = Workspace.open(root, today=TODAY)
+    rng = random.Random(3)
+    print(f"\nload average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+          "(the machine is shared; the numbers move with it)")
+    print(f"\n{'measure':58} {'time':>11}   target")
+
+    drop_index(ws)
+    fresh_caches()
+    first, _ = timed(lambda: open_index(ws).refresh())
+    print(f"{'full index build, first in this process':58} {ms(first)}")
+    drop_index(ws)
+    fresh_caches()
+    rebuild, report = timed(lambda: open_index(ws).refresh())
+    print(f"{'full index build (index deleted, fresh process caches)':58} {ms(rebuild)}   <= 2 s"
+          f"  ({report.files_read} files, {report.stream_docs} tail fragments)")
+
+    index = open_index(ws)
+    words = ["user", "consistently", "does", "thing", "observation", "topic", "about", "number"]
+    qs = [" ".join(rng.sample(words, rng.randrange(1, 4))) + f" {rng.randrange(10_000)}" for _ in range(queries)]
+    for q in qs[:5]:
+        recall(ws, q, record=False)  # warm
+    sweep = [timed(index.refresh)[0] for _ in range(queries)]
+    query_only = [timed(lambda q=q: index.query(q, 200))[0] for q in qs]
+    total = [timed(lambda q=q: recall(ws, q))[0] for q in qs]
+    stat_floor = min(timed(lambda: [os.stat("/") for _ in range(10_366)])[0] for _ in range(3))
+    print(f"{'recall in-process, warm index: p50':58} {ms(pct(total, 0.5))}")
+    print(f"{'recall in-process, warm index: p99':58} {ms(pct(total, 0.99))}   <= 20 ms")
+    print(f"{'  of which the stamp sweep (10,366 stat calls): p50 / p99':58} {ms(pct(sweep, 0.5))} / {pct(sweep, .99) * 1000:.1f} ms")
+    print(f"{'  of which the FTS5 query and ranking: p50 / p99':58} {ms(pct(query_only, 0.5))} / {pct(query_only, .99) * 1000:.1f} ms")
+    label = "  (this machine: 10,366 × stat('/') alone)"
+    print(f"{label:58} {ms(stat_floor)}")
+
+    exe = Path(sys.executable).with_name("dreamdeck")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "dreamdeck"]
+    cli = [timed(lambda: subprocess.run([*cmd, "-w", str(root), "--today", TODAY, "recall", "thing 42", "--json"],
+                                        check=True, capture_output=True))[0] for _ in range(5)]
+    bare = [timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))[0] for _ in range(5)]
+    print(f"{'`dreamdeck recall` from a fresh process (median of 5)':58} {ms(statistics.median(cli))}   <= 0.3 s")
+    print(f"{'  (the interpreter alone, `python -c pass`)':58} {ms(statistics.median(bare))}")
+
+    noop = statistics.median(timed(index.refresh)[0] for _ in range(5))
+    topics = sorted(ws.topics_dir.iterdir())[:50]
+    for n, path in enumerate(topics):
+        text = path.read_text(encoding="utf-8").replace("consistently does", f"now also does {n} kayaks and", 1)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    update, report = timed(index.refresh)
+    print(f"{'index update after 50 shards changed (whole refresh)':58} {ms(update)}   <= 50 ms"
+          f"  ({report.files_read} files read)")
+    print(f"{'  beyond the stamp sweep a refresh always does':58} {ms(update - noop)}")
+
+    prompts = ["how does the user handle deploys and observations", "what does the user consistently do",
+               "tell me about the kayaks", "which topic is about observations", "anything about things"]
+    cold, _ = timed(lambda: inject(ws, prompts[0], record=False))
+    warm = [timed(lambda p=p: inject(ws, p, record=False))[0] for p in prompts * 4]
+    exact, _ = timed(lambda: inject(ws, "what happened in 2026 at 10?", record=False))
+    print(f"{'inject, first in the process (reads 10,000 shards)':58} {ms(cold)}")
+    print(f"{'inject, warm: p50 / max':58} {ms(pct(warm, 0.5))} / {max(warm) * 1000:.1f} ms   <= 100 ms")
+    print(f"{'inject, a prompt that needs whole documents (digits)':58} {ms(exact)}"
+          "   (reads every cited fragment, as TypeClaw does every turn)")
+
+
+# --- quality ------------------------------------------------------------------------------------
+SERVICES = ["atlas", "billing", "checkout", "dispatch", "ledger", "mailer", "notary", "orbit", "payroll", "quasar",
+            "radar", "search", "tally", "uplink", "vault", "warden", "yonder", "zephyr", "beacon", "cinder",
+            "delta", "ember", "falcon", "garnet", "harbor", "iris", "juniper", "kestrel", "lumen", "mosaic"]
+ATTRS = [  # attribute, belief, a question in the belief's words (inflected), one in other words, values
+    ("deploy", "The {s} service deploys on {v}.", "which day is {s} deployed", "when does {s} ship",
+     ["Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays"]),
+    ("owner", "{v} owns the {s} service and reviews its changes.", "who owned {s} and reviewed changes", "who maintains {s}",
+     ["Jisoo", "Minji", "Arjun", "Lena", "Tomas", "Aiko"]),
+    ("database", "The {s} service keeps its records in a {v} database.", "what databases hold the {s} records",
+     "where is {s} data stored", ["Postgres", "MySQL", "SQLite", "Cassandra", "DynamoDB"]),
+    ("language", "The {s} service is written in {v}.", "{s} was written in what", "what language is {s} coded in",
+     ["Go", "Rust", "TypeScript", "Python", "Kotlin"]),
+    ("region", "The {s} service runs in the {v} region.", "which regions run {s}", "where is {s} hosted",
+     ["Frankfurt", "Virginia", "Tokyo", "Sydney", "Oregon"]),
+    ("oncall", "Alerts for {s} page the {v} rotation.", "who gets paged by {s} alerting", "who is on call for {s}",
+     ["platform", "payments", "growth", "infra", "data"]),
+]
+ZH = [("北京", "上海", "深圳"), "{s}服务部署在{v}的机房。", "{s}服务部署在哪个城市？"]
+KO = [("서울", "부산", "대전"), "{s} 서비스는 {v} 데이터센터에서 운영한다.", "{s} 서비스는 어느 데이터센터에서 운영해?"]
+
+
+def _frag(day: str, n: int, topic: str, body: str) -> tuple[str, str]:
+    from tests.support.memory import uuid_at  # tests/support/memory: UUIDv7-shaped ids on a day
+
+    from dreamdeck.core.formats.events import build_fragment, serialize_event
+    from dreamdeck.core.formats.ids import timestamp_from_id
+
+    fid = uuid_at(day, n)
+    return fid, serialize_event(build_fragment(fid, timestamp_from_id(fid), source="bench", entry=f"e{n}", topic=topic, body=body))
+
+
+def build_quality(root: Path) -> list[tuple[str, str, str, set[str]]]:
+    """A memory with known answers; (kind, question, expected key, superseded keys) per question."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from dreamdeck.core.formats.shards import ShardMeta, render_shard, strength_of
+    from dreamdeck.core.store.state import DreamingState, save_state
+
+    rng = random.Random(11)
+    mem = root / "memory"
+    (mem / "topics").mkdir(parents=True)
+    (mem / "streams").mkdir()
+    streams: dict[str, list[str]] = {}
+    dreamed: dict[str, set[str]] = {}
+    questions = []
+    n = 0
+
+    def fragment(day: str, topic: str, body: str, dream: bool = True) -> str:
+        nonlocal n
+        n += 1
+        fid, line = _frag(day, n, topic, body)
+        streams.setdefault(day, []).append(line)
+        if dream:
+            dreamed.setdefault(day, set()).add(fid)
+        return f"streams/{day}#{fid}"
+
+    def shard(slug: str, belief: str, cites: list[str], superseded: list[str] = ()) -> None:
+        body = f"{belief}\n\nfragments:\n" + "".join(f"- {c}\n" for c in cites)
+        if superseded:
+            body += "\nsuperseded:\n" + "".join(f"- {c}\n" for c in superseded)
+        c, d, last = strength_of(body, TODAY)
+        (mem / "topics" / f"{slug}.md").write_text(render_shard(ShardMeta(belief.rstrip("."), c, d, last), body), encoding="utf-8")
+
+    for s in SERVICES:
+        for attr, belief, question, paraphrase, values in ATTRS:
+            v = rng.choice(values)
+            slug = f"{s}-{attr}"
+            cites = [fragment(f"2026-11-{rng.randrange(15, 21)}", f"{s} {attr}", belief.format(s=s, v=v))]
+            superseded = []
+            if rng.random() < 0.3:  # the fact changed: the old one is superseded evidence
+                old = rng.choice([x for x in values if x != v])
+                superseded = [fragment("2026-10-02", f"{s} {attr}", belief.format(s=s, v=old) + " (before the change)",
+                                       dream=rng.random() < 0.5)]
+            shard(slug, belief.format(s=s, v=v), cites, superseded)
+            kind = "superseded" if superseded else "one belief"
+            other_words = rng.random() < 0.3
+            asked = (paraphrase if other_words else question).format(s=s)
+            questions.append((kind + (", other words" if other_words else ""), asked, f"topic:{slug}",
+                              {f"stream:{c[8:]}" for c in superseded}))
+    for n, s in enumerate(SERVICES):  # beliefs that mention services in passing: distractors
+        other = SERVICES[(n + 7) % len(SERVICES)]
+        shard(f"{s}-calls-{other}", f"The {s} service calls {other} for records and alerts before it deploys.",
+              [fragment("2026-11-19", f"{s} calls", f"{s} calls {other}")])
+    for lang, (values, belief, question) in (("zh", ZH), ("ko", KO)):
+        for s in SERVICES[:15]:
+            v = rng.choice(values)
+            slug = f"{s}-{lang}"
+            shard(slug, belief.format(s=s, v=v), [fragment("2026-11-18", s, belief.format(s=s, v=v))])
+            questions.append(("Chinese/Korean", question.format(s=s), f"topic:{slug}", set()))
+    for s in SERVICES[:20]:
+        day = TODAY
+        cite = fragment(day, f"{s} maintenance", f"The {s} maintenance window moved to Sunday night.", dream=False)
+        questions.append(("today only", f"when is the {s} maintenance window", f"stream:{cite[8:]}", set()))
+    for day, lines in streams.items():
+        (mem / "streams" / f"{day}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    state = DreamingState()
+    for day, ids in dreamed.items():
+        state = state.add_dreamed(day, ids, f"{day}T04:00:00+00:00")
+    save_state(mem / ".dreaming-state.json", state)
+    rng.shuffle(questions)
+    return questions
+
+
+def naive_rank(root: Path, question: str) -> list[str]:
+    """A reference adapter's search: every topic file and every fragment, ranked by how many of
+    the question's lowercased words (split on non-word characters) they contain."""
+    words = set(re.findall(r"\w+", question.lower()))
+    scored = []
+    for path in sorted((root / "memory" / "topics").glob("*.md")):
+        scored.append((len(words & set(re.findall(r"\w+", path.read_text(encoding="utf-8").lower()))), f"topic:{path.stem}"))
+    for path in sorted((root / "memory" / "streams").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            ev = json.loads(line)
+            text = f"{ev['topic']} {ev['body']}".lower()
+            scored.append((len(words & set(re.findall(r"\w+", text))), f"stream:{path.stem}#{ev['id']}"))
+    scored = [s for s in scored if s[0] > 0]
+    scored.sort(key=lambda s: -s[0])
+    return [key for _, key in scored[:10]]
+
+
+def quality() -> None:
+    from dreamdeck.core.ops.recall import recall
+
+    root = Path(tempfile.mkdtemp(prefix="dreamdeck-quality-")) / "agent"
+    root.mkdir(parents=True)
+    questions = build_quality(root)
+    ws = Workspace.open(root, today=TODAY)
+
+    def ours(q: str) -> list[str]:
+        return [f"{b.kind}:{b.key}" for b in recall(ws, q, budget="deep", limit=10, record=False)]
+
+    table: dict[str, dict[str, list]] = {}
+    for method, rank in (("dreamdeck recall", ours), ("naive token overlap", lambda q: naive_rank(root, q))):
+        for kind, q, expected, superseded in questions:
+            got = rank(q)
+            pos = got.index(expected) + 1 if expected in got else None
+            row = table.setdefault(method, {}).setdefault(kind, [])
+            row.append((pos, bool(superseded & set(got[:5]))))
+    print(f"\nrecall quality: {len(questions)} questions on {len(list((root / 'memory/topics').iterdir()))} beliefs "
+          f"and {sum(1 for _ in (root / 'memory/streams').glob('*'))} stream days")
+    print(f"{'method':22} {'questions':24} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR':>6} {'superseded in top 5':>20}")
+    for method, kinds in table.items():
+        for kind in ["all", *sorted(kinds)]:
+            rows = [r for k in kinds for r in kinds[k]] if kind == "all" else kinds[kind]
+            hit1 = sum(1 for p, _ in rows if p == 1) / len(rows)
+            hit5 = sum(1 for p, _ in rows if p and p <= 5) / len(rows)
+            mrr = sum(1 / p for p, _ in rows if p) / len(rows)
+            sup = sum(1 for _, s in rows if s)
+            print(f"{method:22} {kind:24} {len(rows):4d} {hit1:6.2f} {hit5:6.2f} {mrr:6.2f} {sup:20d}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--keep", help="the year workspace: built here if it has no memory yet, reused if it has")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--quality-only", action="store_true")
+    args = ap.parse_args()
+    quality()
+    if args.quality_only:
+        return
+    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dreamdeck-bench-")) / "agent"
+    if not (root / "memory" / "topics").is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        t, info = timed(lambda: build(root, 10_000, 1_000_000, undreamed=60))
+        print(f"\nbuilt 10,000 shards citing {info['fragments']:,} fragments over a year in {t:.0f}s at {root}")
+    speed(root, args.queries)
+
+
+if __name__ == "__main__":
+    main()

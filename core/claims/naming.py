@@ -1,0 +1,125 @@
+"""A readable slug for a claim, in any script, always within TypeClaw's `SLUG_REGEX`.
+
+`formats.slugs.heading_to_slug` is TypeClaw's own function and stays exact: it turns a heading
+with no Latin letters into `untitled-<hash>`. The dreamer names its shards here instead:
+- Latin text keeps its words (accents dropped): "Deploy process" -> `deploy-process`;
+- Hangul is romanized syllable by syllable (Revised Romanization, without sound changes):
+  "하트비트" -> `hateubiteu`, "규칙" -> `gyuchik`;
+- Han has no reading in the standard library, so a run of Han characters becomes the initials
+  of its Mandarin reading, the usual Chinese abbreviation (GB2312 orders its common characters by
+  reading), plus a short hash of the claim so that two claims never share a name by accident:
+  "心跳" -> `xt-<hash>`;
+- bare numbers are never a name ("1. 今日工作" is named by 今日工作); a slug that would be empty
+  or only digits gets the hash.
+The first claim seen under a topic label takes the label's slug when it is free; other claims
+add their own subject (a `key: value` key) or first words: `settings-backup-cron`.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from functools import lru_cache
+
+from dreamdeck.core.claims.extract import Claim
+from dreamdeck.core.claims.tokens import STOPWORDS
+from dreamdeck.core.formats.slugs import MAX_SLUG, heading_to_slug
+
+__all__ = ["claim_slug", "romanize_hangul", "slug_words"]
+
+# First GB2312 code of each initial among the level-1 characters (sorted by Mandarin reading).
+_GB2312_INITIALS = (
+    (0xB0A1, "a"), (0xB0C5, "b"), (0xB2C1, "c"), (0xB4EE, "d"), (0xB6EA, "e"), (0xB7A2, "f"),
+    (0xB8C1, "g"), (0xB9FE, "h"), (0xBBF7, "j"), (0xBFA6, "k"), (0xC0AC, "l"), (0xC2E8, "m"),
+    (0xC4C3, "n"), (0xC5B6, "o"), (0xC5BE, "p"), (0xC6DA, "q"), (0xC8BB, "r"), (0xC8F6, "s"),
+    (0xCBFA, "t"), (0xCDDA, "w"), (0xCEF4, "x"), (0xD1B9, "y"), (0xD4D1, "z"),
+)
+_GB2312_LEVEL1_END = 0xD7F9
+_HANGUL_INITIAL = ["g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h"]
+_HANGUL_VOWEL = ["a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
+                 "wi", "yu", "eu", "ui", "i"]
+_HANGUL_FINAL = ["", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
+                 "t", "t", "ng", "t", "t", "k", "t", "p", "t"]
+_PIECE = re.compile(r"[\uac00-\ud7a3]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
+_MAX_WORDS = 6
+_MAX_WORD = 16
+
+
+def romanize_hangul(text: str) -> str:
+    out = []
+    for ch in text:
+        code = ord(ch) - 0xAC00
+        if 0 <= code < 11172:
+            out.append(_HANGUL_INITIAL[code // 588] + _HANGUL_VOWEL[(code % 588) // 28] + _HANGUL_FINAL[code % 28])
+    return "".join(out)
+
+
+def _han_initials(text: str) -> str:
+    out = []
+    for ch in text:
+        try:
+            code = int.from_bytes(ch.encode("gb2312"), "big")
+        except UnicodeEncodeError:
+            continue
+        if _GB2312_INITIALS[0][0] <= code < _GB2312_LEVEL1_END:
+            out.append(next(letter for start, letter in reversed(_GB2312_INITIALS) if code >= start))
+    return "".join(out)
+
+
+@lru_cache(maxsize=65536)
+def slug_words(text: str) -> tuple[tuple[str, ...], bool]:
+    """(the words a slug can use, whether any came from Han initials)."""
+    # Accents go from Latin letters only: NFD would take Hangul syllables apart too.
+    plain = text if text.isascii() else "".join(
+        "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c)) if ch < "\u3000" else ch
+        for ch in text
+    )
+    words: list[str] = []
+    from_han = False
+    for piece in _PIECE.findall(plain):
+        if "\uac00" <= piece[0] <= "\ud7a3":
+            word = romanize_hangul(piece)
+        elif piece[0].isascii():
+            word = piece.lower()
+            if word.isdigit() or word in STOPWORDS:
+                continue
+        else:
+            word, from_han = _han_initials(piece), True
+        if word:
+            words.append(word[:_MAX_WORD])
+    return tuple(words), from_han
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:6]
+
+
+def _join(words: list[str]) -> str:
+    out: list[str] = []
+    for w in words:
+        if w not in out:
+            out.append(w)
+    return "-".join(out[:_MAX_WORDS])
+
+
+def claim_slug(label: str, claim: Claim, taken_lower: set[str] | frozenset[str] = frozenset()) -> str:
+    """A free slug for a new shard holding `claim`, first seen under topic `label`.
+    `taken_lower`: the slugs already in use, lowercased (TypeClaw compares them that way)."""
+    label_words, label_han = slug_words(label)
+    own_text = claim.subject_text if claim.subject else claim.text
+    own_words, own_han = slug_words(own_text)
+    candidates = []
+    if label_words:
+        candidates.append((_join(list(label_words)), label_han))
+    candidates.append((_join(list(label_words + own_words)), label_han or own_han))
+    slug = ""
+    for base, han in candidates:
+        if not base or han or not re.search(r"[a-z]", base):
+            base = f"{base or 'claim'}-{_digest(label, claim.text)}"
+        slug = heading_to_slug(base[: MAX_SLUG - 3].rstrip("-"))
+        if slug.lower() not in taken_lower:
+            return slug
+    n = 2
+    while f"{slug[: MAX_SLUG - len(str(n)) - 1]}-{n}".lower() in taken_lower:
+        n += 1
+    return f"{slug[: MAX_SLUG - len(str(n)) - 1]}-{n}"

@@ -1,0 +1,219 @@
+"""Everything an apply does after its shard writes, in order (each step is why the next is safe):
+tombstones, dreamed ids, restored stream lines, memory/meta bookkeeping, compaction and fragment
+GC after a fresh citation judgment, the caller's hook, audit lines, one git commit with trailers,
+and only then the journal's removal. Idempotent, so a recovery from the journal can run it again:
+a change found committed already (its Change-Id) is not committed twice.
+"""
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Callable
+
+from dreamdeck.core.door.changeset import ApplyResult
+from dreamdeck.core.door.compaction import compact_days
+from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
+from dreamdeck.core.door.state import next_state
+from dreamdeck.core.formats.events import try_parse_event_line
+from dreamdeck.core.git.blobs import stage_in_background
+from dreamdeck.core.git.commit import Trailers, commit_memory, commit_of_change
+from dreamdeck.core.git.notes import record_gc_lines
+from dreamdeck.core.index.evidence import gc_protected_keys
+from dreamdeck.core.io.atomic import atomic_write_text, remove_file
+from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries
+from dreamdeck.core.store.state import DreamingState, load_state, save_state
+from dreamdeck.core.store.streams import append_raw_lines, join_late_carriers, read_path_for, read_stream_lines
+from dreamdeck.core.store.tombstones import load_tombstones, record
+from dreamdeck.core.workspace import Workspace
+
+Step = Callable[[str], None]  # announces each step by name (fault injection and tests)
+
+
+def drain(background: list, late: list | None = None) -> None:
+    """Wait for the git jobs and the late-append carriers an apply started (never leave one behind)."""
+    for job in background:
+        job.wait()
+    join_late_carriers(late or [])
+
+
+def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
+           before_commit: Callable[[ApplyResult], None] | None = None, background: list | None = None) -> None:
+    """`background`: git jobs storing objects ahead of the commit, waited for before git is used."""
+    background = [] if background is None else background
+    late: list = []  # threads carrying appends that land on a replaced stream inode
+    try:
+        _record_tombstones(ws, journal, step)
+        state = _save_state(ws, journal, background, step)
+        _restore_lines(ws, journal, step)
+        _write_meta_files(ws, journal)  # before the GC: a pending reflection protects its citations
+        committed = commit_of_change(ws.root, journal.change_id)
+        if committed is None:
+            gc_lines = _collect(ws, journal, state, result, late, step)
+            if before_commit is not None:
+                before_commit(result)  # what the GC dropped is known by now
+            _audit_once(ws, journal, result, gc_lines)
+            step("audit")
+            drain(background, late)  # long over by now; joined so the commit holds what they carried
+            _commit(ws, journal, result)
+        else:
+            result.sha = committed  # a kill came after the commit: only the journal is left to do
+        _note_gc_lines(ws, journal, result)
+        step("commit")
+        remove_journal(ws)
+        step("journal-removed")
+    finally:
+        drain(background, late)  # also when a step fails
+
+
+def _record_tombstones(ws: Workspace, journal: Journal, step: Step) -> None:
+    if not journal.evidence.tombstones:
+        return
+    live = load_tombstones(ws)
+    for op, stone in journal.evidence.tombstones:
+        # already recorded on a previous attempt? (a soft->hard upgrade is a new record)
+        done = live.get(stone.key) == stone if op == "forget" else stone.key not in live
+        if not done:
+            record(ws, op, stone)
+            live = load_tombstones(ws)
+    step("tombstones")
+
+
+def _save_state(ws: Workspace, journal: Journal, background: list, step: Step) -> DreamingState | None:
+    """The advanced and released ids on disk, staged for the commit; None when there are none."""
+    e = journal.evidence
+    if not (e.advance or e.release):
+        return None
+    state = next_state(ws, e.advance, e.release, journal.state_ts)  # a year of ids: megabytes, loaded once
+    save_state(ws.state_path, state)
+    # Staged now, git hashes it (its object is usually stored already) during the GC below.
+    drain(background)  # one git at a time on the index and the object store
+    staging = stage_in_background(ws.root, [ws.rel(ws.state_path)])
+    background[:] = [staging] if staging is not None else []
+    step("state")
+    return state
+
+
+def _restore_lines(ws: Workspace, journal: Journal, step: Step) -> None:
+    """Re-append dropped fragment lines, skipping ids already present (so a retry adds nothing)."""
+    if not journal.evidence.restore_lines:
+        return
+    for day, lines in journal.evidence.restore_lines.items():
+        path = read_path_for(ws, day)
+        present = {ln.event.get("id") for ln in read_stream_lines(path)} if path else set()  # type: ignore[union-attr]
+        missing = []
+        for line in lines:
+            ev = try_parse_event_line(line)
+            if ev is not None and ev.get("id") not in present:
+                missing.append(line.encode("utf-8"))
+                present.add(ev.get("id"))
+        append_raw_lines(ws, day, missing)
+    step("restore")
+
+
+def _write_meta_files(ws: Workspace, journal: Journal) -> None:
+    for rel, text in journal.meta_files.items():
+        path = ws.memory / "meta" / rel
+        if text is None:
+            remove_file(path)
+        else:
+            atomic_write_text(path, text)
+
+
+def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, result: ApplyResult, late: list,
+             step: Step) -> list[tuple[str, str]]:
+    """Compact the change's days (fragment GC when a topic changed; hard forgets always).
+    Returns the exact lines the GC took (not the hard-forgotten ones), for the rollback note."""
+    purge = journal.evidence.purge
+    gc_days = journal.evidence.gc_days | {d for d, _ in purge}
+    if not gc_days:
+        return []
+    if state is None:
+        state, _ = load_state(ws.state_path)
+    # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
+    # under the compacted dates can pin anything there, so only those are gathered.
+    protected = gc_protected_keys(ws, days=gc_days) | {k for k, s in load_tombstones(ws).items() if not s.hard}
+    result.compaction = compact_days(
+        ws, state, protected, gc_days, fragment_gc=journal.topics_changed, purge=purge, late=late,
+    )
+    step("gc")
+    return [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purge]
+
+
+def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> None:
+    """The audit lines, once; the journal then records that, and the lines the GC took."""
+    if journal.audited:
+        return
+    entries = _audit_entries(journal, result)
+    if entries:  # (a hook's own lines, e.g. a proposal's decision, are among them)
+        append_entries(ws.root, entries)
+    # Marked in the journal, so a recovery after a kill from here on does not log it twice, and
+    # can still attach the collected lines to the commit (the streams no longer hold them).
+    journal.audited = True
+    journal.gc_lines = gc_lines
+    write_journal(ws, journal)
+
+
+def _audit_entries(journal: Journal, result: ApplyResult) -> list[AuditEntry]:
+    """One line per changed shard file, the caller's extra lines, and the GC's line."""
+    c = journal.commit
+    now = datetime.fromisoformat(journal.now)
+    entries = []
+    for rel, target in journal.targets.items():
+        original = journal.originals.get(rel)
+        if original == target:
+            continue
+        verb = journal.audit.file_verb or ("CREATE" if original is None else "DELETE" if target is None else "EDIT")
+        entries.append(AuditEntry.at(now, verb, f"memory/{rel}", c.actor, c.approval, c.summary))
+    for action, file, summary in journal.audit.extra:
+        entries.append(AuditEntry.at(now, action, file, c.actor, c.approval, summary))
+    dropped = result.compaction.fragments_dropped
+    if dropped:
+        entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, c.approval,
+                                     f"fragment GC dropped {len(dropped)} dreamed, uncited fragment(s)"))
+    entries += result.audit
+    if not entries and _changes_something(journal):  # every mutation is audited (invariant 11)
+        entries.append(AuditEntry.at(now, _fallback_action(c.action), _fallback_file(journal), c.actor, c.approval,
+                                     c.summary))
+    return entries
+
+
+def _changes_something(journal: Journal) -> bool:
+    """Anything beyond shard files this change writes (a change that writes nothing is no mutation)."""
+    e = journal.evidence
+    return bool(journal.meta_files or e.advance or e.release or e.tombstones or e.restore_lines or e.purge)
+
+
+def _fallback_action(action: str) -> str:
+    """The change's own word when it is an audit verb (PROPOSE, REJECT, DEFER …), else EDIT."""
+    return action.upper() if action.upper() in ACTIONS else "EDIT"
+
+
+def _fallback_file(journal: Journal) -> str:
+    """What the change touched, for its one line: a meta file, the dreaming state, or memory/."""
+    if journal.meta_files:
+        return f"memory/meta/{sorted(journal.meta_files)[0]}"
+    if journal.evidence.advance or journal.evidence.release:
+        return "memory/.dreaming-state.json"
+    return "memory/"
+
+
+def _commit(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
+    c = journal.commit
+    started = time.perf_counter()
+    result.sha = commit_memory(
+        ws.root,
+        None if c.dream_subject and not c.subject else (c.subject or f"memory: {c.summary}"),
+        Trailers(c.actor, c.approval, c.trigger, c.ref.id if c.ref else "", c.ref.kind if c.ref else "",
+                 journal.change_id),
+        body=c.summary if c.dream_subject else "", fragments=c.dream_fragments,
+        exclude=(f"memory/{JOURNAL}",),
+    )
+    result.commit_seconds = time.perf_counter() - started
+
+
+def _note_gc_lines(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
+    """Lines appended since the last commit and collected now were never in git: keep them in a
+    git note on this commit so a rollback can put them back."""
+    if result.sha and journal.gc_lines:
+        record_gc_lines(ws.root, result.sha, journal.gc_lines)
+

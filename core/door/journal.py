@@ -1,0 +1,153 @@
+"""The journal: what an apply will do, written before its first shard write (memory/meta/.journal.json).
+
+A kill anywhere after that leaves the journal, and `door.apply.recover_journal` (the next apply,
+the next dream, `doctor --fix`) finishes the change from it (invariant 7). The file holds the
+target of every shard file, what each was before, and every journaled part of the ChangeSet.
+
+The journal stays until the change's commit is made (invariant 7): a change applied but not
+committed is always found and committed under its own trailers, never swept into the next
+change's commit. Its `change_id` goes into the commit (`Change-Id:`), so a recovery that finds it
+committed already only removes the journal; the lines the GC took are kept in the journal before
+the commit (`gc_lines`), so the rollback note is written even when a kill came between the two.
+
+Version 2 adds `file_verb`, `change_id` and `gc_lines`. A version-1 journal (written before the
+ChangeSet stated the verb of its file lines) is still finished: its verb is read from its action,
+as version 1 did.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, Plan, Reference
+from dreamdeck.core.io.atomic import atomic_write_text, remove_file
+from dreamdeck.core.store.tombstones import Tombstone
+from dreamdeck.core.workspace import Workspace, local_datetime_iso
+
+JOURNAL = "meta/.journal.json"
+VERSION = 2
+
+# Version 1 only: the verb of the file lines by the change's action (CREATE/EDIT/DELETE otherwise).
+_V1_FILE_VERB = {"PIN": "PIN", "UNPIN": "UNPIN", "FORGET": "ARCHIVE", "UNFORGET": "UNFORGET", "REVERT": "REVERT"}
+
+
+class TornJournal(Exception):
+    """The journal is not JSON: the crash hit while it was being written, before any shard was."""
+
+
+@dataclass
+class Journal:
+    today: str
+    now: str  # ISO time of the change: every audit line's timestamp
+    state_ts: str | None  # the advanced days' timestamp, fixed up front (None: an old journal)
+    targets: dict[str, str | None]  # path under memory/ -> content after (None: deleted)
+    originals: dict[str, str | None]  # path under memory/ -> content before
+    commit: Commit
+    evidence: Evidence  # without allow_drop (checked before the journal) and the live jobs
+    meta_files: dict[str, str | None]
+    audit: Audit
+    topics_changed: bool  # a topic file changes: the compaction may collect fragments
+    audited: bool = False  # the audit lines are appended (a recovery must not append them twice)
+    change_id: str = ""  # the commit's Change-Id trailer ("" for a version-1 journal)
+    gc_lines: list[tuple[str, str]] | None = None  # (day, raw line) the GC took, once it has run
+
+    @classmethod
+    def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime, parent: str | None) -> "Journal":
+        journal = cls(
+            today=today, now=now.isoformat(),
+            # One timestamp for the advanced days: the state git stores ahead of the commit and
+            # the state written later must be the same bytes.
+            state_ts=cs.evidence.state_ts or local_datetime_iso(),
+            targets={p: t for p, (_, t) in plan.items()},
+            originals={p: c for p, (c, _) in plan.items()},
+            commit=cs.commit, evidence=cs.evidence, meta_files=cs.writes.meta_files, audit=cs.audit,
+            topics_changed=any(p.startswith("topics/") and c != t for p, (c, t) in plan.items()),
+        )
+        journal.change_id = journal.identity(parent)
+        return journal
+
+    def identity(self, parent: str | None) -> str:
+        """The change's id: a hash of what it writes, its trailers and the commit it builds on.
+
+        Derived, not random: two runs of the same change on the same history get the same commit
+        (reproducible history, stable tests), while any other parent or content is another id.
+        The time is left out on purpose: it is not part of what the change is.
+        """
+        data = self.to_json()
+        data.pop("now"), data.pop("state_ts"), data.pop("change_id"), data.pop("audited"), data.pop("gc_lines")
+        blob = json.dumps({"parent": parent, "change": data}, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+    def to_json(self) -> dict:
+        c, e = self.commit, self.evidence
+        return {
+            "version": VERSION, "today": self.today, "now": self.now, "state_ts": self.state_ts,
+            "targets": self.targets, "originals": self.originals,
+            "changeset": {
+                "action": c.action, "actor": c.actor, "approval": c.approval, "trigger": c.trigger,
+                "summary": c.summary, "ref": c.ref.id if c.ref else "", "ref_kind": c.ref.kind if c.ref else "",
+                "subject": c.subject, "dream_subject": c.dream_subject, "dream_fragments": c.dream_fragments,
+                "advance": {d: sorted(ids) for d, ids in e.advance.items()},
+                "release": {d: sorted(ids) for d, ids in e.release.items()},
+                "gc_days": sorted(e.gc_days),
+                "purge": sorted(e.purge),
+                "restore_lines": e.restore_lines,
+                "tombstones": [[op, stone.__dict__] for op, stone in e.tombstones],
+                "meta_files": self.meta_files,
+                "file_verb": self.audit.file_verb,
+                "audit": self.audit.extra,
+                "topics_changed": self.topics_changed,
+            },
+            "audited": self.audited,
+            "change_id": self.change_id,
+            "gc_lines": None if self.gc_lines is None else [list(p) for p in self.gc_lines],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Journal":
+        c = data["changeset"]
+        file_verb = c.get("file_verb") if data.get("version", 1) >= 2 else _V1_FILE_VERB.get(c["action"])
+        return cls(
+            today=data["today"], now=data["now"], state_ts=data.get("state_ts"),
+            targets=data["targets"], originals=data["originals"],
+            commit=Commit(
+                c["action"], c["actor"], c["approval"], c["trigger"], c["summary"], subject=c["subject"],
+                dream_subject=c["dream_subject"], ref=Reference(c["ref_kind"], c["ref"]) if c["ref"] else None,
+                dream_fragments=c.get("dream_fragments"),
+            ),
+            evidence=Evidence(
+                advance={d: set(ids) for d, ids in c["advance"].items()},
+                release={d: set(ids) for d, ids in c["release"].items()},
+                gc_days=set(c["gc_days"]),
+                purge={(d, i) for d, i in c["purge"]},
+                restore_lines=c["restore_lines"],
+                tombstones=[(op, Tombstone(**stone)) for op, stone in c["tombstones"]],
+            ),
+            meta_files=c["meta_files"],
+            audit=Audit(file_verb, [(a, f, s) for a, f, s in c["audit"]]),
+            topics_changed=bool(c["topics_changed"]),
+            audited=bool(data.get("audited")),
+            change_id=str(data.get("change_id") or ""),
+            gc_lines=None if data.get("gc_lines") is None else [(d, line) for d, line in data["gc_lines"]],
+        )
+
+
+def write_journal(ws: Workspace, journal: Journal) -> None:
+    atomic_write_text(ws.memory / JOURNAL, json.dumps(journal.to_json(), ensure_ascii=False))
+
+
+def read_journal(ws: Workspace) -> Journal | None:
+    """The journal an interrupted apply left, or None; TornJournal when it is not JSON."""
+    try:
+        data = json.loads((ws.memory / JOURNAL).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (json.JSONDecodeError, UnicodeDecodeError, OSError):
+        raise TornJournal() from None
+    return Journal.from_json(data)
+
+
+def remove_journal(ws: Workspace) -> None:
+    remove_file(ws.memory / JOURNAL)

@@ -1,0 +1,185 @@
+"""Which shard a new claim bears on, and how: the offline dreamer's matching.
+
+`ShardMatcher` holds, for one run, an index of the shards' beliefs (`claims.index`: each
+shard's heading read cheaply for its terms and subject, the whole claim extracted only for the
+few shards a fragment is compared with) and answers `choose(claim, topic label)`:
+- the candidates are the shards sharing rare terms or a subject with the claim, and the shards
+  named for its topic label that share a rare term with it (or any of them when the claim
+  announces a change: a summary may name the old place, tool or person only);
+- each is related by the claim rules: a contradiction (`claims.contradiction`), the same claim
+  (`claims.sameness`), or, for a topic summary a person or an LLM wrote (no ladder prefix), a
+  note under its topic label that shares a content word (support);
+- the most related wins: the same subject first, then a strong likeness, then the same topic
+  label, then the likeness itself; ties go to the first slug;
+- a shard that cannot be rewritten (unparseable, free-form) is related only through the topic
+  label's own slug, and only gains a citation line.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from dreamdeck.core.claims.contradiction import contradiction_reason
+from dreamdeck.core.claims.extract import Claim, extract, subject_terms
+from dreamdeck.core.claims.index import ClaimIndex
+from dreamdeck.core.claims.naming import slug_words
+from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, same_claim, same_slot, subjects_match, supports_topic
+from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms
+from dreamdeck.core.dreaming.ladder import strip_prefix
+from dreamdeck.core.dreaming.protocol import UndreamedFragment
+
+__all__ = ["Match", "ShardMatcher", "label_slug", "label_words", "volatile_subjects"]
+
+_HEADING = re.compile(r"^heading:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_HASH_WORD = re.compile(r"^[0-9a-f]{6}$")
+_SLUG_LIKE = re.compile(r"^[a-z0-9-]+$")
+VOLATILE_VALUES = 3  # a key seen with this many values in one run may be a log, not a setting
+
+
+@lru_cache(maxsize=65536)
+def label_words(text: str) -> frozenset[str]:
+    """A topic label's (or a slug's) words, stemmed, without stopwords or name hashes."""
+    words = text.split("-") if _SLUG_LIKE.match(text) else slug_words(text)[0]
+    return frozenset(
+        stem(w) for w in words
+        if w and w not in STOPWORDS and not (_HASH_WORD.match(w) and any(c.isdigit() for c in w))
+    )
+
+
+def label_slug(label: str) -> str:
+    return "-".join(slug_words(label)[0])
+
+
+def heading_of(text: str) -> str | None:
+    """The frontmatter heading, read without parsing the shard (None: no frontmatter)."""
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---", 4)
+    m = _HEADING.search(text, 4, end if end > 0 else len(text))
+    return m.group(1) if m else None
+
+
+def volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]:
+    """Keys that take a new value nearly every time they are written within the run ("tokens
+    used: …" every day), and whose change is never announced ("raised …", "moved … to"): each
+    line is its own observation and a new value supersedes nothing. A setting keeps its value
+    for a while, or its change is announced."""
+    lines: dict[frozenset[str], list[frozenset[str]]] = {}
+    announced: list[frozenset[str]] = []
+    for f in fragments:
+        claim = extract(f.body)
+        if claim.keyed and claim.subject:
+            lines.setdefault(claim.subject, []).append(claim.value)
+        elif claim.predicate == "=" and claim.subject and claim.marker:
+            announced.append(claim.subject)
+    return {
+        subject for subject, values in lines.items()
+        if len(set(values)) >= VOLATILE_VALUES and len(set(values)) >= 0.8 * len(values)
+        and not any(subjects_match(subject, other) for other in announced)
+    }
+
+
+@dataclass
+class Match:
+    kind: str  # "contradict" | "same" | "cite_only"
+    slug: str
+    rank: tuple
+
+
+class ShardMatcher:
+    """The run's view of the shards' beliefs, kept current as the run writes new ones."""
+
+    def __init__(self, files: dict[str, str], modelable: Callable[[str], bool],
+                 volatile: set[frozenset[str]] | None = None) -> None:
+        self.files = files  # the run's live slug -> text (new shards appear as the run adds them)
+        self.modelable = modelable  # can the dreamer rewrite this shard (else: cite only)?
+        self.volatile = volatile or set()
+        self.index = ClaimIndex()
+        self.headings: dict[str, str] = {}
+        self.terms: dict[str, frozenset[str]] = {}
+        self.claims: dict[str, Claim] = {}
+        self.prefixed: dict[str, bool] = {}  # the belief carries a ladder prefix: one claim
+        self.by_topic: dict[str, list[str]] = {}  # topic label -> the shards named for it
+        self.labels_by_word: dict[str, set[str]] = {}
+        for slug in sorted(files):
+            heading = heading_of(files[slug])
+            if heading:
+                text, prefixed = strip_prefix(heading)
+                self.prefixed[slug], self.headings[slug] = prefixed, text
+                self.terms[slug] = terms(text)
+                self.index.add(slug, self.terms[slug], subject_terms(text), label_words(slug))
+
+    def claim_of(self, slug: str) -> Claim | None:
+        """The claim a shard's belief states (its heading, without the ladder prefix)."""
+        if slug not in self.claims:
+            if slug not in self.headings:
+                return None
+            self.claims[slug] = extract(self.headings[slug])
+        return self.claims[slug]
+
+    def remember(self, slug: str, sentence: str) -> None:
+        """(Re)index a belief the run wrote: one claim with a ladder prefix."""
+        claim = extract(sentence)
+        self.headings[slug], self.claims[slug], self.terms[slug] = sentence, claim, claim.terms
+        self.prefixed[slug] = True
+        for label in sorted(set().union(*(self.labels_by_word.get(w, ()) for w in label_words(slug)))):
+            slugs = self.by_topic[label]
+            if slug not in slugs and self.same_topic(slug, label_words(label), label_slug(label)):
+                slugs.append(slug)
+        self.index.add(slug, claim.terms, claim.subject or frozenset(), label_words(slug))
+
+    def choose(self, claim: Claim, label: str) -> Match | None:
+        lwords, lslug = label_words(label), label_slug(label)
+        slugs = set(self.index.candidates(claim.terms, claim.subject or frozenset(), loose=bool(claim.rejected)))
+        rare = self.index.rare(claim.terms)
+        slugs |= {s for s in self.topic_slugs(label) if claim.marker or rare & self.terms.get(s, frozenset())}
+        if lslug in self.files:
+            slugs.add(lslug)
+        best: Match | None = None
+        for slug in sorted(slugs):
+            found = self.relate(claim, slug, lwords, lslug)
+            if found and (best is None or found.rank > best.rank):
+                best = found
+        return best
+
+    def topic_slugs(self, label: str) -> list[str]:
+        """The shards named for this topic label (kept up to date as the run adds shards)."""
+        if label not in self.by_topic:
+            lwords, lslug = label_words(label), label_slug(label)
+            self.by_topic[label] = [s for s in sorted(self.index.by_label(lwords)) if self.same_topic(s, lwords, lslug)]
+            for word in lwords:
+                self.labels_by_word.setdefault(word, set()).add(label)
+        return self.by_topic[label]
+
+    @staticmethod
+    def same_topic(slug: str, lwords: frozenset[str], lslug: str) -> bool:
+        """The shard was named for this topic label (or its words match the label's)."""
+        return slug == lslug or (bool(lslug) and slug.startswith(lslug + "-")) or jaccard(lwords, label_words(slug)) >= 0.5
+
+    def relate(self, claim: Claim, slug: str, lwords: frozenset[str], lslug: str) -> Match | None:
+        """How `claim` bears on shard `slug`, judged on its belief first; whether the shard can
+        be rewritten is asked only when it is related (it costs a parse)."""
+        topic = self.same_topic(slug, lwords, lslug)
+        other = self.claim_of(slug)
+        found = self._relation(claim, slug, other, topic) if other is not None else None
+        if (found or slug == lslug) and not self.modelable(slug):
+            return Match("cite_only", slug, (False, False, True, -1.0)) if slug == lslug else None
+        return found
+
+    def _relation(self, claim: Claim, slug: str, other: Claim, topic: bool) -> Match | None:
+        slot = same_slot(claim, other, topic)
+        score = jaccard(claim.terms, other.terms)
+        rank = (slot, score >= SAME_STATEMENT, topic, score)
+        summary = not self.prefixed.get(slug, False)
+        reason = contradiction_reason(other, claim, same_topic=topic, old_is_summary=summary)
+        if reason == "value" and claim.subject in self.volatile:
+            reason = None  # a log line ("tokens used: 114k"), not a setting that changed
+        if reason:
+            return Match("contradict", slug, rank)
+        if same_claim(claim, other, same_topic=topic):
+            return Match("same", slug, rank)
+        if topic and summary and supports_topic(claim, other):
+            return Match("same", slug, rank)
+        return None

@@ -1,0 +1,192 @@
+r"""A topic's document in TypeClaw's keyword lane, whole or fast (v0.45.1, spec §4.4).
+
+TypeClaw matches a prompt against `slug\nheading\nbody\n` + the provenance of the fragments the
+topic cites actively (`provenance-index.ts` `lexicalTextForTopic`: each citation, then its who,
+time and where — or "unresolved citation"). Built whole, that reads every cited fragment (a year
+of streams), and its citation lines are most of its bytes.
+
+The fast document replaces each citation line of the usual shape (a UUID id) and each provenance
+line by a line holding "\0". That changes no match as long as no piece of the prompt (a line of
+it, or one of its words) could occur inside such a line — checked against the line's exact shape
+(`_touches_citation`), the ISO time's characters, "unresolved citation" and every who/where value
+in the streams (`_touches_provenance`) — and the prompt holds no "\0": then those lines can take
+part in no match, and a "\0" line in none either (a line of the prompt between two of its line
+breaks must equal a whole line of the document). Any other prompt gets the whole documents.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dreamdeck.core.formats.js_text import JS_WHITESPACE, locale_key
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
+from dreamdeck.core.formats.tc_text import citation_in_line, format_citation, is_section_heading
+from dreamdeck.core.index.tc_memory import Registry, TcDay, TcShard, child_parts
+
+UNRESOLVED_CITATION = "unresolved citation"
+
+_WS = re.escape(JS_WHITESPACE)
+# A citation line of the usual shape: a UUID id (what a fast document replaces).
+_CANONICAL_LINE = re.compile(
+    rf"[{_WS}-]*(streams|memory)/([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})#"
+    rf"([0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}})[{_WS}]*",
+    re.I | re.A,
+)
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I | re.A)
+
+
+# --- per-topic facts, computed once per shard version -----------------------------------------
+@dataclass(frozen=True)
+class TopicFacts:
+    active: tuple[tuple[str, str], ...]  # (date, id), sorted by citation (`compareChildren`)
+    superseded_ids: frozenset[str]
+    active_ids: frozenset[str]
+    fast_doc: str  # lowercased; canonical citation and provenance lines as "\0"
+    memory_prefix: bool  # a replaced line used the legacy `memory/` prefix
+
+
+_FACTS: dict[str, tuple[TcShard, TopicFacts]] = {}
+
+
+def topic_facts(shard: TcShard) -> TopicFacts:
+    hit = _FACTS.get(shard.path)
+    if hit is not None and hit[0] is shard:  # the same parse of the same file version
+        return hit[1]
+    facts = _compute_facts(shard)
+    _FACTS[shard.path] = (shard, facts)
+    return facts
+
+
+def _compute_facts(shard: TcShard) -> TopicFacts:
+    """citations.ts `splitCitationRefsBySection` and the fast document, in one pass."""
+    active: dict[str, tuple[str, str]] = {}
+    superseded: dict[str, tuple[str, str]] = {}
+    current, lines, memory_prefix = active, [], False
+    found: tuple[str, str] | None
+    for line in shard.body.split("\n"):
+        canon = _CANONICAL_LINE.fullmatch(line)
+        if canon is not None:  # a citation line TypeClaw's regex reads the same way
+            found = (canon.group(2), canon.group(3))
+            memory_prefix |= canon.group(1).lower() == "memory"
+            lines.append("\0")
+        else:
+            lines.append(line.lower())
+            heading = is_section_heading(line)
+            if heading is not None:
+                current = superseded if heading == "superseded" else active
+                continue
+            found = citation_in_line(line)
+            if found is None:
+                continue
+        current[format_citation(*found)] = found
+    active_ids = frozenset(i for _, i in active.values())
+    children = _sorted_children(list(active.values()))
+    # each child: its citation line (replaced when of the usual shape), then its provenance
+    lex = ["\0\n\0" if _UUID.fullmatch(i) else f"{format_citation(d, i).lower()}\n\0" for d, i in children]
+    fast = f"{shard.slug}\n{shard.heading}".lower() + "\n" + "\n".join(lines) + "\n" + "\n".join(lex)
+    sup = frozenset(i for _, i in superseded.values() if i not in active_ids)
+    return TopicFacts(tuple(children), sup, active_ids, fast, memory_prefix)
+
+
+_PLAIN_CITATIONS = re.compile(r"[a-z0-9/#-]*")
+
+
+def _sorted_children(children: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """provenance-index.ts `compareChildren` (`localeCompare` of the citations). For lowercase
+    letters, digits and "/#-" ICU's order is the code units' order, and a plain sort is exact."""
+    cites = [format_citation(d, i) for d, i in children]
+    if _PLAIN_CITATIONS.fullmatch("".join(cites)):
+        return [c for _, c in sorted(zip(cites, children, strict=True))]
+    return [c for _, c in sorted(zip(cites, children, strict=True), key=lambda p: locale_key(p[0]))]
+
+
+# --- which prompts need the whole documents ---------------------------------------------------
+_W_CLASS = frozenset(JS_WHITESPACE) | {"-"}
+_S_CLASS = frozenset(JS_WHITESPACE)
+_DIGIT = frozenset("0123456789")
+_HEX = frozenset("0123456789abcdef")
+_TS_CHARS = frozenset("0123456789-:.tz")
+
+
+def _template(prefix: str) -> list[frozenset[str]]:
+    """The characters of `PREFIX/YYYY-MM-DD#UUID`, lowercased, position by position."""
+    shape = prefix + "/dddd-dd-dd#hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh"
+    return [_DIGIT if c == "d" and i > len(prefix) else _HEX if c == "h" else frozenset(c) for i, c in enumerate(shape)]
+
+
+_TEMPLATES = {"streams": _template("streams"), "memory": _template("memory")}
+
+
+def _non_alnum_possible(cls: frozenset[str]) -> bool:
+    return any(not (c.isascii() and c.isalnum()) for c in cls)
+
+
+def _touches_citation(piece: str, template: list[frozenset[str]], boundary: bool) -> bool:
+    """Could `piece` occur inside `[\\s-]*TEMPLATE\\s*` (on alphanumeric boundaries, for a word)?"""
+    alphabet = _W_CLASS.union(*template)
+    if not set(piece) <= alphabet:
+        return False
+    n, size = len(piece), len(template)
+    for start in range(-n, size + 1):
+        if all(ch in (_W_CLASS if p < 0 else template[p] if p < size else _S_CLASS)
+               for ch, p in zip(piece, range(start, start + n), strict=True)):
+            left, right = start - 1, start + n
+            if boundary and ((0 <= left < size and not _non_alnum_possible(template[left]))
+                             or (0 <= right < size and not _non_alnum_possible(template[right]))):
+                continue
+            return True
+    return False
+
+
+def _touches_provenance(piece: str, boundary: bool, vocab: set[str]) -> bool:
+    if any(piece in v for v in vocab) or piece in UNRESOLVED_CITATION:
+        return True
+    if set(piece) <= _TS_CHARS:  # a piece of an ISO time, 2026-07-16t03:00:00.000z
+        return not (boundary and piece.isdigit() and len(piece) not in (2, 4))  # digit runs there are 2 or 4 long
+    return False
+
+
+def fast_docs_exact(prompt: str, tokens: list[str], templates: list[str], vocab: set[str]) -> bool:
+    """True when replacing citation and provenance lines by "\\0" changes no match."""
+    if "\0" in prompt:
+        return False
+    probes = [(p, False) for p in prompt.lower().split("\n") if p] + [(t, t.isascii()) for t in tokens]
+    for piece, boundary in probes:
+        if _touches_provenance(piece, boundary, vocab):
+            return False
+        if any(_touches_citation(piece, _TEMPLATES[t], boundary) for t in templates):
+            return False
+    return True
+
+
+def stream_documents(days: list[TcDay], reg: Registry) -> dict[str, str]:
+    """citation -> a fragment's document: topic, body and its own provenance (`streamDocuments`)."""
+    docs = {}
+    for day in days:
+        for ev in day.events:
+            if ev["type"] == "fragment":
+                citation = format_citation(day.date, ev["id"])
+                docs[citation] = f"{ev['topic']}\n{ev['body']}\n" + "\n".join(child_parts(citation, ev, reg))
+    return docs
+
+
+def whole_documents(shards: list[TcShard], facts: list[TopicFacts], files: list[tuple[str, str]],
+                    reg: Registry) -> list[str]:
+    """TypeClaw's topic documents whole (`topicDocuments`), lowercased: the cited fragments are
+    read, day by day, for their who, time and where."""
+    wanted: dict[str, set[str]] = {}
+    for f in facts:
+        for d, i in f.active:
+            wanted.setdefault(d, set()).add(i)
+    events: dict[tuple[str, str], dict] = {}
+    for date, path in files:  # `fragments` is keyed by the citation; a later line wins
+        if date in wanted:
+            with open(path, "rb") as fh:
+                for ln in parse_stream_bytes(fh.read()):
+                    if ln.event is not None and ln.event["type"] == "fragment" and ln.event["id"] in wanted[date]:
+                        events[(date, ln.event["id"])] = ln.event
+    docs = []
+    for shard, f in zip(shards, facts, strict=True):
+        parts = [p for d, i in f.active for p in child_parts(format_citation(d, i), events.get((d, i)), reg)]
+        docs.append(f"{shard.slug}\n{shard.heading}\n{shard.body}\n" + "\n".join(parts))
+    return [d.lower() for d in docs]

@@ -1,0 +1,200 @@
+"""Recall: what the agent gets back for a question — ranked, decay-aware, cut to a budget.
+
+One call in, a bounded list of blocks out (`RecallBlock`), shaped so a memory-plane service can
+serve it as it is. The steps:
+1. the search index (`index.search`, refreshed from the files first) finds documents by BM25;
+2. decay (Moltbot §9, `index.strength`) shapes the ranking: active and pinned items rank by
+   relevance alone, fading ones are deprioritized (relevance × their decay score), dormant ones
+   only come back when asked (`include_dormant`), archived ones never; the vault never decays;
+3. a pinned belief is shown once, as its vault copy;
+4. the budget (joelclaw's profiles: lean 2–3 hits, balanced 5–7, deep 10–15; `auto` picks one
+   from the query) cuts the list: hits past the profile's minimum must score at least
+   `TAIL_RATIO` of the best, and the blocks' bytes never exceed the byte budget (the last block's
+   excerpt is shortened to fit, or it is left out);
+5. what was returned is appended to the access record (`store.access`), which feeds decay.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dreamdeck.core.errors import BadInput, NotFound
+from dreamdeck.core.formats.search_terms import content_words
+from dreamdeck.core.index.search import Hit, open_index
+from dreamdeck.core.index.strength import (
+    BASE_RELEVANCE, TYPE_WEIGHT, age_days, decay_score, decay_status, ladder_tier, topic_decay, usage_of_belief,
+)
+from dreamdeck.core.store.access import Usage, access_summary, item_key, record_access
+from dreamdeck.core.store.settings import DecaySettings, load_settings
+from dreamdeck.core.workspace import Workspace
+
+BUDGETS = ("lean", "balanced", "deep", "auto")
+TAIL_RATIO = 0.3
+CANDIDATES = 200  # BM25 hits considered before decay re-ranks them
+EXPLICIT_SOURCES = ("dreamdeck:cli", "human:")  # fragments a person wrote (`dreamdeck remember`)
+REFERENCE_BASE = {"curated": BASE_RELEVANCE["explicit"], "episode": BASE_RELEVANCE["auto"],
+                  "external": BASE_RELEVANCE["inferred"]}
+_DEEP_WORDS = re.compile(r"\b(why|how|compare|explain|debug|difference|history|versus|vs)\b")
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    min_hits: int
+    max_hits: int
+    max_bytes: int
+
+
+PROFILES = {
+    "lean": Profile("lean", 2, 3, 1_500),
+    "balanced": Profile("balanced", 5, 7, 4_000),
+    "deep": Profile("deep", 10, 15, 12_000),
+}
+
+
+@dataclass(frozen=True)
+class RecallBlock:
+    """One thing the agent is shown: kind (`topic`, `vault`, `stream`, `reference`), key (slug or
+    `DATE#ID`), heading, excerpt, the final score, and why (bm25, decay, status, tier, access)."""
+
+    kind: str
+    key: str
+    heading: str
+    excerpt: str
+    score: float
+    why: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
+
+    @property
+    def size(self) -> int:
+        """What the block costs the budget: the UTF-8 bytes of its heading and excerpt."""
+        return block_size(self.heading, self.excerpt)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "key": self.key, "heading": self.heading, "excerpt": self.excerpt,
+                "score": self.score, "why": self.why, "path": self.path}
+
+
+def block_size(heading: str, excerpt: str) -> int:
+    return len(heading.encode("utf-8")) + 1 + len(excerpt.encode("utf-8"))
+
+
+def choose_profile(query: str) -> Profile:
+    """`auto`: a word or two is a lookup (lean); a long or why/how question wants depth."""
+    words = content_words(query)
+    if words <= 2 and "?" not in query:
+        return PROFILES["lean"]
+    if words >= 9 or (words >= 4 and _DEEP_WORDS.search(query.lower())):
+        return PROFILES["deep"]
+    return PROFILES["balanced"]
+
+
+def _check(ws: Workspace, query: object, budget: str, limit: int | None, max_bytes: int | None) -> Profile:
+    if not isinstance(query, str) or not query.strip():
+        raise BadInput("recall needs a query: say what to remember")
+    if budget not in BUDGETS:
+        raise BadInput(f"unknown budget {budget!r}; choose one of {', '.join(BUDGETS)}")
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise BadInput(f"limit must be a whole number of results, 1 or more (got {limit!r})")
+    if max_bytes is not None and (not isinstance(max_bytes, int) or max_bytes < 1):
+        raise BadInput(f"max_bytes must be a whole number of bytes, 1 or more (got {max_bytes!r})")
+    if not ws.memory.is_dir():
+        raise NotFound(f"no memory in {ws.root}: there is no memory/ folder (append a fragment first)")
+    return choose_profile(query) if budget == "auto" else PROFILES[budget]
+
+
+def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | None = None,
+           include_dormant: bool = False, max_bytes: int | None = None, record: bool = True) -> list[RecallBlock]:
+    """What the agent should remember for `query`, best first, within the budget (module
+    docstring). `record=False` leaves the access record alone (a preview, not a recall)."""
+    profile = _check(ws, query, budget, limit, max_bytes)
+    decay = load_settings(ws.root).decay
+    access = access_summary(ws.memory)
+    ranked = _rank(open_index(ws).search(query, CANDIDATES), access, ws.today(), decay, include_dormant)
+    blocks = _cut(ranked, profile, limit, max_bytes)
+    if record:
+        record_access(ws, "recall", query, [item_key(b.kind, b.key) for b in blocks],
+                      {"budget": profile.name, "limit": limit, "include_dormant": include_dormant})
+    return blocks
+
+
+def _rank(hits: list[Hit], access: dict[str, Usage], today: str, decay: DecaySettings,
+          include_dormant: bool) -> list[RecallBlock]:
+    pinned = {h.key for h in hits if h.kind == "vault"}
+    out = []
+    for hit in hits:
+        if hit.kind == "topic" and hit.key in pinned:
+            continue  # the belief is shown once, as the copy a person pinned
+        score, status, tier, usage = _decay_of(hit, access, today, decay)
+        if status == "archived" or (status == "dormant" and not include_dormant):
+            continue
+        weight = 1.0 if status in ("active", "pinned") else score
+        why = {"bm25": _sig(hit.relevance), "decay": _sig(score), "status": status, "tier": tier,
+               "weight": _sig(weight), "access_count": usage.count if usage else 0,
+               "last_access": usage.last_day if usage else None}
+        out.append(RecallBlock(hit.kind, hit.key, hit.heading, hit.excerpt, hit.relevance * weight, why, hit.path))
+    out.sort(key=lambda b: (-b.score, b.kind, b.key))
+    return [RecallBlock(b.kind, b.key, b.heading, b.excerpt, _sig(b.score), b.why, b.path) for b in out]
+
+
+def _sig(x: float) -> float:
+    """Six significant digits: BM25 gives a word found in most documents a relevance near 1e-6
+    (its IDF floor), which fixed decimals would show as 0."""
+    return float(f"{x:.6g}")
+
+
+def _decay_of(hit: Hit, access: dict[str, Usage], today: str, decay: DecaySettings):
+    """(decay score, status, wording tier, usage) of one hit, by its store (`index.strength`)."""
+    info = hit.info
+    if hit.kind in ("topic", "vault"):
+        usage = usage_of_belief(access, hit.key)
+        tier = ladder_tier(info.get("days") or 0)
+        if hit.kind == "vault":
+            return 1.0, "pinned", tier, usage
+        score = topic_decay(info.get("days") or 0, info.get("last") or today, usage, today, decay)
+        return score, decay_status(score, decay), tier, usage
+    usage = access.get(item_key(hit.kind, hit.key))
+    shown = usage.count if usage else 0
+    if hit.kind == "reference":
+        if info.get("pinned"):
+            return 1.0, "pinned", None, usage
+        base, weight = REFERENCE_BASE.get(str(info.get("origin")), BASE_RELEVANCE["auto"]), TYPE_WEIGHT["procedural"]
+        accesses, last = 1 + int(info.get("access_count") or 0) + shown, info.get("last") or today
+    else:
+        source = info.get("source") or ""
+        base = BASE_RELEVANCE["explicit" if source.startswith(EXPLICIT_SOURCES) else "auto"]
+        weight, accesses, last = TYPE_WEIGHT["episodic"], 1 + shown, info.get("date") or today
+    if usage is not None and usage.last_day > last:
+        last = usage.last_day
+    score = decay_score(accesses, age_days(today, last), decay, base=base, type_weight=weight)
+    return score, decay_status(score, decay), None, usage
+
+
+def _cut(ranked: list[RecallBlock], profile: Profile, limit: int | None, max_bytes: int | None) -> list[RecallBlock]:
+    max_hits = profile.max_hits if limit is None else limit
+    min_hits = min(profile.min_hits, max_hits)
+    budget = profile.max_bytes if max_bytes is None else max_bytes
+    out: list[RecallBlock] = []
+    used = 0
+    for block in ranked[:max_hits]:
+        if len(out) >= min_hits and block.score < TAIL_RATIO * ranked[0].score:
+            break
+        if used + block.size > budget:
+            fitted = _fit(block, budget - used)
+            if fitted is not None:
+                out.append(fitted)
+            break
+        out.append(block)
+        used += block.size
+    return out
+
+
+def _fit(block: RecallBlock, room: int) -> RecallBlock | None:
+    """The block with its excerpt shortened (ending in "…") to fit `room` bytes, or None."""
+    spare = room - block_size(block.heading, "…")
+    if spare < 16:  # not even a line of excerpt fits: leave it out
+        return None
+    cut = block.excerpt.encode("utf-8")[:spare].decode("utf-8", "ignore").rstrip()
+    fitted = RecallBlock(block.kind, block.key, block.heading, cut + "…", block.score, {**block.why, "cut": True}, block.path)
+    return fitted if fitted.size <= room else None

@@ -1,0 +1,161 @@
+"""The access record: what the agent was shown, one line per recall or injection.
+
+`memory/meta/access.jsonl`, append-only, one JSON object per line:
+`{"ts", "day", "op": "recall"|"inject", "query", "items": ["topic:pnpm-usage", ...], "detail"}`.
+
+Where it lives, and why: beside the memory it describes, in `memory/meta/`, like the audit log.
+Access shapes decay (Moltbot §9.1: access count, days since last access), which is part of what
+memory *is*; it must be the same for every process and person using the folder (the agent's
+runtime recalls, the person's app reads), survive reboots and move with the agent folder. The
+private per-user cache folder has none of those properties: it holds only projections.
+
+Whether it is committed: not by a recall. A recall is a read; a commit per recall would bury
+the memory history in noise and cost a git process per question. The lines ride along with the
+next memory commit (every commit stages `memory/`), as TypeClaw's own access bumps on reference
+files do. Rollback never rewinds it (it restores shards and streams only).
+
+Cheap and safe under concurrency: one `append_durably` per record (a single O_APPEND write and
+an fsync), so concurrent processes never interleave or lose lines. Queries are redacted of
+secrets and cut to `MAX_QUERY` characters before they are written. Readers skip lines they
+cannot parse. The per-key summary is kept per process and extended by reading only the bytes
+appended since (the file only grows; a file replaced or cut short is read again from the start).
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dreamdeck.core.formats.secrets import redact_secrets
+from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.workspace import Workspace, local_datetime_iso
+
+OPS = ("recall", "inject")
+MAX_QUERY = 500
+ACCESS_FILE = "access.jsonl"
+
+
+def access_path(memory_dir: Path) -> Path:
+    return Path(memory_dir) / "meta" / ACCESS_FILE
+
+
+def item_key(kind: str, key: str) -> str:
+    """The name of one returned item in the record: `topic:pnpm-usage`, `stream:DATE#ID`."""
+    return f"{kind}:{key}"
+
+
+@dataclass(frozen=True)
+class AccessRecord:
+    ts: str
+    day: str  # the workspace's local date (honours --today)
+    op: str
+    query: str
+    items: tuple[str, ...]
+    detail: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ts": self.ts, "day": self.day, "op": self.op, "query": self.query,
+                "items": list(self.items), "detail": self.detail}
+
+
+def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: dict[str, Any] | None = None) -> AccessRecord:
+    """Append one record durably; the query is stored redacted and cut."""
+    if op not in OPS:
+        raise ValueError(f"unknown access op {op!r}")
+    rec = AccessRecord(local_datetime_iso(), ws.today(), op, redact_secrets(query)[:MAX_QUERY], tuple(items), detail or {})
+    line = json.dumps(rec.to_json(), ensure_ascii=False, separators=(",", ":"))
+    append_durably(access_path(ws.memory), (line + "\n").encode("utf-8"), own_line=True)
+    return rec
+
+
+def _parse(line: bytes) -> AccessRecord | None:
+    try:
+        data = json.loads(line)
+        rec = AccessRecord(data["ts"], data["day"], data["op"], data["query"], tuple(data["items"]), data.get("detail") or {})
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not (isinstance(rec.day, str) and all(isinstance(i, str) for i in rec.items)):
+        return None
+    return rec
+
+
+def read_access(ws: Workspace, limit: int | None = None) -> list[AccessRecord]:
+    """Records, newest first (at most `limit`)."""
+    try:
+        data = access_path(ws.memory).read_bytes()
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in reversed(data.split(b"\n")):
+        rec = _parse(line) if line.strip() else None
+        if rec is not None:
+            out.append(rec)
+            if limit is not None and len(out) >= limit:
+                break
+    return out
+
+
+@dataclass(frozen=True)
+class Usage:
+    """How often an item was shown, and on which day last."""
+
+    count: int
+    last_day: str
+
+
+class _Tail:
+    """A summary of the file's first `offset` bytes, which end with `check`."""
+
+    def __init__(self, ino: int):
+        self.ino = ino
+        self.offset = 0
+        self.check = b""
+        self.usage: dict[str, Usage] = {}
+
+    def extend(self, data: bytes) -> None:
+        end = data.rfind(b"\n") + 1  # a line still being written is read next time
+        for line in data[:end].split(b"\n"):
+            rec = _parse(line) if line.strip() else None
+            if rec is None:
+                continue
+            for key in rec.items:
+                old = self.usage.get(key)
+                self.usage[key] = Usage(1, rec.day) if old is None else Usage(old.count + 1, max(old.last_day, rec.day))
+        if end:
+            self.offset += end
+            self.check = data[max(0, end - 64):end]
+
+
+_TAILS: dict[str, _Tail] = {}
+_LOCK = threading.Lock()
+
+
+def access_summary(memory_dir: Path) -> dict[str, Usage]:
+    """item key -> Usage over the whole record, reading only what was appended since last time."""
+    path = access_path(memory_dir)
+    with _LOCK:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            _TAILS.pop(str(path), None)
+            return {}
+        try:
+            st = os.fstat(fd)
+            tail = _TAILS.get(str(path))
+            if tail is None or not _still_prefix(fd, st, tail):
+                tail = _TAILS[str(path)] = _Tail(st.st_ino)
+            if st.st_size > tail.offset:
+                tail.extend(os.pread(fd, st.st_size - tail.offset, tail.offset))
+            return dict(tail.usage)
+        finally:
+            os.close(fd)
+
+
+def _still_prefix(fd: int, st: os.stat_result, tail: _Tail) -> bool:
+    if st.st_ino != tail.ino or st.st_size < tail.offset:
+        return False
+    n = len(tail.check)
+    return os.pread(fd, n, tail.offset - n) == tail.check if n else True

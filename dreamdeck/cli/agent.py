@@ -1,0 +1,85 @@
+"""What the agent gets back: recall, inject, and the access record of what it was shown."""
+from __future__ import annotations
+
+import sys
+
+from dreamdeck.cli.common import CliError, emit_json, open_ws, say, truncate
+
+
+def _count(value: str | None, flag: str) -> int | None:
+    """A whole number from the command line, or one clear line (argparse would print usage)."""
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise CliError(f"{flag} {value!r}: expected a whole number") from None
+    return number
+
+
+def _has_memory(ws) -> bool:
+    return ws.memory.is_dir() or (ws.root / "MEMORY.md").is_file()
+
+
+def cmd_recall(args) -> int:
+    from dreamdeck.core.ops.recall import recall
+
+    ws = open_ws(args)
+    blocks = recall(ws, args.query if args.query is not None else "", budget=args.budget,
+                    limit=_count(args.limit, "--limit"), include_dormant=args.include_dormant,
+                    max_bytes=_count(args.max_bytes, "--max-bytes"))
+    if args.json:
+        emit_json([b.to_json() for b in blocks])
+        return 0
+    if not blocks:
+        say("Nothing in memory matches that.")
+        return 0
+    for n, b in enumerate(blocks, 1):
+        why = b.why
+        parts = [why["status"], *([why["tier"]] if why["tier"] else []),
+                 *([f"shown {why['access_count']}×"] if why["access_count"] else [])]
+        say(f"{n}. {b.kind}:{b.key}  score {b.score:g}  ({', '.join(parts)}; bm25 {why['bm25']:g}, decay {why['decay']:g})",
+            f"   {truncate(b.heading, 100)}")
+        for line in b.excerpt.splitlines()[:6]:
+            if line.strip() and line.strip() != b.heading.strip():
+                say(f"     {truncate(line, 100)}")
+    return 0
+
+
+def cmd_inject(args) -> int:
+    from dreamdeck.core.formats.js_text import printable
+    from dreamdeck.core.ops.inject import inject
+
+    ws = open_ws(args)
+    if not _has_memory(ws):
+        raise CliError(f"no memory in {ws.root}: there is neither a memory/ folder nor a MEMORY.md")
+    budget = _count(args.budget, "--budget")
+    result = inject(ws, args.query, origin=args.origin, budget=16384 if budget is None else budget, mode=args.mode)
+    if args.json:
+        emit_json(result.to_json())
+        return 0
+    if result.text:
+        sys.stdout.write(printable(result.text) + "\n")
+    else:
+        print(f"dreamdeck: nothing would be injected this turn ({result.render})", file=sys.stderr)
+    return 0
+
+
+def cmd_access(args) -> int:
+    from dreamdeck.core.store.access import read_access
+
+    ws = open_ws(args)
+    limit = _count(args.limit, "--limit")
+    if limit is not None and limit < 1:
+        raise CliError(f"--limit {limit}: expected 1 or more")
+    records = read_access(ws, limit)
+    if args.json:
+        emit_json([r.to_json() for r in records])
+        return 0
+    if not records:
+        say("Nothing recorded yet: `dreamdeck recall` and `dreamdeck inject` record what they return.")
+        return 0
+    for r in records:
+        shown = ", ".join(r.items) if r.items else "(headings only)" if r.op == "inject" else "(nothing)"
+        say(f"{r.ts[:16].replace('T', ' ')}  {r.op:<6}  {truncate(r.query, 50)!r}  → {truncate(shown, 120)}")
+    return 0

@@ -1,1 +1,0 @@
-"""Local stand-ins for remote services, spoken to over real sockets (no monkeypatching)."""

@@ -1,0 +1,75 @@
+"""`dreamdeck demo` opens Pico's folder in the state the README's screenshots show: something to
+do on every screen, made through the same verbs a person uses; it says where the folder is."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dreamdeck.core.ops.alerts import pending_alerts
+from dreamdeck.core.ops.proposals import list_proposals
+from dreamdeck.core.ops.vault import pinned_slugs
+from dreamdeck.core.store.reflections import list_reflections
+from dreamdeck.core.store.tombstones import load_tombstones
+from dreamdeck.demo.stage import create_demo
+
+TODAY = "2026-11-22"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return create_demo(tmp_path_factory.mktemp("staged") / "pico", today=TODAY)
+
+
+def test_a_pending_reflection_with_several_hunks_and_a_contradiction(demo):
+    (pending,) = list_reflections(demo.ws)[0]
+    assert pending.id == demo.reflection == "r-1"
+    hunks = {f.path: len(d.hunks) for f, d in pending.hunks()}
+    assert len(hunks) >= 3 and sum(hunks.values()) >= 3
+    assert "topics/release-cadence.md" in hunks
+    assert any("release-cadence" in c for c in pending.contradictions)
+
+
+def test_conflicting_proposals_a_pin_a_forgotten_fragment_an_archive_and_an_alert(demo):
+    proposals = {p.id: p for p in list_proposals(demo.ws)[0]}
+    assert proposals["p-1"].conflicts_with == ["p-2"] and proposals["p-2"].conflicts_with == ["p-1"]
+    assert "p-3" in proposals
+    assert pinned_slugs(demo.ws) == frozenset({"code-review"})
+    day, fid = demo.forgotten.split("#")
+    assert load_tombstones(demo.ws)[(day, fid)].reason == "a one-off request, not something to remember"
+    assert (demo.ws.memory / "archive/meetup-talk.md").is_file()
+    assert [a.path for a in pending_alerts(demo.ws.root)] == ["AGENTS.md"]
+
+
+def test_the_morning_is_in_git_dated_that_morning(demo):
+    subjects = git(demo.ws.root, "log", "-8", "--format=%ad %s", "--date=format:%Y-%m-%d").splitlines()
+    assert subjects[0].startswith(f"{TODAY} dream: ")
+    assert all(line.startswith(TODAY) for line in subjects[:7])
+    assert git(demo.ws.root, "status", "--porcelain").split() == ["M", "AGENTS.md"]  # edited outside dreamdeck
+
+
+def test_the_command_prints_where_the_demo_is(tmp_path):
+    target = tmp_path / "pico"
+    out = subprocess.run([sys.executable, "-m", "dreamdeck", "demo", str(target), "--no-open", "--today", TODAY],
+                         capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(target.resolve()) and (target / "memory/meta/reflections").is_dir()
+
+
+async def test_the_app_says_where_the_demo_folder_is(demo):
+    from dreamdeck.tui.demo_app import demo_app
+    from dreamdeck.tui.config import UserConfig
+
+    app = demo_app(demo.ws, watcher=False, user_config=UserConfig())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        notes = [n for n in app._notifications if n.title == "Demo workspace"]
+        assert notes and str(demo.ws.root) in notes[0].message
+        assert app.workspace_name == "pico"

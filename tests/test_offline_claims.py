@@ -1,0 +1,246 @@
+"""The offline dreamer groups by claims, not labels (issue 11): every distinct observation is
+cited, only true duplicates fold, only real updates supersede, strength counts active days,
+and non-Latin headings get readable slugs. Asserted on the shard bytes the dreamer writes."""
+from __future__ import annotations
+
+from dreamdeck.core.dreaming.offline import OfflineDreamer
+from dreamdeck.core.dreaming.protocol import DreamInput, DreamScratch, UndreamedFragment
+from dreamdeck.core.formats.citations import citation_keys, sectioned_citations
+from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard, strength_of
+from dreamdeck.core.formats.slugs import SLUG_REGEX
+
+TODAY = "2026-03-22"
+
+
+def frag(day: int, n: int, topic: str, body: str) -> UndreamedFragment:
+    return UndreamedFragment(date=f"2026-03-{day:02d}", id=f"f{day:02d}-{n}", topic=topic, body=body)
+
+
+def dream(fragments, shards=None):
+    scratch = DreamScratch(dict(shards or {}))
+    outcome = OfflineDreamer().dream(DreamInput(TODAY, list(fragments), ""), scratch)
+    return scratch.files, outcome
+
+
+def headings(files) -> dict[str, str]:
+    return {slug: parse_shard(text)[0].heading for slug, text in files.items()}
+
+
+def sections(text: str):
+    s = sectioned_citations(parse_shard(text)[1])
+    return sorted(s.active_keys()), sorted(s.superseded_keys())
+
+
+def cited(files) -> set:
+    return set().union(*(citation_keys(t) for t in files.values())) if files else set()
+
+
+def topic_shard(sentence: str, active: list[str], tags=None) -> str:
+    body = f"{sentence}\n\nfragments:\n" + "".join(f"- streams/{c}\n" for c in active)
+    cites, days, last = strength_of(body, TODAY)
+    return render_shard(ShardMeta(sentence.rstrip("."), cites, days, last, tags), body)
+
+
+# --- nothing distinct is lost ------------------------------------------------------------------
+
+def test_every_distinct_bullet_under_one_heading_is_cited_as_its_own_claim():
+    files, outcome = dream([
+        frag(2, 1, "Today", "fixed the checkout bug"),
+        frag(2, 2, "Today", "reviewed the checkout PR"),
+        frag(2, 3, "Today", "paired with Bob on the search tests"),
+    ])
+    assert cited(files) == {("2026-03-02", "f02-1"), ("2026-03-02", "f02-2"), ("2026-03-02", "f02-3")}
+    assert sorted(headings(files).values()) == [
+        "Mentioned once: fixed the checkout bug", "Mentioned once: paired with Bob on the search tests",
+        "Mentioned once: reviewed the checkout PR"]
+    assert outcome.folded == {}
+
+
+def test_a_same_day_near_duplicate_is_folded_and_names_the_citation_it_duplicates():
+    files, outcome = dream([frag(2, 1, "Heartbeat", "heartbeat: ok"), frag(2, 2, "Heartbeat", "Heartbeat: OK ✅")])
+    assert files["heartbeat"].endswith("Mentioned once: heartbeat: ok.\n\nfragments:\n- streams/2026-03-02#f02-1\n")
+    assert outcome.folded == {"2026-03-02#f02-2": "2026-03-02#f02-1"}
+    assert outcome.summary == "2 fragments: 1 new topic, 0 reinforced, 0 contradictions, 1 not cited (same day)"
+
+
+def test_a_same_day_restatement_that_adds_detail_is_cited():
+    files, outcome = dream([
+        frag(2, 1, "Deploys", "Deploys happen on Fridays."),
+        frag(2, 2, "Deploys", "Deploys happen on Fridays, never after 15:00."),
+    ])
+    assert cited(files) == {("2026-03-02", "f02-1"), ("2026-03-02", "f02-2")}
+    assert outcome.folded == {}
+
+
+def test_a_duplicate_of_a_citation_made_by_an_earlier_run_names_that_citation():
+    before = topic_shard("Mentioned once: heartbeat: ok.", ["2026-03-02#early"])
+    files, outcome = dream([frag(2, 5, "Heartbeat", "Heartbeat: OK")], {"heartbeat": before})
+    assert files == {"heartbeat": before}
+    assert outcome.folded == {"2026-03-02#f02-5": "2026-03-02#early"}
+
+
+# --- reinforcement is the same claim on another day, however labelled ---------------------------
+
+def test_the_same_claim_under_near_duplicate_headings_is_one_belief():
+    files, _ = dream([
+        frag(1, 1, "Deploy process", "Deploys go to staging first, then to prod after the smoke tests pass."),
+        frag(5, 1, "Deployment process", "deploys go to staging first, then prod once the smoke tests pass"),
+        frag(8, 1, "deploy-process", "Deploys: staging first, then prod after the smoke tests pass."),
+    ])
+    assert list(files) == ["deploy-process"]
+    assert headings(files)["deploy-process"] == (
+        "Consistently (3 days): Deploys go to staging first, then to prod after the smoke tests pass")
+
+
+def test_a_rule_restated_with_emphasis_reinforces_and_never_contradicts():
+    files, outcome = dream([
+        frag(1, 1, "Rules", "Never push directly to main; open a PR and wait for review."),
+        frag(3, 1, "Rules", "**NEVER** push directly to main — open a PR and wait for review."),
+        frag(6, 1, "Rules", "Reminder: never push directly to main, open a PR and wait for review!"),
+        frag(6, 2, "Rules", "Never force-push to shared branches."),
+    ])
+    assert outcome.contradictions == []
+    assert sorted(headings(files).values()) == [
+        "Consistently (3 days): Never push directly to main; open a PR and wait for review",
+        "Mentioned once: Never force-push to shared branches"]
+
+
+# --- contradiction: the same subject with another value, never a word alone ----------------------
+
+def test_a_temporal_word_alone_never_supersedes_an_unrelated_belief():
+    prs = topic_shard("The user always wants small PRs (under ~400 lines).", [f"2026-03-{d:02d}#p{d}" for d in range(1, 11)])
+    files, outcome = dream([frag(12, 1, "code review", "Dana said the team now prefers Vitest snapshots for UI tests.")],
+                           {"code-review": prs})
+    assert files["code-review"] == prs
+    assert outcome.contradictions == []
+    assert len(files) == 2
+
+
+def test_sibling_rows_and_bullets_about_different_subjects_never_supersede_each_other():
+    fragments = []
+    for day in (2, 3, 4):
+        fragments += [frag(day, 1, "Services", "| api | up |"), frag(day, 2, "Services", "| worker | up |"),
+                      frag(day, 3, "Team", "Alice: frontend"), frag(day, 4, "Team", "Bob: backend")]
+    files, outcome = dream(fragments)
+    assert outcome.contradictions == []
+    assert all(not sections(text)[1] for text in files.values())
+    assert len(files) == 4 and len(cited(files)) == 12
+
+
+def test_a_setting_moved_from_x_to_y_supersedes_and_keeps_a_guard():
+    files, outcome = dream([
+        frag(1, 1, "Settings", "backup cron: 02:00 daily"),
+        frag(2, 1, "Config", "backup cron: 02:00 daily"),
+        frag(9, 1, "Settings", "moved the backup cron from 02:00 to 04:30 (disk contention with the indexer)"),
+        frag(10, 1, "Config", "backup cron: 04:30 daily"),
+    ])
+    [text] = files.values()
+    assert parse_shard(text)[0].heading == (
+        "Observed on 2 days: Backup cron is not 02:00 daily anymore; "
+        "moved the backup cron from 02:00 to 04:30 (disk contention with the indexer)")
+    assert sections(text) == ([("2026-03-09", "f09-1"), ("2026-03-10", "f10-1")],
+                              [("2026-03-01", "f01-1"), ("2026-03-02", "f02-1")])
+    assert len(outcome.contradictions) == 1
+
+
+def test_a_timeout_raised_then_disabled_ends_as_the_belief():
+    files, _ = dream([
+        frag(1, 1, "Settings", "API timeout: 30s"),
+        frag(6, 1, "Settings", "raised the API timeout to 60s after the 504s"),
+        frag(8, 1, "Config", "API timeout: 60s"),
+        frag(13, 1, "Settings", "disabled the API timeout entirely for the long exports"),
+        frag(15, 1, "Config", "API timeout: disabled"),
+    ])
+    [text] = files.values()
+    assert parse_shard(text)[0].heading == (
+        "Observed on 2 days: API timeout is not 60s anymore; disabled the API timeout entirely for the long exports")
+    assert sections(text)[0] == [("2026-03-13", "f13-1"), ("2026-03-15", "f15-1")]
+
+
+def test_a_new_value_for_the_same_key_on_a_later_day_supersedes():
+    files, _ = dream([frag(1, 1, "Limits", "max parallel jobs: 4"), frag(3, 1, "Limits", "max parallel jobs: 8")])
+    assert headings(files) == {"limits": "Mentioned once: Max parallel jobs is not 4 anymore; max parallel jobs: 8"}
+
+
+def test_a_status_that_flips_back_is_an_update_each_time():
+    files, _ = dream([frag(1, 1, "Heartbeat", "heartbeat: ok"), frag(2, 1, "Heartbeat", "heartbeat: failed (gateway timeout)"),
+                      frag(3, 1, "Heartbeat", "heartbeat: ok"), frag(4, 1, "Heartbeat", "heartbeat: ok")])
+    assert headings(files) == {"heartbeat": "Observed on 2 days: Heartbeat is not failed (gateway timeout) anymore; heartbeat: ok"}
+    assert sections(files["heartbeat"])[1] == [("2026-03-01", "f01-1"), ("2026-03-02", "f02-1")]
+
+
+# --- strength from real support ----------------------------------------------------------------
+
+def test_a_replacing_claim_starts_at_its_own_support_and_superseded_days_never_count():
+    old = topic_shard("Always (8 days): The release is cut every Tuesday at 14:00.", [f"2026-03-{d:02d}#r{d}" for d in range(1, 9)])
+    files, _ = dream([frag(10, 1, "release", "the release train has moved: releases are cut every Thursday at 14:00"),
+                      frag(12, 1, "release", "releases are cut every Thursday at 14:00")], {"release": old})
+    assert headings(files)["release"] == (
+        "Observed on 2 days: The release is not cut every Tuesday at 14:00 anymore; "
+        "the release train has moved: releases are cut every Thursday at 14:00")
+
+
+def test_an_observed_belief_reinforced_to_three_days_is_reworded_not_stacked():
+    llm = topic_shard("The user has been observed treating the e2e-checkout CI job as flaky and rerunning it once.",
+                      ["2026-03-01#c1", "2026-03-04#c2"], tags=("ci",))
+    files, _ = dream([frag(9, 1, "CI flakiness", "The e2e-checkout CI job flaked again; one rerun passed.")],
+                     {"ci-flakiness": llm})
+    assert headings(files)["ci-flakiness"] == (
+        "The user consistently treats the e2e-checkout CI job as flaky and reruns it once")
+
+
+# --- unicode -----------------------------------------------------------------------------------
+
+def test_non_latin_headings_get_readable_slugs_within_typeclaws_rule():
+    files, _ = dream([
+        frag(1, 1, "하트비트", "하트비트: 정상"),
+        frag(1, 2, "1. 今日工作", "修复了登录页面的问题"),
+        frag(1, 3, "2. 问题", "支付回调偶尔超时"),
+        frag(1, 4, "1", "见面会"),
+    ])
+    slugs = sorted(files)
+    assert "hateubiteu" in slugs
+    for slug in slugs:
+        assert SLUG_REGEX.fullmatch(slug) and not slug.startswith("untitled-")
+        assert not slug.replace("-", "").isdigit()
+    assert len(slugs) == 4
+
+
+def test_headings_sharing_only_a_number_stay_apart():
+    files, _ = dream([frag(1, 1, "1. 今日工作", "修复了登录页面的问题"), frag(2, 1, "1. 问题", "支付回调偶尔超时"),
+                      frag(3, 1, "1. 计划", "下周发布新版本")])
+    assert len(files) == 3 and all(len(sections(t)[0]) == 1 for t in files.values())
+
+
+def test_chinese_restatements_reinforce_one_belief():
+    files, _ = dream([
+        frag(1, 1, "规则", "永远不要直接推送到 main 分支，先开 PR 等待审查。"),
+        frag(4, 1, "规则", "**永远不要**直接推送到 main 分支！先开 PR 等待审查。"),
+        frag(9, 1, "规则", "再次提醒：永远不要直接推送到 main 分支，先开 PR 等待审查"),
+    ])
+    assert list(headings(files).values()) == ["Consistently (3 days): 永远不要直接推送到 main 分支，先开 PR 等待审查"]
+
+
+# --- what the run gets back ---------------------------------------------------------------------
+
+def test_the_outcome_names_each_changed_shard_in_one_line():
+    old = topic_shard("Mentioned once: max parallel jobs: 4.", ["2026-03-01#a"])
+    _, outcome = dream([frag(3, 1, "Limits", "max parallel jobs: 8"), frag(3, 2, "Today", "fixed the checkout bug")],
+                       {"limits": old})
+    assert outcome.changes == {
+        "limits": "superseded 'max parallel jobs: 4' by 'max parallel jobs: 8'",
+        "today": "new claim",
+    }
+
+
+def test_a_key_that_takes_a_new_value_every_day_is_a_log_not_a_setting():
+    files, outcome = dream([frag(d, 1, "Stats", f"tokens used: {100 + d * 7}k") for d in range(1, 6)])
+    assert outcome.contradictions == []
+    assert len(files) == 5 and all(not sections(t)[1] for t in files.values())
+
+
+def test_a_new_claim_never_takes_a_pinned_slug():
+    scratch = DreamScratch({}, pinned=frozenset({"heartbeat"}))
+    outcome = OfflineDreamer().dream(DreamInput(TODAY, [frag(2, 1, "Heartbeat", "heartbeat: ok")], "",
+                                                pinned=frozenset({"heartbeat"})), scratch)
+    assert list(scratch.files) == ["heartbeat-2"] and outcome.questions == []

@@ -1,0 +1,1 @@
+"""The app's tests: Pilot-driven screens and their snapshots."""
