@@ -42,6 +42,11 @@ SCREENS = {
 }
 
 
+# Screens built only when first shown: History's load records critical-file alerts (an audit line,
+# the first baseline), a write that must follow the person's visit, never happen behind their back.
+NOT_PREMOUNTED = frozenset({"history"})
+
+
 def screenshot_folder() -> Path:
     """Where "Screenshot" saves: the Downloads folder when there is one, else the home folder,
     else the system's temporary folder (never the agent folder)."""
@@ -193,7 +198,7 @@ class DreamdeckApp(App):
         stacks = getattr(self, "_screen_stacks", None)
         if not self.premount or self._unmounted or not isinstance(stacks, dict) or not hasattr(self, "_get_screen"):
             return
-        mode = next((m for m in SCREENS if m not in stacks), None)
+        mode = next((m for m in SCREENS if m not in stacks and m not in NOT_PREMOUNTED), None)
         if mode is None:
             return
         screen, _mounted = self._get_screen(self._new_screen(mode))

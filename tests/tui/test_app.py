@@ -112,7 +112,7 @@ def help_lines(app) -> list[str]:
 
 async def test_the_help_is_compact_twelve_keys_take_about_a_dozen_lines_and_columns_when_wide(topics):
     for size, most in (((80, 24), 16), ((200, 50), 8)):
-        app = DreamdeckApp(topics, watcher=False, user_config=UserConfig())
+        app = make_app(topics)
         async with app.run_test(size=size) as pilot:
             await settle(app, pilot)
             await pilot.press("question_mark")
