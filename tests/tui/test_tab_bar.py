@@ -46,7 +46,7 @@ def test_a_badge_is_a_flagged_pill_with_words_when_there_is_room_never_a_bare_nu
 def test_the_workspace_name_is_shortened_before_anything_else_gives_way():
     plain = tab_line("topics", {"watcher": "on"}, LONG_NAME, 140).plain
     assert "7 Dream" in plain and "8 Forgotten" in plain and "● watching" in plain and "1 Topics" in plain
-    assert "dreamdeck · dreamdeck-demo-…" in plain and LONG_NAME not in plain
+    assert "dreamdeck · dreamdeck-demo-" in plain and "… │" in plain and LONG_NAME not in plain
     # at 120 the watcher's word goes too, never a tab's name nor the dot
     plain = tab_line("topics", {"watcher": "on"}, LONG_NAME, 120).plain
     assert all(f"{key} {label}" in plain for _mode, key, label in TABS) and plain.rstrip().endswith("●")
