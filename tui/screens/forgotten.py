@@ -14,10 +14,11 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
@@ -110,7 +111,7 @@ class ForgottenScreen(MemoryScreen):
                                   classes="list", empty_message=EMPTY_FRAGMENTS, optional=("actor",))
             yield ResponsiveTable(TOPIC_COLUMNS, ListRowSource([]), cell_style=cell_style, id="archived",
                                   classes="list", empty_message=EMPTY_TOPICS, optional=("actor", "cites"))
-            with VerticalScroll(id="forgotten-detail"):
+            with ScrollPane(id="forgotten-detail"):
                 yield Static("", id="forgotten-title", markup=False)
                 yield Static("", id="forgotten-text", markup=False)
 

@@ -218,8 +218,10 @@ class HistoryScreen(MemoryScreen):
     def compose_body(self) -> ComposeResult:
         yield self.filter_box("filter commits and audit lines (actor, kind, subject, file…)")
         yield Static("", id="alert-banner", markup=False)
+        # Narrow: approval, trigger and ref are on the diff's first line; the subject keeps its room.
         yield VirtualTable(COMMIT_COLUMNS, ListRowSource([]), cell_style=commit_style, id="commits",
-                           empty_message=EMPTY_COMMITS, frozen=1, select_on_enter=False)
+                           empty_message=EMPTY_COMMITS, frozen=1, select_on_enter=False,
+                           optional=("approval", "trigger", "ref"))
         with TabbedContent(id="panels", initial="tab-diff"):
             with TabPane("Diff", id="tab-diff"):
                 with ScrollPane(id="diff-scroll"):

@@ -151,8 +151,9 @@ class ProposalsScreen(MemoryScreen):
         yield self.filter_box("filter proposals (agent, id, store, status, content)")
         yield Static("", id="problems", markup=False)
         with Horizontal(id="proposals-body"):
+            # Narrow: store, confidence and age are in the pane's meta line; the content keeps its room.
             yield VirtualTable(COLUMNS, GroupedRows([]), cell_style=cell_style, id="proposals", empty_message=EMPTY,
-                               frozen=1, select_on_enter=False)
+                               frozen=1, select_on_enter=False, optional=("store", "confidence", "age"))
             with ScrollPane(id="proposal-pane"):
                 yield Static("", id="proposal-title", markup=False)
                 yield Static("", id="proposal-meta", markup=False)

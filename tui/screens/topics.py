@@ -118,8 +118,9 @@ class TopicsScreen(MemoryScreen):
         # Stacked like History: the table keeps every column at 140 cells; the shard sits below,
         # its text beside the citations resolved to fragments.
         with Vertical(id="topics-body"):
+            # Narrow: last and age go (the shard's meta line says them); every other column stays in view.
             yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength", frozen=1,
-                               select_on_enter=False,
+                               select_on_enter=False, optional=("last_reinforced", "age"),
                                empty_message="No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d.")
             with Vertical(id="shard-pane"):
                 yield Static("", id="shard-title", markup=False)

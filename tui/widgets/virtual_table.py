@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 AUTO_WIDTH_MAX = 80
+NARROW = 100  # below this many cells a table leaves out its optional columns
 """Upper bound for a width measured from the first page of rows."""
 
 SORT_INDICATORS = {False: "▲", True: "▼"}
@@ -511,6 +512,7 @@ class VirtualTable(ScrollView, can_focus=True):
         follow: bool = False,
         frozen: int = 0,
         select_on_enter: bool = True,
+        optional: tuple[str, ...] = (),
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -520,6 +522,9 @@ class VirtualTable(ScrollView, can_focus=True):
         if not columns:
             raise ValueError("a VirtualTable needs at least one column")
         self._columns: tuple[Column, ...] = tuple(columns)
+        # Columns left out below NARROW cells (a detail pane shows them), so the others keep their room.
+        self._all_columns = self._columns
+        self._optional = frozenset(optional)
         self._source: RowSource = source if source is not None else ListRowSource([])
         self._cell_style = cell_style
         self._row_count = len(self._source)
@@ -529,7 +534,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self._natural: list[int] = self._label_widths()  # before fitting to the widget's width
         self._widths: list[int] = list(self._natural)
         self._widths_fixed = all(c.width is not None for c in self._columns)
-        self._flexible = any(c.fill or c.min_width is not None for c in self._columns)
+        self._flexible = bool(optional) or any(c.fill or c.min_width is not None for c in self._columns)
         self._fitted_for = -1
         self._sort_key: str | None = None
         self._sort_reverse = False
@@ -680,10 +685,25 @@ class VirtualTable(ScrollView, can_focus=True):
             width = self.scrollable_content_region.width
             if width and width != self._fitted_for:
                 self._fitted_for = width
+                self._show_columns_for(width)
                 self._widths = fit_widths(self._columns, self._natural, width)
                 self._line_cache.clear()
                 self._update_virtual_size()
                 self.call_after_refresh(self._keep_cursor_column_in_view)
+
+    def _show_columns_for(self, width: int) -> None:
+        """Below NARROW cells the optional columns go; at or above it they come back."""
+        if not self._optional:
+            return
+        natural = dict(zip((c.key for c in self._columns), self._natural))
+        shown = tuple(c for c in self._all_columns if width >= NARROW or c.key not in self._optional)
+        if shown == self._columns:
+            return
+        current = self._columns[self.cursor_column].key if self._columns else None
+        self._columns = shown
+        self._natural = [natural.get(c.key, c.width or self._label_width(c)) for c in shown]
+        keys = [c.key for c in shown]
+        self.cursor_column = keys.index(current) if current in keys else min(self.cursor_column, len(keys) - 1)
 
     def _measure_auto_widths(self) -> None:
         page = self._body_height
