@@ -7,6 +7,7 @@ which runs the core call in a thread and, whatever happens, makes the app re-rea
 from __future__ import annotations
 
 import traceback
+from dataclasses import replace
 from typing import Any, Callable
 
 from textual import work
@@ -37,6 +38,8 @@ PAIRED = {
     "column_left": ("column", "Column left / right"),
     "column_right": ("column", "Column left / right"),
     "next_pane": ("pane", "Next / previous pane"),
+    "next_hunk": ("hunk", "Next / previous hunk"), "prev_hunk": ("hunk", "Next / previous hunk"),
+    "next_reflection": ("reflection", "Next / previous reflection"),
 }
 
 
@@ -256,7 +259,9 @@ class MemoryScreen(Screen):
                 continue
             group, description = PAIRED.get(action, (action, b.tooltip or b.description))
             keys, _ = rows.setdefault(group, ([], description))
-            display = self.app.get_key_display(b)
+            # One key each: a footer's shared label (`n/p`) would repeat the other key's own line.
+            display = self.app.get_key_display(replace(b, key_display=None) if "/" in (b.key_display or "")
+                                               else b)
             if display not in keys:
                 keys.append(display)
         return [(" ".join(keys), description) for keys, description in rows.values()]

@@ -30,10 +30,10 @@ COLUMNS = [
     Column("days", "days", width=6, align="right"),
     Column("last_reinforced", "last", width=10),
     Column("age", "age", width=5, align="right"),
-    Column("tier", "tier", width=12, min_width=8),
+    Column("tier", "tier", width=12),
     Column("score", "score", width=7, align="right", format=lambda v: f"{v:.2f}" if isinstance(v, float) else str(v)),
     Column("status", "status", width=8),
-    Column("heading", "heading", width=24, min_width=12, fill=True),  # it takes what is left
+    Column("heading", "heading", width=24, min_width=10, fill=True),  # it takes what is left
 ]
 
 
@@ -118,9 +118,9 @@ class TopicsScreen(MemoryScreen):
         # Stacked like History: the table keeps every column at 140 cells; the shard sits below,
         # its text beside the citations resolved to fragments.
         with Vertical(id="topics-body"):
-            # Narrow: last and age go (the shard's meta line says them); every other column stays in view.
+            # Narrow: last, age and score go (the meta line says the first two; status words the score).
             yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength", frozen=1,
-                               select_on_enter=False, optional=("last_reinforced", "age"),
+                               select_on_enter=False, optional=("last_reinforced", "age", "score"),
                                empty_message="No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d.")
             with Vertical(id="shard-pane"):
                 yield Static("", id="shard-title", markup=False)
