@@ -30,7 +30,7 @@ from dreamdeck.tui.critical_watch import start_critical_watch
 from dreamdeck.tui.dream_notice import receipt_notice
 from dreamdeck.tui.no_history import offer_git_init
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
-from dreamdeck.tui.widgets.tab_bar import LABELS, TABS, TabBar
+from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 
 
 SCREENS = {

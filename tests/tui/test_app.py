@@ -14,7 +14,6 @@ from tests.tui.apps import topics_app
 
 from dreamdeck.core.dreaming.run import run_dream
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Markdown
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.config import load_user_config
 from dreamdeck.tui.modals import HelpModal
