@@ -196,7 +196,9 @@ class DreamdeckApp(App):
         """Build the next screen not yet built, off screen (its load follows, then this again).
         It goes into its mode's stack as switch_mode would put it there, minus being shown."""
         stacks = getattr(self, "_screen_stacks", None)
-        if not self.premount or self._unmounted or not isinstance(stacks, dict) or not hasattr(self, "_get_screen"):
+        # Not while the app shuts down: Textual is closing every stack then, and a new one breaks it.
+        if (not self.premount or self._unmounted or not self.is_running or not isinstance(stacks, dict)
+                or not hasattr(self, "_get_screen")):
             return
         mode = next((m for m in SCREENS if m not in stacks and m not in NOT_PREMOUNTED), None)
         if mode is None:
