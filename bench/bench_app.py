@@ -21,7 +21,14 @@ compositor calls), so each time ends when the table has really been drawn:
   * the floor: listing and reading every shard file, and the strength table built in-process;
   * Stream: on the year, pressing 6 until the table has painted its rows with the cursor on the
     newest fragment, and until today's rows are among the painted lines; beside the floor of
-    reading every stream file (the view reads only the newest days, by offset).
+    reading every stream file (the view reads only the newest days, by offset);
+  * screen switches: number keys through the seven screens, several rounds, each timed from
+    the key until a frame of the new screen has been composed (App._display, what the terminal
+    would be sent); the first visit of each screen and the p95 of all (target: p95 ≤ 150 ms);
+  * the first citation jump: `enter` on a shard's citation until a frame of the Stream screen
+    with the cursor on that fragment (target ≤ 200 ms);
+  * the first open of a modal (help `?`, the forget reason `f`) until a frame of it (target
+    ≤ 100 ms), and the second open of each.
 Seconds are the best of --repeat launches (keys: one run). Ratios are what to compare between
 machines; nothing here asserts a time.
 """
@@ -80,6 +87,35 @@ class Paints:
     def since(cls, table_id: str, seq: int):
         paint = cls.last.get(table_id)
         return paint if paint is not None and paint[0] > seq else None
+
+
+class Frames:
+    """Every frame the app composes (App._display is handed each update, headless or not):
+    a sequence number and the screen it showed."""
+
+    seq = 0
+    screen = None
+
+    @classmethod
+    def install(cls) -> None:
+        from textual.app import App
+
+        original = App._display  # noqa: SLF001
+
+        def display(app, screen, renderable):
+            if renderable is not None:
+                cls.seq += 1
+                cls.screen = screen
+                if Paints.event is not None:
+                    Paints.event.set()
+            return original(app, screen, renderable)
+
+        App._display = display  # noqa: SLF001
+
+    @classmethod
+    def shows(cls, seq: int, predicate) -> bool:
+        """A frame after `seq` whose screen satisfies `predicate` (and is still the app's screen)."""
+        return cls.seq > seq and cls.screen is not None and predicate(cls.screen)
 
 
 def painted_text(paint) -> str:
@@ -294,6 +330,116 @@ async def stream_run(root: Path) -> tuple[float, float | None, int, int]:
         return rows_painted, newest, len(view), view.loaded_days
 
 
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+class Took(tuple):
+    """(wall seconds, CPU seconds of this process meanwhile): on a shared, loaded machine the
+    CPU time is what the wall time would be on an idle one (the app's threads included)."""
+
+    def __new__(cls, wall: float, cpu: float):
+        return super().__new__(cls, (wall, cpu))
+
+
+async def key_to_frame(app, key: str, predicate, what: str) -> Took:
+    """From sending `key` until a frame of a screen satisfying `predicate`."""
+    seq = Frames.seq
+    t, c = time.perf_counter(), time.process_time()
+    send_key(app, key)
+    await until(lambda: Frames.shows(seq, predicate), what=what)
+    return Took(time.perf_counter() - t, time.process_time() - c)
+
+
+async def switch_run(root: Path, rounds: int = 4) -> dict[str, object]:
+    """Number keys through every screen, `rounds` times; each switch from the key to the first
+    frame of the new screen, with the app quiet in between (its workers done). Times are
+    (wall, CPU) pairs; p95 and the slowest are taken on each separately."""
+    from dreamdeck.tui.widgets.tab_bar import TABS
+
+    app = new_app(root)
+    seq = Paints.seq
+    firsts: dict[str, Took] = {}
+    times: list[Took] = []
+    worst: dict[str, Took] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        await until(topics_painted(seq), what="the Topics table")
+        await quiet(app, pilot)
+        order = [*TABS[1:], TABS[0]]
+        for n in range(rounds):
+            for mode, key, _label in order:
+                took = await key_to_frame(app, key, lambda s, m=mode: getattr(s, "MODE", None) == m,
+                                          f"screen {key}")
+                if n == 0 and mode not in firsts:
+                    firsts[mode] = took
+                times.append(took)
+                old = worst.get(mode, Took(0.0, 0.0))
+                worst[mode] = Took(max(old[0], took[0]), max(old[1], took[1]))
+                await quiet(app, pilot)
+    return {"firsts": firsts, "p95": Took(p95([t[0] for t in times]), p95([t[1] for t in times])),
+            "max": Took(max(t[0] for t in times), max(t[1] for t in times)), "worst": worst, "n": len(times)}
+
+
+async def jump_run(root: Path) -> tuple[Took, Took]:
+    """Topics: the first citation of the selected shard, `enter`, until a frame of the Stream
+    screen with the cursor on that fragment; then back to Topics and a second jump."""
+    app = new_app(root)
+    seq = Paints.seq
+    out = []
+    async with app.run_test(size=SIZE) as pilot:
+        await until(topics_painted(seq), what="the Topics table")
+        screen = app.screen
+        for _ in range(2):
+            await until(lambda: getattr(screen, "current_slug", None) is not None, what="the shard pane")
+            await quiet(app, pilot)
+            cites = screen.query_one("#citations")
+            cites.focus()
+            cites.highlighted = 0
+            await quiet(app, pilot)
+            fid = str(cites.get_option_at_index(0).id).split("#", 1)[1]
+
+            def on_fragment(s, fid=fid) -> bool:
+                from textual.css.query import NoMatches
+
+                if getattr(s, "MODE", None) != "stream":
+                    return False
+                try:
+                    row = s.query_one("#stream-table").current_row()
+                except NoMatches:
+                    return False
+                return bool(row) and row.get("id") == fid
+
+            out.append(await key_to_frame(app, "enter", on_fragment, "the Stream screen on the fragment"))
+            await quiet(app, pilot)
+            await pilot.press("1")
+            await quiet(app, pilot)
+    return out[0], out[1]
+
+
+async def modal_run(root: Path) -> dict[str, Took]:
+    """On Topics in a fresh app: `?` until a frame of the help modal, escape; `f` until a frame
+    of the forget reason modal, escape; then each a second time."""
+    from textual.screen import ModalScreen
+
+    app = new_app(root)
+    seq = Paints.seq
+    out: dict[str, Took] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        await until(topics_painted(seq), what="the Topics table")
+        screen = app.screen
+        await until(lambda: getattr(screen, "current_slug", None) is not None, what="the shard pane")
+        await quiet(app, pilot)
+        for n in ("first", "second"):
+            for key, name in (("question_mark", "help (?)"), ("f", "forget reason (f)")):
+                out[f"{n} open: {name}"] = await key_to_frame(
+                    app, key, lambda s: isinstance(s, ModalScreen), f"the {name} modal")
+                await quiet(app, pilot)
+                await pilot.press("escape")
+                await quiet(app, pilot)
+    return out
+
+
 async def cold_child(root: Path, watcher: bool) -> None:
     """In a fresh interpreter (--cold): launch and print the wall-clock time of the first rows."""
     __import__("dreamdeck.cli.main")  # what `dreamdeck` imports before it opens the app
@@ -302,14 +448,19 @@ async def cold_child(root: Path, watcher: bool) -> None:
     app = new_app(root, watcher)
     async with app.run_test(size=SIZE):
         await until(topics_painted(0), what="the first rows of the Topics table")
-        print(time.time(), flush=True)
+        print(time.time(), time.process_time(), flush=True)
         app.exit()
 
 
 def cold_launch(root: Path, config_dir: Path, repeat: int, watcher: bool = False) -> float:
     """From spawning `python bench_app.py --cold ROOT` to its first rows: interpreter start,
     every import (the CLI's, the app's, the core modules its workers import), the launch."""
-    best = float("inf")
+    return cold_launch_cpu(root, config_dir, repeat, watcher)[0]
+
+
+def cold_launch_cpu(root: Path, config_dir: Path, repeat: int, watcher: bool = False) -> Took:
+    """cold_launch's best wall time, and the best CPU time the child had used by its first rows."""
+    best, best_cpu = float("inf"), float("inf")
     env = {**os.environ, "DREAMDECK_CONFIG_DIR": str(config_dir)}
     flags = ["--watcher"] if watcher else []
     for _ in range(repeat):
@@ -317,7 +468,8 @@ def cold_launch(root: Path, config_dir: Path, repeat: int, watcher: bool = False
         out = subprocess.run([sys.executable, __file__, "--cold", str(root), *flags], cwd=ROOT, env=env,
                              check=True, capture_output=True, text=True).stdout
         best = min(best, float(out.split()[0]) - start)
-    return best
+        best_cpu = min(best_cpu, float(out.split()[1]))
+    return Took(best, best_cpu)
 
 
 def import_seconds() -> float:
@@ -369,6 +521,48 @@ def ensure(root: Path, shards: int, fragments: int) -> float:
     return _timed(lambda: build(root, shards, fragments, undreamed=60))
 
 
+async def screens_only(args) -> None:
+    """--screens: only the cold launch at 100k and the screen, jump and modal times (the issue-12
+    targets), on workspaces kept in --keep."""
+    base = Path(args.keep)
+    os.environ["DREAMDECK_CONFIG_DIR"] = str(base / "user-config")
+    year, big = base / "year" / "agent", base / "big" / "agent"
+    ensure(year, 10_000, args.fragments)
+    ensure(big, args.big_shards, args.big_shards * args.big_cites)
+    Paints.install()
+    cold_big = cold_launch_cpu(big, base / "user-config", args.repeat)
+    cold_big_watching = cold_launch_cpu(big, base / "user-config", args.repeat, watcher=True)
+    Frames.install()
+    switches = {"year": await switch_run(year), "big": await switch_run(big)}
+    jumps = {"year": await jump_run(year), "big": await jump_run(big)}
+    modals = {"year": await modal_run(year), "big": await modal_run(big)}
+    print(f"terminal {SIZE[0]}x{SIZE[1]}, headless; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print("seconds as wall / CPU of the app's process (on a loaded machine the CPU time is the one to read)")
+    big_k = f"{args.big_shards // 1000}k"
+
+    def pair(t) -> str:
+        return f"{t[0]:7.3f} /{t[1]:6.3f}"
+
+    print(f"{'cold: a fresh `python` → Topics shows rows at ' + big_k:<52}{pair(cold_big)}  target ≤ 1.5")
+    print(f"{'  the same with the background watcher on':<52}{pair(cold_big_watching)}")
+    print(f"{'':<52}{'10k':>15}   {big_k:>15}")
+
+    def row(label: str, a, b, note: str = "") -> None:
+        print(f"{label:<52}{pair(a)}   {pair(b)}  {note}")
+
+    for mode in switches["year"]["firsts"]:
+        row(f"first visit of {mode}", switches["year"]["firsts"][mode], switches["big"]["firsts"][mode])
+    for mode in switches["year"]["worst"]:
+        row(f"slowest switch to {mode}", switches["year"]["worst"][mode], switches["big"]["worst"][mode])
+    row(f"screen switch p95 ({switches['year']['n']} switches)", switches["year"]["p95"], switches["big"]["p95"],
+        "target ≤ 0.150")
+    row("first citation jump → Stream on the fragment", jumps["year"][0], jumps["big"][0], "target ≤ 0.200")
+    row("second citation jump", jumps["year"][1], jumps["big"][1])
+    for label in modals["year"]:
+        row(label, modals["year"][label], modals["big"][label], "target ≤ 0.100" if label.startswith("first") else "")
+
+
 async def main(args) -> None:
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dreamdeck-bench-app-"))
     os.environ["DREAMDECK_CONFIG_DIR"] = str(base / "user-config")
@@ -393,6 +587,10 @@ async def main(args) -> None:
         keys = {"year": await keys_run(year), "big": await keys_run(big)}
         stream, newest, stream_rows, stream_days = await stream_run(year)
         s_floor = stream_floor(year)
+        Frames.install()
+        switches = {"year": await switch_run(year), "big": await switch_run(big)}
+        jumps = {"year": await jump_run(year), "big": await jump_run(big)}
+        modals = {"year": await modal_run(year), "big": await modal_run(big)}
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -447,6 +645,24 @@ async def main(args) -> None:
     else:
         print("  press 6 → today's rows painted at the bottom             never (within 5 s): the table stayed "
               "scrolled to the top of the loaded days")
+    print()
+    print(f"Screens, key → first frame of what it opens (wall / CPU seconds, {'10k':>6} {big_k:>6}):")
+
+    def pairs(label: str, a, b, note: str = "") -> None:
+        print(f"{label:<52}{a[0]:7.3f} /{a[1]:6.3f}   {b[0]:7.3f} /{b[1]:6.3f}  {note}")
+
+    for mode in switches["year"]["firsts"]:
+        pairs(f"  first visit of {mode}", switches["year"]["firsts"][mode], switches["big"]["firsts"][mode])
+    for mode in switches["year"]["worst"]:
+        pairs(f"  slowest switch to {mode}", switches["year"]["worst"][mode], switches["big"]["worst"][mode])
+    pairs(f"  screen switch p95 ({switches['year']['n']} switches)", switches["year"]["p95"], switches["big"]["p95"],
+          "target ≤ 0.150")
+    pairs("  screen switch, the slowest", switches["year"]["max"], switches["big"]["max"])
+    pairs("  first citation jump → Stream on the fragment", jumps["year"][0], jumps["big"][0], "target ≤ 0.200")
+    pairs("  second citation jump", jumps["year"][1], jumps["big"][1])
+    for label in modals["year"]:
+        pairs(f"  {label}", modals["year"][label], modals["big"][label],
+              "target ≤ 0.100" if label.startswith("first") else "")
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -455,7 +671,12 @@ if __name__ == "__main__":
     parser.add_argument("--big-shards", type=int, default=100_000)
     parser.add_argument("--big-cites", type=int, default=5, help="fragments cited per shard at --big-shards")
     parser.add_argument("--repeat", type=int, default=3, help="launches per workspace (best is shown)")
+    parser.add_argument("--screens", action="store_true",
+                        help="only the cold launch at --big-shards and the screen, jump and modal times (needs --keep)")
     parser.add_argument("--cold", help=argparse.SUPPRESS)  # the child of cold_launch
     parser.add_argument("--watcher", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    asyncio.run(cold_child(Path(args.cold), args.watcher) if args.cold else main(args))
+    if args.screens and not args.keep:
+        parser.error("--screens needs --keep DIR")
+    asyncio.run(cold_child(Path(args.cold), args.watcher) if args.cold else
+                screens_only(args) if args.screens else main(args))

@@ -38,6 +38,14 @@ def _isolated_user_config(tmp_path, monkeypatch):
     monkeypatch.setenv("DREAMDECK_CONFIG_DIR", str(tmp_path / "user-config"))
 
 
+@pytest.fixture(autouse=True)
+def _login_name(monkeypatch):
+    """Who acts is `human:tester` in every test: the app and the command line both take the login
+    name (getpass reads LOGNAME first), so what they record, and what screens show, never
+    depends on the machine's user."""
+    monkeypatch.setenv("LOGNAME", "tester")
+
+
 @pytest.fixture
 def utc():
     """Fragment times are shown in local time: pin the zone for snapshots."""

@@ -38,7 +38,8 @@ def wait_for(predicate, timeout: float, what: str, pane: str | None = None):
 
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 @pytest.mark.skipif(not DREAMDECK.exists(), reason="the dreamdeck command is not installed in this environment")
-def test_watcher_dreams_in_the_app_and_a_partial_approval_is_committed(agent_dir: Path, tmp_path: Path):
+@pytest.mark.parametrize("size", [(140, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_watcher_dreams_in_the_app_and_a_partial_approval_is_committed(agent_dir: Path, tmp_path: Path, size):
     root = agent_dir
     day = "2026-05-20"
     write_stream(root, day, [fragment_line(day, 1, "package manager", "User said use pnpm, not bun")])
@@ -48,8 +49,8 @@ def test_watcher_dreams_in_the_app_and_a_partial_approval_is_committed(agent_dir
     git(root, "commit", "-qm", "seed memory")
     env = {**os.environ, "DREAMDECK_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color"}
     env.pop("ANTHROPIC_API_KEY", None)
-    session = f"dreamdeck-e2e-{os.getpid()}"
-    subprocess.run([TMUX, "new-session", "-d", "-s", session, "-x", "140", "-y", "40",
+    session = f"dreamdeck-e2e-{os.getpid()}-{size[0]}"
+    subprocess.run([TMUX, "new-session", "-d", "-s", session, "-x", str(size[0]), "-y", str(size[1]),
                     f"{DREAMDECK} {root}"], check=True, env=env)
     try:
         wait_for(lambda: "Topics" in tmux("capture-pane", "-p", "-t", session) and

@@ -105,7 +105,7 @@ def _show(screen, diffs, error: str | None) -> None:
         if ok:
             from dreamdeck.core.ops.alerts import acknowledge
 
-            screen.act("Accept alerts", lambda: acknowledge(screen.ws.root, paths, actor="human:tui"),
+            screen.act("Accept alerts", lambda: acknowledge(screen.ws.root, paths, actor=screen.actor),
                        lambda done: f"accepted {', '.join(a.path for a in done)} as the new baseline" if done
                        else "nothing left to accept")
 

@@ -2,19 +2,28 @@
 
 Threading: every core call runs in a thread worker; results come back as messages; after any
 action (ours or the watcher's) `memory_changed()` makes the views re-read core.
+
+Speed: the first screen is built at launch; once its rows are painted, the other six are built
+and loaded one after another in the background (each after the previous one's load), so a
+number key only shows a screen that is already there.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from functools import partial
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
+from textual.screen import Screen
 
+from dreamdeck.core.formats.actors import human_actor
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
 from dreamdeck.tui.critical_watch import start_critical_watch
@@ -34,19 +43,32 @@ SCREENS = {
 }
 
 
-def _screen_factory(mode: str):
-    """The mode's screen, its module imported on the first visit: importing all seven at once
-    is launch time spent on screens nobody has opened yet."""
-    def make():
-        module, name = SCREENS[mode].split(":")
-        return getattr(import_module(module), name)()
-    return make
+# Screens built only when first shown: History's load records critical-file alerts (an audit line,
+# the first baseline), a write that must follow the person's visit, never happen behind their back.
+NOT_PREMOUNTED = frozenset({"history"})
+
+
+def screenshot_folder() -> Path:
+    """Where "Screenshot" saves: the Downloads folder when there is one, else the home folder,
+    else the system's temporary folder (never the agent folder)."""
+    try:
+        from platformdirs import user_downloads_path
+
+        downloads = user_downloads_path()
+    except Exception:  # no platformdirs, or no answer from it: the next candidate
+        downloads = None
+    for folder in (downloads, Path.home(), Path(tempfile.gettempdir())):
+        if folder is not None and folder.is_dir() and os.access(folder, os.W_OK):
+            return folder
+    return Path(tempfile.gettempdir())
 
 
 class DreamdeckCommands(Provider):
     """Every action in the palette: screens, app actions, and the current screen's bindings."""
 
     def _entries(self) -> list[tuple[str, Any, str]]:
+        """Each action once: the screens, the app's actions, then the current screen's keys that
+        are neither of those nor one of Textual's system commands (Quit, Theme, …)."""
         app: DreamdeckApp = self.app  # type: ignore[assignment]
         out: list[tuple[str, Any, str]] = []
         for mode, key, label in TABS:
@@ -58,13 +80,18 @@ class DreamdeckCommands(Provider):
         ]
         # The screen the palette was opened on (app.screen is the palette itself by now).
         screen = self.screen
+        names = {name.casefold() for name, _, _ in out}
+        names |= {c.title.casefold() for c in app.get_system_commands(screen)}
         seen = set()
         for key, active in screen.active_bindings.items():
             b = active.binding
-            if not b.description or b.action in seen or b.action.startswith("switch_mode"):
+            name = b.tooltip or b.description
+            if (not name or b.action in seen or active.node is app or name.casefold() in names
+                    or b.action.startswith("switch_mode")):
                 continue
             seen.add(b.action)
-            out.append((f"{b.description}", partial(screen.run_action, b.action), f"key {b.key_display or key}"))
+            names.add(name.casefold())
+            out.append((name, partial(screen.run_action, b.action), f"key {app.get_key_display(b)}"))
         return out
 
     async def discover(self) -> Hits:
@@ -89,13 +116,20 @@ class DreamdeckApp(App):
     CSS = """
     MemoryScreen { background: $background; }
     """
+    # Screens lay themselves out by these classes (`-narrow` panes stack; `-short` boxes shrink).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (160, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
 
     counts: reactive[dict] = reactive(dict, always_update=True)
 
-    MODES = {mode: _screen_factory(mode) for mode in SCREENS}
-
-    def __init__(self, ws: Workspace, *, watcher: bool | None = None, user_config: UserConfig | None = None):
+    def __init__(self, ws: Workspace, *, watcher: bool | None = None, user_config: UserConfig | None = None,
+                 premount: bool = True):
         super().__init__()
+        for mode in SCREENS:
+            if mode not in self.MODES:  # a subclass may give a mode its own screen class (tests do)
+                self.add_mode(mode, partial(self._new_screen, mode))
+        self.premount = premount
+        self.actor = human_actor()
         self.ws = ws
         self.workspace_name = ws.root.name
         self.user_config = user_config or load_user_config()
@@ -132,7 +166,7 @@ class DreamdeckApp(App):
         """A screen's load worker is done (or failed): the first time, start the watcher and count
         the badges. Both at launch would share the interpreter lock with the first screen's read
         (the watcher's start counts the undreamed fragments of the year), and its rows are what
-        the user is waiting for."""
+        the user is waiting for. Every time, build the next screen nobody has opened yet."""
         if self._counts_after_first_load:
             self._counts_after_first_load = False
             self.critical_watch = start_critical_watch(self)
@@ -141,6 +175,37 @@ class DreamdeckApp(App):
                 self._start_watcher_worker()  # then the counts, with the watcher's status
             else:
                 self.refresh_counts()
+        self.call_after_refresh(self._premount_next)
+
+    # --- screens -----------------------------------------------------------------------------
+    def _new_screen(self, mode: str) -> Screen:
+        """The screen of a mode, built the first time it is shown or premounted."""
+        override = self.MODES.get(mode)
+        if callable(override):
+            screen = override()
+        else:
+            module, name = SCREENS[mode].split(":")
+            screen = getattr(import_module(module), name)()
+        # Its widgets take their styles from the current stylesheet as they mount. Without this,
+        # Textual treats a new mode's screen as out of date and re-parses every rule and restyles
+        # every widget of every screen, twice: most of a first visit's time. (A theme change
+        # still bumps the app's count, and every screen is restyled then.)
+        screen._css_update_count = self._css_update_count
+        return screen
+
+    def _premount_next(self) -> None:
+        """Build the next screen not yet built, off screen (its load follows, then this again).
+        It goes into its mode's stack as switch_mode would put it there, minus being shown."""
+        stacks = getattr(self, "_screen_stacks", None)
+        # Not while the app shuts down: Textual is closing every stack then, and a new one breaks it.
+        if (not self.premount or self._unmounted or not self.is_running or not isinstance(stacks, dict)
+                or not hasattr(self, "_get_screen")):
+            return
+        mode = next((m for m in SCREENS if m not in stacks and m not in NOT_PREMOUNTED), None)
+        if mode is None:
+            return
+        screen, _mounted = self._get_screen(self._new_screen(mode))
+        stacks[mode] = [screen]
 
     @work(thread=True, group="watcher-start", exit_on_error=False)
     def _start_watcher_worker(self) -> None:
@@ -167,6 +232,42 @@ class DreamdeckApp(App):
             self.watcher.stop(timeout=2)
         if getattr(self, "critical_watch", None) is not None:
             self.critical_watch.stop()
+
+    # --- quitting, the palette's system commands -------------------------------------------
+    async def action_quit(self) -> None:
+        """Quit; when hunk decisions on the Reflections screen were never applied, ask first."""
+        screen = self.mode_screens.get("reflections")
+        unapplied = screen.unapplied() if screen is not None else []  # type: ignore[attr-defined]
+        if not unapplied:
+            self.exit()
+            return
+        from dreamdeck.tui.modals import ConfirmModal
+
+        lines = [f"  {rid}: {ok} approved, {no} rejected" for rid, ok, no in unapplied]
+        body = "\n".join(["These choices were made but not applied (enter applies them):", *lines, "",
+                          "Quitting forgets them; nothing has been written."])
+        self.push_screen(ConfirmModal("Quit without applying your hunk decisions?", body, "Quit"),
+                         lambda ok: self.exit() if ok else None)
+
+    def get_system_commands(self, screen: Screen):
+        """Textual's, less "Keys" (the `?` help is ours) and with a Screenshot that says where it went."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Keys":
+                continue
+            if command.title == "Screenshot":
+                yield SystemCommand("Screenshot", f"Save an SVG picture of the screen in {screenshot_folder()}",
+                                    lambda: self.set_timer(0.1, self.save_screenshot_here))
+                continue
+            yield command
+
+    def save_screenshot_here(self) -> None:
+        folder = screenshot_folder()
+        try:
+            path = self.save_screenshot(path=str(folder))
+        except OSError as exc:
+            self.notify(f"{exc.strerror or exc}: {folder}", title="Screenshot: failed", severity="error")
+            return
+        self.notify(f"saved {path}", title="Screenshot")
 
     # --- watcher ---------------------------------------------------------------------------
     def start_watcher(self) -> None:
@@ -285,7 +386,7 @@ class DreamdeckApp(App):
 
 
 def compute_counts(ws: Workspace, watcher=None) -> dict:
-    """Badges: pending reflections, open proposals, vault size, alerts; plus a status line."""
+    """Badges: pending reflections, open proposals, alerts; the watcher's state and undreamed count."""
     from dreamdeck.core.store.proposals_file import read_pending
     from dreamdeck.core.store.reflections import list_reflections
 
@@ -301,16 +402,12 @@ def compute_counts(ws: Workspace, watcher=None) -> dict:
         counts["history"] = len(pending_alerts(ws.root))
     except Exception:
         counts["history"] = 0
-    status = []
     if watcher is not None:
         st = watcher.status()
-        status.append("watcher ⏸" if st.paused else "watcher ●")
+        counts["watcher"] = "paused" if st.paused else "on"
         counts["undreamed"] = st.undreamed
-        if st.undreamed:
-            status.append(f"{st.undreamed} undreamed")
     else:
-        status.append("watcher off")
-    counts["status"] = " · ".join(status)
+        counts["watcher"] = "off"
     return counts
 
 

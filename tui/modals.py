@@ -1,11 +1,14 @@
 """Modal screens: confirm (destructive actions), reason (reject/forget), text preview, help."""
 from __future__ import annotations
 
+from rich.markdown import Markdown
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Markdown, Static
+from textual.widgets import Button, Input, Label, Static
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -83,23 +86,70 @@ class ReasonModal(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+def key_columns(rows: list[tuple[str, str]], width: int) -> Table:
+    """The keys, one per line (`key  what it does`), in as many columns as `width` holds (up to 3),
+    filled top to bottom."""
+    key_w = max((len(k) for k, _ in rows), default=1)
+    text_w = max((len(t) for _, t in rows), default=1)
+    per = key_w + 2 + min(text_w, 34) + 3
+    columns = max(1, min(3, width // per, len(rows)))
+    height = -(-len(rows) // columns)  # ceiling
+    grid = Table.grid(padding=(0, 2, 0, 0), expand=False)
+    for _ in range(columns):
+        grid.add_column(justify="right", no_wrap=True, style="bold", min_width=key_w)
+        grid.add_column(max_width=34 if columns > 1 else None)
+    for line in range(height):
+        cells: list[Text | str] = []
+        for col in range(columns):
+            n = col * height + line
+            key, text = rows[n] if n < len(rows) else ("", "")
+            cells += [Text(key, style="bold"), text]
+        grid.add_row(*cells)
+    return grid
+
+
 class HelpModal(ModalScreen[None]):
-    """`?`: what this screen is for and every key that works on it now."""
+    """`?`: the tab's name, what it is for, every key that works on it now (one per line, in
+    columns when there is room), then how it works."""
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help.close")]
     DEFAULT_CSS = """
     HelpModal { align: center middle; }
-    HelpModal > VerticalScroll { width: 90; max-width: 95%; height: 80%; border: thick $primary;
-        background: $surface; padding: 0 1; }
+    HelpModal > VerticalScroll { width: 95%; max-width: 150; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 0 1; }
+    HelpModal #help-title { text-style: bold; color: $accent; }
+    HelpModal #help-purpose { color: $text-muted; margin-bottom: 1; }
+    HelpModal #help-keys { margin-bottom: 1; }
+    HelpModal #help-text { color: $text; }
     """
 
-    def __init__(self, markdown: str):
+    def __init__(self, title: str, purpose: str, keys: list[tuple[str, str]], text: str = "", footnote: str = ""):
         super().__init__()
-        self._markdown = markdown
+        self._title, self._purpose, self._keys, self._text, self._footnote = title, purpose, keys, text, footnote
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(self._markdown)
+            yield Static(self._title, id="help-title", markup=False)
+            yield Static(self._purpose, id="help-purpose", markup=False)
+            yield Static(id="help-keys")
+            if self._text:
+                yield Static(Markdown(self._text), id="help-text")
+            if self._footnote:
+                yield Static(Text(self._footnote, style="dim italic"), id="help-footnote")
+
+    def on_mount(self) -> None:
+        self._fit_keys()
+
+    def on_resize(self) -> None:
+        self._fit_keys()
+
+    def _fit_keys(self) -> None:
+        width = min(150, int(self.app.size.width * 0.95)) - 4  # the box's width, less border and padding
+        self.query_one("#help-keys", Static).update(key_columns(self._keys, width))
+
+    @property
+    def keys(self) -> list[tuple[str, str]]:
+        return list(self._keys)
 
     def action_close(self) -> None:
         self.dismiss(None)

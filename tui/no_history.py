@@ -34,7 +34,7 @@ def _start(app) -> None:
     from dreamdeck.tui.screens.base import failure_toast
 
     try:
-        sha = start_history(app.ws.root, actor="human:tui")
+        sha = start_history(app.ws.root, actor=app.actor)
     except Exception as exc:
         title, message = failure_toast("git init", exc)
         app.call_from_thread(app.notify, message, title=title, severity="error", timeout=10)

@@ -6,7 +6,6 @@ stderr and a non-zero status, never a traceback.
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
 import traceback
@@ -35,10 +34,9 @@ A, R, W = _Verbs("dreamdeck.cli.agent"), _Verbs("dreamdeck.cli.read"), _Verbs("d
 
 
 def _actor_default() -> str:
-    try:
-        return f"human:{getpass.getuser()}"
-    except Exception:  # no user database entry (containers)
-        return "human:cli"
+    from dreamdeck.core.formats.actors import human_actor
+
+    return human_actor()
 
 
 class OneLineParser(argparse.ArgumentParser):

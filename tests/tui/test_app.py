@@ -14,7 +14,6 @@ from tests.tui.apps import topics_app
 
 from dreamdeck.core.dreaming.run import run_dream
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Markdown
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.config import load_user_config
 from dreamdeck.tui.modals import HelpModal
@@ -55,7 +54,7 @@ async def test_number_keys_switch_screens_and_the_tab_bar_shows_the_current_one(
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.current_mode == "topics" and current_tab(app) == "1 Topics"
-        assert bar_text(app).startswith("dreamdeck · agent │") and "watcher off" in bar_text(app)
+        assert bar_text(app).startswith(" dreamdeck · agent │") and "○ watcher off" in bar_text(app)
         for mode, key, label in [*TABS[1:], TABS[0]]:
             await pilot.press(key)
             await settle(app, pilot)
@@ -64,31 +63,62 @@ async def test_number_keys_switch_screens_and_the_tab_bar_shows_the_current_one(
             assert current_tab(app) == f"{key} {label}"
 
 
-async def test_question_mark_lists_the_current_screens_keys_and_escape_closes_it(topics):
+async def test_question_mark_lists_the_current_screens_keys_one_per_line_under_the_tabs_name(topics):
     app = make_app(topics)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpModal)
-        text = app.screen.query_one(Markdown).source
-        assert text.startswith("# Topics\n\nHow strong is each belief?")
-        for row in ("| `/` | Filter |", "| `p` | Pin |", "| `f` | Forget |", "| `e` | Edit |", "| `s` | Sort |",
-                    "| `down` `j` | Down |", "| `up` `k` | Up |", "| `tab` | Next pane |", "| `?` | Help |",
-                    "| `ctrl+q` `q` | Quit |", "| `1` | Topics |", "| `7` | Dream |"):
-            assert row in text, row
+        shown = help_lines(app)
+        assert shown[0] == "1 Topics" and shown[1].startswith("How strong is each belief?")
+        rows = dict((k, d) for k, d in app.screen.keys)
+        for key, action in (("/", "Filter"), ("p", "Pin"), ("f", "Forget"), ("e", "Edit"), ("s", "Sort"),
+                            ("?", "Help"), ("↑ ↓ j k", "Up / down"), ("tab shift+tab", "Next / previous pane")):
+            assert rows.get(key) == action, (key, rows)
+        assert "Number keys 1–9 switch screens" in shown[-2] + " " + shown[-1] and "q quits" in shown[-1]
+        # one key per line: every row of the key list is on its own line of the modal
+        for key, action in app.screen.keys:
+            assert any(line.split() and key in line and action in line for line in shown), (key, action)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, TopicsScreen)
-        # another screen, other keys
+        # another screen, other keys, its own name
         await pilot.press("4", "question_mark")
         await settle(app, pilot)
         assert isinstance(app.screen, HelpModal)
-        text = app.screen.query_one(Markdown).source
-        assert text.startswith("# Vault") and "| `p` | Pin |" not in text
+        assert help_lines(app)[0] == "4 Vault" and "Pin" not in dict(app.screen.keys).values()
+        await pilot.press("escape", "7", "question_mark")
+        await settle(app, pilot)
+        assert help_lines(app)[0] == "7 Dream"
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen.MODE == "vault"
+        assert app.screen.MODE == "control"
+
+
+def help_lines(app) -> list[str]:
+    """The help modal as it is drawn, line by line, without blank lines."""
+    from textual.widgets import Static
+
+    lines = []
+    for widget in app.screen.query(Static):
+        for strip in widget.render_lines(widget.region.reset_offset):
+            text = strip.text.strip()
+            if text:
+                lines.append(text)
+    return lines
+
+
+async def test_the_help_is_compact_twelve_keys_take_about_a_dozen_lines_and_columns_when_wide(topics):
+    for size, most in (((80, 24), 16), ((200, 50), 8)):
+        app = make_app(topics)
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            await pilot.press("question_mark")
+            await pilot.pause()
+            keys = app.screen.query_one("#help-keys")
+            assert len(app.screen.keys) >= 12
+            assert keys.region.height <= most, (size, keys.region.height)
 
 
 async def palette_entries(app, pilot, query: str = "") -> list[str]:
@@ -211,10 +241,10 @@ async def test_a_pending_reflection_shows_a_badge_on_the_reflections_tab(ws):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.counts["reflections"] == 1
-        assert " 2 Reflections  1  " in bar_text(app)
-        assert "Proposals  " in bar_text(app) and " 3 Proposals  0 " not in bar_text(app)
+        assert " 2 Reflections ⚑1 " in bar_text(app)  # nine tabs at 140 columns: the badge's words give way first
+        assert "Proposals ⚑" not in bar_text(app)
         content = app.screen.query_one(TabBar).render()
-        badge = [s for s in content.spans if content.plain[s.start:s.end] == " 1 "]
+        badge = [s for s in content.spans if content.plain[s.start:s.end].strip() == "⚑1"]
         assert badge and "reverse" in str(badge[0].style)
 
 

@@ -16,6 +16,7 @@ from dreamdeck.core.git.commit import Trailers, commit_memory
 from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.screens import control
+from dreamdeck.tui.widgets.tab_bar import TabBar
 from tests.support.memory import fragment_line, uuid_at, write_stream
 
 SIZE = (140, 40)
@@ -70,7 +71,8 @@ async def test_the_undreamed_count_follows_appends_while_the_watcher_is_paused(a
         assert "2 fragments" in text_of(screen, "#watcher-panel")
         append_fragment(ws, "coffee", "Switched to decaf after 3 pm.", event_id=uuid_at(TODAY, 3))
         await wait_for(pilot, lambda: "3 fragments" in text_of(screen, "#watcher-panel"), what="the new count")
-        await wait_for(pilot, lambda: "3 undreamed" in app.counts.get("status", ""), what="the tab bar's count")
+        await wait_for(pilot, lambda: app.counts.get("undreamed") == 3 and "3 undreamed" in app.screen.query_one(TabBar).render().plain,
+                       what="the tab bar's count")
         assert not (agent_dir / "memory/meta/receipts").exists()  # paused: nothing dreamed
 
 

@@ -102,7 +102,7 @@ async def test_u_unforgets_a_fragment_after_a_confirm_and_it_is_back_in_the_stre
         await pilot.press("y")
         await wait_for(pilot, lambda: screen.query_one("#fragments").row_count == 0, what="the row to go")
         records = [json.loads(line) for line in (agent_dir / "memory/meta/tombstones.jsonl").read_text().splitlines()]
-        assert records[-1]["op"] == "unforget" and records[-1]["id"] == fid and records[-1]["actor"] == "human:tui"
+        assert records[-1]["op"] == "unforget" and records[-1]["id"] == fid and records[-1]["actor"] == "human:tester"
         assert git(agent_dir, "log", "-1", "--format=%s").strip() == f"memory: unforget streams/{D1}#{fid}"
         await pilot.press("6")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "StreamScreen"

@@ -95,10 +95,10 @@ async def test_r_previews_the_blast_radius_and_y_rolls_back_as_a_new_commit(ws):
         assert git(ws.root, "rev-parse", "HEAD~1").strip() == before  # forward, never a reset
         msg = git(ws.root, "log", "-1", "--format=%B")
         assert msg.startswith(f"memory: rollback {dream2[:7]}")
-        assert {"Actor: human:tui", "Approval: approved", "Trigger: rollback"} <= set(msg.splitlines())
+        assert {"Actor: human:tester", "Approval: approved", "Trigger: rollback"} <= set(msg.splitlines())
         top = rows(app)[0]
-        assert (top["kind"], top["actor"], top["ref"]) == ("rollback", "human:tui", dream2[:7])
-        assert read_entries(ws.root, action="REVERT")[0].actor == "human:tui"
+        assert (top["kind"], top["actor"], top["ref"]) == ("rollback", "human:tester", dream2[:7])
+        assert read_entries(ws.root, action="REVERT")[0].actor == "human:tester"
 
 
 async def test_n_cancels_the_rollback(ws):
@@ -152,7 +152,7 @@ async def test_an_alert_appears_after_soul_md_changes_and_A_acknowledges_it(ws):
         await settle(app, pilot)
         assert pending_alerts(ws.root) == []
         ack = read_entries(ws.root, action="ACK")
-        assert [(e.file, e.actor) for e in ack] == [("SOUL.md", "human:tui")]
+        assert [(e.file, e.actor) for e in ack] == [("SOUL.md", "human:tester")]
         assert not banner.has_class("-visible")
         assert rows(app, "#audit")[0]["action"] == "ACK"
 

@@ -80,7 +80,7 @@ async def test_c_commits_the_proposal_into_memory_in_one_commit_with_trailers(ws
         assert "User prefers academic sources over blog posts." in shard.read_text()
         assert commit_count(ws.root) == before + 1
         msg = head_message(ws.root)
-        assert msg.startswith("memory: commit proposal p-1 from researcher (approved by human:tui)")
+        assert msg.startswith("memory: commit proposal p-1 from researcher (approved by human:tester)")
         for trailer in ("Actor: bot:commit-from:researcher", "Approval: approved", "Proposal: p-1"):
             assert trailer in msg.splitlines()
         assert table_ids(app) == []  # decided: it leaves the inbox
@@ -113,7 +113,7 @@ async def test_x_asks_for_a_reason_and_rejects_with_it(ws):
         assert commit_count(ws.root) == before + 1
         msg = head_message(ws.root)
         assert msg.startswith("memory: reject proposal p-1")
-        assert {"Actor: human:tui", "Approval: rejected", "Proposal: p-1"} <= set(msg.splitlines())
+        assert {"Actor: human:tester", "Approval: rejected", "Proposal: p-1"} <= set(msg.splitlines())
         assert not (ws.topics_dir / "staging-database.md").exists()
 
 
@@ -127,7 +127,7 @@ async def test_d_defers_and_the_proposal_stays_open(ws):
         await settle(app, pilot)
         assert status(ws, 1) == "deferred"
         assert commit_count(ws.root) == before + 1
-        assert {"Actor: human:tui", "Approval: pending"} <= set(head_message(ws.root).splitlines())
+        assert {"Actor: human:tester", "Approval: pending"} <= set(head_message(ws.root).splitlines())
         assert table_ids(app) == ["p-1"]
         assert app.screen.check_action("defer", ()) is None  # already deferred: greyed out
         assert app.screen.check_action("commit", ()) is True

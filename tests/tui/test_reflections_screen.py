@@ -118,7 +118,7 @@ async def test_space_on_one_hunk_then_enter_applies_only_that_file_as_a_partial_
         assert after["n.md"].decode() == proposed["topics/n.md"]
         assert status_of(ws) == "pending"  # the undecided hunk of a.md waits in the same reflection
         msg = commit_message(agent_dir)
-        assert "Reflection: r-1" in msg and "Approval: partial" in msg and "Actor: human:tui" in msg
+        assert "Reflection: r-1" in msg and "Approval: partial" in msg and "Actor: human:tester" in msg
         assert msg.startswith("dream: partial r-1 (1/2 hunks)")
         # the screen re-read core: only the undecided hunk of a.md is left in r-1
         assert list(screen._items) == ["r-1"]
@@ -162,9 +162,9 @@ async def test_R_with_a_reason_rejects_the_reflection_and_applies_nothing(ws, ag
 
     assert status_of(ws) == "rejected"
     decision = json.loads((ws.meta_dir / "reflections/r-1.json").read_text())["decisions"][-1]
-    assert decision["reason"] == "too noisy" and decision["released"] is False and decision["actor"] == "human:tui"
+    assert decision["reason"] == "too noisy" and decision["released"] is False and decision["actor"] == "human:tester"
     assert (ws.meta_dir / "reflection-log.md").read_text().splitlines()[-1].endswith(
-        "r-1 rejected by human:tui: too noisy")
+        "r-1 rejected by human:tester: too noisy")
     assert topics(agent_dir) == before
     assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: reject r-1"
 
@@ -439,4 +439,4 @@ async def test_each_file_shows_what_it_does_to_its_claim_and_m_approves_only_the
     after = topics(agent_dir)
     assert after["a.md"] == before["a.md"]
     assert after["n.md"].decode() == proposed["topics/n.md"]
-    assert status_of(ws) == "partial"
+    assert status_of(ws) == "pending"  # the rewrite of a.md, undecided, waits in the open reflection

@@ -137,7 +137,7 @@ async def test_x_forgets_the_selected_fragment_with_a_reason_and_says_how_to_und
         await wait_for(pilot, lambda: stones.exists(), what="the tombstone")
         await settle(pilot.app, pilot)
         records = [json.loads(line) for line in stones.read_text().splitlines()]
-        assert any(r["id"] == fid(TODAY, 2) and r["reason"] == "not about the user" and r["actor"] == "human:tui"
+        assert any(r["id"] == fid(TODAY, 2) and r["reason"] == "not about the user" and r["actor"] == "human:tester"
                    for r in records)
         assert git(agent_dir, "log", "-1", "--format=%s").strip() == f"memory: forget streams/{target}"
         await wait_for(pilot, lambda: target not in shown_keys(screen), what="the row to leave the results")

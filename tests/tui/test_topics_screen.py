@@ -235,10 +235,10 @@ async def test_enter_on_a_citation_opens_that_fragment_on_the_stream_screen(topi
         await settle(app, pilot)
         await pilot.press("j")  # deploy-day: the second citation is 2026-05-20 #2
         await settle(app, pilot)
-        await pilot.press("tab")
+        await pilot.press("enter")  # the footer's "⏎ Citations"
         cites = app.screen.query_one("#citations", OptionList)
         assert cites.has_focus and cites.highlighted == 0
-        await pilot.press("down", "enter")
+        await pilot.press("j", "enter")
         target = ("2026-05-20", uuid_at("2026-05-20", 2))
         assert [j for j in jumps if j[0] == "stream"] == [("stream", target)]  # pending_jump set before the switch
         for _ in range(100):
@@ -266,7 +266,7 @@ async def test_p_pins_the_topic_byte_for_byte_in_a_new_commit(topics):
         assert commit_count(topics.root) == before + 1
         msg = git(topics.root, "log", "-1", "--format=%B")
         assert msg.startswith(f"memory: pin {PM}")
-        assert "Actor: human:tui" in msg.splitlines()
+        assert "Actor: human:tester" in msg.splitlines()
         assert f"memory/vault/{PM}.md" in git(topics.root, "show", "--name-status", "--format=", "HEAD")
         assert table(app).current_row()["status"] == "pinned"  # the view re-read core
         assert text_of(app, "#shard-title").startswith("📌 ")
@@ -297,7 +297,7 @@ async def test_f_with_a_reason_archives_the_topic_in_a_commit(topics):
         assert (topics.memory / "archive" / "editor.md").read_bytes() == text
         assert commit_count(topics.root) == before + 1
         msg = git(topics.root, "log", "-1", "--format=%B")
-        assert msg.startswith("memory: forget editor") and "Actor: human:tui" in msg.splitlines()
+        assert msg.startswith("memory: forget editor") and "Actor: human:tester" in msg.splitlines()
         assert "topic editor archived: switched to vim" in (topics.meta_dir / "audit.log").read_text()
         shown = git(topics.root, "show", "--name-status", "--no-renames", "--format=", "HEAD")
         assert "A\tmemory/archive/editor.md" in shown and "D\tmemory/topics/editor.md" in shown
@@ -307,7 +307,7 @@ async def test_f_with_a_reason_archives_the_topic_in_a_commit(topics):
 def test_the_forget_commit_removes_the_topic_from_the_tree(topics):
     from dreamdeck.core.ops.forget import forget_topic
 
-    forget_topic(topics, "editor", reason="switched to vim", actor="human:tui")  # what `f` calls
+    forget_topic(topics, "editor", reason="switched to vim", actor="human:tester")  # what `f` calls
     assert git(topics.root, "log", "-1", "--format=%s").strip() == "memory: forget editor"
     assert git(topics.root, "ls-tree", "--name-only", "HEAD", "memory/archive/editor.md").strip()
     assert git(topics.root, "ls-tree", "--name-only", "HEAD", "memory/topics/editor.md").strip() == ""
@@ -358,7 +358,7 @@ async def test_e_edits_in_the_editor_through_the_door(topics, tmp_path, monkeypa
         assert meta.cites == 7 and meta.days == 7 and meta.last_reinforced == "2026-05-21"  # recomputed
         assert commit_count(topics.root) == before + 1
         msg = git(topics.root, "log", "-1", "--format=%B")
-        assert msg.startswith(f"memory: edit {PM}") and "Actor: human:tui" in msg.splitlines()
+        assert msg.startswith(f"memory: edit {PM}") and "Actor: human:tester" in msg.splitlines()
         assert git(topics.root, "show", "--name-only", "--format=", "HEAD").split() == [
             "memory/meta/audit.log", f"memory/topics/{PM}.md"]
         assert "The user uses pnpm everywhere." in app.screen.query_one("#shard-md").source
@@ -428,7 +428,7 @@ async def test_after_the_editor_focus_is_back_on_the_citation_list_it_was_on(top
     notes = Notes()
     async with app.run_test(size=SIZE, message_hook=notes) as pilot:
         await settle(app, pilot)
-        await pilot.press("tab")
+        await pilot.press("tab", "tab")  # the table, the shard's text, its citations
         cites = app.screen.query_one("#citations", OptionList)
         assert app.screen.focused is cites
         await pilot.press("e")

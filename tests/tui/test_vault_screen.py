@@ -52,7 +52,7 @@ async def test_unpin_after_confirm_removes_the_vault_copy_in_a_new_commit(ws):
         assert commit_count(ws.root) == before + 1
         msg = git(ws.root, "log", "-1", "--format=%B")
         assert msg.startswith("memory: unpin package-manager")
-        assert {"Actor: human:tui", "Approval: approved"} <= set(msg.splitlines())
+        assert {"Actor: human:tester", "Approval: approved"} <= set(msg.splitlines())
         assert "memory/vault/package-manager.md" in git(ws.root, "show", "--name-status", "--format=", "HEAD")
         assert slugs(app) == []
         assert not app.screen.check_action("unpin", ())

@@ -7,6 +7,7 @@ which runs the core call in a thread and, whatever happens, makes the app re-rea
 from __future__ import annotations
 
 import traceback
+from dataclasses import replace
 from typing import Any, Callable
 
 from textual import work
@@ -14,13 +15,33 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widget import Widget
+from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
 from dreamdeck.core.errors import DreamdeckError
-from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
+from dreamdeck.tui.widgets.footer import DeckFooter
+from dreamdeck.tui.widgets.tab_bar import LABELS, TABS, TabBar
 
 __all__ = ["TABS", "TabBar", "MemoryScreen", "failure_toast"]
+
+# Movements whose two directions are one line of the help: action -> (row, what it says).
+PAIRED = {
+    "cursor_down": ("move", "Up / down"), "cursor_up": ("move", "Up / down"),
+    "scroll_down": ("move", "Up / down"), "scroll_up": ("move", "Up / down"),
+    "cursor_top": ("ends", "First / last"), "cursor_bottom": ("ends", "First / last"),
+    "first": ("ends", "First / last"), "last": ("ends", "First / last"),
+    "scroll_home": ("ends", "First / last"), "scroll_end": ("ends", "First / last"),
+    "first_hunk": ("ends", "First / last"), "last_hunk": ("ends", "First / last"),
+    "page_down": ("page", "Page down / up"), "page_up": ("page", "Page down / up"),
+    "half_page_down": ("half", "Half a page down / up"), "half_page_up": ("half", "Half a page down / up"),
+    "column_left": ("column", "Column left / right"),
+    "column_right": ("column", "Column left / right"),
+    "next_pane": ("pane", "Next / previous pane"),
+    "next_hunk": ("hunk", "Next / previous hunk"), "prev_hunk": ("hunk", "Next / previous hunk"),
+    "next_reflection": ("reflection", "Next / previous reflection"),
+}
+
 
 def failure_toast(label: str, exc: BaseException) -> tuple[str, str]:
     """(title, message) for an action that raised, as the command line words it: a DreamdeckError
@@ -44,7 +65,14 @@ class MemoryScreen(Screen):
     BINDINGS = [
         Binding("question_mark", "help", "Help", key_display="?", id="screen.help"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="screen.reload"),
+        Binding("tab", "next_pane(1)", "Next pane", show=False, id="screen.next_pane"),
+        Binding("shift+tab", "next_pane(-1)", "Previous pane", show=False, id="screen.previous_pane"),
     ]
+
+    # Selectors of the panes `tab` and `shift+tab` go through, in the order they are seen on the
+    # screen (left to right, top to bottom); the filter box comes first while it is open. A pane
+    # that is hidden or cannot take focus is skipped.
+    PANES: tuple[str, ...] = ()
 
     # Selectors of the VirtualTables that `/` narrows (the first one gets focus back); a screen
     # that lists things sets it and yields `self.filter_box(...)` in its body.
@@ -53,7 +81,8 @@ class MemoryScreen(Screen):
     DEFAULT_CSS = """
     MemoryScreen #filter { display: none; height: 3; }
     MemoryScreen #filter.-visible { display: block; }
-    MemoryScreen .purpose { height: 1; color: $text-muted; padding: 0 1; background: $boost; }
+    MemoryScreen .purpose { height: 1; color: $text-muted; padding: 0 1; background: $boost;
+        text-wrap: nowrap; text-overflow: ellipsis; }
     MemoryScreen .empty { color: $text-muted; text-style: italic; padding: 1 2; }
     """
 
@@ -64,9 +93,9 @@ class MemoryScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield TabBar(self.MODE)
-        yield Static(self.PURPOSE, classes="purpose")
+        yield Static(self.PURPOSE, classes="purpose", markup=False)
         yield from self.compose_body()
-        yield Footer()
+        yield DeckFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -74,6 +103,11 @@ class MemoryScreen(Screen):
     @property
     def ws(self):
         return self.app.ws  # type: ignore[attr-defined]
+
+    @property
+    def actor(self) -> str:
+        """Who acts from the app: `human:<login>`, as the command line records it."""
+        return self.app.actor  # type: ignore[attr-defined]
 
     # --- loading -------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -118,6 +152,33 @@ class MemoryScreen(Screen):
 
     def show(self, data: Any) -> None:  # UI thread
         pass
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "clear_filter":
+            return self.filter_visible()
+        return True
+
+    # --- panes -----------------------------------------------------------------------------
+    def panes(self) -> list:
+        """The panes tab goes through now, in order (see PANES)."""
+        found = []
+        selectors = (("#filter",) if self.filter_visible() else ()) + self.PANES
+        for selector in selectors:
+            for widget in self.query(selector):
+                if widget.focusable and all(node.display for node in widget.ancestors_with_self
+                                            if isinstance(node, Widget)):
+                    found.append(widget)
+        return found
+
+    def action_next_pane(self, step: int = 1) -> None:
+        panes = self.panes()
+        if not panes:
+            self.focus_next() if step > 0 else self.focus_previous()
+            return
+        focused = self.focused
+        index = next((n for n, pane in enumerate(panes) if focused is pane or (focused is not None and
+                      pane in focused.ancestors)), -1 if step > 0 else 0)
+        panes[(index + step) % len(panes)].focus()
 
     # --- filtering -----------------------------------------------------------------------
     def filter_box(self, placeholder: str):
@@ -184,22 +245,31 @@ class MemoryScreen(Screen):
         self.app.call_from_thread(self.app.memory_changed)  # type: ignore[attr-defined]
 
     # --- help ----------------------------------------------------------------------------
+    def key_rows(self) -> list[tuple[str, str]]:
+        """(keys, what they do) for every key of dreamdeck's that works here now, one action per
+        row (a binding's tooltip is its longer description); the two directions of a movement
+        share a row. Number keys, quit and the palette are said once, under the list."""
+        rows: dict[str, tuple[list[str], str]] = {}
+        for active in self.active_bindings.values():
+            b = active.binding
+            if not b.id or not (b.tooltip or b.description) or not active.enabled:
+                continue
+            action = b.action.split("(")[0].removeprefix("app.").removeprefix("screen.")
+            if action in ("switch_mode", "quit", "command_palette"):
+                continue
+            group, description = PAIRED.get(action, (action, b.tooltip or b.description))
+            keys, _ = rows.setdefault(group, ([], description))
+            # One key each: a footer's shared label (`n/p`) would repeat the other key's own line.
+            display = self.app.get_key_display(replace(b, key_display=None) if "/" in (b.key_display or "")
+                                               else b)
+            if display not in keys:
+                keys.append(display)
+        return [(" ".join(keys), description) for keys, description in rows.values()]
+
     def action_help(self) -> None:
         from dreamdeck.tui.modals import HelpModal
 
-        # Every key of an action on one row (`j` `down`), not only the first one met.
-        keys_of: dict[tuple[str, str], list[str]] = {}
-        for key, active in self.active_bindings.items():
-            b = active.binding
-            if not b.description:
-                continue
-            shown = keys_of.setdefault((b.action, b.description), [])
-            display = b.key_display or key
-            if display not in shown:
-                shown.append(display)
-        rows = [f"| {' '.join(f'`{k}`' for k in shown)} | {description} |"
-                for (_action, description), shown in keys_of.items()]
-        keys = "\n".join(["| key | action |", "| --- | --- |", *rows])
-        text = f"# {self.MODE.title()}\n\n{self.PURPOSE}\n\n{self.HELP}\n\n## Keys\n\n{keys}\n\n" \
-               "Number keys `1`–`9` switch screens, `ctrl+p` opens the command palette, `q` quits."
-        self.app.push_screen(HelpModal(text))
+        key = next((k for m, k, _ in TABS if m == self.MODE), "")
+        self.app.push_screen(HelpModal(
+            f"{key} {LABELS.get(self.MODE, self.MODE.title())}".strip(), self.PURPOSE, self.key_rows(), self.HELP,
+            "Number keys 1–9 switch screens · tab moves between panes · ctrl+p has every action · q quits."))

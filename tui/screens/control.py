@@ -160,11 +160,15 @@ class ControlScreen(MemoryScreen):
     ControlScreen .panel { width: 1fr; height: auto; min-height: 8; padding: 0 1;
         border: round $panel-lighten-2; border-title-color: $text; border-title-style: bold; }
     ControlScreen #decision { height: auto; padding: 0 1; }
-    ControlScreen #receipts { height: 1fr; border: round $panel-lighten-2; border-title-color: $text;
+    ControlScreen #receipts { height: 1fr; min-height: 6; border: round $panel-lighten-2; border-title-color: $text;
         border-title-style: bold; }
     ControlScreen #events { height: auto; max-height: 8; padding: 0 1; color: $text-muted;
         border-top: solid $panel-lighten-1; }
+    ControlScreen.-short .panel { min-height: 0; max-height: 9; }
+    ControlScreen.-short #events { max-height: 3; }
+    ControlScreen #receipts:focus { border: round $accent; }
     """
+    PANES = ("#receipts",)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -14,10 +14,11 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
@@ -110,7 +111,7 @@ class ForgottenScreen(MemoryScreen):
                                   classes="list", empty_message=EMPTY_FRAGMENTS, optional=("actor",))
             yield ResponsiveTable(TOPIC_COLUMNS, ListRowSource([]), cell_style=cell_style, id="archived",
                                   classes="list", empty_message=EMPTY_TOPICS, optional=("actor", "cites"))
-            with VerticalScroll(id="forgotten-detail"):
+            with ScrollPane(id="forgotten-detail"):
                 yield Static("", id="forgotten-title", markup=False)
                 yield Static("", id="forgotten-text", markup=False)
 
@@ -210,7 +211,7 @@ class ForgottenScreen(MemoryScreen):
                     "put back (the dream decides). Forgotten because: " + str(row["reason"]))
 
             def run():
-                return forget.unforget(self.ws, day, fid, actor="human:tui")
+                return forget.unforget(self.ws, day, fid, actor=self.actor)
         else:
             slug = str(row["slug"])
             title = f"Unforget topic {slug}?"
@@ -218,7 +219,7 @@ class ForgottenScreen(MemoryScreen):
                     f"and dreams see it again.\n\nArchived because: {row['reason']}")
 
             def run():
-                return forget.unforget_topic(self.ws, slug, actor="human:tui")
+                return forget.unforget_topic(self.ws, slug, actor=self.actor)
 
         def go(ok: bool | None) -> None:
             if ok:

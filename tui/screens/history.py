@@ -14,11 +14,11 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.diff_text import diff_text
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 MAX_DIFF_LINES = 3000
@@ -33,19 +33,19 @@ COMMIT_COLUMNS = [
     Column("when", "date", width=16),
     Column("short", "sha", width=7),
     Column("kind", "kind", width=8),
-    Column("actor", "actor", width=18),
+    Column("actor", "actor", width=18, min_width=12),
     Column("approval", "approval", width=8),
     Column("trigger", "trigger", width=8),
-    Column("ref", "ref", width=9),
-    Column("subject", "subject", width=44),
+    Column("ref", "ref", width=9, min_width=5),
+    Column("subject", "subject", width=30, min_width=20, fill=True),
 ]
 AUDIT_COLUMNS = [
     Column("timestamp", "time (UTC)", width=17),
     Column("action", "action", width=7),
-    Column("file", "file", width=30),
-    Column("actor", "actor", width=22),
+    Column("file", "file", width=30, min_width=16),
+    Column("actor", "actor", width=22, min_width=12),
     Column("approval", "approval", width=8),
-    Column("summary", "summary", width=37),
+    Column("summary", "summary", width=30, min_width=20, fill=True),
 ]
 EMPTY_COMMITS = ("No memory commits yet. Every dream, approval, pin, forget and rollback becomes one — "
                  "dream on the Dream screen (7, then d).")
@@ -182,7 +182,7 @@ class HistoryScreen(MemoryScreen):
                "r rolls back.")
     HELP = (
         "Each row is a git commit that touched `memory/`: dreams, approvals, proposals, pins, forgets, "
-        "rollbacks. **actor** is who (a dreamer, `human:tui`, a sub-agent), **approval** how it was "
+        "rollbacks. **actor** is who (a dreamer, `human:<login>`, a sub-agent), **approval** how it was "
         "decided (auto, approved, partial…), **trigger** what started it, **ref** the reflection (`r-…`), "
         "proposal (`p-…`) or reverted commit.\n\n"
         "**Rollback** (`r`) undoes the selected commit as a *new* commit (never a reset). It first "
@@ -201,12 +201,14 @@ class HistoryScreen(MemoryScreen):
         Binding("slash", "filter", "Filter", key_display="/", id="history.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="history.clear_filter"),
     ]
+    PANES = ("#commits", "#panels Tabs", "#diff-scroll", "#audit", "#alerts-scroll")
     DEFAULT_CSS = """
-    HistoryScreen #alert-banner { display: none; height: auto; background: $error 30%; color: $text;
+    HistoryScreen #alert-banner { display: none; height: auto; max-height: 3; background: $error 30%; color: $text;
         text-style: bold; padding: 0 1; }
     HistoryScreen #alert-banner.-visible { display: block; }
-    HistoryScreen #commits { height: 2fr; }
-    HistoryScreen #panels { height: 3fr; border-top: solid $panel-lighten-1; }
+    HistoryScreen #commits { height: 2fr; min-height: 5; }
+    HistoryScreen #panels { height: 3fr; min-height: 8; border-top: solid $panel-lighten-1; }
+    HistoryScreen #panels:focus-within { border-top: solid $accent; }
     HistoryScreen #diff-head { height: auto; padding: 0 1; background: $boost; }
     HistoryScreen #diff { height: auto; padding: 0 1; }
     HistoryScreen #alerts { height: auto; padding: 0 1; }
@@ -216,18 +218,20 @@ class HistoryScreen(MemoryScreen):
     def compose_body(self) -> ComposeResult:
         yield self.filter_box("filter commits and audit lines (actor, kind, subject, file…)")
         yield Static("", id="alert-banner", markup=False)
+        # Narrow: approval, trigger and ref are on the diff's first line; the subject keeps its room.
         yield VirtualTable(COMMIT_COLUMNS, ListRowSource([]), cell_style=commit_style, id="commits",
-                           empty_message=EMPTY_COMMITS)
+                           empty_message=EMPTY_COMMITS, frozen=1, select_on_enter=False,
+                           optional=("approval", "trigger", "ref"))
         with TabbedContent(id="panels", initial="tab-diff"):
             with TabPane("Diff", id="tab-diff"):
-                with VerticalScroll(id="diff-scroll"):
+                with ScrollPane(id="diff-scroll"):
                     yield Static("", id="diff-head", markup=False)
                     yield Static("", id="diff", markup=False)
             with TabPane("Audit log", id="tab-audit"):
                 yield VirtualTable(AUDIT_COLUMNS, ListRowSource([]), cell_style=audit_style, id="audit",
-                                   empty_message=EMPTY_AUDIT)
+                                   empty_message=EMPTY_AUDIT, frozen=1, select_on_enter=False)
             with TabPane("Alerts", id="tab-alerts"):
-                with VerticalScroll():
+                with ScrollPane(id="alerts-scroll"):
                     yield Static("", id="alerts")
 
     # --- data ----------------------------------------------------------------------------
@@ -428,7 +432,7 @@ class HistoryScreen(MemoryScreen):
             if ok:
                 from dreamdeck.core.ops.rollback import rollback
 
-                self.act("Rollback", lambda: rollback(self.ws, sha, actor="human:tui"),
+                self.act("Rollback", lambda: rollback(self.ws, sha, actor=self.actor),
                          lambda r: f"rolled back {short}" + (f" in {r.sha[:7]}" if getattr(r, "sha", None) else ""))
 
         self.app.push_screen(ConfirmModal(

@@ -6,6 +6,7 @@ proposal or an existing topic, the two are shown side by side under a ⚠ CONFLI
 """
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timezone
 from typing import Any, Mapping
 
@@ -13,11 +14,12 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import Label, Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.table_variants import GroupedRows
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
@@ -27,13 +29,13 @@ CONFIDENCE_STYLE = {"high": "green", "medium": "yellow", "low": "dark_orange"}
 STORE_STYLE = {"semantic": "cyan", "vault": "bold magenta", "episodic": "blue", "procedural": "green"}
 
 COLUMNS = [
-    Column("group", "agent", width=16),
+    Column("group", "agent", width=16, min_width=10),
     Column("id", "id", width=5),
-    Column("store", "store", width=10),
+    Column("store", "store", width=10, min_width=8),
     Column("confidence", "conf", width=6),
     Column("age", "age", width=4, align="right"),
-    Column("state", "status", width=10),
-    Column("summary", "content", width=24),
+    Column("state", "status", width=11),
+    Column("summary", "content", width=16, min_width=12, fill=True),
 ]
 
 EMPTY = "No proposals waiting. Sub-agents send them with `dreamdeck propose …`."
@@ -41,6 +43,11 @@ EMPTY = "No proposals waiting. Sub-agents send them with `dreamdeck propose …`
 
 def status_word(status: str) -> str:
     return (status.split() or ["pending"])[0].lower()
+
+
+def status_text(status: str) -> str:
+    """The file's status in the app's words: `conflict — see #1` names its rival, `conflict with p-1`."""
+    return re.sub(r"#(\d+)", r"p-\1", status).replace("conflict — see", "conflict with")
 
 
 def cell_style(key: str, row: Mapping[str, object]) -> str | None:
@@ -68,10 +75,11 @@ def queue_now(ws) -> datetime:
 def _row(item: dict, counts: dict[str, int]) -> dict:
     word = status_word(item["status"])
     conflicts = item["conflicts_with"] + [f"topic {s}" for s in item["conflicts_with_topic"]]
-    state = ("⚠ conflict" if conflicts and item["status"].lower().startswith(("pending", "deferred", "conflict"))
+    rivals = ",".join(item["conflicts_with"]) or ("topic" if item["conflicts_with_topic"] else "")
+    state = (f"⚠ vs {rivals}" if conflicts and item["status"].lower().startswith(("pending", "deferred", "conflict"))
              else word)
     if word == "deferred" and conflicts:
-        state = "⚠ deferred"
+        state = f"⚠ deferred vs {rivals}"
     age = item["age_days"]
     return {
         **item,
@@ -97,7 +105,8 @@ class ProposalsScreen(MemoryScreen):
         "**Commit** (`c`) writes the content as a fragment in today's stream; a *semantic* proposal also "
         "lands in a topic shard, a *vault* proposal in the vault. **Reject** (`x`) asks for a reason. "
         "**Defer** (`d`) keeps it open for later.\n\n"
-        "When the selected proposal contradicts another proposal (or a belief already in a topic), both are "
+        "When the selected proposal contradicts another proposal (or a belief already in a topic) — its status "
+        "says `⚠ vs p-N` — both are "
         "shown side by side under **⚠ CONFLICT**: committing one rejects the other in the same commit."
     )
     BINDINGS = [
@@ -108,10 +117,17 @@ class ProposalsScreen(MemoryScreen):
         Binding("slash", "filter", "Filter", key_display="/", id="proposals.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="proposals.clear_filter"),
     ]
+    PANES = ("#proposals", "#proposal-pane", "#side-this", "#side-other")
     DEFAULT_CSS = """
-    ProposalsScreen #proposals-body { height: 1fr; }
-    ProposalsScreen #proposals { width: 2fr; }
-    ProposalsScreen #proposal-pane { width: 1fr; border-left: solid $panel-lighten-1; padding: 0 1; }
+    ProposalsScreen #proposals-body { height: 1fr; min-height: 8; layout: vertical; }
+    ProposalsScreen #proposals { height: 1fr; min-height: 4; }
+    ProposalsScreen #proposal-pane { height: 1fr; min-height: 4; border-top: solid $panel-lighten-1; padding: 0 1; }
+    ProposalsScreen #proposal-pane:focus { border-top: solid $accent; }
+    ProposalsScreen.-wide #proposals-body { layout: horizontal; }
+    ProposalsScreen.-wide #proposals { width: 3fr; height: 1fr; }
+    ProposalsScreen.-wide #proposal-pane { width: 2fr; height: 1fr; border-top: none;
+        border-left: solid $panel-lighten-1; }
+    ProposalsScreen.-wide #proposal-pane:focus { border-left: solid $accent; }
     ProposalsScreen #proposal-title { text-style: bold; height: auto; }
     ProposalsScreen #proposal-meta { color: $text-muted; height: auto; }
     ProposalsScreen #proposal-content { height: auto; margin: 1 0; }
@@ -120,10 +136,12 @@ class ProposalsScreen(MemoryScreen):
     ProposalsScreen #problems.-visible { display: block; }
     ProposalsScreen #conflict { display: none; height: auto; max-height: 45%; border-top: heavy $error; }
     ProposalsScreen #conflict.-visible { display: block; }
-    ProposalsScreen #conflict-label { color: $error; text-style: bold; padding: 0 1; height: auto; }
+    ProposalsScreen #conflict-label { color: $error; text-style: bold; padding: 0 1; height: auto; width: 1fr; }
     ProposalsScreen #conflict-sides { height: 8; }
+    ProposalsScreen.-short #conflict-sides { height: 5; }
     ProposalsScreen .side { width: 1fr; height: 100%; border: round $error 60%;
         padding: 0 1; margin: 0 1; }
+    ProposalsScreen .side:focus { border: round $accent; }
     ProposalsScreen .side-title { text-style: bold; height: auto; }
     """
 
@@ -133,8 +151,10 @@ class ProposalsScreen(MemoryScreen):
         yield self.filter_box("filter proposals (agent, id, store, status, content)")
         yield Static("", id="problems", markup=False)
         with Horizontal(id="proposals-body"):
-            yield VirtualTable(COLUMNS, GroupedRows([]), cell_style=cell_style, id="proposals", empty_message=EMPTY)
-            with VerticalScroll(id="proposal-pane"):
+            # Narrow: store, confidence and age are in the pane's meta line; the content keeps its room.
+            yield VirtualTable(COLUMNS, GroupedRows([]), cell_style=cell_style, id="proposals", empty_message=EMPTY,
+                               frozen=1, select_on_enter=False, optional=("store", "confidence", "age"))
+            with ScrollPane(id="proposal-pane"):
                 yield Static("", id="proposal-title", markup=False)
                 yield Static("", id="proposal-meta", markup=False)
                 yield Static("", id="proposal-content", markup=False)
@@ -142,10 +162,10 @@ class ProposalsScreen(MemoryScreen):
         with Vertical(id="conflict"):
             yield Label("", id="conflict-label")
             with Horizontal(id="conflict-sides"):
-                with VerticalScroll(classes="side", id="side-this"):
+                with ScrollPane(classes="side", id="side-this"):
                     yield Static("", classes="side-title", id="side-this-title", markup=False)
                     yield Static("", id="side-this-body", markup=False)
-                with VerticalScroll(classes="side", id="side-other"):
+                with ScrollPane(classes="side", id="side-other"):
                     yield Static("", classes="side-title", id="side-other-title", markup=False)
                     yield Static("", id="side-other-body", markup=False)
 
@@ -237,7 +257,7 @@ class ProposalsScreen(MemoryScreen):
             lines.append(f"{label:<11}", style="dim")
             lines.append(value + "\n", style=style)
 
-        field_line("status", str(row["status"]), STATUS_STYLE.get(status_word(str(row["status"])), ""))
+        field_line("status", status_text(str(row["status"])), STATUS_STYLE.get(status_word(str(row["status"])), ""))
         if row.get("reason"):
             field_line("reason", str(row["reason"]))
         field_line("entities", ", ".join(row["entities"]) or "—")  # type: ignore[arg-type]
@@ -264,7 +284,7 @@ class ProposalsScreen(MemoryScreen):
             others.append((
                 pid,
                 f"{pid} from {other['agent']} · {other['store']} · confidence {other['confidence']}"
-                f" · {status_word(other['status'])}",
+                f" · {status_text(other['status'])}",
                 other["content"],
             ))
         for slug in row["conflicts_with_topic"]:  # type: ignore[union-attr]
@@ -339,7 +359,7 @@ class ProposalsScreen(MemoryScreen):
                 msg += f"; rejected {', '.join(r.also_rejected)} (conflict)"
             return msg
 
-        self.act("Commit", lambda: approve_proposal(self.ws, pid, actor="human:tui"), done)
+        self.act("Commit", lambda: approve_proposal(self.ws, pid, actor=self.actor), done)
 
     def action_reject(self) -> None:
         row = self._current()
@@ -353,7 +373,7 @@ class ProposalsScreen(MemoryScreen):
             if reason:
                 from dreamdeck.core.ops.proposals import reject_proposal
 
-                self.act("Reject", lambda: reject_proposal(self.ws, pid, reason=reason, actor="human:tui"),
+                self.act("Reject", lambda: reject_proposal(self.ws, pid, reason=reason, actor=self.actor),
                          lambda r: f"rejected {pid}" + (f"; {', '.join(r.conflicts_cleared)} no longer in conflict"
                                                         if r.conflicts_cleared else ""))
 
@@ -370,5 +390,5 @@ class ProposalsScreen(MemoryScreen):
         from dreamdeck.core.ops.proposals import defer_proposal
 
         pid = str(row["id"])
-        self.act("Defer", lambda: defer_proposal(self.ws, pid, actor="human:tui"),
+        self.act("Defer", lambda: defer_proposal(self.ws, pid, actor=self.actor),
                  lambda r: f"deferred {pid}: it stays in the inbox")

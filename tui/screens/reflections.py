@@ -26,8 +26,8 @@ from textual.widgets.option_list import Option
 from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
+from dreamdeck.tui.widgets.panes import NavList
 
-ACTOR = "human:tui"
 EMPTY = ("No pending reflections. Dreams whose changes need judgement appear here. "
          "To dream now: 7, then d.")
 _HUNK_ID = re.compile(r"\bh-[0-9a-f]{10}\b")
@@ -147,7 +147,8 @@ class ReflectionsScreen(MemoryScreen):
         "the **loss meter** (citations dropped, beliefs rewritten, shards deleted, superseded), contradictions "
         "(⚠), questions (?), then the diff per shard, each under one line saying what it does to its claim "
         "(new claim, reinforced, superseded X by Y, rewritten, duplicates folded).\n\n"
-        "The `┃` gutter marks the current hunk; `n`/`p` move between hunks, `j`/`k` scroll. `space` toggles "
+        "The `┃` gutter marks the current hunk; `n`/`p` move between hunks, `j`/`k` scroll, `J`/`K` go to the "
+        "next or previous reflection (in the list, `j`/`k` do). `space` toggles "
         "*approve* on it, `x` toggles *reject*, `a` approves every hunk, `m` approves the *mechanical* ones (✓: pure "
         "reinforcements and new claims with no contradiction), `u` clears your choices. Nothing is "
         "written until `enter`: a confirm lists what will be applied, then only the approved hunks go through "
@@ -163,30 +164,50 @@ class ReflectionsScreen(MemoryScreen):
         "shown with the fragment ids it would lose and the hunks responsible, and stays on screen.\n\n"
         "List flags: `~` a base changed (rebases), `⚠` a conflict, `⌛` expired (can only be rejected)."
     )
+    # Footer words are short (the footer must hold them at 80 columns); the help shows the tooltips.
     BINDINGS = [
-        Binding("space", "toggle", "Approve hunk", id="reflections.toggle"),
-        Binding("x", "reject_hunk", "Reject hunk", id="reflections.reject_hunk"),
-        Binding("a", "approve_all", "Approve all", id="reflections.approve_all"),
-        Binding("m", "approve_mechanical", "Approve mechanical", id="reflections.approve_mechanical"),
-        Binding("n", "next_hunk", "Next hunk", key_display="n/p", id="reflections.next_hunk"),
+        Binding("space", "toggle", "Approve", tooltip="Approve the ┃ hunk (again: undecided)",
+                id="reflections.toggle"),
+        Binding("x", "reject_hunk", "Reject", tooltip="Reject the ┃ hunk (again: undecided)",
+                id="reflections.reject_hunk"),
+        Binding("enter", "apply", "Apply", key_display="⏎",
+                tooltip="Apply the approved hunks (a confirm lists them first)", id="reflections.apply"),
+        Binding("a", "approve_all", "All", tooltip="Approve every hunk", id="reflections.approve_all"),
+        Binding("m", "approve_mechanical", "Mechanical", tooltip="Approve the mechanical hunks (✓)",
+                id="reflections.approve_mechanical"),
+        Binding("n", "next_hunk", "Hunk", key_display="n/p", tooltip="Next hunk", id="reflections.next_hunk"),
         Binding("p", "prev_hunk", "Previous hunk", show=False, id="reflections.prev_hunk"),
-        Binding("enter", "apply", "Apply", id="reflections.apply"),
-        Binding("E", "edit", "Edit & accept", id="reflections.edit"),
-        Binding("R", "reject", "Reject reflection", id="reflections.reject"),
+        Binding("E", "edit", "Edit", tooltip="Edit the chosen result in $EDITOR, then accept it",
+                id="reflections.edit"),
+        Binding("R", "reject", "Reject all", tooltip="Reject the whole reflection (asks for a reason)",
+                id="reflections.reject"),
         Binding("X", "reject_release", "Reject and release fragments", show=False,
+                tooltip="Reject the whole reflection and give its fragments back to the next dream",
                 id="reflections.reject_release"),
+        Binding("J", "next_reflection(1)", "Next reflection", show=False, id="reflections.next_reflection"),
+        Binding("K", "next_reflection(-1)", "Previous reflection", show=False,
+                id="reflections.previous_reflection"),
         Binding("u", "clear_decisions", "Clear decisions", show=False, id="reflections.clear"),
-        Binding("i", "impact", "Recall impact", id="reflections.impact"),
-        Binding("tab", "focus_next", "Next pane", show=False),
+        Binding("i", "impact", "Impact", tooltip="What the approved hunks change in recall", id="reflections.impact"),
     ]
+    PANES = ("#reflection-list", "#hunks")
     DEFAULT_CSS = """
     ReflectionsScreen #refl-body { height: 1fr; }
-    ReflectionsScreen #reflection-list { width: 46; height: 1fr; border: none; }
+    ReflectionsScreen #reflection-list { width: 30%; min-width: 30; max-width: 46; height: 1fr; }
     ReflectionsScreen #refl-pane { width: 1fr; border-left: solid $panel-lighten-1; }
-    ReflectionsScreen #refl-info { height: auto; max-height: 50%; padding: 0 1; overflow-y: auto; }
+    ReflectionsScreen #refl-pane:focus-within { border-left: solid $accent; }
+    ReflectionsScreen.-narrow #refl-body { layout: vertical; }
+    ReflectionsScreen.-narrow #reflection-list { width: 1fr; max-width: 100%; height: auto; max-height: 5; }
+    ReflectionsScreen.-narrow #refl-pane, ReflectionsScreen.-narrow #refl-pane:focus-within { border-left: none; }
+    ReflectionsScreen.-narrow #refl-pane { border-top: solid $panel-lighten-1; }
+    ReflectionsScreen.-narrow #refl-pane:focus-within { border-top: solid $accent; }
+    ReflectionsScreen #refl-info { height: auto; max-height: 40%; padding: 0 1; overflow-y: auto; }
+    ReflectionsScreen.-short #refl-info { max-height: 30%; }
     ReflectionsScreen #refl-decisions { height: auto; padding: 0 1; background: $boost; }
-    ReflectionsScreen #refl-refusal { height: auto; padding: 0 1; color: $text-error; background: $error 10%; }
+    ReflectionsScreen #refl-refusal { height: auto; max-height: 4; padding: 0 1; color: $text-error;
+        background: $error 10%; }
     ReflectionsScreen #refl-refusal.-none { display: none; }
+    ReflectionsScreen #hunks { min-height: 6; }
     ReflectionsScreen #refl-empty { height: 1fr; }
     """
 
@@ -200,7 +221,7 @@ class ReflectionsScreen(MemoryScreen):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="refl-body"):
-            yield OptionList(id="reflection-list")
+            yield NavList(id="reflection-list")
             with Vertical(id="refl-pane"):
                 yield Static("", id="refl-info")
                 yield Static("", id="refl-decisions")
@@ -286,20 +307,19 @@ class ReflectionsScreen(MemoryScreen):
         n_hunks = len(r.hunks)
         lines = [
             f"[b]{r.id}[/b] · {r.status} · {escape(r.dreamer or '?')}, {escape(r.trigger or '?')} · "
-            f"{created} ({r.age}) · {_plural(r.fragments, 'fragment')} shown · "
+            f"{created} ({r.age}) · {_plural(r.fragments, 'fragment')} · "
             f"{_plural(len(r.files), 'file')}, {_plural(n_hunks, 'hunk')}",
             f"[b]{escape(r.summary)}[/b]" if r.summary.strip() else "[dim](the dream left no summary)[/dim]",
         ]
-
-        def count(n: int, word: str, verb: str, style: str) -> str:
-            text = f"{_plural(n, word)} {verb}"
-            return f"[{style}]{text}[/]" if n else text
-
         dropped = m.get("citations_dropped", [])
-        loss = (f"Loss meter: {count(len(dropped), 'citation', 'dropped', '$text-error')} · "
-                f"{count(len(m.get('beliefs_removed', [])), 'belief', 'rewritten', '$text-warning')} · "
-                f"{count(len(m.get('shards_deleted', [])), 'shard', 'deleted', '$text-warning')} · "
-                f"{len(m.get('superseded_added', []))} superseded")
+        # Only what is lost is named (a zero is noise at 80 columns); nothing lost says so.
+        losses = [(len(dropped), "citation", "dropped", "$text-error"),
+                  (len(m.get("beliefs_removed", [])), "belief", "rewritten", "$text-warning"),
+                  (len(m.get("shards_deleted", [])), "shard", "deleted", "$text-warning"),
+                  (len(m.get("superseded_added", [])), "superseded line", "added", "")]
+        named = [f"[{style}]{_plural(n, word)} {verb}[/]" if style else f"{_plural(n, word)} {verb}"
+                 for n, word, verb, style in losses if n]
+        loss = "Loss meter: " + (" · ".join(named) if named else "nothing lost")
         if dropped:
             shown = ", ".join(dropped[:3]) + (f" (+{len(dropped) - 3} more)" if len(dropped) > 3 else "")
             loss += f"  [$text-error]dropped: {escape(shown)}[/]"
@@ -344,8 +364,7 @@ class ReflectionsScreen(MemoryScreen):
                 "space approves the ┃ hunk")
         if item.status == "stale":
             hint = "expired: R rejects, X rejects and releases"
-        bar.update(f"{where} · [$text-success]✓ {ok} approved[/] · [$text-error]✗ {no} rejected[/] · "
-                   f"{rest} undecided — {hint}")
+        bar.update(f"{where} · [$text-success]✓ {ok}[/] [$text-error]✗ {no}[/] · {rest} undecided — {hint}")
 
     def _show_refusal(self) -> None:
         box = self.query_one("#refl-refusal", Static)
@@ -397,6 +416,8 @@ class ReflectionsScreen(MemoryScreen):
         item = self._current()
         if action in ("next_hunk", "prev_hunk"):
             return item is not None and bool(item.hunks)
+        if action == "next_reflection":
+            return len(self._items) > 1
         if action in ("toggle", "reject_hunk", "approve_all", "approve_mechanical", "clear_decisions"):
             return item is not None and item.status == "pending" and bool(item.hunks)
         if action in ("apply", "edit"):
@@ -404,6 +425,21 @@ class ReflectionsScreen(MemoryScreen):
         if action in ("reject", "reject_release"):
             return item is not None
         return True
+
+    def unapplied(self) -> list[tuple[str, int, int]]:
+        """(reflection id, approved, rejected) for every pending reflection with choices not applied."""
+        out = []
+        for rid, decisions in self._decisions.items():
+            if rid in self._items and decisions:
+                ok = sum(1 for v in decisions.values() if v == "approve")
+                out.append((rid, ok, len(decisions) - ok))
+        return out
+
+    def action_next_reflection(self, step: int = 1) -> None:
+        listing = self.query_one("#reflection-list", OptionList)
+        if listing.option_count:
+            current = listing.highlighted if listing.highlighted is not None else 0
+            listing.highlighted = max(0, min(listing.option_count - 1, current + step))
 
     # --- hunk decisions ---------------------------------------------------------------------------------
     def action_next_hunk(self) -> None:
@@ -576,7 +612,7 @@ class ReflectionsScreen(MemoryScreen):
 
                 turned_down = [h.id for h in hunks if d.get(h.id) == "reject"]
                 self._decide("Apply", rid, lambda: approve(self.ws, rid, hunks=hunks_arg, rejected=turned_down,
-                                                           actor=ACTOR),
+                                                           actor=self.actor),
                              self._applied(rid))
 
         from dreamdeck.tui.modals import ConfirmModal
@@ -599,7 +635,7 @@ class ReflectionsScreen(MemoryScreen):
                 from dreamdeck.core.ops.reflections import reject
 
                 self._decide("Reject", rid,
-                             lambda: reject(self.ws, rid, reason=reason, release=release, actor=ACTOR),
+                             lambda: reject(self.ws, rid, reason=reason, release=release, actor=self.actor),
                              lambda r: f"rejected {rid}" + (" and released its fragments" if release else ""))
 
         self.app.push_screen(ReasonModal(
@@ -673,7 +709,7 @@ class ReflectionsScreen(MemoryScreen):
                 from dreamdeck.core.ops.reflections import approve
 
                 self._decide("Edit & accept", rid,
-                             lambda: approve(self.ws, rid, hunks=hunks_arg, edited=edited or None, actor=ACTOR),
+                             lambda: approve(self.ws, rid, hunks=hunks_arg, edited=edited or None, actor=self.actor),
                              self._applied(rid))
 
         from dreamdeck.tui.modals import ConfirmModal

@@ -20,12 +20,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.screens.stream_curation import StreamCuration
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
@@ -81,9 +82,11 @@ class StreamScreen(StreamCuration, MemoryScreen):
         Binding("p", "pin", "Pin", id="stream.pin"),
         Binding("x", "forget", "Forget", id="stream.forget"),
         Binding("o", "load_older", "Older days", id="stream.older"),
-        Binding("tab", "focus_next", "Next pane", show=False),
     ]
+    PANES = ("#stream-table", "#detail-scroll")
     DEFAULT_CSS = """
+    StreamScreen #detail:focus-within { border-left: solid $accent; }
+    StreamScreen.-stacked #detail:focus-within { border-left: none; border-top: solid $accent; }
     StreamScreen #stream-body { height: 1fr; }
     StreamScreen #stream-table { width: 1fr; height: 1fr; }
     StreamScreen #detail { width: 60; border-left: solid $panel-lighten-1; }
@@ -123,7 +126,7 @@ class StreamScreen(StreamCuration, MemoryScreen):
             with Vertical(id="detail"):
                 yield Static("", id="detail-title", markup=False)
                 yield Static("", id="detail-meta", markup=False)
-                with VerticalScroll():
+                with ScrollPane(id="detail-scroll"):
                     yield Static("", id="detail-body", markup=False)
                     yield Static("", id="detail-json")
 

@@ -194,7 +194,7 @@ class StreamCuration:
         from dreamdeck.core.ops import vault
 
         day, fid = row["date"], row["id"]
-        self.act("Pin", lambda: vault.pin_fragment(self.ws, day, fid, actor="human:tui"),
+        self.act("Pin", lambda: vault.pin_fragment(self.ws, day, fid, actor=self.actor),
                  lambda r: r.message + ("" if r.noop else " — see the Vault screen (4)"))
 
     def action_forget(self) -> None:
@@ -213,7 +213,7 @@ class StreamCuration:
             if reason:
                 from dreamdeck.core.ops import forget
 
-                self.act("Forget", lambda: forget.forget_fragment(self.ws, day, fid, reason=reason, actor="human:tui",
+                self.act("Forget", lambda: forget.forget_fragment(self.ws, day, fid, reason=reason, actor=self.actor,
                                                                   content=content),
                          lambda r: r.message + ("; " + "; ".join(r.warnings) if r.warnings else ""))
 

@@ -8,14 +8,15 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Input, Markdown, OptionList, Static
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from dreamdeck.tui.screens.base import MemoryScreen
-from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 from dreamdeck.core.ops.report import shard_report
+from dreamdeck.tui.screens.base import MemoryScreen
+from dreamdeck.tui.widgets.panes import NavList, ScrollPane
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 TIER_STYLE = {"mentioned": "dim", "observed": "cyan", "consistently": "green", "always": "bold green"}
 STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange", "archived": "red", "pinned": "bold magenta"}
@@ -24,7 +25,7 @@ SHARD_SETTLE = 0.1  # seconds the cursor rests on a row before its shard is read
 
 # Widths leave room for the label and the sort mark ("cites ▼"), so a sorted header is never cut.
 COLUMNS = [
-    Column("slug", "slug", width=22),
+    Column("slug", "slug", width=22, min_width=14),  # frozen: it stays when → scrolls the rest
     Column("cites", "cites", width=7, align="right"),
     Column("days", "days", width=6, align="right"),
     Column("last_reinforced", "last", width=10),
@@ -32,7 +33,7 @@ COLUMNS = [
     Column("tier", "tier", width=12),
     Column("score", "score", width=7, align="right", format=lambda v: f"{v:.2f}" if isinstance(v, float) else str(v)),
     Column("status", "status", width=8),
-    Column("heading", "heading", width=None),  # last: it takes what is left
+    Column("heading", "heading", width=24, min_width=10, fill=True),  # it takes what is left
 ]
 
 
@@ -64,6 +65,12 @@ def split_sections(body: str) -> tuple[str, str]:
     return body, ""
 
 
+class CitationList(NavList):
+    """The shard's citations, each resolved to its fragment; `enter` opens it on the Stream screen."""
+
+    BINDINGS = [Binding("enter", "select", "Open in Stream", key_display="⏎", id="topics.open_citation")]
+
+
 class TopicsScreen(MemoryScreen):
     MODE = "topics"
     FILTER_TABLES = ("#strength",)
@@ -73,30 +80,37 @@ class TopicsScreen(MemoryScreen):
         "Each row is a topic shard in `memory/topics/`. **tier** is the wording ladder by distinct days "
         "(mentioned → observed → consistently → always); **score/status** is Moltbot's decay "
         "(active, fading, dormant, archived). Red slugs are shards TypeClaw cannot parse.\n\n"
-        "Sort with `s` on a column (←/→ to pick it) or by clicking a header; filter with `/`. "
-        "Tab moves to the citation list; `enter` on a citation opens that fragment in the Stream screen."
+        "Sort with `s` on a column (←/→ to pick it; the slug stays in view) or by clicking a header; "
+        "filter with `/`. `enter` (or tab) goes to the shard's citations; `enter` on a citation opens "
+        "that fragment in the Stream screen."
     )
     BINDINGS = [
-        Binding("slash", "filter", "Filter", key_display="/", id="topics.filter"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="topics.clear_filter"),
         Binding("p", "pin", "Pin", id="topics.pin"),
         Binding("f", "forget", "Forget", id="topics.forget"),
         Binding("e", "edit", "Edit", id="topics.edit"),
-        Binding("tab", "next_pane(1)", "Next pane", show=False, id="topics.next_pane"),
-        Binding("shift+tab", "next_pane(-1)", "Previous pane", show=False, id="topics.previous_pane"),
+        Binding("slash", "filter", "Filter", key_display="/", id="topics.filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="topics.clear_filter"),
+        Binding("enter", "citations", "Citations", key_display="⏎", id="topics.citations"),
     ]
+    PANES = ("#strength", "#shard-body", "#citations")
     DEFAULT_CSS = """
     TopicsScreen #topics-body { height: 1fr; }
-    TopicsScreen #strength { height: 1fr; }
-    TopicsScreen #shard-pane { height: 1fr; border-top: solid $panel-lighten-1; }
-    TopicsScreen #shard-title { text-style: bold; padding: 0 1; height: auto; }
-    TopicsScreen #shard-meta { color: $text-muted; padding: 0 1; height: auto; }
+    TopicsScreen #strength { height: 1fr; min-height: 5; }
+    TopicsScreen #shard-pane { height: 1fr; min-height: 7; border-top: solid $panel-lighten-1; }
+    TopicsScreen #shard-pane:focus-within { border-top: solid $accent; }
+    TopicsScreen #shard-title { text-style: bold; padding: 0 1; height: auto; max-height: 2; }
+    TopicsScreen #shard-meta { color: $text-muted; padding: 0 1; height: auto; max-height: 2; }
+    TopicsScreen.-short #shard-title, TopicsScreen.-short #shard-meta { height: 1;
+        text-wrap: nowrap; text-overflow: ellipsis; }
     TopicsScreen #shard-meta.-error { color: $error; }
     TopicsScreen #shard-split { height: 1fr; }
     TopicsScreen #shard-body { width: 1fr; }
     TopicsScreen #shard-md { height: auto; }
     TopicsScreen #shard-sections { height: auto; padding: 0 2; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
-    TopicsScreen #citations { width: 1fr; height: 1fr; border: none; border-left: solid $panel-lighten-1; }
+    TopicsScreen #citations { width: 1fr; height: 1fr; border-left: solid $panel-lighten-1; }
+    TopicsScreen #citations:focus { border-left: solid $accent; }
+    TopicsScreen.-wide #citations { width: 3fr; }
+    TopicsScreen.-wide #shard-body { width: 2fr; }
     """
 
     def compose_body(self) -> ComposeResult:
@@ -104,16 +118,18 @@ class TopicsScreen(MemoryScreen):
         # Stacked like History: the table keeps every column at 140 cells; the shard sits below,
         # its text beside the citations resolved to fragments.
         with Vertical(id="topics-body"):
-            yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength",
+            # Narrow: last, age and score go (the meta line says the first two; status words the score).
+            yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength", frozen=1,
+                               select_on_enter=False, optional=("last_reinforced", "age", "score"),
                                empty_message="No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d.")
             with Vertical(id="shard-pane"):
                 yield Static("", id="shard-title", markup=False)
                 yield Static("", id="shard-meta", markup=False)
                 with Horizontal(id="shard-split"):
-                    with VerticalScroll(id="shard-body"):
+                    with ScrollPane(id="shard-body"):
                         yield Markdown("", id="shard-md", parser_factory=_text_markdown)
                         yield Static("", id="shard-sections", markup=False)
-                    yield OptionList(id="citations")
+                    yield CitationList(id="citations")
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
@@ -203,6 +219,7 @@ class TopicsScreen(MemoryScreen):
         cites.add_options(options)  # at once: one layout, not one per citation
         if cites.option_count:
             cites.highlighted = 0  # tab, enter: the first citation opens without a cursor key first
+        self.refresh_bindings()
 
     @on(OptionList.OptionSelected, "#citations")
     def _jump(self, event: OptionList.OptionSelected) -> None:
@@ -210,18 +227,11 @@ class TopicsScreen(MemoryScreen):
         self.app.pending_jump = (day, fid)  # type: ignore[attr-defined]
         self.app.switch_mode("stream")
 
-    # --- panes -----------------------------------------------------------------------------
-    def action_next_pane(self, step: int = 1) -> None:
-        """Tab: table → citations → shard text (the help promises the citations next to the table)."""
-        panes = [w for w in (self.query_one("#filter", Input), self.query_one("#strength"),
-                             self.query_one("#citations"), self.query_one("#shard-body")) if w.focusable]
-        if not panes:
-            return
-        focused = self.focused
-        index = panes.index(focused) if focused in panes else (-1 if step > 0 else 0)
-        panes[(index + step) % len(panes)].focus()
-
-    # --- filter: the base screen's (FILTER_TABLES) -----------------------------------------
+    def action_citations(self) -> None:
+        """`enter` off the citation list: go to it (the first citation is highlighted)."""
+        cites = self.query_one("#citations", OptionList)
+        if cites.option_count:
+            cites.focus()
 
     # --- actions -----------------------------------------------------------------------------
     def _slug(self) -> str | None:
@@ -231,7 +241,9 @@ class TopicsScreen(MemoryScreen):
     def check_action(self, action: str, parameters) -> bool | None:
         if action in ("pin", "forget", "edit"):
             return self._slug() is not None if self.is_mounted else True
-        return True
+        if action == "citations":
+            return self.is_mounted and self.query_one("#citations", OptionList).option_count > 0
+        return super().check_action(action, parameters)
 
     def action_pin(self) -> None:
         slug = self._slug()
@@ -239,7 +251,7 @@ class TopicsScreen(MemoryScreen):
             return
         from dreamdeck.core.ops import vault
 
-        self.act("Pin", lambda: vault.pin_topic(self.ws, slug, actor="human:tui"), lambda r: f"pinned {slug} to the vault")
+        self.act("Pin", lambda: vault.pin_topic(self.ws, slug, actor=self.actor), lambda r: f"pinned {slug} to the vault")
 
     def action_forget(self) -> None:
         slug = self._slug()
@@ -251,7 +263,7 @@ class TopicsScreen(MemoryScreen):
             if reason:
                 from dreamdeck.core.ops import forget
 
-                self.act("Forget", lambda: forget.forget_topic(self.ws, slug, reason=reason, actor="human:tui"),
+                self.act("Forget", lambda: forget.forget_topic(self.ws, slug, reason=reason, actor=self.actor),
                          lambda r: f"forgot {slug} (archived; its evidence stays protected)")
 
         self.app.push_screen(ReasonModal(
@@ -286,5 +298,5 @@ class TopicsScreen(MemoryScreen):
         if new == base:
             self.notify("edit cancelled: nothing changed", title="Edit")
             return
-        self.act("Edit", lambda: edit_shard(self.ws, slug, new, actor="human:tui", base=base),
+        self.act("Edit", lambda: edit_shard(self.ws, slug, new, actor=self.actor, base=base),
                  lambda r: f"saved {slug}" + (f" ({r.sha[:8]})" if r.sha else ""))

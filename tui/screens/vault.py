@@ -12,22 +12,23 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.diff_text import diff_text
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 TOPIC_LABEL = {"same": "= same", "differs": "≠ diverged", "none": "— none"}
 TOPIC_STYLE = {"same": "green", "differs": "bold yellow", "none": "dim"}
 
 COLUMNS = [
-    Column("slug", "slug", width=23),
+    Column("slug", "slug", width=23, min_width=14),
     Column("cites", "cites", width=5, align="right"),
     Column("topic_label", "topic copy", width=10),
     Column("pinned", "pinned", width=10),
-    Column("heading", "heading", width=18),
+    Column("heading", "heading", width=18, min_width=10, fill=True),
 ]
 
 EMPTY = "Nothing pinned yet: press p on a topic (screen 1), or `dreamdeck pin SLUG`."
@@ -65,10 +66,17 @@ class VaultScreen(MemoryScreen):
         Binding("slash", "filter", "Filter", key_display="/", id="vault.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="vault.clear_filter"),
     ]
+    PANES = ("#vault", "#vault-pane")
     DEFAULT_CSS = """
     VaultScreen #vault-body { height: 1fr; }
-    VaultScreen #vault { width: 78; }
+    VaultScreen #vault { width: 1fr; min-width: 60; max-width: 100; }
     VaultScreen #vault-pane { width: 1fr; border-left: solid $panel-lighten-1; padding: 0 1; }
+    VaultScreen #vault-pane:focus { border-left: solid $accent; }
+    VaultScreen.-narrow #vault-body { layout: vertical; }
+    VaultScreen.-narrow #vault { width: 1fr; min-width: 0; max-width: 100%; height: 1fr; min-height: 4; }
+    VaultScreen.-narrow #vault-pane { width: 1fr; height: 2fr; min-height: 6; border-left: none;
+        border-top: solid $panel-lighten-1; }
+    VaultScreen.-narrow #vault-pane:focus { border-left: none; border-top: solid $accent; }
     VaultScreen #vault-title { text-style: bold; height: auto; }
     VaultScreen #vault-meta { color: $text-muted; height: auto; }
     VaultScreen #vault-text { height: auto; margin: 1 0; background: $boost; }
@@ -78,8 +86,9 @@ class VaultScreen(MemoryScreen):
     def compose_body(self) -> ComposeResult:
         yield self.filter_box("filter pinned shards (slug, heading, kind)")
         with Horizontal(id="vault-body"):
-            yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="vault", empty_message=EMPTY)
-            with VerticalScroll(id="vault-pane"):
+            yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="vault", empty_message=EMPTY,
+                               frozen=1, select_on_enter=False)
+            with ScrollPane(id="vault-pane"):
                 yield Static("", id="vault-title", markup=False)
                 yield Static("", id="vault-meta", markup=False)
                 yield Static("", id="vault-text", markup=False)
@@ -187,14 +196,14 @@ class VaultScreen(MemoryScreen):
         else:
             what = (f"memory/topics/{slug}.md stays as it is; from now on dreams may change it without review, "
                     "and it can decay. A citation only the vault holds is kept (the copy moves to archive/).")
-        body = (f"{row['heading']}\n\nmemory/vault/{slug}.md is removed in a new commit (actor human:tui). "
+        body = (f"{row['heading']}\n\nmemory/vault/{slug}.md is removed in a new commit (actor {self.actor}). "
                 f"{what}\n\nUndo: pin it again, or roll the commit back on the History screen.")
 
         def go(ok: bool | None) -> None:
             if ok:
                 from dreamdeck.core.ops.vault import unpin
 
-                self.act("Unpin", lambda: unpin(self.ws, slug, actor="human:tui"), lambda r: r.message)
+                self.act("Unpin", lambda: unpin(self.ws, slug, actor=self.actor), lambda r: r.message)
 
         self.app.push_screen(ConfirmModal(f"Unpin {slug}?", body, confirm_label="Unpin"), go)
 
@@ -210,7 +219,7 @@ class VaultScreen(MemoryScreen):
             if ok:
                 from dreamdeck.core.ops.vault import pin_topic
 
-                self.act("Re-pin", lambda: pin_topic(self.ws, slug, actor="human:tui", refresh=True),
+                self.act("Re-pin", lambda: pin_topic(self.ws, slug, actor=self.actor, refresh=True),
                          lambda r: r.message)
 
         self.app.push_screen(ConfirmModal(

@@ -7,6 +7,7 @@ the screen hands it `decisions` (hunk id → "approve" | "reject") and reads `cu
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -71,21 +72,38 @@ def _printable(text: str) -> str:
     return text
 
 
-def _word_wrap(text: str, width: int) -> list[str]:
-    """`text` in lines of at most `width` cells, broken between words (a longer word is cut)."""
+_TOKEN = re.compile(r"\S+\s*|\s+")
+
+
+def wrap_words(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken after a space where there is one (a word
+    longer than a line is cut); the spaces at a break are dropped, nothing else is."""
+    if cell_len(text) <= width:
+        return [text]
     lines: list[str] = []
-    line = ""
-    for word in text.split(" "):
-        candidate = f"{line} {word}" if line else word
-        if cell_len(candidate) <= width:
-            line = candidate
+    line, used = "", 0
+    for token in _TOKEN.findall(text):
+        size = cell_len(token)
+        if used + size <= width:
+            line, used = line + token, used + size
+            continue
+        word = token.rstrip()
+        if word and used + cell_len(word) <= width:  # the word fits; its trailing spaces end the line
+            lines.append(line + word)
+            line, used = "", 0
             continue
         if line:
-            lines.append(line)
-        pieces = chop_cells(word, width) or [""]
-        lines += pieces[:-1]
-        line = pieces[-1]
-    return lines + [line] if line or not lines else lines
+            lines.append(line.rstrip() or line)
+            line, used = "", 0
+        token = token if word else ""  # spaces at the start of a new line are the break's
+        while cell_len(token) > width:
+            head = chop_cells(token, width)[0]
+            lines.append(head)
+            token = token[len(head):]
+        line, used = token, cell_len(token)
+    if line or not lines:
+        lines.append(line)
+    return lines
 
 
 class HunkView(ScrollView, can_focus=True):
@@ -257,7 +275,7 @@ class HunkView(ScrollView, can_focus=True):
             rows.append(_Row(None, tuple(parts), "hunk-view--file", "file"))
             if f.claim:  # the claim's summary line(s) under its file, wrapped
                 for line in (("✓ " if f.mechanical else "") + f.claim).split("\n"):
-                    for chunk in _word_wrap(_printable(line), max(10, width - 3)):
+                    for chunk in wrap_words(_printable(line), max(10, width - 3)):
                         rows.append(_Row(None, (("   " + chunk, "hunk-view--claim"),), kind="claim"))
             if not f.hunks:
                 rows.append(_Row(None, (("   (no line changes: an empty file)", "hunk-view--empty"),), kind="line"))
@@ -284,7 +302,7 @@ class HunkView(ScrollView, can_focus=True):
                 rows.append(_Row(index, tuple(parts), kind=kind))
                 for tag, text in h.lines:
                     cls = LINE_CLASS.get(tag, "hunk-view--context")
-                    chunks = chop_cells(_printable(text), text_width) or [""]
+                    chunks = wrap_words(_printable(text), text_width)
                     for n, chunk in enumerate(chunks):
                         rows.append(_Row(index, (((tag if n == 0 else " ") + chunk, cls),), cls))
                 spans.append((start, len(rows)))

@@ -1,7 +1,19 @@
-"""The tab bar on top of every screen: `dreamdeck · agent │ 1 Topics 2 Reflections (2) …`."""
+"""The tab bar on top of every screen, fitted to the terminal's width.
+
+Widest: `dreamdeck · agent │ 1 Topics  2 Reflections ⚑1 to review … 7 Dream │ ● watching · 6 undreamed`.
+As the terminal narrows, it gives up, in this order: the workspace name's tail (shortened with
+`…`), the badges' words, the watcher's words, the `dreamdeck ·` brand, then the names of the tabs
+that are not current (the brand and the words come back if that leaves room for them). What always stays: every tab's number, the current tab's name, each badge
+(a flag and a count, drawn as a pill so it never reads as a tab number) and the watcher's dot.
+"""
 from __future__ import annotations
 
-from textual.widgets import Static
+from dataclasses import dataclass
+from typing import Mapping
+
+from rich.cells import cell_len, set_cell_size
+from rich.text import Text
+from textual.widget import Widget
 
 # (mode, key, label) of the screens, in tab order
 TABS = [
@@ -9,34 +21,130 @@ TABS = [
     ("vault", "4", "Vault"), ("history", "5", "History"), ("stream", "6", "Stream"), ("control", "7", "Dream"),
     ("forgotten", "8", "Forgotten"), ("recall", "9", "Recall"),
 ]
+LABELS = {mode: label for mode, _key, label in TABS}
+
+# What a badge counts, in words (one, many)
+BADGE_WORDS = {"reflections": ("to review", "to review"), "proposals": ("open", "open"),
+               "history": ("alert", "alerts")}
+WATCHER_DOT = {"on": "●", "paused": "⏸", "off": "○"}
+WATCHER_WORD = {"on": "watching", "paused": "paused", "off": "watcher off"}
+WATCHER_STYLE = {"on": "bold green", "paused": "bold yellow", "off": "dim"}
+BADGE_STYLE = "bold reverse yellow"
+MIN_NAME = 8  # a workspace name shorter than this is dropped rather than cut
 
 
-class TabBar(Static):
-    """`dreamdeck · agent │ 1 Topics 2 Reflections (2) …` with counts that need attention."""
+@dataclass(frozen=True)
+class _Fit:
+    """One way of drawing the bar, from the richest to the barest."""
+
+    brand: bool  # "dreamdeck · " before the workspace name
+    labels: bool  # the names of the tabs that are not current
+    badge_words: bool  # "⚑1 to review" rather than "⚑1"
+    status: str  # "long" ("● watching · 6 undreamed"), "short" ("● 6 undreamed"), "dot"
+
+
+FITS = [
+    _Fit(True, True, True, "long"),
+    _Fit(True, True, False, "long"),
+    _Fit(True, True, False, "short"),
+    _Fit(False, True, False, "short"),
+    _Fit(True, False, True, "long"),
+    _Fit(True, False, False, "short"),
+    _Fit(False, False, True, "short"),
+    _Fit(False, False, False, "short"),
+    _Fit(False, False, False, "dot"),
+]
+
+
+def watcher_state(counts: Mapping[str, object]) -> str:
+    return str(counts.get("watcher") or "off")
+
+
+def _badge(mode: str, counts: Mapping[str, object], words: bool) -> str:
+    n = counts.get(mode) or 0
+    if not isinstance(n, int) or n <= 0 or mode not in BADGE_WORDS:
+        return ""
+    one, many = BADGE_WORDS[mode]
+    return f"⚑{n} {one if n == 1 else many}" if words else f"⚑{n}"
+
+
+def _status(counts: Mapping[str, object], how: str) -> list[tuple[str, str]]:
+    state = watcher_state(counts)
+    parts = [(WATCHER_DOT[state], WATCHER_STYLE[state])]
+    undreamed = counts.get("undreamed") or 0
+    if how == "long":
+        parts.append((f" {WATCHER_WORD[state]}", ""))
+        if undreamed:
+            parts.append((f" · {undreamed} undreamed", ""))
+    elif how == "short" and undreamed:
+        parts.append((f" {undreamed} undreamed", ""))
+    return parts
+
+
+def _pieces(current: str, counts: Mapping[str, object], fit: _Fit) -> list[tuple[str, str]]:
+    """The tabs and the status as (text, style) pieces; the name goes in front of them."""
+    pieces: list[tuple[str, str]] = [(" │", "dim")]
+    for mode, key, label in TABS:
+        is_current = mode == current
+        shown = f" {key} {label} " if is_current or fit.labels else f" {key} "
+        pieces.append((shown, "reverse bold" if is_current else ""))
+        badge = _badge(mode, counts, fit.badge_words)
+        if badge:
+            pieces.append((f"{badge} ", BADGE_STYLE))
+    pieces.append(("│ ", "dim"))
+    pieces.extend(_status(counts, fit.status))
+    return pieces
+
+
+def _name(workspace: str, brand: bool, room: int) -> str | None:
+    """The brand and workspace name in `room` cells (the name cut with `…`); None if it cannot fit."""
+    head = "dreamdeck · " if brand else ""
+    if room >= cell_len(head + workspace):
+        return head + workspace
+    left = room - cell_len(head)
+    if left >= MIN_NAME or (left > 0 and cell_len(workspace) <= left):
+        return head + set_cell_size(workspace, left - 1) + "…"
+    return None
+
+
+def tab_line(current: str, counts: Mapping[str, object], workspace: str, width: int) -> Text:
+    """The bar for a terminal `width` cells wide, as rich Text (plain text: what is shown)."""
+    for fit in FITS:
+        pieces = _pieces(current, counts, fit)
+        used = sum(cell_len(t) for t, _ in pieces)
+        name = _name(workspace, fit.brand, width - used - 1)  # one cell of left margin
+        if name is not None:
+            break
+    else:
+        name = ""  # the barest fit without a name; whatever does not fit is cut at the right edge
+    text = Text(no_wrap=True, overflow="crop", end="")
+    text.append(" ")
+    if name.startswith("dreamdeck · "):
+        text.append("dreamdeck", style="bold")
+        text.append(name[len("dreamdeck"):])
+    else:
+        text.append(name)
+    for piece, style in pieces:
+        text.append(piece, style=style or None)
+    text.truncate(max(0, width))
+    return text
+
+
+class TabBar(Widget):
+    """The tab bar: see the module's docstring for what it shows at which width."""
 
     DEFAULT_CSS = """
-    TabBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    TabBar { height: 1; background: $panel; color: $foreground; }
     """
 
     def __init__(self, current: str):
-        super().__init__("", markup=True)
+        super().__init__()
         self.current = current
 
-    def on_mount(self) -> None:
-        self.refresh_bar()
-
     def refresh_bar(self) -> None:
+        self.refresh()
+
+    def render(self) -> Text:
         app = self.app
-        counts = getattr(app, "counts", {}) or {}
-        parts = [f"[b]dreamdeck[/b] · {getattr(app, 'workspace_name', '')} │"]
-        for mode, key, label in TABS:
-            badge = ""
-            n = counts.get(mode, 0)
-            if n:
-                badge = f" [reverse $warning] {n} [/]"
-            text = f" {key} {label}{badge} "
-            parts.append(f"[reverse]{text}[/reverse]" if mode == self.current else text)
-        status = counts.get("status", "")
-        if status:
-            parts.append(f"│ {status}")
-        self.update(" ".join(parts))
+        return tab_line(self.current, getattr(app, "counts", {}) or {}, getattr(app, "workspace_name", ""),
+                        self.size.width or app.size.width)

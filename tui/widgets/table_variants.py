@@ -2,16 +2,15 @@
 width) and GroupedRows (a row source that names each group once)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping
 
 from dreamdeck.tui.widgets.virtual_table import ListRowSource, VirtualTable
 
 
 class FitTable(VirtualTable):
-    """A VirtualTable whose last column takes whatever width the others leave; no sorting.
-
-    (The Stream and Dream screens; a `fill` option on VirtualTable would replace it.)
-    """
+    """A VirtualTable whose last column takes whatever width the others leave (a `fill` column,
+    at least 8 cells); no sorting. (The Stream and Dream screens.)"""
 
     DEFAULT_CSS = """
     FitTable { overflow-x: hidden; }
@@ -19,16 +18,9 @@ class FitTable(VirtualTable):
     FitTable:focus > .virtual-table--header-cursor { text-style: bold; background: $panel; }
     """
 
-    _fitted_for = -1
-
-    def _ensure_widths(self) -> None:
-        width = self.scrollable_content_region.width
-        if width and width != self._fitted_for:
-            self._fitted_for = width
-            fixed = sum(w + 2 for w in self._widths[:-1])
-            self._widths[-1] = max(8, width - fixed - 2)
-            self._line_cache.clear()
-            self._update_virtual_size()
+    def __init__(self, columns, source=None, **kwargs) -> None:
+        *rest, last = columns
+        super().__init__([*rest, replace(last, width=8, min_width=8, fill=True)], source, **kwargs)
 
     def check_action(self, action: str, parameters) -> bool | None:
         if action in ("sort_column", "column_left", "column_right"):

@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 AUTO_WIDTH_MAX = 80
+NARROW = 100  # below this many cells a table leaves out its optional columns
 """Upper bound for a width measured from the first page of rows."""
 
 SORT_INDICATORS = {False: "▲", True: "▼"}
@@ -78,6 +79,10 @@ class Column:
         align: ``"left"`` or ``"right"``.
         sortable: Whether clicking the header / pressing ``s`` sorts by it.
         format: Optional ``value -> str`` used instead of :func:`cell_text`.
+        min_width: The column may narrow down to this when the table is
+            wider than the widget (``None``: it keeps its width).
+        fill: The column takes the width the others leave (at least
+            ``width``, or ``min_width`` when the table is too narrow).
     """
 
     key: str
@@ -86,12 +91,50 @@ class Column:
     align: str = "left"
     sortable: bool = True
     format: Callable[[object], str] | None = None
+    min_width: int | None = None
+    fill: bool = False
 
     def __post_init__(self) -> None:
         if self.align not in ("left", "right"):
             raise ValueError(f"align must be 'left' or 'right', not {self.align!r}")
         if self.width is not None and self.width < 1:
             raise ValueError("width must be at least 1")
+        if self.min_width is not None and self.min_width < 1:
+            raise ValueError("min_width must be at least 1")
+
+
+def fit_widths(columns: Sequence[Column], natural: Sequence[int], available: int) -> list[int]:
+    """Column widths for a widget ``available`` cells wide (each column also has one cell of
+    padding on either side): fill columns share what is left over. When the columns are too
+    wide, fill columns and then the other narrowable ones (right to left) give way down to
+    their ``min_width``, if that makes them fit; if it cannot, only the fill columns give way
+    and the rest keep their widths and scroll (cutting them would show less of everything)."""
+    widths = list(natural)
+    if available <= 0:
+        return widths
+    room = available - sum(w + 2 for w in widths)
+    fills = [i for i, c in enumerate(columns) if c.fill]
+    if room > 0 and fills:
+        share, extra = divmod(room, len(fills))
+        for n, i in enumerate(fills):
+            widths[i] += share + (1 if n < extra else 0)
+        return widths
+    if room >= 0:
+        return widths
+
+    def slack(i: int) -> int:
+        floor = columns[i].min_width
+        return 0 if floor is None else max(0, widths[i] - floor)
+
+    others = [i for i in reversed(range(len(columns))) if not columns[i].fill]
+    order = fills + (others if sum(slack(i) for i in fills + others) >= -room else [])
+    for i in order:
+        give = min(-room, slack(i))
+        widths[i] -= give
+        room += give
+        if room >= 0:
+            break
+    return widths
 
 
 def cell_text(value: object) -> str:
@@ -349,7 +392,7 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("j,down", "cursor_down", "Down", show=False, id="virtual_table.cursor_down"),
         Binding("k,up", "cursor_up", "Up", show=False, id="virtual_table.cursor_up"),
         Binding("g,home", "cursor_top", "Top", show=False, id="virtual_table.cursor_top"),
-        Binding("G,end,shift+g", "cursor_bottom", "Bottom", show=False, id="virtual_table.cursor_bottom"),
+        Binding("G,end", "cursor_bottom", "Bottom", show=False, id="virtual_table.cursor_bottom"),
         Binding("pagedown", "page_down", "Page down", show=False, id="virtual_table.page_down"),
         Binding("pageup", "page_up", "Page up", show=False, id="virtual_table.page_up"),
         Binding("ctrl+d", "half_page_down", "Half page down", show=False, id="virtual_table.half_page_down"),
@@ -467,6 +510,9 @@ class VirtualTable(ScrollView, can_focus=True):
         cell_style: CellStyle | None = None,
         empty_message: str = "No rows",
         follow: bool = False,
+        frozen: int = 0,
+        select_on_enter: bool = True,
+        optional: tuple[str, ...] = (),
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -476,11 +522,20 @@ class VirtualTable(ScrollView, can_focus=True):
         if not columns:
             raise ValueError("a VirtualTable needs at least one column")
         self._columns: tuple[Column, ...] = tuple(columns)
+        # Columns left out below NARROW cells (a detail pane shows them), so the others keep their room.
+        self._all_columns = self._columns
+        self._optional = frozenset(optional)
         self._source: RowSource = source if source is not None else ListRowSource([])
         self._cell_style = cell_style
         self._row_count = len(self._source)
-        self._widths: list[int] = self._label_widths()
+        self._frozen = max(0, min(frozen, len(self._columns) - 1))
+        # False: `enter` is not the table's (RowSelected is never posted); it goes on to the screen.
+        self.select_on_enter = select_on_enter
+        self._natural: list[int] = self._label_widths()  # before fitting to the widget's width
+        self._widths: list[int] = list(self._natural)
         self._widths_fixed = all(c.width is not None for c in self._columns)
+        self._flexible = bool(optional) or any(c.fill or c.min_width is not None for c in self._columns)
+        self._fitted_for = -1
         self._sort_key: str | None = None
         self._sort_reverse = False
         self._filter_text = ""
@@ -623,9 +678,34 @@ class VirtualTable(ScrollView, can_focus=True):
         return max(1, cell_len(column.label) + (2 if column.sortable else 0))
 
     def _ensure_widths(self) -> None:
-        """Fix auto widths from the first visible page of rows (once)."""
-        if self._widths_fixed:
+        """Fix auto widths from the first visible page of rows (once), then fit them to the width."""
+        if not self._widths_fixed:
+            self._measure_auto_widths()
+        if self._flexible:
+            width = self.scrollable_content_region.width
+            if width and width != self._fitted_for:
+                self._fitted_for = width
+                self._show_columns_for(width)
+                self._widths = fit_widths(self._columns, self._natural, width)
+                self._line_cache.clear()
+                self._update_virtual_size()
+                self.call_after_refresh(self._keep_cursor_column_in_view)
+
+    def _show_columns_for(self, width: int) -> None:
+        """Below NARROW cells the optional columns go; at or above it they come back."""
+        if not self._optional:
             return
+        natural = dict(zip((c.key for c in self._columns), self._natural))
+        shown = tuple(c for c in self._all_columns if width >= NARROW or c.key not in self._optional)
+        if shown == self._columns:
+            return
+        current = self._columns[self.cursor_column].key if self._columns else None
+        self._columns = shown
+        self._natural = [natural.get(c.key, c.width or self._label_width(c)) for c in shown]
+        keys = [c.key for c in shown]
+        self.cursor_column = keys.index(current) if current in keys else min(self.cursor_column, len(keys) - 1)
+
+    def _measure_auto_widths(self) -> None:
         page = self._body_height
         if not self._row_count or not page:
             return
@@ -640,10 +720,17 @@ class VirtualTable(ScrollView, can_focus=True):
                     width = max(width, cell_len(fmt(row.get(column.key))))
                 width = min(width, max(AUTO_WIDTH_MAX, self._label_width(column)))
             widths.append(width)
-        self._widths = widths
+        self._natural = widths
+        self._widths = list(widths)
         self._widths_fixed = True
+        self._fitted_for = -1
         self._line_cache.clear()
         self._update_virtual_size()
+
+    @property
+    def _frozen_width(self) -> int:
+        """Cells of the leading columns that stay on screen when the rest scrolls sideways."""
+        return sum(w + 2 for w in self._widths[: self._frozen])
 
     def _column(self, key: str) -> Column:
         for column in self._columns:
@@ -677,16 +764,22 @@ class VirtualTable(ScrollView, can_focus=True):
         self._post_highlighted()
 
     def watch_cursor_column(self) -> None:
+        self._keep_cursor_column_in_view()
+        self.refresh_line(0)
+        self.refresh()
+
+    def _keep_cursor_column_in_view(self) -> None:
+        if self.cursor_column < self._frozen:
+            return  # always on screen
         left, right = self._column_span(self.cursor_column)
+        frozen = self._frozen_width
         width = self.scrollable_content_region.width
         if width:
             x = self.scroll_offset.x
-            if left < x:
-                self.scroll_to(x=left, animate=False)
+            if left < frozen + x:
+                self.scroll_to(x=max(0, left - frozen), animate=False)
             elif right > x + width:
                 self.scroll_to(x=right - width, animate=False)
-        self.refresh_line(0)
-        self.refresh()
 
     def watch_follow(self, follow: bool) -> None:
         self._follow_paused = False
@@ -847,6 +940,11 @@ class VirtualTable(ScrollView, can_focus=True):
     def action_sort_column(self) -> None:
         self.sort_by(self._columns[self.cursor_column].key)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "select_row" and not self.select_on_enter:
+            return False
+        return super().check_action(action, parameters)
+
     def action_select_row(self) -> None:
         row = self.current_row()
         if row is not None:
@@ -864,7 +962,8 @@ class VirtualTable(ScrollView, can_focus=True):
             return
         event.stop()
         if offset.y == 0:
-            index = self._column_at(offset.x + self.scroll_offset.x)
+            x = offset.x if offset.x < self._frozen_width else offset.x + self.scroll_offset.x
+            index = self._column_at(x)
             if index is not None:
                 column = self._columns[index]
                 self.cursor_column = index
@@ -908,9 +1007,8 @@ class VirtualTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         base = self._base_style or self.rich_style
         if y == 0:
-            return self._render_header(base).crop_extend(
-                scroll_x, scroll_x + width, base + self.get_component_rich_style("virtual-table--header")
-            )
+            header_style = base + self.get_component_rich_style("virtual-table--header")
+            return self._scrolled(self._render_header(base), scroll_x, width, header_style)
         if not self._row_count:
             return self._render_empty_line(y, width, base)
         index = scroll_y + y - 1
@@ -923,7 +1021,15 @@ class VirtualTable(ScrollView, can_focus=True):
             strip = self._render_row(index, is_cursor, base)
             self._line_cache[key] = strip
         row_style = base + self.get_component_rich_style("virtual-table--cursor") if is_cursor else base
-        return strip.crop_extend(scroll_x, scroll_x + width, row_style)
+        return self._scrolled(strip, scroll_x, width, row_style)
+
+    def _scrolled(self, strip: Strip, scroll_x: int, width: int, style: Style) -> Strip:
+        """The part of a full-width line on screen: the frozen columns, then the rest from scroll_x."""
+        frozen = min(self._frozen_width, width)
+        if not frozen or not scroll_x:
+            return strip.crop_extend(scroll_x, scroll_x + width, style)
+        return Strip.join([strip.crop_extend(0, frozen, style),
+                           strip.crop_extend(frozen + scroll_x, scroll_x + width, style)])
 
     def _render_header(self, base: Style) -> Strip:
         header_style = base + self.get_component_rich_style("virtual-table--header")

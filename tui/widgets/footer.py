@@ -1,0 +1,59 @@
+"""The footer: what the keys do here, the screen's own actions first.
+
+Textual's Footer lists the focused widget's keys, then the screen's, then the app's; on a narrow
+terminal the screen's actions (the reason to be on it) fell off the right edge behind `s Sort`.
+This one orders them: the screen's actions, the focused widget's, then help and quit; it is
+compact below 120 columns, and below 100 it leaves out the palette's key.
+"""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+COMPACT_BELOW = 120
+PALETTE_KEY_FROM = 100  # narrower, `^p palette` gives its 12 cells to the screen's keys (? says ctrl+p)
+LAST = ("help", "quit")  # actions shown at the end, whoever binds them
+
+
+class DeckFooter(Footer):
+    def __init__(self) -> None:
+        super().__init__(compact=True)
+
+    def on_resize(self) -> None:
+        self.compact = self.size.width < COMPACT_BELOW
+        palette = self.size.width >= PALETTE_KEY_FROM
+        if palette != self.show_command_palette:
+            self.show_command_palette = palette
+            self.refresh(recompose=True)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        """As Textual's, but one recompose however many changes arrive: overlapping recomposes
+        (a load, a focus change and a resize at once) could leave the older keys on screen."""
+        self._bindings_ready = True
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self.refresh(recompose=True)
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        screen = self.screen
+        active = screen.active_bindings
+        shown: dict[str, tuple] = {}  # action -> (rank, order, binding, enabled, tooltip)
+        for order, (node, binding, enabled, tooltip) in enumerate(active.values()):
+            if not binding.show or binding.action in shown:
+                continue
+            rank = 3 if binding.action in LAST else 0 if isinstance(node, Screen) else 1 if node is not self.app else 2
+            shown[binding.action] = (rank, order, binding, enabled, tooltip)
+        for _rank, _order, binding, enabled, tooltip in sorted(shown.values(), key=lambda v: (v[0], v[1])):
+            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                            disabled=not enabled, tooltip=tooltip).data_bind(compact=Footer.compact)
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            try:
+                _node, binding, enabled, tooltip = active[self.app.COMMAND_PALETTE_BINDING]
+            except KeyError:
+                return
+            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                            classes="-command-palette", disabled=not enabled,
+                            tooltip=binding.tooltip or binding.description)
