@@ -51,6 +51,7 @@ for extra in (ROOT, ROOT / "bench"):
         sys.path.insert(0, str(extra))
 
 from bench_memory import TODAY, build  # noqa: E402
+
 from dreamdeck.core.workspace import Workspace  # noqa: E402
 
 SIZE = (140, 40)
@@ -133,7 +134,7 @@ async def until(predicate, timeout: float = 120.0, what: str = "") -> None:
         Paints.event.clear()
         try:
             await asyncio.wait_for(Paints.event.wait(), 0.01)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 
@@ -494,8 +495,8 @@ def read_floor(folder: Path) -> float:
 
 
 def core_floors(root: Path) -> tuple[float, float]:
-    from dreamdeck.core.store.settings import DecaySettings
     from dreamdeck.core.index.strength import strength_table
+    from dreamdeck.core.store.settings import DecaySettings
 
     ws = Workspace.open(root, today=TODAY)
     floor = read_floor(ws.topics_dir)
@@ -631,7 +632,7 @@ async def main(args) -> None:
     print(f"  launch {big_k} / launch 10k: {launches['big'] / launches['year']:.2f}   "
           f"(floor {big_k} / floor 10k: {floors['big'][0] / floors['year'][0]:.2f})")
     big = keys["big"]
-    print(f"  at {n_big:,}, key → repaint: j {big[f'50 × j held (key → repaint, back to back)'] / 50 * 1000:.1f} ms, "
+    print(f"  at {n_big:,}, key → repaint: j {big['50 × j held (key → repaint, back to back)'] / 50 * 1000:.1f} ms, "
           f"pagedown {big['20 × pagedown held'] / 20 * 1000:.1f} ms, "
           f"sort {big['click the score header (sort) → repaint'] * 1000:.0f} ms, "
           f"filter keystroke {big[FILTER_KEY] * 1000:.0f} ms")

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_memory import TODAY, build, read_floor  # noqa: E402
+
 from dreamdeck.core.workspace import Workspace  # noqa: E402
 
 

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -54,17 +54,17 @@ def build(root: Path, shards: int, fragments: int, undreamed: int) -> dict:
     cites: list[list[str]] = [[] for _ in range(shards)]
     dreamed: dict[str, list[str]] = {}
     n = 0
-    for di, day in enumerate(days):
+    for _di, day in enumerate(days):
         last_day = day == TODAY
         count = undreamed if last_day else per_day
-        base_ms = int(datetime.fromisoformat(day).replace(tzinfo=timezone.utc).timestamp() * 1000) + 3_600_000
+        base_ms = int(datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp() * 1000) + 3_600_000
         lines = []
         ids = []
         for k in range(count):
             n += 1
             fid = uid(base_ms + k, n)
             ms = base_ms + k
-            ts = datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+            ts = datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
             shard = rng.randrange(shards)
             ev = {"type": "fragment", "id": fid, "ts": ts, "source": "019e0000-0000-7000-8000-000000000001",
                   "entry": f"{n:08x}", "topic": f"topic {shard}", "body": f"Observation number {n} about topic {shard}."}
@@ -142,8 +142,8 @@ def main() -> None:
     print(f"built {args.shards} shards citing {info['fragments']:,} fragments over a year in {t_build:.1f}s at {root}")
     ws = Workspace.open(root, today=TODAY)
 
-    from dreamdeck.core.store.settings import DecaySettings
     from dreamdeck.core.index.strength import strength_table
+    from dreamdeck.core.store.settings import DecaySettings
 
     floor = read_floor(ws)
     t_table = min(timed(lambda: strength_table(ws.topics_dir, TODAY, DecaySettings()))[0] for _ in range(3))
@@ -198,7 +198,7 @@ def main() -> None:
         append_60()
         pending = run_dream(ws, dreamer=FiftyShards(), review="all", trigger="bench")
         os.sync()  # a person decides minutes after the dream, not while its writes are in flight
-        t, result = timed(lambda: approve(ws, pending.reflection, actor="bench"))
+        t, result = timed(lambda pending=pending: approve(ws, pending.reflection, actor="bench"))
         totals.append(t)
         gits.append(result.commit_seconds)
     rest = [t - g for t, g in zip(totals, gits)]

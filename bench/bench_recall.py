@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_memory import TODAY, build  # noqa: E402
+
 from dreamdeck.core.workspace import Workspace  # noqa: E402
 
 
@@ -161,10 +162,9 @@ KO = [("서울", "부산", "대전"), "{s} 서비스는 {v} 데이터센터에�
 
 
 def _frag(day: str, n: int, topic: str, body: str) -> tuple[str, str]:
-    from tests.support.memory import uuid_at  # tests/support/memory: UUIDv7-shaped ids on a day
-
     from dreamdeck.core.formats.events import build_fragment, serialize_event
     from dreamdeck.core.formats.ids import timestamp_from_id
+    from tests.support.memory import uuid_at  # tests/support/memory: UUIDv7-shaped ids on a day
 
     fid = uuid_at(day, n)
     return fid, serialize_event(build_fragment(fid, timestamp_from_id(fid), source="bench", entry=f"e{n}", topic=topic, body=body))

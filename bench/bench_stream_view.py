@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def build_year(root: Path, fragments: int, days: int, today: date) -> list[tuple
     for d in range(days):
         day = today - timedelta(days=days - 1 - d)
         count = per_day + (1 if d < fragments % days else 0)
-        start_ms = int(datetime(day.year, day.month, day.day, 6, tzinfo=timezone.utc).timestamp() * 1000)
+        start_ms = int(datetime(day.year, day.month, day.day, 6, tzinfo=UTC).timestamp() * 1000)
         out = []
         for k in range(count):
             out.append(line(start_ms + k * 30, n + k))
@@ -132,7 +132,7 @@ def main() -> int:
         rng = random.Random(args.seed)
         day, first, count = layout[rng.randrange(0, len(layout) // 2)]  # somewhere in the older half
         k = rng.randrange(count)
-        start_ms = int(datetime.fromisoformat(day).replace(hour=6, tzinfo=timezone.utc).timestamp() * 1000)
+        start_ms = int(datetime.fromisoformat(day).replace(hour=6, tzinfo=UTC).timestamp() * 1000)
         target = fragment_id(start_ms + k * 30, first + k)
 
         def jump():

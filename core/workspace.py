@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.io.private import private_dir
 
@@ -50,7 +51,7 @@ class Workspace:
     today_override: str | None = None
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] = ".", today: str | None = None) -> "Workspace":
+    def open(cls, path: str | os.PathLike[str] = ".", today: str | None = None) -> Workspace:
         root = Path(path).expanduser()
         if not root.exists():
             raise WorkspaceError(f"workspace {str(root)!r} does not exist")

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.git import git
 from dreamdeck.core.store.access import access_path, access_summary, read_access, record_access
+from tests.support.git import git
 
 TODAY = "2026-05-22"
 REPO = Path(__file__).resolve().parent.parent

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from dreamdeck.core.ops.alert_diff import alert_diffs
 from dreamdeck.core.ops.alert_watch import CriticalWatcher
 from dreamdeck.core.ops.alerts import acknowledge, baseline_path, check_alerts, pending_alerts
 
-T0 = datetime(2026, 2, 5, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 2, 5, 9, 0, tzinfo=UTC)
 T1 = T0 + timedelta(hours=1)
 T2 = T0 + timedelta(hours=2)
 

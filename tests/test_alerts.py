@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from dreamdeck.core.ops.alerts import (
 )
 from dreamdeck.core.store.audit import read_entries
 
-T0 = datetime(2026, 2, 5, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 2, 5, 9, 0, tzinfo=UTC)
 T1 = T0 + timedelta(hours=1)
 T2 = T0 + timedelta(hours=2)
 T3 = T0 + timedelta(hours=3)

@@ -9,7 +9,6 @@ import pytest
 
 from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
 from dreamdeck.core.dreaming.prompt import SYSTEM_PROMPT, build_user_prompt
-from dreamdeck.core.index.strength import StrengthRow
 from dreamdeck.core.dreaming.protocol import (
     MAX_SHARD_BYTES,
     TOOL_SCHEMAS,
@@ -18,9 +17,17 @@ from dreamdeck.core.dreaming.protocol import (
     DreamScratch,
     UndreamedFragment,
 )
+from dreamdeck.core.index.strength import StrengthRow
 from tests.support import REPO
 from tests.support.messages_api import (
-    FakeMessagesAPI, Reply, Stall, overloaded, rate_limited, text, tool_use, unauthorized,
+    FakeMessagesAPI,
+    Reply,
+    Stall,
+    overloaded,
+    rate_limited,
+    text,
+    tool_use,
+    unauthorized,
 )
 
 KEY = "test-key-not-a-secret"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import multiprocessing
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from dreamdeck.core.store.audit import (
     read_log,
 )
 
-NOW = datetime(2026, 2, 2, 15, 30, 42, tzinfo=timezone.utc)
+NOW = datetime(2026, 2, 2, 15, 30, 42, tzinfo=UTC)
 
 SECTION_12_4 = """\
 2026-02-02T15:30Z | EDIT | MEMORY.md | bot:trigger-remember | auto | added "hybrid approach chosen" to Active Context
@@ -146,7 +146,7 @@ def test_filters_by_action_actor_file_and_dates(tmp_path: Path):
     assert len(read_entries(tmp_path, since="2026-02-03", until="2026-02-03")) == 4
     assert len(read_entries(tmp_path, since=date(2026, 2, 5))) == 2
     assert len(read_entries(tmp_path, since="2026-02-03T03:01Z")) == 3
-    assert len(read_entries(tmp_path, until=datetime(2026, 2, 2, 15, 31, 59, tzinfo=timezone.utc))) == 2
+    assert len(read_entries(tmp_path, until=datetime(2026, 2, 2, 15, 31, 59, tzinfo=UTC))) == 2
     assert read_entries(tmp_path, action="EDIT", actor="manual", since="2026-02-04") == [
         AuditEntry("2026-02-05T10:00Z", "EDIT", "SOUL.md", "manual", "—", "⚠️ CRITICAL: behavioral guideline modified")
     ]

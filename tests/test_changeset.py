@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -10,15 +10,15 @@ from dreamdeck.core.door.apply import apply_changeset, plan_changeset, recover_j
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
-from dreamdeck.core.git.runner import head
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
+from dreamdeck.core.git.runner import head
 from dreamdeck.core.store.state import load_state
 from tests.support.dreamers import body
 from tests.support.git import git, trailer_lines
 from tests.support.memory import cite, commit_all, shard_text, uuid_at, write_shard
 
 D1, D = "2026-05-20", "2026-05-22"
-NOW = datetime(2026, 5, 22, 9, 30, 42, tzinfo=timezone.utc)
+NOW = datetime(2026, 5, 22, 9, 30, 42, tzinfo=UTC)
 
 
 def cs(*edits: FileEdit, action="edit", summary="a human edit", subject=None, ref=None, allow_vault=False,

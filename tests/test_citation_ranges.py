@@ -19,10 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamdeck.core.index import citation_ranges, evidence
-from dreamdeck.core.formats import shards
-from dreamdeck.core.index.citation_ranges import FILENAME, CitationRanges, date_range
 from dreamdeck.core.formats.citations import citation_keys
+from dreamdeck.core.index import citation_ranges
+from dreamdeck.core.index.citation_ranges import FILENAME, CitationRanges, date_range
 from dreamdeck.core.index.evidence import cited_keys, cited_on_days
 from dreamdeck.core.io.cache import clear_all
 from tests.support import REPO

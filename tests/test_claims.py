@@ -8,7 +8,6 @@ from dreamdeck.core.claims.extract import clean, extract
 from dreamdeck.core.claims.sameness import near_duplicate, same_claim
 from dreamdeck.core.claims.tokens import terms, values
 
-
 # --- tokens -------------------------------------------------------------------------------------
 
 def test_bare_digits_dates_and_times_are_values_never_terms():

@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import re
 import subprocess
+import time
 from functools import partial
 from pathlib import Path
 
 import pytest
 
-from tests.support.git import git, head, trailer_lines
 from tests.support.dreamers import Scripted, draft, merge_into
+from tests.support.git import git, head, trailer_lines
 from tests.support.memory import (
-    cite, commit_all, fragment_line, shard_text, uuid_at, watermark_line, write_shard, write_stream,
+    cite,
+    commit_all,
+    fragment_line,
+    shard_text,
+    uuid_at,
+    watermark_line,
+    write_shard,
+    write_stream,
 )
 from tests.support.processes import run_cli
 

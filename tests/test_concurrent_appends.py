@@ -107,7 +107,7 @@ def test_no_append_is_lost_while_hundreds_of_dreams_compact_the_stream(tmp_path,
         for run in range(1, RUNS + 1):
             # Dream `run` waits for append number (run-1)*BATCH from every appender: released only
             # once dream run-1 had read, so it is new to this one.
-            wait_until(lambda: all(c.value > (run - 1) * BATCH for c in counts) or any(p.exitcode for p in procs),
+            wait_until(lambda run=run: all(c.value > (run - 1) * BATCH for c in counts) or any(p.exitcode for p in procs),
                        timeout=120, step=0.002, what=f"the appends before dream {run}")
             receipts.append(run_dream(ws, dreamer=dreamer, review="none"))
         for p in procs:

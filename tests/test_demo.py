@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 
 from dreamdeck.core.formats.citations import parse_citations, sectioned_citations
-from dreamdeck.demo.build import HISTORY_DAYS, build_demo
 from dreamdeck.core.formats.events import FRAGMENT_KEYS, WHERE_KEYS
-from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.formats.ids import timestamp_from_id
+from dreamdeck.core.formats.shards import parse_shard, recompute_shard_text
+from dreamdeck.core.git.commit import DREAM_EMOJI
+from dreamdeck.core.index.strength import age_days, ladder_tier
 from dreamdeck.core.store.settings import Settings, parse_settings
 from dreamdeck.core.store.shard_files import list_shard_files
-from dreamdeck.core.formats.shards import parse_shard, recompute_shard_text
 from dreamdeck.core.store.state import load_state
-from dreamdeck.core.index.strength import age_days, ladder_tier
 from dreamdeck.core.store.streams import all_problems, iter_fragments, list_stream_days, read_stream_lines
 from dreamdeck.core.workspace import Workspace
+from dreamdeck.demo.build import HISTORY_DAYS, build_demo
 from tests.support import REPO
 from tests.support.git import git
 

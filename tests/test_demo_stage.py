@@ -64,8 +64,8 @@ def test_the_command_prints_where_the_demo_is(tmp_path):
 
 
 async def test_the_app_says_where_the_demo_folder_is(demo):
-    from dreamdeck.tui.demo_app import demo_app
     from dreamdeck.tui.config import UserConfig
+    from dreamdeck.tui.demo_app import demo_app
 
     app = demo_app(demo.ws, watcher=False, user_config=UserConfig())
     async with app.run_test(size=(120, 36)) as pilot:

@@ -12,16 +12,25 @@ from pathlib import Path
 import pytest
 
 from dreamdeck.core.dreaming.run import DreamReceipt, run_dream
-from dreamdeck.core.index.undreamed import collect_undreamed
+from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.runner import head
-from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
+from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.workspace import Workspace
 from tests.support.dreamers import Exploding, Scripted, body, cite_all, draft, merge_into
 from tests.support.git import git, trailer_lines
 from tests.support.memory import (
-    cite, commit_all, fragment_line, the_next_day, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
+    cite,
+    commit_all,
+    fragment_line,
+    shard_text,
+    the_next_day,
+    topics,
+    uuid_at,
+    watermark_line,
+    write_shard,
+    write_stream,
 )
 
 D1, D2, D = "2026-05-20", "2026-05-21", "2026-05-22"  # D is the workspace's today
@@ -510,8 +519,8 @@ def test_a_forgotten_fragment_is_never_shown_to_a_dream(ws, agent_dir):
 def test_the_dreamers_strength_table_is_the_one_the_strength_table_reads_from_disk(ws, agent_dir):
     """The run builds its strength rows from the snapshot text (no second read); they must say
     what `strength_table` says of the same files, for canonical, CRLF, loose and unparseable shards."""
-    from dreamdeck.core.store.settings import DecaySettings
     from dreamdeck.core.index.strength import strength_table
+    from dreamdeck.core.store.settings import DecaySettings
 
     write_stream(agent_dir, D, [fragment_line(D, 1, "pm", "uses pnpm")])
     write_shard(agent_dir, "canonical", shard_text("The user uses pnpm", [cite(D1, 1), cite(D2, 2)]))

@@ -14,8 +14,7 @@ from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.store.state import load_state, save_state
 from tests.support.dreamers import Scripted, cite_all
 from tests.support.git import git
-from tests.support.memory import commit_all
-from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.memory import commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 D = "2026-05-22"
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))

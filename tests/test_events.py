@@ -244,7 +244,7 @@ def test_build_watermark_has_exactly_the_watermark_keys():
 
 # --- the duplicate key ---------------------------------------------------------------------------
 def test_content_hash_is_sha256_of_normalized_topic_blank_line_body():
-    expected = hashlib.sha256("pkg\n\nuse pnpm\nnot bun".encode()).hexdigest()
+    expected = hashlib.sha256(b"pkg\n\nuse pnpm\nnot bun").hexdigest()
     assert fragment_content_hash("  pkg  ", "\n\nuse pnpm   \nnot bun\t\n\n") == expected
 
 

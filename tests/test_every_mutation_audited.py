@@ -3,16 +3,15 @@ nothing; bad dates are rejected."""
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.git import git
 from dreamdeck.core.dreaming.run import run_dream
 from tests.support.dreamers import Scripted, draft
+from tests.support.git import git
 from tests.support.memory import commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 D0, D = "2026-05-20", "2026-05-22"

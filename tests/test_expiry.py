@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 
-from tests.support.git import git
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.store.reflections import load_reflection
+from tests.support.git import git
 from tests.support.memory import fragment_line, write_stream
 from tests.support.processes import run_cli
 

@@ -13,19 +13,27 @@ import pytest
 
 from dreamdeck.core.door.apply import recover_journal
 from dreamdeck.core.door.journal import JOURNAL
-from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.dreaming.run import run_dream
-from dreamdeck.core.index.evidence import shard_area_files
+from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.formats.events import fragment_content_hash
-from dreamdeck.core.git.blobs import read_blobs, tree_files
-from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.formats.shards import parse_shard
+from dreamdeck.core.git.blobs import read_blobs, tree_files
+from dreamdeck.core.index.evidence import shard_area_files
+from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.store.state import load_state, save_state
 from dreamdeck.core.store.streams import append_fragment, iter_fragments
 from tests.support.dreamers import Scripted, cite_all
 from tests.support.git import git
 from tests.support.memory import (
-    cite, commit_all, fragment_line, shard_text, the_next_day, uuid_at, watermark_line, write_shard, write_stream,
+    cite,
+    commit_all,
+    fragment_line,
+    shard_text,
+    the_next_day,
+    uuid_at,
+    watermark_line,
+    write_shard,
+    write_stream,
 )
 from tests.support.processes import run_program
 
@@ -85,7 +93,7 @@ def _check_invariants(ws, agent_dir: Path, pre: str, allowed_drop: set) -> None:
     assert not (ws.memory / JOURNAL).exists()
     assert not [p for p in ws.memory.rglob("*.tmp")], "a temporary file was left behind"
     texts = []
-    for rel, path in shard_area_files(ws):
+    for _rel, path in shard_area_files(ws):
         text = path.read_text(encoding="utf-8")
         parse_shard(text)  # strict: raises on anything TypeClaw would skip
         texts.append(text)

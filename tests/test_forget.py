@@ -7,9 +7,10 @@ import pytest
 
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
-from dreamdeck.core.errors import Refused
-from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.errors import Refused
+from dreamdeck.core.formats.shards import strip_citations
+from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.ops.forget import (
     forget_fragment,
     forget_topic,
@@ -18,11 +19,10 @@ from dreamdeck.core.ops.forget import (
     unforget_topic,
     visible,
 )
-from dreamdeck.core.formats.shards import strip_citations
 from dreamdeck.core.ops.rollback import preview_rollback, rollback
+from dreamdeck.core.ops.vault import pin_fragment, pin_topic
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import AppendRefused, append_fragment, read_stream_lines
-from dreamdeck.core.ops.vault import pin_fragment, pin_topic
 from tests.support.dreamers import finish_accounting
 from tests.support.memory import fragment_line, the_next_day, uuid_at, write_stream
 

@@ -1,18 +1,17 @@
 """core.fragment_index: citations resolved to fragments by offset, without loading whole streams."""
 from __future__ import annotations
 
-import time
-
 import json
 import random
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.index import fragment_index
 from dreamdeck.core.index.fragment_index import FragmentIndex, index_stream_bytes
-from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.io.cache import RACY_NS, StampCache, set_clock
 from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -43,7 +43,7 @@ def test_next_run_is_strictly_after():
 
 def test_next_run_aware_input_is_local_wall_clock():
     after_local = datetime(2026, 5, 22, 10, 45)
-    after_utc = after_local.astimezone(timezone.utc)
+    after_utc = after_local.astimezone(UTC)
     got = next_run("*/30 * * * *", after_utc)
     assert got.tzinfo is not None
     assert got == datetime(2026, 5, 22, 11, 0).astimezone()
@@ -103,7 +103,7 @@ def test_watch_after_min_interval_runs(ws):
 
 def test_interval_mixes_naive_now_and_aware_receipt_times(ws):
     add_fragments(ws, 2)
-    last = (NOW - timedelta(minutes=3)).astimezone(timezone.utc)  # receipts store UTC
+    last = (NOW - timedelta(minutes=3)).astimezone(UTC)  # receipts store UTC
     d = gate(ws, last_run_at=last, s=settings(min_interval_minutes=10))
     assert d.reason == "skip: last run 3 min ago (< min_interval 10 min)"
 
@@ -206,7 +206,7 @@ def test_last_run_time_from_newest_receipt(ws):
     (folder / "d-20260522-100000-bbbb.json").write_text(json.dumps({"started": "2026-05-22T10:00:00+00:00"}))
     (folder / "d-20260522-110000-cccc.json").write_text("{not json")
     (folder / "notes.json").write_text(json.dumps({"started": "2030-01-01T00:00:00+00:00"}))
-    assert last_run_time(ws) == datetime(2026, 5, 22, 10, 0, tzinfo=timezone.utc)
+    assert last_run_time(ws) == datetime(2026, 5, 22, 10, 0, tzinfo=UTC)
 
 
 def test_last_run_time_after_a_real_run(ws):
@@ -222,11 +222,11 @@ def test_last_run_time_after_a_real_run(ws):
             scratch.finish(summary="ok")
             return scratch.outcome
 
-    before = datetime.now(timezone.utc).replace(microsecond=0)
+    before = datetime.now(UTC).replace(microsecond=0)
     receipt = run_dream(ws, dreamer=Scripted(), review="none", trigger="watch")
     assert receipt.status == "applied"
     got = last_run_time(ws)
-    assert got is not None and before <= got <= datetime.now(timezone.utc)
+    assert got is not None and before <= got <= datetime.now(UTC)
     d = gate(ws, now=datetime.now(), last_run_at=got, s=settings(min_interval_minutes=10))
     assert d.reason == "skip: 0 undreamed (< min_fragments 1)"
     add_fragments(ws, 1, start=10)

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from dreamdeck.core.git.blobs import read_blobs, show_file, tree_files
 from dreamdeck.core.git.commit import DREAM_EMOJI, Trailers, commit_memory, dream_summary
 from dreamdeck.core.git.runner import GitError, head, repo_args, resolve_rev, run_git
-from dreamdeck.core.git.blobs import read_blobs, show_file, tree_files
-from tests.support.memory import fragment_line, shard_text, watermark_line, write_shard, write_stream
 from tests.support.git import commit_count, git
+from tests.support.memory import fragment_line, shard_text, watermark_line, write_shard, write_stream
 
 TRAILERS = Trailers(actor="dreamdeck:offline", approval="auto", trigger="manual")
 DAY = "2026-05-22"

@@ -91,7 +91,7 @@ def _race(tmp_path: Path, root: Path, today: str, writers: list, per_writer: int
             ready.get(timeout=60)
         start.set()
         for run in range(1, per_writer // batch + 1):
-            wait_until(lambda: all(c.value > (run - 1) * batch for c in counts) or any(p.exitcode for p in procs),
+            wait_until(lambda run=run: all(c.value > (run - 1) * batch for c in counts) or any(p.exitcode for p in procs),
                        timeout=120, step=0.002, what=f"the lines before dream {run}")
             receipts.append(run_dream(ws, dreamer=dreamer, review="none"))
         for p in procs:

@@ -1,14 +1,13 @@
 """A hostile or broken dreamer (scripted here) can lose nothing, and the receipt says what happened."""
 from __future__ import annotations
 
-from dreamdeck.core.store.reflections import load_reflection
-
 import threading
 
-from tests.support.git import git
 from dreamdeck.core.dreaming.protocol import MAX_SHARD_BYTES
 from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.store.state import load_state
+from tests.support.git import git
 from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 D0, D = "2026-05-20", "2026-05-21"

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dreamdeck.core.git.diff import FileDiff, Hunk, apply_hunks, diff_many, diff_texts, parse_patch
 from dreamdeck.core.git.merge import merge3, rebase_change

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.git import git
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.memory_block import FRAMING
@@ -17,6 +16,7 @@ from dreamdeck.core.index.keyword_lane import fuse, keyword_lane, read_turn_memo
 from dreamdeck.core.ops.inject import inject
 from dreamdeck.core.store.access import read_access
 from dreamdeck.core.store.tombstones import Tombstone, record
+from tests.support.git import git
 from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 TODAY = "2026-05-22"

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from dreamdeck.core.dreaming.anthropic_dreamer import AnthropicDreamer
-from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamScratch, UndreamedFragment
+from dreamdeck.core.dreaming.protocol import DreamInput, DreamScratch, UndreamedFragment
 from dreamdeck.core.dreaming.run import choose_dreamer, run_dream
 from dreamdeck.core.store.settings import SettingsError, load_settings
 from tests.support.dreamers import draft

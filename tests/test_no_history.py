@@ -47,13 +47,11 @@ def test_init_starts_the_history_with_memory_as_it_is(plain):
 
 
 async def test_the_app_offers_git_init_once_and_runs_it(plain):
-    from tests.support.waits import settle, wait_for
-
     from dreamdeck.core.workspace import Workspace
     from dreamdeck.tui.app import DreamdeckApp
     from dreamdeck.tui.config import UserConfig
-
     from tests.support.memory import fragment_line, write_stream
+    from tests.support.waits import settle, wait_for
 
     write_stream(plain, "2026-05-22", [fragment_line("2026-05-22", 1, "pm", "Uses pnpm")])
 
@@ -71,12 +69,11 @@ async def test_the_app_offers_git_init_once_and_runs_it(plain):
 
 
 async def test_history_in_a_non_git_folder_says_why_it_is_empty(plain, tmp_path):
-    from tests.support.waits import settle, wait_for
-
     from dreamdeck.core.io.once import first_time
     from dreamdeck.core.workspace import Workspace
     from dreamdeck.tui.app import DreamdeckApp
     from dreamdeck.tui.config import UserConfig
+    from tests.support.waits import settle, wait_for
 
     first_time("no-history", str(plain.resolve()))  # the offer was made before
     app = DreamdeckApp(Workspace.open(plain, today="2026-05-22"), watcher=False, user_config=UserConfig())

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.claims.contradiction import contradiction_reason, contradicts
 from dreamdeck.core.dreaming.offline import OfflineDreamer, parse_belief
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamScratch, UndreamedFragment
+from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.formats.shards import (
     ShardMeta,
     parse_shard,

@@ -7,13 +7,22 @@ import pytest
 
 from dreamdeck.core.dreaming.policy import is_mechanical, needs_review
 from dreamdeck.core.dreaming.run import run_dream
-from dreamdeck.core.store.reflections import load_reflection
-from dreamdeck.core.ops.reflections import reject
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, render_shard
+from dreamdeck.core.ops.reflections import reject
+from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.store.state import load_state, save_state
 from tests.support.dreamers import Scripted, body, citations_in, draft
 from tests.support.memory import (
-    cite, commit_all, fragment_line, the_next_day, shard_text, topics, uuid_at, watermark_line, write_shard, write_stream,
+    cite,
+    commit_all,
+    fragment_line,
+    shard_text,
+    the_next_day,
+    topics,
+    uuid_at,
+    watermark_line,
+    write_shard,
+    write_stream,
 )
 
 D1, D = "2026-05-20", "2026-05-22"

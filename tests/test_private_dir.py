@@ -53,7 +53,7 @@ def test_a_link_planted_where_the_folder_goes_is_refused_naming_it(base, tmp_pat
     base.mkdir(mode=0o700)
     (base / "workspaces").symlink_to(elsewhere)
     with pytest.raises(Refused, match="workspaces must be a folder, not a link"):
-        Workspace.open(tmp_path).lock_dir
+        _ = Workspace.open(tmp_path).lock_dir
     assert list(elsewhere.iterdir()) == []
 
 

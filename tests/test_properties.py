@@ -18,8 +18,8 @@ from dreamdeck.core.formats.events import (
 from dreamdeck.core.formats.ids import iso_from_ms, new_event_id, timestamp_from_id
 from dreamdeck.core.formats.shards import ShardMeta, parse_shard, recompute_shard_text, render_shard
 from dreamdeck.core.formats.slugs import heading_to_slug, is_valid_slug
-from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
+from dreamdeck.core.store.state import DreamingState, load_state, save_state
 
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,19 +5,16 @@ import os
 import subprocess
 import sys
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from tests.support.git import commit_count, git, head
-from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
-
-from dreamdeck.core.store.audit import read_entries
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.formats.events import build_fragment, serialize_event
-from dreamdeck.core.git.commit import Trailers, commit_memory
 from dreamdeck.core.formats.ids import timestamp_from_id
+from dreamdeck.core.formats.shards import parse_shard
+from dreamdeck.core.git.commit import Trailers, commit_memory
 from dreamdeck.core.ops.proposals import (
     ProposalDecided,
     ProposalError,
@@ -30,12 +27,14 @@ from dreamdeck.core.ops.proposals import (
     propose,
     reject_proposal,
 )
+from dreamdeck.core.store.audit import read_entries
 from dreamdeck.core.store.proposals_file import pending_path, read_pending
-from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.store.streams import read_day
+from tests.support.git import commit_count, git, head
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
-NOW = datetime(2026, 5, 22, 10, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 5, 22, 10, 0, tzinfo=UTC)
 TODAY = "2026-05-22"
 SOURCES = "User prefers academic sources over blog posts for technical topics"
 PENDING = "memory/meta/pending-memories.md"

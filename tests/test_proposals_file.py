@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import multiprocessing
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from dreamdeck.core.store.proposals_file import (
     update_status,
 )
 
-NOW = datetime(2026, 2, 3, 10, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 2, 3, 10, 0, tzinfo=UTC)
 
 SECTION_13_2 = """# Pending Memory Proposals
 <!-- Sub-agents append proposals here. Main agent reviews and commits. -->

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.support.git import git
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.history import receipt_commits
+from tests.support.git import git
 from tests.support.memory import fragment_line, write_stream
 
 TODAY = "2026-05-22"

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 
-from tests.support.git import git
 from dreamdeck.core.dreaming.run import list_receipts, run_dream
 from tests.support.dreamers import finish_accounting
+from tests.support.git import git
 from tests.support.memory import fragment_line, the_next_day, watermark_line, write_stream
 
 D = "2026-05-21"

@@ -3,24 +3,34 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pytest
 
-from dreamdeck.core.store.audit import read_log
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
-from dreamdeck.core.errors import Refused
 from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.errors import Refused
+from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.runner import head
-from dreamdeck.core.store.reflections import ProposedFile, ReflectionError, list_reflections, load_reflection
 from dreamdeck.core.ops.reflections import approve, loss_meter, mark_stale, reject
-from dreamdeck.core.formats.shards import parse_shard
+from dreamdeck.core.store.audit import read_log
+from dreamdeck.core.store.reflections import ProposedFile, ReflectionError, list_reflections, load_reflection
 from dreamdeck.core.store.state import load_state, save_state
 from tests.support.dreamers import Scripted, citations_in, draft, merge_into
 from tests.support.git import git, trailer_lines
-from tests.support.memory import cite, commit_all, the_next_day, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
+from tests.support.memory import (
+    cite,
+    commit_all,
+    fragment_line,
+    shard_text,
+    the_next_day,
+    topics,
+    uuid_at,
+    write_shard,
+    write_stream,
+)
 
 D1, D = "2026-05-20", "2026-05-22"
 EMOJI = "|".join(map(re.escape, DREAM_EMOJI))

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdeck.core.errors import Refused
-from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.blobs import read_blobs
 from dreamdeck.core.git.runner import run_git
+from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.ops.rollback import preview_restore_to, preview_rollback, restore_to, rollback
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import read_stream_lines

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ from tests.test_secrets import SECRET_FORMS
 
 REPO = Path(__file__).resolve().parent.parent
 D1, D = "2026-05-20", "2026-05-22"
-NOW = datetime(2026, 5, 22, 9, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 5, 22, 9, 30, tzinfo=UTC)
 GH = "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 NPM = "npm" + "_" + "aB3dE5gH7jK9mN1pQ2sT4vW6yZ8aB3dE5gH7j"
 JWT = "ey" + "JhbGciOiJIUzI1NiJ9" + ".ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0" + ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"

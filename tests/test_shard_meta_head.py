@@ -4,8 +4,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamdeck.core.store.shard_files import HEAD_BYTES, read_shard_meta
 from dreamdeck.core.formats.shards import ShardParseError, meta_from_head, parse_shard
+from dreamdeck.core.store.shard_files import HEAD_BYTES, read_shard_meta
 
 
 def full(path):

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.index import stream_days as stream_days_module
 from dreamdeck.core.index import stream_view as stream_view_module
-from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.index.stream_days import index_bytes
 from dreamdeck.core.index.stream_view import StreamView
 from dreamdeck.core.store.stream_rewrite import rewrite_stream
 from dreamdeck.core.store.streams import append_fragment
-from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.store.tombstones import Tombstone, record
 from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream
 

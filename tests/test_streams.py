@@ -18,6 +18,8 @@ import pytest
 
 from dreamdeck.core.formats.events import fragment_content_hash, serialize_event
 from dreamdeck.core.formats.ids import timestamp_from_id
+from dreamdeck.core.formats.stream_lines import StreamProblem, parse_stream_bytes
+from dreamdeck.core.store.stream_rewrite import carry_replaced_streams, rewrite_stream
 from dreamdeck.core.store.streams import (
     AppendRefused,
     all_problems,
@@ -31,8 +33,6 @@ from dreamdeck.core.store.streams import (
     stream_dir,
     write_path_for,
 )
-from dreamdeck.core.formats.stream_lines import StreamProblem, parse_stream_bytes
-from dreamdeck.core.store.stream_rewrite import carry_replaced_streams, rewrite_stream
 from dreamdeck.core.store.tombstones import Tombstone, record
 from dreamdeck.core.workspace import WorkspaceError
 from tests.support.memory import fragment_line, uuid_at, watermark_line, write_stream

@@ -5,7 +5,6 @@ import math
 
 import pytest
 
-from dreamdeck.core.store.settings import DecaySettings
 from dreamdeck.core.formats.shards import Shard, ShardMeta, render_shard
 from dreamdeck.core.index.strength import (
     StrengthRow,
@@ -17,6 +16,7 @@ from dreamdeck.core.index.strength import (
     sort_rows,
     strength_table,
 )
+from dreamdeck.core.store.settings import DecaySettings
 from tests.support.memory import shard_text, write_shard
 
 TODAY = "2026-05-22"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.git import git
 from dreamdeck.core.door.apply import apply_changeset, recover_journal
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Reference, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import GitError, Refused
 from dreamdeck.core.ops.doctor import examine
+from tests.support.git import git
 from tests.support.memory import commit_all, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 D = "2026-05-20"

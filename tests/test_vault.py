@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdeck.core.errors import Refused
 from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.runner import run_git
 from dreamdeck.core.ops.reflections import approve
 from dreamdeck.core.ops.rollback import rollback
-from dreamdeck.core.store.streams import read_stream_lines
 from dreamdeck.core.ops.vault import list_vault, pin_fragment, pin_topic, pinned_slugs, unpin
+from dreamdeck.core.store.streams import read_stream_lines
 from tests.support.dreamers import finish_accounting
-from tests.support.memory import the_next_day, fragment_line, uuid_at, write_stream
+from tests.support.memory import fragment_line, the_next_day, uuid_at, write_stream
 
 D = "2026-05-22"
 

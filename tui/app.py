@@ -32,7 +32,6 @@ from dreamdeck.tui.no_history import offer_git_init
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 
-
 SCREENS = {
     "topics": "dreamdeck.tui.screens.topics:TopicsScreen", "reflections": "dreamdeck.tui.screens.reflections:ReflectionsScreen",
     "proposals": "dreamdeck.tui.screens.proposals:ProposalsScreen", "vault": "dreamdeck.tui.screens.vault:VaultScreen",
@@ -83,7 +82,7 @@ class DreamdeckCommands(Provider):
         names = {name.casefold() for name, _, _ in out}
         names |= {c.title.casefold() for c in app.get_system_commands(screen)}
         seen = set()
-        for key, active in screen.active_bindings.items():
+        for active in screen.active_bindings.values():
             b = active.binding
             name = b.tooltip or b.description
             if (not name or b.action in seen or active.node is app or name.casefold() in names

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from corpus import DayNote, Truth
@@ -33,7 +33,7 @@ class LoggedFragment:
 
 
 def _uuid7(day: str, n: int) -> str:
-    base = datetime.fromisoformat(day).replace(hour=12, tzinfo=timezone.utc)
+    base = datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)
     ms = int(base.timestamp() * 1000) + n * 997
     value = (ms << 80) | (0x7 << 76) | ((n * 7919) % 4096 << 64) | (0b10 << 62) | (n * 2654435761 % (1 << 62))
     h = f"{value:032x}"

@@ -11,16 +11,21 @@ A kill anywhere leaves the journal; `recover_journal` (doctor --fix) finishes th
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
-from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Plan
 from dreamdeck.core.door.checks import check_state_readable, check_superset, check_tombstones, validate_path
 from dreamdeck.core.door.finish import Step, drain, finish
 from dreamdeck.core.door.journal import (
-    JOURNAL, Journal, TornJournal, keep_journal_aside, read_journal, remove_journal, write_journal,
+    JOURNAL,
+    Journal,
+    TornJournal,
+    keep_journal_aside,
+    read_journal,
+    remove_journal,
+    write_journal,
 )
 from dreamdeck.core.door.lock import memory_lock
 from dreamdeck.core.door.secrets_check import refuse_new_secrets
@@ -30,6 +35,7 @@ from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.git.merge import merge_shards, rebase_change
 from dreamdeck.core.git.runner import busy_reason, head
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.workspace import Workspace
 
 
@@ -98,7 +104,7 @@ def apply_changeset(
 ) -> ApplyResult:
     """Apply through the one door. Refused leaves the disk untouched; ApplyFailed says how to recover."""
     today = today or ws.today()
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     step: Step = fault or (lambda _name: None)
     with memory_lock(ws):
         refuse_if_git_busy(ws)

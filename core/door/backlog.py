@@ -4,7 +4,7 @@ change through the door does them too, in its own collection step (`finish`).
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit
@@ -32,7 +32,7 @@ def compact_backlog(ws: Workspace, *, actor: str, trigger: str) -> ApplyResult |
         done = result.compaction
         summary = (f"compacted {len(done.files)} stream file(s) whose compaction had waited ({days}): "
                    f"{done.watermarks_dropped} watermark(s), {len(done.fragments_dropped)} fragment line(s)")
-        result.audit.append(AuditEntry.at(datetime.now(timezone.utc), "EDIT", "memory/streams", actor, "auto", summary))
+        result.audit.append(AuditEntry.at(datetime.now(UTC), "EDIT", "memory/streams", actor, "auto", summary))
 
     cs = ChangeSet(
         Commit("compact", actor, "auto", trigger, f"compact the stream days that waited ({days})",

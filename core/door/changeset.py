@@ -12,8 +12,8 @@ the audit lines for the files it edits, and every evidence operation it wants.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from dreamdeck.core.door.compaction import CompactionResult
 from dreamdeck.core.formats.citations import Key

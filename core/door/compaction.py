@@ -21,11 +21,12 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
-from dreamdeck.core.index.evidence import ShardReads, confirm_uncited
-from dreamdeck.core.io.open_writers import writers_holding
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.stream_lines import StreamLine
+from dreamdeck.core.index.evidence import ShardReads, confirm_uncited
+from dreamdeck.core.io.open_writers import writers_holding
 from dreamdeck.core.store.compaction_backlog import Backlog
 from dreamdeck.core.store.settings import SettingsError, StreamsSettings, load_settings
 from dreamdeck.core.store.state import DreamingState
@@ -81,8 +82,8 @@ def waiting_reasons(ws: Workspace, days: Iterable[str], today: str, *, now: floa
         else:
             candidates[day] = str(path)
     held = writers_holding(candidates.values()) if candidates else None
-    for day, path in candidates.items():
-        pids = (held or {}).get(path)
+    for day, held_path in candidates.items():
+        pids = (held or {}).get(held_path)
         if pids:
             reasons[day] = "held open for writing by process " + ", ".join(str(p) for p in sorted(pids))
     return reasons
@@ -179,8 +180,8 @@ def compact_days(
             continue
         purge = work[day].purge
         rewritten = rewrite_stream(
-            ws, path, keep_for=lambda lines, d=day, p=purge: _keep_rule(lines, d, uncited, p, meant),
-            scrub=lambda ln, d=day, p=purge: is_meant(d, ln, p, meant),
+            ws, path, keep_for=partial(_keep_rule, day=day, uncited=uncited, purge=purge, meant=meant),
+            scrub=partial(is_meant, day, purge=purge, meant=meant),
             late=late,
         )
         if rewritten.blocked:

@@ -12,8 +12,8 @@ carried over first.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from dreamdeck.core.door.changeset import ApplyResult
 from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days, plan_compaction, waiting_reasons
@@ -26,8 +26,8 @@ from dreamdeck.core.git.notes import record_gc_lines
 from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries
-from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.store.compaction_backlog import Backlog, DayWork, load_backlog, merge_work, save_backlog
+from dreamdeck.core.store.state import DreamingState, load_state, save_state
 from dreamdeck.core.store.stream_rewrite import carry_replaced_streams, join_late_carriers
 from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
 from dreamdeck.core.store.tombstones import load_tombstones, record

@@ -17,9 +17,9 @@ as version 1 did.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
-import json
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -57,7 +57,7 @@ class Journal:
     gc_lines: list[tuple[str, str]] | None = None  # (day, raw line) the GC took, once it has run
 
     @classmethod
-    def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime, parent: str | None) -> "Journal":
+    def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime, parent: str | None) -> Journal:
         journal = cls(
             today=today, now=now.isoformat(),
             # One timestamp for the advanced days: the state git stores ahead of the commit and
@@ -109,7 +109,7 @@ class Journal:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "Journal":
+    def from_json(cls, data: dict) -> Journal:
         c = data["changeset"]
         file_verb = c.get("file_verb") if data.get("version", 1) >= 2 else _V1_FILE_VERB.get(c["action"])
         return cls(

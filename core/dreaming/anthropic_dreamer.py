@@ -20,8 +20,8 @@ from dreamdeck.core.dreaming.protocol import (
     DreamOutcome,
     DreamScratch,
 )
-from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.errors import BadInput
+from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.store.settings import DEFAULT_LOSS_BOUND
 
 _CACHE = {"type": "ephemeral"}
@@ -115,18 +115,20 @@ class AnthropicDreamer:
         ) as client:
             for _turn in range(self.max_turns):
                 try:
+                    # Plain dicts in the wire shape: the SDK's TypedDicts describe them, but our
+                    # builders are checked by the wire tests, not by the SDK's type unions.
                     resp = client.messages.create(
                         model=self.model,
                         max_tokens=self.max_output_tokens,
-                        system=system,
-                        tools=TOOL_SCHEMAS,
-                        messages=_with_cache_breakpoint(messages),
+                        system=system,  # type: ignore[arg-type]
+                        tools=TOOL_SCHEMAS,  # type: ignore[arg-type]
+                        messages=_with_cache_breakpoint(messages),  # type: ignore[arg-type]
                     )
                 except anthropic.AnthropicError as err:
                     raise DreamerError(self._describe(anthropic, err)) from err
 
                 self._count(outcome, resp.usage)
-                tool_uses = [b for b in resp.content if getattr(b, "type", None) == "tool_use"]
+                tool_uses = [b for b in resp.content if isinstance(b, anthropic.types.ToolUseBlock)]
 
                 if resp.stop_reason == "max_tokens":
                     # The last block may be a tool call cut in half: never execute it.

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.claims.extract import Claim, clean
 from dreamdeck.core.claims.tokens import tokenize
-from dreamdeck.core.index.ladder import has_inline_tier, ladder_sentence, strip_prefix
 from dreamdeck.core.formats.citations import CITATION, CITATION_LINE, REFERENCES_HEADING, SECTION_HEADING
 from dreamdeck.core.formats.shards import (
     ShardMeta,
@@ -24,6 +23,7 @@ from dreamdeck.core.formats.shards import (
     render_shard,
     strength_of,
 )
+from dreamdeck.core.index.ladder import has_inline_tier, ladder_sentence, strip_prefix
 
 Key = tuple[str, str]  # (date, id)
 

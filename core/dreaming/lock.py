@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from filelock import FileLock, Timeout
 
+from dreamdeck.core.errors import Busy
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.workspace import Workspace
-from dreamdeck.core.errors import Busy
 
 
 class DreamBusy(Busy):
@@ -91,7 +91,7 @@ class DreamLock:
         remove_file(self._info)
         self._lock.release()
 
-    def __enter__(self) -> "DreamLock":
+    def __enter__(self) -> DreamLock:
         self.acquire()
         return self
 

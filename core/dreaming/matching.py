@@ -27,8 +27,8 @@ from dreamdeck.core.claims.index import ClaimIndex
 from dreamdeck.core.claims.naming import slug_words
 from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, same_claim, same_slot, subjects_match, supports_topic
 from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms
-from dreamdeck.core.index.ladder import strip_prefix
 from dreamdeck.core.dreaming.protocol import UndreamedFragment
+from dreamdeck.core.index.ladder import strip_prefix
 
 __all__ = ["Match", "ShardMatcher", "label_slug", "label_words", "volatile_subjects"]
 

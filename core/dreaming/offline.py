@@ -42,11 +42,17 @@ from dreamdeck.core.dreaming.beliefs import (
     guarded,
     parse_belief,
 )
-from dreamdeck.core.index.ladder import ladder_sentence
 from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import CITATION, citation_keys
-from dreamdeck.core.formats.shards import ShardParseError, add_citation_lines, first_belief_sentence, parse_loose_shard, parse_shard
+from dreamdeck.core.formats.shards import (
+    ShardParseError,
+    add_citation_lines,
+    first_belief_sentence,
+    parse_loose_shard,
+    parse_shard,
+)
+from dreamdeck.core.index.ladder import ladder_sentence
 
 __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from dreamdeck.core.dreaming.protocol import DreamInput, UndreamedFragment
 from dreamdeck.core.formats.secrets import redact_secrets

@@ -67,7 +67,7 @@ class Dreamer(Protocol):
     # run skips building it: parsing every shard's frontmatter is a large share of a run.
     reads_strength_table: bool
 
-    def dream(self, inp: DreamInput, scratch: "DreamScratch") -> DreamOutcome: ...
+    def dream(self, inp: DreamInput, scratch: DreamScratch) -> DreamOutcome: ...
 
 
 def _ok(**kw: Any) -> str:

@@ -4,24 +4,29 @@ collect undreamed → snapshot → strength table → dreamer (on a scratch copy
 split by policy → apply the automatic part through the one door (recompute, advance ids,
 compaction + gated GC, commit) → park the rest as a pending reflection.
 The dreamer never touches the disk, so a dreamer that fails or misbehaves changes nothing.
+
+Over ~400 lines on purpose: the steps share one `_Run` record and read top to bottom in the order
+they run (collect, snapshot, dream, check, split, hold over the loss bound, apply, park); the
+receipt lives in `receipts.py`, the prompt's rows in `index.strength`. The hold rules (loss bound,
+held fragments) are the next candidates to move out if it grows again.
 """
 from __future__ import annotations
 
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from itertools import chain
-from typing import Callable
 
-from dreamdeck.core.door.backlog import compact_backlog
 from dreamdeck.core.door.apply import (
     apply_changeset,
     plan_changeset,
     recover_journal,
     refuse_if_git_busy,
 )
+from dreamdeck.core.door.backlog import compact_backlog
 from dreamdeck.core.door.changeset import (
     ApplyResult,
     Audit,
@@ -71,8 +76,8 @@ from dreamdeck.core.store.reflections import (
 )
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_paths
-from dreamdeck.core.store.stream_rewrite import carry_replaced_streams
 from dreamdeck.core.store.state import load_state
+from dreamdeck.core.store.stream_rewrite import carry_replaced_streams
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
 # DreamReceipt and list_receipts live in `receipts`; the app and the watcher take them from here too.
@@ -124,7 +129,7 @@ def run_dream(
     review = review or settings.dreaming.review
     if dreamer is None:
         dreamer, _why = choose_dreamer(dreamer_name or settings.dreaming.dreamer, ws)
-    now = now or datetime.now(timezone.utc)  # receipts record real time; the date follows ws.today()
+    now = now or datetime.now(UTC)  # receipts record real time; the date follows ws.today()
     lock = DreamLock(ws, trigger, settings.dreaming.stale_lock_minutes)
     if not dry_run:
         lock.acquire(timeout=lock_timeout)

@@ -10,6 +10,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
 from dreamdeck.core.errors import BadFile
 
 # zod 4 `z.string().datetime()`: UTC `Z` only, any fractional precision, seconds optional, and
@@ -170,7 +171,7 @@ class Fragment:
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def from_event(cls, date: str, ev: dict[str, Any]) -> "Fragment":
+    def from_event(cls, date: str, ev: dict[str, Any]) -> Fragment:
         return cls(
             date=date, id=ev["id"], ts=ev["ts"], source=ev["source"], entry=ev["entry"],
             topic=ev["topic"], body=ev["body"], who=ev.get("who"), where=ev.get("where"),

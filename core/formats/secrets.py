@@ -19,8 +19,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 REDACTED = "[REDACTED:{family}]"
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import frontmatter
 from frontmatter.default_handlers import BaseHandler
 
-from dreamdeck.core.io.cache import MISS, StampCache
+from dreamdeck.core.errors import BadFile
+from dreamdeck.core.formats.belief import first_belief_sentence, synthesize_heading  # noqa: F401 (re-exported)
 from dreamdeck.core.formats.citations import (
     CITATION,
     CITATION_LINE,
@@ -28,9 +29,8 @@ from dreamdeck.core.formats.citations import (
     parse_citations,
     strip_citation_lines,
 )
-from dreamdeck.core.errors import BadFile
-from dreamdeck.core.formats.belief import first_belief_sentence, synthesize_heading  # noqa: F401 (re-exported)
 from dreamdeck.core.formats.jscompat import js_canonical_uint, js_trim
+from dreamdeck.core.io.cache import MISS, StampCache
 
 DATE_VALUE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # JS `\d` is ASCII; used with fullmatch
 BLOCK_ITEM = "  - "  # exactly two spaces: one or three spaces end the block (an empty list)
@@ -340,7 +340,7 @@ class Shard:
         return self.meta is not None
 
     @classmethod
-    def from_text(cls, slug: str, path: Path, text: str) -> "Shard":
+    def from_text(cls, slug: str, path: Path, text: str) -> Shard:
         try:
             meta, body = parse_shard(text)
             return cls(slug, path, text, meta, body, None)

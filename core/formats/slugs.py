@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+
 from dreamdeck.core.errors import BadInput
 
 SLUG_REGEX = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")

@@ -15,7 +15,6 @@ from typing import Any
 
 from dreamdeck.core.formats.events import EventError, parse_event_line
 
-
 STREAM_FILE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl$")  # JS \d: ASCII only
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from dreamdeck.core.errors import GitError
 from dreamdeck.core.formats.stream_lines import count_fragments
 from dreamdeck.core.git.runner import repo_args, run_git
+
 DREAM_EMOJI = ("💤", "🌙", "⭐", "🛌", "😴", "🧠", "💭", "🔮")
 
 

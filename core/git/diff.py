@@ -17,7 +17,6 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from unidiff import PatchSet
 from unidiff.constants import (

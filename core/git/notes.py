@@ -13,7 +13,6 @@ from dreamdeck.core.errors import GitError
 from dreamdeck.core.git.commit import FALLBACK_IDENTITY
 from dreamdeck.core.git.runner import repo_args, run_git
 
-
 NOTES_REF = "refs/notes/dreamdeck-gc"
 
 

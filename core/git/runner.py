@@ -17,11 +17,10 @@ bytes out, so a plain subprocess is the whole job.
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-
-import subprocess
 
 from dreamdeck.core.errors import GitError
 

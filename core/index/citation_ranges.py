@@ -31,9 +31,8 @@ import json
 import os
 import re
 import tempfile
-import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.io.cache import MISS, Stamp, StampCache, clock, file_stamp, settled, stamp_of
@@ -121,7 +120,7 @@ class CitationRanges:
             _LOADED.put(str(path), stamp, dict(self.entries))
 
     @classmethod
-    def of(cls, ws) -> "CitationRanges":
+    def of(cls, ws) -> CitationRanges:
         return cls(ws.lock_dir / FILENAME)
 
     def may_cite(self, rel: str, stamp: Stamp, days: Iterable[str]) -> bool:
@@ -250,6 +249,7 @@ def cited_on(ws, days: set[str], areas: Iterable[str], now_ns: int | None = None
         if hit is not MISS:
             scan.cached += 1
             keys = hit  # type: ignore[assignment]
+            assert isinstance(keys, frozenset)
             lo, hi = _bounds(keys)
         else:
             try:
@@ -260,7 +260,7 @@ def cited_on(ws, days: set[str], areas: Iterable[str], now_ns: int | None = None
                 continue
             scan.read += 1
             lo, hi = date_range(data)
-            if lo is None or not any(lo <= d <= hi for d in days):
+            if lo is None or hi is None or not any(lo <= d <= hi for d in days):
                 ranges.record(rel, stamp, lo, hi, started)
                 continue
             keys = frozenset(citation_keys(data.decode("utf-8", "replace")))

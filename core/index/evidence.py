@@ -18,9 +18,9 @@ import json
 import os
 from dataclasses import dataclass
 
+from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.index import citation_ranges
 from dreamdeck.core.index.citation_ranges import DayScan, file_keys, shard_stats
-from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
 from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.core.workspace import Workspace

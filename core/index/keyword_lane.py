@@ -23,11 +23,24 @@ from dreamdeck.core.formats.js_text import js_split_whitespace, js_trim, locale_
 from dreamdeck.core.formats.memory_block import RetrievedItem
 from dreamdeck.core.formats.tc_text import excerpt, format_citation, sanitize_provenance_name
 from dreamdeck.core.index.tc_documents import (
-    fast_docs_exact, stream_documents, topic_facts, whole_documents,
+    fast_docs_exact,
+    stream_documents,
+    topic_facts,
+    whole_documents,
 )
 from dreamdeck.core.index.tc_memory import (
-    Registry, TcDay, TcShard, enrich_where, learn_registry, load_all_shards, load_people_projection,
-    load_references, people_of, save_people_projection, stream_files, undreamed_days,
+    Registry,
+    TcDay,
+    TcShard,
+    enrich_where,
+    learn_registry,
+    load_all_shards,
+    load_people_projection,
+    load_references,
+    people_of,
+    save_people_projection,
+    stream_files,
+    undreamed_days,
 )
 from dreamdeck.core.workspace import Workspace
 

@@ -14,8 +14,9 @@ Matching is case-insensitive and by substring; words are ANDed, as are the terms
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.index.stream_days import index_bytes
@@ -95,7 +96,8 @@ def parse_query(text: str) -> StreamQuery:
         since = until = days["day"]
     if since and until and since > until:
         raise BadInput(f"from:{since} is after to:{until}")
-    return StreamQuery(tuple(words), *(terms.get(k, "").casefold() for k in FIELDS), since, until)
+    topic, source, who = (terms.get(k, "").casefold() for k in FIELDS)
+    return StreamQuery(tuple(words), topic, source, who, since, until)
 
 
 @dataclass

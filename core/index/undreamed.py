@@ -9,15 +9,13 @@ state so its GC cannot collect them; `store.reflections.held_keys`). Most days o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from dreamdeck.core.index.stream_scan import DreamedDays
-from dreamdeck.core.workspace import Workspace
-from dreamdeck.core.index.stream_scan import fragment_ids
-from dreamdeck.core.store.streams import list_stream_days
-from dreamdeck.core.store.streams import read_stream_lines
-from dreamdeck.core.store.tombstones import forgotten
-from dreamdeck.core.store.reflections import held_keys
-from dreamdeck.core.io.cache import clock
 
+from dreamdeck.core.index.stream_scan import DreamedDays, fragment_ids
+from dreamdeck.core.io.cache import clock
+from dreamdeck.core.store.reflections import held_keys
+from dreamdeck.core.store.streams import list_stream_days, read_stream_lines
+from dreamdeck.core.store.tombstones import forgotten
+from dreamdeck.core.workspace import Workspace
 
 
 @dataclass(frozen=True)

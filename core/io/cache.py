@@ -73,7 +73,7 @@ def settled(stamp: Stamp, started_ns: int) -> bool:
     return stamp[1] < cutoff and stamp[2] < cutoff
 
 
-_REGISTRY: list["StampCache"] = []
+_REGISTRY: list[StampCache] = []
 _REGISTRY_LOCK = threading.Lock()
 
 

@@ -13,7 +13,7 @@ from dreamdeck.core.io.private import private_dir
 
 def first_time(topic: str, subject: str) -> bool:
     """True the first time `(topic, subject)` is asked about (then records it); False after."""
-    name = hashlib.sha256(f"{topic}\0{subject}".encode("utf-8")).hexdigest()[:32]
+    name = hashlib.sha256(f"{topic}\0{subject}".encode()).hexdigest()[:32]
     try:
         fd = os.open(private_dir("notices") / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:

@@ -50,9 +50,9 @@ def writers_holding(paths: Iterable[Path | str]) -> dict[str, list[int]] | None:
                 st = os.stat(os.path.join(_PROC, pid, "fd", fd))
             except OSError:  # closed meanwhile, or not ours to look at
                 continue
-            path = targets.get((st.st_dev, st.st_ino))
-            if path is not None and _opened_for_writing(pid, fd):
-                found.setdefault(path, []).append(int(pid))
+            held = targets.get((st.st_dev, st.st_ino))
+            if held is not None and _opened_for_writing(pid, fd):
+                found.setdefault(held, []).append(int(pid))
     return found
 
 

@@ -10,8 +10,8 @@ the first write is the baseline of what the watcher saw at its start, on the fir
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import watchfiles
 

@@ -37,17 +37,16 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from filelock import FileLock
 
-from dreamdeck.core.workspace import lock_file
-
+from dreamdeck.core.errors import BadFile, BadInput
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.store.audit import NO_APPROVAL, AuditEntry, append_entries
-from dreamdeck.core.errors import BadFile, BadInput
+from dreamdeck.core.workspace import lock_file
 
 DEFAULT_CRITICAL_FILES = ("SOUL.md", "IDENTITY.md", "AGENTS.md", "typeclaw.json")
 BASELINE_RELPATH = "memory/meta/critical-baseline.json"
@@ -77,10 +76,10 @@ def baseline_path(root: Path | str) -> Path:
 
 def _iso(now: datetime | None) -> str:
     if now is None:
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
     if now.tzinfo is None or now.utcoffset() is None:
         raise ValueError("alerts need a timezone-aware datetime")
-    return now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _relpath(path: str | Path) -> str:
@@ -213,7 +212,7 @@ def check_alerts(
 
         if new_alerts:
             append_entries(root, [
-                AuditEntry.at(now or datetime.now(timezone.utc), "ALERT", a.path, ALERT_ACTOR,
+                AuditEntry.at(now or datetime.now(UTC), "ALERT", a.path, ALERT_ACTOR,
                               NO_APPROVAL, ALERT_SUMMARY)
                 for a in new_alerts
             ])
@@ -226,7 +225,7 @@ def check_alerts(
 def _record_first_baseline(root: Path, states: dict[str, dict[str, Any] | None], actor: str,
                            now: datetime | None) -> None:
     """The first baseline, with its audit line (written first: a crash repeats it, never loses it)."""
-    append_entries(root, [AuditEntry.at(now or datetime.now(timezone.utc), "BASELINE", BASELINE_RELPATH, actor, NO_APPROVAL,
+    append_entries(root, [AuditEntry.at(now or datetime.now(UTC), "BASELINE", BASELINE_RELPATH, actor, NO_APPROVAL,
                                          f"Critical-file baseline recorded ({len(states)} watched files).")])
     _save(root, {"version": BASELINE_VERSION, "files": dict(states), "pending": []})
 
@@ -295,7 +294,7 @@ def acknowledge(
         if not done:
             return []
         append_entries(root, [
-            AuditEntry.at(now or datetime.now(timezone.utc), "ACK", a.path, actor, NO_APPROVAL,
+            AuditEntry.at(now or datetime.now(UTC), "ACK", a.path, actor, NO_APPROVAL,
                           f"Critical file change acknowledged ({a.kind}).")
             for a in done
         ])

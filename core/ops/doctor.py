@@ -24,14 +24,14 @@ from dreamdeck.core.door.backlog import backlog_status, compact_backlog
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
-from dreamdeck.core.io.atomic import remove_file
-from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.formats.citations import citation_keys
-from dreamdeck.core.ops import doctor_memo
+from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
+from dreamdeck.core.io.atomic import remove_file
+from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
+from dreamdeck.core.ops import doctor_memo
 from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restore_missing
-from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.memory_scan import links_under, own_temp_files
 from dreamdeck.core.store.state import load_state
@@ -199,13 +199,18 @@ def _remove_own_temp_files(ws: Workspace) -> list[str]:
         Commit("edit", "system:doctor", "auto", "doctor --fix", f"removed {len(temps)} temp file(s)",
                subject="memory: doctor --fix temp files"),
         audit=Audit(extra=[("DELETE", rel, why) for rel in temps]),
-        before_commit=lambda _result: [remove_file(ws.root / rel) for rel in temps],
+        before_commit=lambda _result: _remove_all(ws, temps),
     )
     try:
         apply_changeset(ws, cs)
     except Refused as exc:
         return [f"temp files not removed: {exc}"]
     return [f"removed {rel}" for rel in temps]
+
+
+def _remove_all(ws: Workspace, rels: list[str]) -> None:
+    for rel in rels:
+        remove_file(ws.root / rel)
 
 
 def _recompute_frontmatter(ws: Workspace, fixed: list[str]) -> None:

@@ -2,11 +2,11 @@
 (runtime-owned frontmatter recomputed, no cited fragment lost, audited, one commit)."""
 from __future__ import annotations
 
-from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit, FileEdit, Writes
-from dreamdeck.core.errors import BadFile, BadInput, NotFound
+from dreamdeck.core.errors import BadInput, NotFound
 from dreamdeck.core.formats.slugs import require_slug
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.workspace import Workspace
 
 __all__ = ["edit_shard", "read_shard_text"]

@@ -37,25 +37,34 @@ and rollback filters tombstoned keys out of the lines and shard text it restores
 dreamdeck removed them (from git history or a GC note), and releases the fragment to the
 undreamed tail so the next dream reconsiders it; citations are not restored (the dream
 decides). A hard-forgotten fragment is refused.
+
+Over ~400 lines on purpose: forgetting and unforgetting topics and fragments share how the
+tombstones and the ChangeSet are built; finding the meant line and scrubbing its text live in
+`forget_hard.py`.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
-from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
-from dreamdeck.core.index.evidence import shard_area_files
-from dreamdeck.core.ops.forget_hard import (
-    audit_scrubber, malformed_lines, meant_line, meta_scrubs, text_pieces, what_remains,
-)
 from dreamdeck.core.formats.shards import strip_citations
 from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
+from dreamdeck.core.index.evidence import shard_area_files
+from dreamdeck.core.io.no_links import read_text_nofollow
+from dreamdeck.core.ops.forget_hard import (
+    audit_scrubber,
+    malformed_lines,
+    meant_line,
+    meta_scrubs,
+    text_pieces,
+    what_remains,
+)
 from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
 from dreamdeck.core.store.tombstones import Tombstone, forgotten, load_tombstones, tombstoned_keys
 from dreamdeck.core.workspace import Workspace, WorkspaceError, local_datetime_iso, parse_date

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from dreamdeck.core.formats.citations import citation_keys
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.index.fragment_index import FragmentIndex
-from dreamdeck.core.store.tombstones import load_tombstones
 from dreamdeck.core.store.audit import read_entries
 from dreamdeck.core.store.shard_files import list_shard_files
+from dreamdeck.core.store.tombstones import load_tombstones
 from dreamdeck.core.workspace import Workspace
 
 

@@ -25,13 +25,19 @@ every body under the budget, headings with counts over it): for old workspaces o
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from dreamdeck.core.errors import BadInput
-from dreamdeck.core.formats.js_text import fnv1a_utf16, utf16_len, utf16_prefix, utf8_len
+from dreamdeck.core.formats.js_text import fnv1a_utf16, utf8_len, utf16_len, utf16_prefix
 from dreamdeck.core.formats.memory_block import (
-    IndexedShard, RetrievedItem, render_legacy_section, render_retrieved, render_retrieved_channel, render_topic_index,
+    IndexedShard,
+    RetrievedItem,
+    render_legacy_section,
+    render_retrieved,
+    render_retrieved_channel,
+    render_topic_index,
 )
 from dreamdeck.core.index.keyword_lane import hybrid_search
 from dreamdeck.core.index.tc_memory import TopicReadFailed, load_all_shards

@@ -21,9 +21,9 @@ both decide one proposal.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Callable
+from datetime import UTC, datetime
 
 from filelock import FileLock
 
@@ -179,7 +179,7 @@ def approve_proposal(
 ) -> DecisionResult:
     """Commit a proposal: fragment (+ shard for semantic/vault), status `committed`, open
     conflict partners `rejected`, audit lines; one commit. ProposalError says why not."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     number = parse_pid(pid)
     pid = f"p-{number}"
     with _decide_lock(ws):
@@ -232,7 +232,7 @@ def reject_proposal(
     reason = " ".join(str(reason or "").split())
     if not reason:
         raise ProposalError("a rejection needs a reason (--reason)")
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     number = parse_pid(pid)
     pid = f"p-{number}"
     with _decide_lock(ws):
@@ -260,7 +260,7 @@ def defer_proposal(
     ws: Workspace, pid: str, *, actor: str = "human:cli", now: datetime | None = None
 ) -> DecisionResult:
     """Status `deferred`: still open, decided later (conflict marks stay)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     number = parse_pid(pid)
     pid = f"p-{number}"
     with _decide_lock(ws):

@@ -5,7 +5,7 @@ the queue's errors (one line for a person each).
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.pending_memories import Proposal
@@ -69,7 +69,7 @@ def parse_time(value: str) -> datetime | None:
         t = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
         return None
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 def status_word(p: Proposal) -> str:

@@ -5,7 +5,7 @@ Reading only; the decisions are `ops.proposal_decisions`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from dreamdeck.core.formats.pending_memories import OPEN_STATUSES, ParseResult, Proposal
 from dreamdeck.core.formats.shards import parse_loose_shard
@@ -142,7 +142,7 @@ def list_proposals(
 ) -> tuple[list[QueueItem], list[str]]:
     """(open proposals oldest first, problems): pending, deferred and conflict ones, or all of
     them with `include_decided`. Oldest is by number: numbers grow with every append."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     parsed = read_pending(ws.root)
     problems = list(parsed.problems)
     expire = _expire_days(ws, problems)
@@ -160,5 +160,5 @@ def get_proposal(ws: Workspace, pid: str, *, now: datetime | None = None) -> Que
     if p is None:
         raise UnknownProposal(f"unknown proposal id p-{number}")
     problems: list[str] = []
-    return _item(p, parsed, now or datetime.now(timezone.utc), _expire_days(ws, problems),
+    return _item(p, parsed, now or datetime.now(UTC), _expire_days(ws, problems),
                  _topic_beliefs(ws) if p.is_open else [])

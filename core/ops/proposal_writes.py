@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.changeset import FileEdit
 from dreamdeck.core.formats.citations import CITATION, Key, citation_keys, format_citation
 from dreamdeck.core.formats.events import build_fragment, fragment_content_hash, serialize_event
@@ -14,6 +13,7 @@ from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
 from dreamdeck.core.formats.pending_memories import Proposal
 from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.formats.shards import ShardMeta, add_citation_lines, render_shard, strength_of
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.ops.proposal_fields import ProposalRefused, parse_time
 from dreamdeck.core.store.streams import list_stream_days, read_stream_lines, write_path_for
 from dreamdeck.core.store.tombstones import tombstoned_hashes

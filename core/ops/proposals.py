@@ -24,7 +24,7 @@ Crash safety and locking: see `proposal_decisions`.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Reference
@@ -68,7 +68,7 @@ def propose(
     """Append a proposal and commit it with one PROPOSE audit line: (proposal, created).
     The same content again returns the existing proposal and commits nothing.
     BadInput for bad input or a secret (nothing is written)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     proposal, created = append_proposal(
         ws.root, from_agent, store, content, confidence=confidence, entities=entities,
         core_worthy=core_worthy, trigger=trigger, now=now,

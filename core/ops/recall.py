@@ -23,7 +23,14 @@ from dreamdeck.core.errors import BadInput, NotFound
 from dreamdeck.core.formats.search_terms import content_words
 from dreamdeck.core.index.search import Hit, open_index
 from dreamdeck.core.index.strength import (
-    BASE_RELEVANCE, TYPE_WEIGHT, age_days, decay_score, decay_status, ladder_tier, topic_decay, usage_of_belief,
+    BASE_RELEVANCE,
+    TYPE_WEIGHT,
+    age_days,
+    decay_score,
+    decay_status,
+    ladder_tier,
+    topic_decay,
+    usage_of_belief,
 )
 from dreamdeck.core.store.access import Usage, access_summary, item_key, record_access
 from dreamdeck.core.store.settings import DecaySettings, load_settings

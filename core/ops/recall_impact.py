@@ -122,7 +122,7 @@ def replay_queries(ws: Workspace, days: int = RECENT_DAYS, top: int = TOP_QUERIE
         detail = rec.detail or {}
         budget = detail.get("budget") if detail.get("budget") in PROFILES else "balanced"
         limit = detail.get("limit") if isinstance(detail.get("limit"), int) and detail["limit"] > 0 else None
-        out.append(ReplayQuery(rec.query, "frequent", n, budget, limit, detail.get("include_dormant") is True))
+        out.append(ReplayQuery(rec.query, "frequent", n, str(budget), limit, detail.get("include_dormant") is True))
     return out
 
 
@@ -147,9 +147,9 @@ def recall_impact(ws: Workspace, rid: str, hunks: list[str] | None = None,
     try:
         out = []
         for q in replays:
-            kwargs = {"budget": q.budget, "limit": q.limit, "include_dormant": q.include_dormant, "record": False}
-            before = recall(ws, q.query, **kwargs)
-            after = recall(ws, q.query, index=scratch, **kwargs)
+            before = recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False)
+            after = recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False,
+                           index=scratch)
             out.append(QueryImpact(q, before, after, compare_answers(before, after)))
     finally:
         scratch.close()

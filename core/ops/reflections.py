@@ -7,28 +7,19 @@ ChangeSet and goes through the one door.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import random
-import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import UTC, datetime
 
-from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations
 from dreamdeck.core.door.apply import apply_changeset, plan_changeset
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
-from dreamdeck.core.git.commit import DREAM_EMOJI
-from dreamdeck.core.git.diff import FileDiff, apply_hunks, diff_many, diff_texts
+from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations
 from dreamdeck.core.formats.shards import parse_loose_shard
+from dreamdeck.core.git.commit import DREAM_EMOJI
+from dreamdeck.core.git.diff import apply_hunks
+from dreamdeck.core.store.reflections import OPEN, ProposedFile, Reflection, ReflectionError, list_reflections, load_reflection
 from dreamdeck.core.workspace import Workspace
-from dreamdeck.core.store.reflections import OPEN
-from dreamdeck.core.store.reflections import ProposedFile
-from dreamdeck.core.store.reflections import Reflection
-from dreamdeck.core.store.reflections import ReflectionError
-from dreamdeck.core.store.reflections import list_reflections
-from dreamdeck.core.store.reflections import load_reflection
 
 
 # --- the loss meter ---------------------------------------------------------------------------
@@ -141,11 +132,11 @@ def workspace_now(ws: Workspace, now: datetime | None = None) -> datetime:
         return now
     if ws.today_override:
         return datetime.fromisoformat(f"{ws.today_override}T12:00:00+00:00")
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _now_iso(now: datetime | None) -> str:
-    return (now or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
+    return (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
 
 
 def _require_open(r: Reflection, ws: Workspace, force: bool, now: datetime | None = None) -> None:
@@ -370,7 +361,6 @@ def reject(
 def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
     """Pending reflections older than [review] expire_days become stale: kept, never applied."""
     from dreamdeck.core.store.settings import load_settings
-
     from dreamdeck.core.store.state import load_state
 
     expire = load_settings(ws.root).review.expire_days

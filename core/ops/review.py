@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import plan_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import DreamdeckError, Refused
 from dreamdeck.core.git.diff import apply_hunks
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.store.reflections import Reflection, ReflectionError, load_reflection
 from dreamdeck.core.workspace import Workspace
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import (
     ApplyResult,
@@ -54,6 +53,7 @@ from dreamdeck.core.git.commit import STREAM_PATH
 from dreamdeck.core.git.merge import merge_shards
 from dreamdeck.core.git.runner import GitError, repo_args, resolve_rev, run_git
 from dreamdeck.core.index.evidence import SHARD_AREAS
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.ops.rollback_evidence import (
     Forgotten,
     plan_citations,

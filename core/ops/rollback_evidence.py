@@ -18,7 +18,8 @@ from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.ops.rollback_plan import RollbackPlan
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import read_path_for, read_stream_lines
-from dreamdeck.core.store.tombstones import Forgotten as Identity, forgotten
+from dreamdeck.core.store.tombstones import Forgotten as Identity
+from dreamdeck.core.store.tombstones import forgotten
 from dreamdeck.core.workspace import Workspace
 
 
@@ -29,7 +30,7 @@ class Forgotten:
     identity: Identity
 
     @classmethod
-    def load(cls, ws: Workspace) -> "Forgotten":
+    def load(cls, ws: Workspace) -> Forgotten:
         return cls(forgotten(ws))
 
     def holds(self, key: Key, raw: str) -> bool:

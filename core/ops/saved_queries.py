@@ -7,7 +7,12 @@ from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Writes
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.store.saved_queries import (
-    SAVED_FILE, load_saved_queries, normal_query, saved_text, with_query, without_query,
+    SAVED_FILE,
+    load_saved_queries,
+    normal_query,
+    saved_text,
+    with_query,
+    without_query,
 )
 from dreamdeck.core.workspace import Workspace
 

@@ -24,17 +24,17 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, format_citation, summarize_missing
+from dreamdeck.core.formats.shards import ShardMeta, first_belief_sentence, parse_loose_shard, render_shard
+from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
+from dreamdeck.core.git.runner import GitError, repo_args, run_git
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
-from dreamdeck.core.git.runner import GitError, repo_args, run_git
-from dreamdeck.core.formats.shards import ShardMeta, first_belief_sentence, parse_loose_shard, render_shard
+from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.store.shard_files import list_shard_files
-from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
 from dreamdeck.core.store.tombstones import forgotten
 from dreamdeck.core.workspace import Workspace, WorkspaceError, parse_date
 

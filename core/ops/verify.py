@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dreamdeck.core.formats.citations import Key, citation_keys
-from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files
 from dreamdeck.core.git.blobs import blob_id, read_blobs, tree_blob_ids
 from dreamdeck.core.git.runner import resolve_rev
+from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace

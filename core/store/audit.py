@@ -13,19 +13,17 @@ concurrent writers never interleave inside a line.
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from filelock import FileLock
 
+from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.workspace import lock_file
-
-from dreamdeck.core.formats.secrets import redact_secrets
 
 AUDIT_RELPATH = "memory/meta/audit.log"
 LOCK_TIMEOUT = 60.0
@@ -55,7 +53,7 @@ def format_timestamp(now: datetime) -> str:
     """`now` in UTC to the minute, e.g. `2026-02-02T15:30Z`; a naive datetime is refused."""
     if now.tzinfo is None or now.utcoffset() is None:
         raise ValueError("audit timestamps need a timezone-aware datetime")
-    return now.astimezone(timezone.utc).strftime(TIMESTAMP_FORMAT)
+    return now.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
 
 
 @dataclass(frozen=True)

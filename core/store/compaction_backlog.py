@@ -30,7 +30,7 @@ class DayWork:
     fragment_gc: bool = False
     purge: set[str] = field(default_factory=set)  # ids whose bytes a hard forget removes
 
-    def merged(self, other: "DayWork") -> "DayWork":
+    def merged(self, other: DayWork) -> DayWork:
         return DayWork(self.fragment_gc or other.fragment_gc, self.purge | other.purge)
 
 

@@ -4,21 +4,18 @@ hunks are recomputed from those two with git (stable ids), so nothing derived is
 Decisions (approve, reject, expiry) are `ops.reflections`.
 """
 from __future__ import annotations
-from dreamdeck.core.formats.citations import Key
-from dreamdeck.core.git.diff import FileDiff
-from pathlib import Path
-from dreamdeck.core.workspace import Workspace
-from dataclasses import dataclass
-from datetime import datetime
-from dreamdeck.core.git.diff import diff_many
-from dreamdeck.core.git.diff import diff_texts
-from dataclasses import field
+
 import hashlib
 import json
 import re
-from datetime import timezone
-from dreamdeck.core.errors import BadInput
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 
+from dreamdeck.core.errors import BadInput
+from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.git.diff import FileDiff, diff_many, diff_texts
+from dreamdeck.core.workspace import Workspace
 
 OPEN = ("pending",)
 
@@ -120,7 +117,7 @@ class Reflection:
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
     @classmethod
-    def from_json(cls, text: str) -> "Reflection":
+    def from_json(cls, text: str) -> Reflection:
         d = json.loads(text)
         _check_types(d)
         return cls(
@@ -134,10 +131,10 @@ class Reflection:
         )
 
     def age_days(self, now: datetime | None = None) -> int:
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         created = datetime.fromisoformat(self.created)
         if created.tzinfo is None:  # a hand-written time without a zone: read as UTC
-            created = created.replace(tzinfo=timezone.utc)
+            created = created.replace(tzinfo=UTC)
         return max(0, (now - created).days)
 
     def hunks(self) -> list[tuple[ProposedFile, FileDiff]]:

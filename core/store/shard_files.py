@@ -6,12 +6,12 @@ nested files are ignored.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from dreamdeck.core.formats.shards import HEAD_BYTES, Shard, ShardMeta, meta_from_head
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder
+
 
 def read_shard_meta(path: str | Path) -> ShardMeta | None:
     """The strict frontmatter of a shard file from its first bytes only, as `parse_shard` would

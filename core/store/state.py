@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import time
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreamdeck.core.io.atomic import atomic_write_bytes
-from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.store.state_index import StateIndex, crc_of, forget_index, read_index, write_index
-
 
 # What JSON.stringify(state, null, 2) + "\n" writes around the days.
 _HEAD = b'{\n  "version": 2,\n  "dreamedThrough": {\n'
@@ -51,7 +48,7 @@ def _render_day(day: str, entry: dict[str, object]) -> str:
     elif _plain(ids):  # type: ignore[arg-type]
         id_block = '[\n        "' + '",\n        "'.join(ids) + '"\n      ]'  # type: ignore[arg-type]
     else:
-        id_block = "[\n        " + ",\n        ".join(_dumps(i) for i in ids) + "\n      ]"  # type: ignore[union-attr]
+        id_block = "[\n        " + ",\n        ".join(_dumps(i) for i in ids) + "\n      ]"  # type: ignore[union-attr, attr-defined]
     return f"    {_dumps(day)}: {{\n      \"dreamedIds\": {id_block},\n      \"ts\": {_dumps(entry['ts'])}\n    }}"
 
 
@@ -84,7 +81,7 @@ class LazyDays(Mapping):
         """The days parsed so far."""
         return set(self._entries)
 
-    def replaced(self, day: str, entry: dict[str, object]) -> "LazyDays":
+    def replaced(self, day: str, entry: dict[str, object]) -> LazyDays:
         """A new mapping with `day` set to `entry` (appended when new); self is unchanged."""
         order = self._order if day in self._spans or day in self._entries else [*self._order, day]
         return LazyDays(order, self._raw, self._spans, {**self._entries, day: entry})
@@ -101,7 +98,7 @@ class DreamingState:
 
     def dreamed_ids(self, day: str) -> set[str]:
         entry = self.days.get(day)
-        return set(entry["dreamedIds"]) if entry else set()  # type: ignore[arg-type]
+        return set(entry["dreamedIds"]) if entry else set()  # type: ignore[arg-type, call-overload]
 
     def ids_digest(self, day: str) -> str:
         """A fingerprint of the day's dreamed-id list (what projections of "fully dreamed" key on)."""
@@ -113,7 +110,7 @@ class DreamingState:
             self._digests[day] = digest
         return digest
 
-    def _with_day(self, day: str, entry: dict[str, object]) -> "DreamingState":
+    def _with_day(self, day: str, entry: dict[str, object]) -> DreamingState:
         days: Mapping[str, dict[str, object]]
         if isinstance(self.days, LazyDays):
             days = self.days.replaced(day, entry)  # the other days stay unparsed
@@ -123,17 +120,17 @@ class DreamingState:
         return DreamingState(days, {d: r for d, r in self._rendered.items() if d != day},
                              {d: h for d, h in self._digests.items() if d != day})
 
-    def add_dreamed(self, day: str, ids: set[str] | list[str], ts: str) -> "DreamingState":
+    def add_dreamed(self, day: str, ids: set[str] | list[str], ts: str) -> DreamingState:
         """A new state with `ids` merged into `day` (sorted, de-duplicated); self is unchanged."""
         return self._with_day(day, {"dreamedIds": sorted(self.dreamed_ids(day) | set(ids)), "ts": ts})
 
-    def remove_dreamed(self, day: str, ids: set[str], ts: str) -> "DreamingState":
+    def remove_dreamed(self, day: str, ids: set[str], ts: str) -> DreamingState:
         """A new state with `ids` returned to the undreamed tail of `day`."""
         if day not in self.days:
             return DreamingState(self.days, dict(self._rendered), dict(self._digests))  # never mutated in place
         return self._with_day(day, {"dreamedIds": sorted(self.dreamed_ids(day) - set(ids)), "ts": ts})
 
-    def advanced(self, advance: Mapping[str, Iterable[str]], release: Mapping[str, Iterable[str]], ts: str) -> "DreamingState":
+    def advanced(self, advance: Mapping[str, Iterable[str]], release: Mapping[str, Iterable[str]], ts: str) -> DreamingState:
         """A new state with the `advance` ids marked dreamed and the `release` ids back on the tail."""
         state = self
         for day, ids in advance.items():
@@ -161,6 +158,7 @@ class DreamingState:
             chunk = rendered.get(day)
             if chunk is None:
                 chunk = rendered[day] = _render_day(day, self.days[day]).encode("utf-8")
+            chunk = bytes(chunk) if isinstance(chunk, memoryview) else chunk
             if n:
                 parts.append(b",\n")
             parts.append(chunk)

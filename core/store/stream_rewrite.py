@@ -29,9 +29,9 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, parse_stream_bytes

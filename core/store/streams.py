@@ -12,11 +12,13 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from filelock import FileLock
 
+from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.events import (
     Fragment,
     build_fragment,
@@ -26,14 +28,10 @@ from dreamdeck.core.formats.events import (
 from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
 from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.formats.slugs import is_valid_slug
-from dreamdeck.core.workspace import Workspace, parse_date
-from dreamdeck.core.formats.stream_lines import STREAM_FILE
-from dreamdeck.core.formats.stream_lines import StreamLine
-from dreamdeck.core.formats.stream_lines import StreamProblem
+from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, StreamProblem, parse_stream_bytes
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder, refuse_links
-from dreamdeck.core.formats.stream_lines import parse_stream_bytes
-from dreamdeck.core.errors import BadInput
+from dreamdeck.core.workspace import Workspace, parse_date
 
 
 class AppendRefused(BadInput):
@@ -102,7 +100,7 @@ def read_day(ws: Workspace, day: str) -> tuple[list[Fragment], list[StreamProble
     if path is None:
         return [], []
     lines = read_stream_lines(path)
-    frags = [Fragment.from_event(day, ln.event) for ln in lines if ln.kind == "fragment"]
+    frags = [Fragment.from_event(day, ln.event) for ln in lines if ln.kind == "fragment" and ln.event is not None]
     return frags, problems_of(ws, path, lines)
 
 

@@ -86,7 +86,7 @@ class Forgotten:
         return bool(self.ids or self.hashes)
 
     @classmethod
-    def of(cls, stones: "dict[tuple[str, str], Tombstone]") -> "Forgotten":
+    def of(cls, stones: dict[tuple[str, str], Tombstone]) -> Forgotten:
         hashed = [s for s in stones.values() if s.hash]
         needles: set[bytes] | None = set()
         for s in hashed:

@@ -6,11 +6,10 @@ stderr and a non-zero status, never a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
-
-import importlib
 
 from dreamdeck.cli.common import CliError
 from dreamdeck.core.errors import DreamdeckError
@@ -228,8 +227,8 @@ def _cmd_demo(args) -> int:
     from pathlib import Path
 
     from dreamdeck.demo.open import demo_notice
-    from dreamdeck.tui.demo_app import open_demo
     from dreamdeck.demo.stage import create_demo
+    from dreamdeck.tui.demo_app import open_demo
 
     # A short folder name: the app's tab bar shows it.
     target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="dreamdeck-demo-")) / "pico"

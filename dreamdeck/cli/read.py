@@ -4,10 +4,10 @@ from __future__ import annotations
 import sys
 import time
 
-from dreamdeck.core.store.settings import load_settings
+from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
 from dreamdeck.core.index.strength import COLUMNS, sort_rows, strength_table
 from dreamdeck.core.ops.report import shard_report
-from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
+from dreamdeck.core.store.settings import load_settings
 
 
 def _pinned(ws) -> frozenset[str]:
@@ -85,8 +85,8 @@ def _print_fragment(frag, as_json: bool) -> None:
 
 
 def cmd_stream(args) -> int:
-    from dreamdeck.core.store.streams import list_stream_days, read_path_for, read_stream_lines
     from dreamdeck.core.formats.events import Fragment
+    from dreamdeck.core.store.streams import list_stream_days, read_path_for, read_stream_lines
     from dreamdeck.core.store.tombstones import forgotten
     from dreamdeck.core.workspace import parse_date
 

@@ -115,11 +115,10 @@ def _review_one(ws, args) -> int:
         else:
             say(item.describe())
         return 0
-    from dreamdeck.core.store.reflections import load_reflection
-    from dreamdeck.core.ops.reflections import loss_meter
-
     from dreamdeck.core.ops.claim_review import claim_review
+    from dreamdeck.core.ops.reflections import loss_meter
     from dreamdeck.core.ops.review import probe_reflection
+    from dreamdeck.core.store.reflections import load_reflection
 
     r = load_reflection(ws, args.id)
     meter = loss_meter(r.files)

@@ -19,20 +19,21 @@ import json
 import os
 import random
 import subprocess
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from dreamdeck.core.formats.citations import format_citation, parse_citations
 from dreamdeck.core.formats.events import build_fragment, build_watermark, serialize_event
-from dreamdeck.core.git.commit import FALLBACK_IDENTITY, Trailers, commit_memory
 from dreamdeck.core.formats.ids import timestamp_from_id
-from dreamdeck.core.store.settings import Settings
 from dreamdeck.core.formats.shards import ShardMeta, render_shard, strength_of
-from dreamdeck.core.store.state import DreamingState, save_state
+from dreamdeck.core.git.commit import FALLBACK_IDENTITY, Trailers, commit_memory
 from dreamdeck.core.index.strength import ladder_tier
+from dreamdeck.core.store.settings import Settings
+from dreamdeck.core.store.state import DreamingState, save_state
 from dreamdeck.core.workspace import WorkspaceError, local_today, parse_date
 
 HISTORY_DAYS = 60  # old enough that some beliefs fade (Moltbot decay) before the recent weeks

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from dreamdeck.demo.build import Note, _git_dates, _local, build_demo
 from dreamdeck.core.workspace import Workspace, local_today
+from dreamdeck.demo.build import Note, _git_dates, _local, build_demo
 
 PERSON = "human:dana"
 

@@ -4,7 +4,7 @@ subprocesses. A scripted dreamer speaks only the tool protocol: it calls
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamScratch
 

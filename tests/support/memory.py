@@ -1,6 +1,7 @@
 """Memory as TypeClaw writes it: stream lines, shards, citations, and a TypeClaw-style commit of it."""
 from __future__ import annotations
 
+from datetime import UTC
 from pathlib import Path
 
 from dreamdeck.core.formats.events import build_fragment, build_watermark, serialize_event
@@ -9,9 +10,9 @@ from dreamdeck.core.formats.shards import ShardMeta, render_shard, strength_of
 
 def uuid_at(day: str, n: int) -> str:
     """A deterministic UUIDv7-shaped id whose time falls on `day` (n orders ids within it)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    ms = int(datetime.fromisoformat(day).replace(tzinfo=timezone.utc).timestamp() * 1000) + 3_600_000 + n
+    ms = int(datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp() * 1000) + 3_600_000 + n
     h = f"{ms:012x}"
     return f"{h[:8]}-{h[8:12]}-7{n % 4096:03x}-8{n % 4096:03x}-{n:012x}"
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterable, Union
+from typing import Any
 
 _ids = itertools.count(1)
 
@@ -52,7 +53,7 @@ class Stall:
     then: Reply | None = None
 
 
-Step = Union[Reply, Fail, Stall]
+Step = Reply | Fail | Stall
 
 
 def rate_limited(retry_after_ms: int = 10) -> Fail:
@@ -133,7 +134,7 @@ class FakeMessagesAPI:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> "FakeMessagesAPI":
+    def start(self) -> FakeMessagesAPI:
         fake = self
 
         class Handler(_Handler):
@@ -155,7 +156,7 @@ class FakeMessagesAPI:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> "FakeMessagesAPI":
+    def __enter__(self) -> FakeMessagesAPI:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 # parseCitations (citations.ts): anywhere in the body, `streams/` or legacy `memory/` prefix.
 CITATION = re.compile(r"(streams|memory)/(\d{4}-\d{2}-\d{2})#([\w-]+)")

@@ -5,21 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support.waits import settle
-
-from tests.support.dreamers import Scripted, draft
-from tests.support.memory import commit_all, fragment_line, uuid_at, write_stream
-from tests.support.tui import Notes, make_app
-from tests.tui.apps import topics_app
+from textual.command import CommandList, CommandPalette
 
 from dreamdeck.core.dreaming.run import run_dream
-from textual.command import CommandList, CommandPalette
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.config import load_user_config
 from dreamdeck.tui.modals import HelpModal
-from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
 from dreamdeck.tui.screens.topics import TopicsScreen
-
+from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
+from tests.support.dreamers import Scripted, draft
+from tests.support.memory import commit_all, fragment_line, uuid_at, write_stream
+from tests.support.tui import Notes, make_app
+from tests.support.waits import settle
+from tests.tui.apps import topics_app
 
 SIZE = (140, 40)
 PM = "package-manager"

@@ -5,14 +5,13 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from tests.support.waits import wait_for, wait_workers
-
-from tests.support.git import git
 from dreamdeck.core.dreaming.watcher import WatchEvent
 from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.workspace import Workspace
+from tests.support.git import git
 from tests.support.memory import fragment_line, uuid_at, write_stream
 from tests.support.tui import Notes, make_app
+from tests.support.waits import wait_for, wait_workers
 from tests.tui.apps import control_app
 
 SIZE = (140, 40)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.waits import settle, wait_for
-
 from dreamdeck.core.ops.alerts import baseline_path, check_alerts
 from dreamdeck.core.store.audit import read_entries
 from dreamdeck.core.workspace import Workspace
+from tests.support.waits import settle, wait_for
 
 SIZE = (120, 36)
 

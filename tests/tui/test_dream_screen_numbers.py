@@ -8,16 +8,15 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from tests.support.waits import settle, wait_for
-
-from tests.support.git import git
 from dreamdeck.core.dreaming.watcher import WatchEvent
 from dreamdeck.core.git.commit import Trailers, commit_memory
 from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.screens import control
 from dreamdeck.tui.widgets.tab_bar import TabBar
+from tests.support.git import git
 from tests.support.memory import fragment_line, uuid_at, write_stream
+from tests.support.waits import settle, wait_for
 
 SIZE = (140, 40)
 TODAY = "2026-05-22"

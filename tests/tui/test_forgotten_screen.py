@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.waits import settle, wait_for
-
-from tests.support.git import git
 from dreamdeck.core.ops.forget import forget_fragment, forget_topic
 from dreamdeck.core.workspace import Workspace
+from tests.support.git import git
 from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.waits import settle, wait_for
 
 TODAY = "2026-05-22"
 D1 = "2026-05-21"

@@ -5,23 +5,19 @@ a pin; every test checks the files and git afterwards, not only the screen.
 """
 from __future__ import annotations
 
-
-from tests.support.waits import on_screen, settle, wait_for
-
-from tests.support.git import git, head
-from tests.support.dreamers import Scripted, draft
-from tests.support.memory import fragment_line, uuid_at, write_stream
-from tests.support.tui import make_app
-from tests.tui.apps import history_app
-
-from dreamdeck.core.ops.alerts import pending_alerts
-from dreamdeck.core.store.audit import read_entries
 from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.ops.alerts import pending_alerts
 from dreamdeck.core.ops.proposals import propose
 from dreamdeck.core.ops.vault import pin_topic
+from dreamdeck.core.store.audit import read_entries
 from dreamdeck.tui.modals import ConfirmModal
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
-
+from tests.support.dreamers import Scripted, draft
+from tests.support.git import git, head
+from tests.support.memory import fragment_line, uuid_at, write_stream
+from tests.support.tui import make_app
+from tests.support.waits import on_screen, settle, wait_for
+from tests.tui.apps import history_app
 
 D = "2026-05-22"
 SHARD = "deploy-day"

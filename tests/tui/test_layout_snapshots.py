@@ -11,8 +11,7 @@ from dreamdeck.core.workspace import Workspace
 from tests.support.agent import agent_folder
 from tests.support.tui import make_app
 from tests.support.waits import settle, wait_for
-from tests.tui.apps import (control_app, history_app, proposals_app, reflections_app, stream_app, topics_app,
-                            vault_app)
+from tests.tui.apps import control_app, history_app, proposals_app, reflections_app, stream_app, topics_app, vault_app
 
 SIZES = [(80, 24), (120, 36), (200, 50)]
 

@@ -7,14 +7,14 @@ from rich.cells import cell_len
 from textual.widgets import OptionList
 
 from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.tui.modals import ConfirmModal
+from dreamdeck.tui.widgets.hunk_view import wrap_words
 from tests.support.dreamers import Scripted, draft
 from tests.support.memory import cite, commit_all, fragment_line, write_stream
 from tests.support.tui import make_app
 from tests.support.waits import settle, wait_for
 from tests.tui.apps import control_app, proposals_app, topics_app
 from tests.tui.test_reflections_screen import D, _seed, open_reflections
-from dreamdeck.tui.modals import ConfirmModal
-from dreamdeck.tui.widgets.hunk_view import wrap_words
 
 SMALL = (80, 24)
 

@@ -1,23 +1,21 @@
 """Screen 3, Proposals: each key is one core call, checked on pending-memories.md and in git."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.support.waits import on_screen, settle
-
-from tests.support.git import commit_count, git
-from tests.support.tui import make_app
-from tests.tui.apps import proposals_app
-from dreamdeck.core.ops.proposals import propose
-from dreamdeck.core.store.proposals_file import read_pending
 from textual.widgets import Input
 
+from dreamdeck.core.ops.proposals import propose
+from dreamdeck.core.store.proposals_file import read_pending
 from dreamdeck.tui.modals import ReasonModal
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
+from tests.support.git import commit_count, git
+from tests.support.tui import make_app
+from tests.support.waits import on_screen, settle
+from tests.tui.apps import proposals_app
 
-
-NOW = datetime(2026, 5, 22, 10, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 5, 22, 10, 0, tzinfo=UTC)
 
 
 async def open_proposals(ws):
@@ -42,7 +40,7 @@ def table_ids(app) -> list[str]:
 async def test_proposals_are_grouped_by_agent_with_store_confidence_and_age(ws):
     propose(ws, "researcher", "semantic", "User prefers academic sources", confidence="high", now=NOW)
     propose(ws, "coder", "episodic", "User asked for a flame graph", confidence="low",
-            now=datetime(2026, 5, 19, 9, 0, tzinfo=timezone.utc))
+            now=datetime(2026, 5, 19, 9, 0, tzinfo=UTC))
     propose(ws, "researcher", "procedural", "Cite the RFC number in every summary", now=NOW)
     app = await open_proposals(ws)
     async with app.run_test(size=(140, 40)) as pilot:

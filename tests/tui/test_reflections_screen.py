@@ -14,15 +14,15 @@ from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.runner import head
 from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.store.state import load_state, save_state
+from dreamdeck.tui.modals import ConfirmModal, ReasonModal
+from dreamdeck.tui.screens.reflections import EMPTY, ReflectionsScreen
+from dreamdeck.tui.widgets.hunk_view import GUTTER, HunkView
 from tests.support.dreamers import Scripted, draft, merge_into
 from tests.support.git import git
 from tests.support.memory import cite, commit_all, fragment_line, shard_text, topics, uuid_at, write_shard, write_stream
 from tests.support.tui import Notes, make_app
 from tests.support.waits import settle
 from tests.tui.apps import reflections_app
-from dreamdeck.tui.modals import ConfirmModal, ReasonModal
-from dreamdeck.tui.screens.reflections import EMPTY, ReflectionsScreen
-from dreamdeck.tui.widgets.hunk_view import GUTTER, HunkView
 
 SIZE = (140, 40)
 D1, D = "2026-05-20", "2026-05-22"

@@ -5,15 +5,12 @@ Asserted on what the screen shows, and on the files and git history an action ch
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from tests.support.waits import settle, wait_for
-
-from tests.support.git import git
 from dreamdeck.core.formats.citations import citation_keys
-
 from dreamdeck.core.workspace import Workspace
+from tests.support.git import git
 from tests.support.tui import make_app
+from tests.support.waits import settle, wait_for
 from tests.tui.apps import stream_app
 
 TODAY = stream_app.TODAY

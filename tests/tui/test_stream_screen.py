@@ -3,15 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.waits import wait_for
-
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.store.stream_rewrite import rewrite_stream
 from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.store.tombstones import Tombstone, record
+from dreamdeck.core.workspace import Workspace
 from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
 from tests.support.tui import Notes, make_app
-from dreamdeck.core.workspace import Workspace
+from tests.support.waits import wait_for
 from tests.tui.apps import stream_app
 
 SIZE = (140, 40)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from rich.cells import cell_len
-from tests.support.waits import settle
 
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.config import UserConfig
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar, tab_line
+from tests.support.waits import settle
 
 LONG_NAME = "dreamdeck-demo-8f3k2j1q-a-very-long-generated-folder-name"
 BUSY = {"reflections": 2, "proposals": 5, "history": 1, "watcher": "on", "undreamed": 6}
@@ -72,7 +72,7 @@ async def test_the_app_draws_the_fitted_bar_at_its_width(ws, size):
     app.workspace_name = LONG_NAME
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
-        for mode, key, label in TABS:
+        for _mode, key, label in TABS:
             await pilot.press(key)
             await settle(app, pilot)
             bar = app.screen.query_one(TabBar)

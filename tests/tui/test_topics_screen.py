@@ -6,22 +6,20 @@ import stat
 from pathlib import Path
 
 import pytest
-from tests.support.waits import on_screen, settle
+from textual.widgets import Input, OptionList, Static
 
-from tests.support.git import commit_count, git
-from tests.support.memory import uuid_at
-from tests.support.tui import Notes, make_app
-from tests.tui.apps import topics_app
-
-from dreamdeck.core.store.settings import load_settings
-from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.core.formats.shards import parse_shard
 from dreamdeck.core.index.strength import strength_table
-from textual.widgets import Input, OptionList, Static
+from dreamdeck.core.store.settings import load_settings
+from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.tui.modals import ReasonModal
 from dreamdeck.tui.screens.topics import COLUMNS, TopicsScreen, cell_style
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
-
+from tests.support.git import commit_count, git
+from tests.support.memory import uuid_at
+from tests.support.tui import Notes, make_app
+from tests.support.waits import on_screen, settle
+from tests.tui.apps import topics_app
 
 SIZE = (140, 40)
 PM = "package-manager"

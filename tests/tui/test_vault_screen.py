@@ -3,18 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.waits import on_screen, settle
-
-from tests.support.git import commit_count, git
-from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
-from tests.support.tui import make_app
-from tests.tui.apps import vault_app
-
 from dreamdeck.core.git.commit import Trailers, commit_memory
 from dreamdeck.core.ops.vault import pin_topic
 from dreamdeck.tui.modals import ConfirmModal
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
-
+from tests.support.git import commit_count, git
+from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.tui import make_app
+from tests.support.waits import on_screen, settle
+from tests.tui.apps import vault_app
 
 D = "2026-05-20"
 

@@ -1,7 +1,7 @@
 """VirtualTable: renders only visible rows, keyboard/mouse navigation, sort, filter, refresh, follow."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import pytest
 from textual import events

@@ -7,8 +7,9 @@ which runs the core call in a thread and, whatever happens, makes the app re-rea
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -146,7 +147,7 @@ class MemoryScreen(Screen):
             if first_load_finished is not None:
                 first_load_finished()
 
-    def on_memory_screen_loaded(self, message: "MemoryScreen.Loaded") -> None:
+    def on_memory_screen_loaded(self, message: MemoryScreen.Loaded) -> None:
         message.stop()
         self.show(message.data)
 

@@ -7,8 +7,9 @@ confirm that says what it does; a hard-forgotten fragment cannot come back (its 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from rich.text import Text
 from textual import on

@@ -8,7 +8,8 @@ them, pins affected, fragments returned to the undreamed tail) and asks.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -237,9 +238,9 @@ class HistoryScreen(MemoryScreen):
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
         from dreamdeck.core.errors import DreamdeckError
+        from dreamdeck.core.git.history import list_memory_commits
         from dreamdeck.core.ops.alerts import check_alerts
         from dreamdeck.core.store.audit import read_log
-        from dreamdeck.core.git.history import list_memory_commits
 
         root = self.ws.root
         commits = [commit_row(c.to_json()) for c in list_memory_commits(root, limit=1000)]

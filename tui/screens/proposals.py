@@ -7,8 +7,9 @@ proposal or an existing topic, the two are shown side by side under a ⚠ CONFLI
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
-from typing import Any, Mapping
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -68,8 +69,8 @@ def queue_now(ws) -> datetime:
     """The moment ages are measured at: now, or the end of `--today` when the day is fixed."""
     if ws.today_override:
         day = date.fromisoformat(ws.today_override)
-        return datetime(day.year, day.month, day.day, 23, 59, tzinfo=timezone.utc)
-    return datetime.now(timezone.utc)
+        return datetime(day.year, day.month, day.day, 23, 59, tzinfo=UTC)
+    return datetime.now(UTC)
 
 
 def _row(item: dict, counts: dict[str, int]) -> dict:
@@ -171,8 +172,8 @@ class ProposalsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
-        from dreamdeck.core.ops.proposals import get_proposal, list_proposals
         from dreamdeck.core.formats.shards import parse_loose_shard
+        from dreamdeck.core.ops.proposals import get_proposal, list_proposals
 
         ws = self.ws
         now = queue_now(ws)

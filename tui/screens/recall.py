@@ -7,8 +7,9 @@ decay, stays the agent's). Typing runs the query (one worker at a time, the newe
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult

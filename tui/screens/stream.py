@@ -226,7 +226,7 @@ class StreamScreen(StreamCuration, MemoryScreen):
             plan, error = None, f"{type(exc).__name__}: {exc}"
         self.post_message(self.Scanned(view, (plan, older, until), error))
 
-    def on_stream_screen_scanned(self, message: "StreamScreen.Scanned") -> None:
+    def on_stream_screen_scanned(self, message: StreamScreen.Scanned) -> None:
         message.stop()
         self._scanning = False
         plan, older, until = message.plan

@@ -133,9 +133,9 @@ class TopicsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
+        from dreamdeck.core.index.strength import strength_table
         from dreamdeck.core.store.settings import load_settings
         from dreamdeck.core.store.shard_files import list_shard_files
-        from dreamdeck.core.index.strength import strength_table
 
         ws = self.ws
         pinned = frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))

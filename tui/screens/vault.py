@@ -6,7 +6,8 @@ has moved on since the pin, the difference is shown under the vault text.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from rich.text import Text
 from textual import on

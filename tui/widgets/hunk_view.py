@@ -158,13 +158,13 @@ class HunkView(ScrollView, can_focus=True):
     class CursorMoved(Message):
         """The current hunk changed."""
 
-        def __init__(self, view: "HunkView", hunk: HunkEntry | None) -> None:
+        def __init__(self, view: HunkView, hunk: HunkEntry | None) -> None:
             super().__init__()
             self.view = view
             self.hunk = hunk
 
         @property
-        def control(self) -> "HunkView":
+        def control(self) -> HunkView:
             return self.view
 
     def __init__(self, *, empty_message: str = "Nothing to show.", name: str | None = None,

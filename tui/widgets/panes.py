@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList
 
+
 class NavList(OptionList, inherit_bindings=False):
     """An OptionList with the app's list keys. `enter` is left to the screen (whatever its
     footer says `⏎` does); a subclass that selects on enter binds it with its own words."""

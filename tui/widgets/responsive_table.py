@@ -7,7 +7,7 @@ VirtualTable takes `optional=`; this is the unsortable, last-column-fills varian
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from dreamdeck.tui.widgets.table_variants import FitTable
 from dreamdeck.tui.widgets.virtual_table import NARROW, Column

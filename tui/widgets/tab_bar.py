@@ -8,8 +8,8 @@ that are not current (the brand and the words come back if that leaves room for 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text

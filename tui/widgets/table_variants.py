@@ -2,8 +2,8 @@
 width) and GroupedRows (a row source that names each group once)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Mapping
 
 from dreamdeck.tui.widgets.virtual_table import ListRowSource, VirtualTable
 

@@ -29,9 +29,10 @@ After the rows of a source change (appended log lines, refreshed data), call
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment

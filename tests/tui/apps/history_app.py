@@ -46,9 +46,9 @@ def frozen(stamp: str):
 def build_history(root: Path) -> dict[str, str]:
     """Six memory commits (two dreams, a proposal and its rejection, a pin, a rollback of the
     second dream) and one pending SOUL.md alert. Returns the shas by name."""
-    from dreamdeck.core.ops.alerts import check_alerts
     from dreamdeck.core.git.commit import Trailers, commit_memory
     from dreamdeck.core.git.runner import head
+    from dreamdeck.core.ops.alerts import check_alerts
     from dreamdeck.core.ops.proposals import propose, reject_proposal
     from dreamdeck.core.ops.rollback import rollback
     from dreamdeck.core.ops.vault import pin_topic

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.support.agent import agent_folder
@@ -25,7 +25,7 @@ def pinned_agent_folder(parent: Path) -> Path:
 
 
 def at(day: int, hour: int = 10) -> datetime:
-    return datetime(2026, 5, day, hour, 0, tzinfo=timezone.utc)
+    return datetime(2026, 5, day, hour, 0, tzinfo=UTC)
 
 
 def build_inbox(root: Path) -> None:

@@ -28,10 +28,10 @@ def _dream(inp, scratch) -> None:
 def build_recall(root: Path) -> None:
     from dreamdeck.core.dreaming.run import run_dream
     from dreamdeck.core.git.commit import Trailers, commit_memory
-    from dreamdeck.core.ops.vault import pin_topic
     from dreamdeck.core.ops.recall import recall
-    from dreamdeck.core.store.state import load_state, save_state
+    from dreamdeck.core.ops.vault import pin_topic
     from dreamdeck.core.store.saved_queries import with_query
+    from dreamdeck.core.store.state import load_state, save_state
     from dreamdeck.core.workspace import Workspace
 
     ws = Workspace.open(root, today=TODAY)

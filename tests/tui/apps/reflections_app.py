@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from dreamdeck.core.dreaming.run import run_dream
@@ -22,7 +22,7 @@ from tests.support.tui import make_app
 
 D1, D = "2026-05-20", "2026-05-22"
 TODAY = D
-CREATED = datetime(2026, 5, 22, 9, 30, tzinfo=timezone.utc)
+CREATED = datetime(2026, 5, 22, 9, 30, tzinfo=UTC)
 
 
 def seed(ws: Workspace) -> None:
