@@ -252,6 +252,46 @@ def forget_fragment(
     return out
 
 
+def _topic_fragment_stones(ws: Workspace, slug: str, keys: set[Key], reason: str, actor: str, hard: bool):
+    """The tombstones for a topic's fragments forgotten with it (those not already forgotten as
+    hard as this), the stream lines a hard forget purges, and the text of each (hard: to leave
+    memory/meta too). Refused when the vault cites one of them."""
+    stones: list[tuple[str, Tombstone]] = []
+    purge: set[Key] = set()
+    texts: dict[Key, list[str]] = {}
+    if not keys:
+        return stones, purge, texts
+    vault = _vault_citing(ws, keys)
+    if vault:
+        raise Refused(f"refused: fragments of {slug!r} are cited by the vault ({', '.join(sorted(vault))}); unpin first")
+    live = load_tombstones(ws)
+    for day, fid in sorted(keys):
+        if (day, fid) in live and (live[(day, fid)].hard or not hard):
+            continue
+        event, _raw, in_stream = _find_fragment(ws, day, fid)
+        stones.append(("forget", _stone(day, fid, event, reason, actor, hard)))
+        if hard and in_stream:
+            purge.add((day, fid))
+        if hard:
+            texts[(day, fid)] = text_pieces(event)
+    return stones, purge, texts
+
+
+def _topic_edits(ws: Workspace, rel: str, archive_rel: str, text: str, keys: set[Key], hard: bool) -> list[FileEdit]:
+    """Hard: the topic is deleted. Soft: it moves to archive/ byte for byte (less the citations of
+    fragments forgotten with it), refused when another file is already there."""
+    if hard:
+        return [FileEdit(rel, text, None)]
+    archived = strip_citations(text, keys) if keys else text
+    existing = _read(ws, archive_rel)
+    if existing is not None and existing != archived:
+        raise Refused(f"refused: memory/{archive_rel} already exists; move or forget it first")
+    edits = [FileEdit(rel, text, None)]
+    if existing is None and archived is not None:
+        edits.append(FileEdit(archive_rel, None, archived, recompute=archived != text))
+    return edits
+
+
 def forget_topic(
     ws: Workspace, slug: str, reason: str, actor: str = "human:cli", *, hard: bool = False,
     fragments: bool = False,
@@ -268,37 +308,9 @@ def forget_topic(
     text = read_text_nofollow(path)
     cited = citation_keys(text)
     keys = set(cited) if fragments else set()
-    stones: list[tuple[str, Tombstone]] = []
-    purge: set[Key] = set()
-    texts: dict[Key, list[str]] = {}  # hard: the text of each forgotten fragment, to leave memory/meta too
-    if keys:
-        vault = _vault_citing(ws, keys)
-        if vault:
-            raise Refused(
-                f"refused: fragments of {slug!r} are cited by the vault ({', '.join(sorted(vault))}); unpin first"
-            )
-        live = load_tombstones(ws)
-        for day, fid in sorted(keys):
-            if (day, fid) in live and (live[(day, fid)].hard or not hard):
-                continue
-            event, _raw, in_stream = _find_fragment(ws, day, fid)
-            stones.append(("forget", _stone(day, fid, event, reason, actor, hard)))
-            if hard and in_stream:
-                purge.add((day, fid))
-            if hard:
-                texts[(day, fid)] = text_pieces(event)
-    edits: list[FileEdit] = []
+    stones, purge, texts = _topic_fragment_stones(ws, slug, keys, reason, actor, hard)
     archive_rel = f"archive/{slug}.md"
-    if hard:
-        edits.append(FileEdit(rel, text, None))
-    else:
-        archived = strip_citations(text, keys) if keys else text
-        existing = _read(ws, archive_rel)
-        if existing is not None and existing != archived:
-            raise Refused(f"refused: memory/{archive_rel} already exists; move or forget it first")
-        edits.append(FileEdit(rel, text, None))
-        if existing is None and archived is not None:
-            edits.append(FileEdit(archive_rel, None, archived, recompute=archived != text))
+    edits = _topic_edits(ws, rel, archive_rel, text, keys, hard)
     other, orphaned = _strip_edits(ws, keys, skip={rel})
     edits += other
     verb = "deleted" if hard else "archived"

@@ -166,6 +166,41 @@ def _blame(r: Reflection, chosen: dict[str, set[str]], missing: list[Key]) -> li
     return lines
 
 
+def _chosen_hunks(r: Reflection, rid: str, hunks: list[str] | None) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """(hunk id -> file, file -> the hunk ids approved): the named hunks, or every hunk."""
+    known = {h.id: f.path for f, d in r.hunks() for h in d.hunks}
+    if hunks is None:
+        return known, {f.path: {h.id for h in d.hunks} for f, d in r.hunks()}
+    unknown = [h for h in hunks if h not in known]
+    if unknown:
+        raise ReflectionError(f"{rid} has no hunk {', '.join(unknown)} (see `dreamdeck review {rid}`)")
+    chosen: dict[str, set[str]] = {}
+    for h in hunks:
+        chosen.setdefault(known[h], set()).add(h)
+    return known, chosen
+
+
+def _approved_edits(r: Reflection, chosen: dict[str, set[str]], everything: bool,
+                    edited: dict[str, str | None] | None) -> list[FileEdit]:
+    """The file edits an approval makes: an edited text as written, a file whose every hunk is
+    chosen as proposed, otherwise the chosen hunks applied to its base."""
+    edits: list[FileEdit] = []
+    for f, diff in r.hunks():
+        if edited and f.path in edited:
+            edits.append(FileEdit(f.path, f.base, edited[f.path]))
+            continue
+        picked = chosen.get(f.path, set())
+        if not diff.hunks:
+            if everything:
+                edits.append(FileEdit(f.path, f.base, f.proposed))
+            continue
+        if not picked:
+            continue
+        whole = picked == {h.id for h in diff.hunks}  # every hunk: the proposed text itself
+        edits.append(FileEdit(f.path, f.base, f.proposed if whole else apply_hunks(f.base, f.proposed, picked, f.path)))
+    return edits
+
+
 def approve(
     ws: Workspace,
     rid: str,
@@ -185,31 +220,9 @@ def approve(
     r = load_reflection(ws, rid)
     _require_open(r, ws, force, now)
     _refuse_if_dreamed_elsewhere(ws, r, force)
-    known = {h.id: f.path for f, d in r.hunks() for h in d.hunks}
-    chosen: dict[str, set[str]] = {}
-    if hunks is not None:
-        unknown = [h for h in hunks if h not in known]
-        if unknown:
-            raise ReflectionError(f"{rid} has no hunk {', '.join(unknown)} (see `dreamdeck review {rid}`)")
-        for h in hunks:
-            chosen.setdefault(known[h], set()).add(h)
-    else:
-        chosen = {f.path: {h.id for h in d.hunks} for f, d in r.hunks()}
+    known, chosen = _chosen_hunks(r, rid, hunks)
     turned_down = set(rejected or ()) & set(known) - {h for v in chosen.values() for h in v}
-    edits: list[FileEdit] = []
-    for f, diff in r.hunks():
-        if edited and f.path in edited:
-            edits.append(FileEdit(f.path, f.base, edited[f.path]))
-            continue
-        picked = chosen.get(f.path, set())
-        if not diff.hunks:
-            if hunks is None:
-                edits.append(FileEdit(f.path, f.base, f.proposed))
-            continue
-        if not picked:
-            continue
-        whole = picked == {h.id for h in diff.hunks}  # every hunk: the proposed text itself
-        edits.append(FileEdit(f.path, f.base, f.proposed if whole else apply_hunks(f.base, f.proposed, picked, f.path)))
+    edits = _approved_edits(r, chosen, hunks is None, edited)
     total = len(known)
     picked_count = sum(len(v) for v in chosen.values())
     partial = hunks is not None and picked_count < total or bool(edited)
