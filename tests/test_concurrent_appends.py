@@ -15,7 +15,6 @@ import multiprocessing
 import os
 import shutil
 import tempfile
-import zlib
 from pathlib import Path
 
 import pytest
@@ -24,9 +23,9 @@ from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.store.streams import read_stream_lines
 from dreamdeck.core.workspace import Workspace
 from tests.faults.appender import append_many, append_raw
-from tests.support.dreamers import Scripted, citations_in, draft
+from tests.support.dreamers import citations_in
+from tests.support.lockstep import counting_dreamer, dream_in_lockstep
 from tests.support.memory import the_next_day
-from tests.support.waits import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -34,18 +33,6 @@ D = "2026-05-22"
 RUNS = 200  # dreams while the agents append, every one with new fragments to dream
 BATCH = 2  # appends per appender released each time a dream has read the stream
 PER_APPENDER = RUNS * BATCH
-
-
-def _cites_half(inp, scratch) -> None:
-    """Cite roughly half of what it sees (by a hash of the id), one shard per source."""
-    by_source: dict[str, list[str]] = {}
-    for f in inp.fragments:
-        if zlib.crc32(f.id.encode()) % 2 == 0:
-            by_source.setdefault(f.source, []).append(f.citation)
-    for source, new in by_source.items():
-        slug = "from-" + source
-        old = citations_in(scratch.files.get(slug, ""))
-        scratch.write_shard(slug, draft(f"Things {source} observed", old + new))
 
 
 @pytest.fixture
@@ -91,33 +78,10 @@ def test_no_append_is_lost_while_hundreds_of_dreams_compact_the_stream(tmp_path,
         procs.append(ctx.Process(target=fn, args=(str(root), D, source, PER_APPENDER, BATCH, str(out),
                                                   ready, start, reads, appended, abort)))
 
-    def has_read_then_cites_half(inp, scratch) -> None:
-        with reads.get_lock():
-            reads.value += 1  # this dream's fragments are chosen: release the next batch of appends
-        _cites_half(inp, scratch)
-
-    for p in procs:
-        p.start()
-    dreamer = Scripted(has_read_then_cites_half)
-    receipts = []
-    try:
-        for _ in procs:
-            ready.get(timeout=60)
-        start.set()
-        for run in range(1, RUNS + 1):
-            # Dream `run` waits for append number (run-1)*BATCH from every appender: released only
-            # once dream run-1 had read, so it is new to this one.
-            wait_until(lambda run=run: all(c.value > (run - 1) * BATCH for c in counts) or any(p.exitcode for p in procs),
-                       timeout=120, step=0.002, what=f"the appends before dream {run}")
-            receipts.append(run_dream(ws, dreamer=dreamer, review="none"))
-        for p in procs:
-            p.join(timeout=120)
-            assert p.exitcode == 0
-    finally:
-        abort.set()
-        for p in procs:
-            p.join(timeout=10)
-    receipts.append(run_dream(ws, dreamer=dreamer, review="none"))  # whatever arrived last
+    # Dream `run` waits for append number (run-1)*BATCH from every appender: released only once
+    # dream run-1 had read, so it is new to this one.
+    dreamer = counting_dreamer(reads)
+    receipts = dream_in_lockstep(ws, dreamer, procs, ready, start, abort, counts, runs=RUNS, batch=BATCH)
     # Today's stream is never rewritten (invariant 8): its compaction waited in the backlog, and
     # the first run once the day is over and the file quiet does it.
     assert sum(len(r.fragments_dropped) for r in receipts) == 0

@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import zlib
 from pathlib import Path
 
 import pytest
@@ -24,24 +23,12 @@ from dreamdeck.core.store.stream_rewrite import carry_replaced_streams, rewrite_
 from dreamdeck.core.store.streams import read_stream_lines
 from dreamdeck.core.workspace import Workspace
 from tests.faults.appender import append_held, append_per_line
-from tests.support.dreamers import Scripted, citations_in, draft
+from tests.support.dreamers import Scripted, citations_in, cites_half, draft
+from tests.support.lockstep import counting_dreamer, dream_in_lockstep
 from tests.support.memory import fragment_line, the_next_day, uuid_at, watermark_line, write_stream
-from tests.support.waits import wait_until
 
 D = "2026-05-22"  # the day the agents started writing
 T = "2026-05-23"  # the workspace's today while they write (D's writers kept their file past midnight)
-
-
-def _cites_half(inp, scratch) -> None:
-    """Cite roughly half of what it sees (by a hash of the id), one shard per source."""
-    by_source: dict[str, list[str]] = {}
-    for f in inp.fragments:
-        if zlib.crc32(f.id.encode()) % 2 == 0:
-            by_source.setdefault(f.source, []).append(f.citation)
-    for source, new in by_source.items():
-        slug = "from-" + source
-        old = citations_in(scratch.files.get(slug, ""))
-        scratch.write_shard(slug, draft(f"Things {source} observed", old + new))
 
 
 @pytest.fixture
@@ -77,31 +64,8 @@ def _race(tmp_path: Path, root: Path, today: str, writers: list, per_writer: int
         procs.append(ctx.Process(target=how, args=(str(root), day, source, per_writer, batch, str(out),
                                                    ready, start, reads, appended, abort)))
 
-    def has_read_then_cites_half(inp, scratch) -> None:
-        with reads.get_lock():
-            reads.value += 1  # release the next batch of lines from every writer
-        _cites_half(inp, scratch)
-
-    dreamer = Scripted(has_read_then_cites_half)
-    receipts = []
-    for p in procs:
-        p.start()
-    try:
-        for _ in procs:
-            ready.get(timeout=60)
-        start.set()
-        for run in range(1, per_writer // batch + 1):
-            wait_until(lambda run=run: all(c.value > (run - 1) * batch for c in counts) or any(p.exitcode for p in procs),
-                       timeout=120, step=0.002, what=f"the lines before dream {run}")
-            receipts.append(run_dream(ws, dreamer=dreamer, review="none"))
-        for p in procs:
-            p.join(timeout=120)
-            assert p.exitcode == 0
-    finally:
-        abort.set()
-        for p in procs:
-            p.join(timeout=10)
-    receipts.append(run_dream(ws, dreamer=dreamer, review="none"))  # whatever arrived last
+    receipts = dream_in_lockstep(ws, counting_dreamer(reads), procs, ready, start, abort, counts,
+                                 runs=per_writer // batch, batch=batch)
     appended: dict[str, list[str]] = {}
     for day, out in outs:
         appended.setdefault(day, []).extend(json.loads(out.read_text()))
@@ -156,7 +120,7 @@ def test_ten_thousand_lines_from_writers_holding_the_file_open_or_opening_per_li
     assert sorted(backlog) == [D, T] and all(w.fragment_gc for w in backlog.values())
 
     # The writers are gone and the files quiet: the next run does the compaction that waited.
-    later = run_dream(the_next_day(Workspace.open(root, today=T)), dreamer=Scripted(_cites_half), review="none")
+    later = run_dream(the_next_day(Workspace.open(root, today=T)), dreamer=Scripted(cites_half), review="none")
 
     collected = _exactly_once(root, appended, receipts + [later])
     assert len(collected) > 1000 and not (root / "memory" / BACKLOG).exists()

@@ -4,6 +4,7 @@ subprocesses. A scripted dreamer speaks only the tool protocol: it calls
 """
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 
 from dreamdeck.core.dreaming.protocol import DreamerError, DreamInput, DreamScratch
@@ -113,3 +114,16 @@ def merge_into(target: str, sources: list[str], belief: str, extra: Callable[[Dr
             scratch.delete_shard(s)
 
     return script
+
+
+def cites_half(inp, scratch) -> None:
+    """Cite roughly half of what it sees (by a hash of the id), one shard per source: a dream
+    that leaves the rest dreamed and uncited, for the GC to take."""
+    by_source: dict[str, list[str]] = {}
+    for f in inp.fragments:
+        if zlib.crc32(f.id.encode()) % 2 == 0:
+            by_source.setdefault(f.source, []).append(f.citation)
+    for source, new in by_source.items():
+        slug = "from-" + source
+        old = citations_in(scratch.files.get(slug, ""))
+        scratch.write_shard(slug, draft(f"Things {source} observed", old + new))
