@@ -29,6 +29,10 @@ class DreamReceipt:
     fragments_dropped: list[str] = field(default_factory=list)
     # Fragments left uncited as true duplicates: "DATE#ID" -> the "DATE#ID" whose citation it repeats.
     folded: dict[str, str] = field(default_factory=dict)
+    # Fragments the dreamer declared noise: "DATE#ID" -> its rule (why it carries nothing durable).
+    noise: dict[str, str] = field(default_factory=dict)
+    # What the apply's compaction removed from the streams: "DATE#ID" -> why (door.collection).
+    collected: dict[str, str] = field(default_factory=dict)
     watermarks_dropped: int = 0
     # stream day -> why its compaction waits (a writer may hold the file open: invariant 8)
     compaction_waiting: dict[str, str] = field(default_factory=dict)

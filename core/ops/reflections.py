@@ -217,6 +217,21 @@ def approve(
     With `hunks`, the hunks neither chosen nor `rejected` stay pending in the same reflection,
     and the fragments behind rejected ones stay held until released or forgotten."""
     now = workspace_now(ws, now)
+    cs, blame = approval_changeset(ws, rid, hunks=hunks, edited=edited, actor=actor, force=force, now=now,
+                                   rejected=rejected)
+    try:
+        return apply_changeset(ws, cs, now=now)
+    except Refused as exc:
+        raise blame(exc) from None
+
+
+def approval_changeset(
+    ws: Workspace, rid: str, *, hunks: list[str] | None = None, edited: dict[str, str | None] | None = None,
+    actor: str = "human:cli", force: bool = False, now: datetime | None = None, rejected: list[str] | None = None,
+):
+    """(the ChangeSet an approval applies, a function turning a refusal into one that names the
+    hunks to blame). Nothing is written: `approve` applies it, `review` previews its collection."""
+    now = workspace_now(ws, now)
     r = load_reflection(ws, rid)
     _require_open(r, ws, force, now)
     _refuse_if_dreamed_elsewhere(ws, r, force)
@@ -232,6 +247,13 @@ def approve(
         "hunks": sorted(h for v in chosen.values() for h in v), "edited": sorted(edited or {}),
         **({"rejected_hunks": sorted(turned_down)} if turned_down else {}),
     })
+
+    def blame(exc: Refused) -> Refused:
+        if not exc.missing:
+            return exc
+        said = _blame(r, chosen, exc.missing)
+        return Refused(str(exc) + ("; " + "; ".join(said) if said else ""), missing=exc.missing)
+
     try:  # (a partial approval plans its result first: a refusal is blamed the same way)
         advance = _settle_held(ws, r, edits, chosen if partial and not edited else None, decision, turned_down)
         log = f"- {_now_iso(now)} {rid} {decision} by {actor}: {picked_count}/{total} hunks" + (
@@ -242,15 +264,23 @@ def approve(
                    ref=Reference("Reflection", rid)),
             Writes(edits, meta_files=meta_updates(ws, [r], log)),
             Evidence(advance=advance, gc_days={d for d, _ in r.shown_keys()},
-                     restore_lines=_lines_to_restore(ws, r, edits)),
+                     restore_lines=_lines_to_restore(ws, r, edits), gc_reasons=given_reasons(r.receipt)),
         )
-        return apply_changeset(ws, cs, now=now)
     except Refused as exc:
-        if exc.missing:
-            blame = _blame(r, chosen, exc.missing)
-            raise Refused(str(exc) + ("; " + "; ".join(blame) if blame else ""), missing=exc.missing) from None
-        raise
+        raise blame(exc) from None
+    return cs, blame
 
+
+def given_reasons(receipt: object) -> dict[str, str]:
+    """Why a dream left fragments uncited, from its receipt: "DATE#ID" -> a named duplicate, or
+    the dreamer's noise rule (the GC's reasons when its apply, or an approval, lets them go)."""
+    receipt = receipt if isinstance(receipt, dict) else {}
+    out: dict[str, str] = {}
+    for field_name, say in (("noise", "noise: {}"), ("folded", "duplicate of streams/{}")):
+        given = receipt.get(field_name)
+        if isinstance(given, dict):
+            out.update({str(k): say.format(v) for k, v in given.items() if isinstance(v, str)})
+    return out
 
 
 def _dreamed_elsewhere(state, r: Reflection) -> list[Key]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.door.apply import plan_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.door.collection import CollectionPreview
+from dreamdeck.core.door.preview import preview_collection
 from dreamdeck.core.errors import DreamdeckError, Refused
 from dreamdeck.core.git.diff import apply_hunks
 from dreamdeck.core.io.no_links import read_text_nofollow
@@ -20,7 +22,7 @@ from dreamdeck.core.store.reflections import Reflection, ReflectionError, load_r
 from dreamdeck.core.workspace import Workspace
 
 __all__ = ["FRESH", "REBASES", "CONFLICT", "FileProbe", "ReflectionProbe", "probe_conflicts", "probe_reflection",
-           "chosen_texts"]
+           "chosen_texts", "preview_approval"]
 
 FRESH = "fresh"  # the shard is as the dream saw it: the hunk applies as made
 REBASES = "rebases"  # the shard changed since; the hunk merges onto it (3-way)
@@ -128,3 +130,13 @@ def chosen_texts(r: Reflection, hunks: Iterable[str] | None) -> dict[str, str | 
         elif ids & chosen:
             texts[f.path] = apply_hunks(f.base, f.proposed, ids & chosen, f.path)
     return texts
+
+
+def preview_approval(ws: Workspace, rid: str, hunks: list[str] | None = None,
+                     rejected: list[str] | None = None) -> CollectionPreview:
+    """Every fragment approving `hunks` of `rid` (None: all) would remove from the streams, with its
+    reason, and those whose day waits: the door's own judgment on the approval's ChangeSet."""
+    from dreamdeck.core.ops.reflections import approval_changeset
+
+    cs, _blame = approval_changeset(ws, rid, hunks=hunks, rejected=rejected, force=True)
+    return preview_collection(ws, cs)
