@@ -81,7 +81,7 @@ def test_review_lists_each_fragment_the_approval_would_collect_with_its_reason(w
     out = run_cli(agent_dir, "review", "r-1", today="2026-05-23").stdout
     data = json.loads(run_cli(agent_dir, "review", "r-1", "--json", today="2026-05-23").stdout)
 
-    assert "approving it all collects 3 fragment(s) from the streams:" in out
+    assert "approving it all collects 3 fragments from the streams:" in out
     assert f"  streams/{D}#{uuid_at(D, 2)}: duplicate of streams/{D}#{uuid_at(D, 1)}" in out
     assert f"  streams/{D}#{uuid_at(D, 3)}: noise: scripted" in out
     assert {c["fragment"]: c["reason"] for c in data["collects"]}[f"{D}#{uuid_at(D, 4)}"] == "noise: scripted: not cited"
