@@ -134,6 +134,26 @@ def build_item(ws, r, today: str) -> ReflectionItem:
     )
 
 
+def _collection_lines(ws, rid: str, hunks: list[str] | None, rejected: list[str]) -> tuple[int | None, list[str]]:
+    """(how many fragments the approval removes from the streams now, the confirm's lines: each
+    one with its reason, then those whose day's compaction waits, with why). The door's own
+    judgment on the approval's ChangeSet (core.ops.review.preview_approval): reads only the shard
+    files citing those days, so it is asked here, on the key press, like the conflict probe."""
+    from dreamdeck.core.ops.review import preview_approval
+
+    try:
+        preview = preview_approval(ws, rid, hunks, rejected)
+    except DreamdeckError as exc:
+        return None, [f"What it collects from the streams cannot be said: {exc}"]
+    lines = ([f"It collects {_plural(len(preview.now), 'fragment')} from the streams:"] if preview.now
+             else ["It collects nothing from the streams now."])
+    lines += [f"  {c.describe()}" for c in preview.now]
+    if preview.later:
+        lines += [f"{_plural(len(preview.later), 'fragment')} more go once their day's compaction may run:"]
+        lines += [f"  {c.describe()}" for c in preview.later]
+    return len(preview.now), lines
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -602,15 +622,19 @@ class ReflectionsScreen(MemoryScreen):
             body += ["", "Files that changed since the dream are rebased with a 3-way merge."]
         body += ["", "One commit, through the one door; a change that would lose a citation is refused."]
         rid = item.id
+        turned_down = [h.id for h in hunks if d.get(h.id) == "reject"]
+        collects, said = _collection_lines(self.ws, rid, hunks_arg, turned_down)
+        body += ["", *said]
         title = (f"Apply {rid}?" if not hunks else
                  f"Apply all {_plural(len(hunks), 'hunk')} of {rid}?" if hunks_arg is None else
                  f"Apply {len(approved)} of {_plural(len(hunks), 'hunk')} of {rid}?")
+        if collects is not None:
+            title += f" It collects {_plural(collects, 'fragment')} from the streams."
 
         def go(ok: bool | None) -> None:
             if ok:
                 from dreamdeck.core.ops.reflections import approve
 
-                turned_down = [h.id for h in hunks if d.get(h.id) == "reject"]
                 self._decide("Apply", rid, lambda: approve(self.ws, rid, hunks=hunks_arg, rejected=turned_down,
                                                            actor=self.actor),
                              self._applied(rid))
