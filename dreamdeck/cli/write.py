@@ -78,8 +78,14 @@ def cmd_review(args) -> int:
     if args.id:
         return _review_one(ws, args)
     reflections, proposals, problems = _queue(ws)
+    from dreamdeck.core.ops.review import held_reflections
+
+    held = held_reflections(ws)
+    waiting = {h.rid for h in held}
     items = []
     for r in reflections:
+        if r.id in waiting:
+            continue  # a run that applied nothing: listed with what it holds, below
         hunks = sum(len(d.hunks) for _, d in r.hunks())
         items.append({"id": r.id, "kind": "reflection", "created": r.created, "age_days": r.age_days(workspace_now(ws)),
                       "summary": r.summary, "files": len(r.files), "hunks": hunks, "status": r.status})
@@ -89,18 +95,31 @@ def cmd_review(args) -> int:
                       "status": p.status, "stale": p.stale, "conflicts": p.conflicts_with})
     items.sort(key=lambda i: i["created"])
     if args.json:
-        emit_json({"items": items, "problems": problems})
+        emit_json({"items": items, "held": [h.to_json() for h in held], "problems": problems})
         return 0
     for pr in problems:
         print(f"warning: {pr}", file=sys.stderr)
-    if not items:
+    if not items and not held:
         say("Nothing to review.")
         return 0
-    say(table(
-        [(i["id"], i["kind"], f"{i['age_days']}d", i["status"], truncate(i["summary"] or "", 70)) for i in items],
-        ["id", "kind", "age", "status", "summary"],
-    ))
+    if items:
+        say(table(
+            [(i["id"], i["kind"], f"{i['age_days']}d", i["status"], truncate(i["summary"] or "", 70)) for i in items],
+            ["id", "kind", "age", "status", "summary"],
+        ))
+    _say_held(held, first=not items)
     return 0
+
+
+def _say_held(held, first: bool) -> None:
+    """The reflections that hold fragments with nothing left to approve, and how to let them go."""
+    if not held:
+        return
+    say(*([] if first else [""]), "Holding fragments for your decision (kept in the streams, never collected):")
+    for h in held:
+        say(f"  {h.rid} [{h.status}] holds {plural(len(h.held), 'fragment')}: {truncate(h.summary or '', 60)}",
+            f"    release them to the next dream: {h.release_command}",
+            f"    or forget one: {h.forget_command}")
 
 
 def _review_one(ws, args) -> int:
