@@ -6,7 +6,7 @@ from dreamdeck.tui.modals import ConfirmModal
 from tests.support.memory import the_next_day, uuid_at
 from tests.support.tui import make_app
 from tests.support.waits import settle
-from tests.tui.test_reflections_screen import D, SIZE, open_reflections, pending
+from tests.tui.test_reflections_screen import SIZE, D, open_reflections, pending
 
 
 async def test_the_apply_confirm_lists_each_fragment_it_collects_with_its_reason(ws, agent_dir):
