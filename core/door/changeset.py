@@ -76,6 +76,10 @@ class Evidence:
     # Why a fragment this change leaves uncited may be collected, as the caller knows it
     # ("DATE#ID" -> "duplicate of streams/…" | "noise: …"): the GC's reasons (door.collection).
     gc_reasons: dict[str, str] = field(default_factory=dict)
+    # A hard forget's verbatim text: scrubbed from memory/meta/audit.log and taken out of the
+    # private search index (deleted, rebuilt from the files) in a journaled step of the change.
+    # The journal holds it until the commit, as the stream line did until this change.
+    scrub: list[str] = field(default_factory=list)
     # The timestamp for advanced/released days, when the caller fixed it earlier, and jobs that
     # already store the resulting state in git (`door.state.store_state_ahead`): the door waits
     # for them before its commit instead of starting its own.

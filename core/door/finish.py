@@ -15,24 +15,28 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
+from filelock import FileLock
+
 from dreamdeck.core.door.changeset import ApplyResult
 from dreamdeck.core.door.collection import plan_collection, reason_of, work_of
 from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
 from dreamdeck.core.door.state import next_state
 from dreamdeck.core.formats.events import try_parse_event_line
+from dreamdeck.core.formats.scrub import scrub
 from dreamdeck.core.git.blobs import stage_in_background
 from dreamdeck.core.git.commit import Trailers, commit_memory, commit_of_change
 from dreamdeck.core.git.notes import record_gc_lines
 from dreamdeck.core.index.evidence import ShardReads
+from dreamdeck.core.index.search import purge_index
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
-from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries
+from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries, audit_path
 from dreamdeck.core.store.compaction_backlog import Backlog, load_backlog, merge_work, save_backlog
 from dreamdeck.core.store.state import DreamingState, save_state
 from dreamdeck.core.store.stream_rewrite import carry_replaced_streams, join_late_carriers
 from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
 from dreamdeck.core.store.tombstones import load_tombstones, record
-from dreamdeck.core.workspace import Workspace
+from dreamdeck.core.workspace import Workspace, lock_file
 
 Step = Callable[[str], None]  # announces each step by name (fault injection and tests)
 
@@ -61,6 +65,7 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
             gc_lines = _collect(ws, journal, state, result, late, step, reads)
             if before_commit is not None:
                 before_commit(result)  # what the GC dropped is known by now
+            _forget_text(ws, journal, step)
             _audit_once(ws, journal, result, gc_lines)
             step("audit")
             drain(background, late)  # long over by now; joined so the commit holds what they carried
@@ -183,6 +188,26 @@ def _journal_planned(ws: Workspace, journal: Journal, earlier: list[tuple[str, s
     if planned != earlier:
         journal.gc_lines = planned
         write_journal(ws, journal)
+
+
+def _forget_text(ws: Workspace, journal: Journal, step: Step) -> None:
+    """A hard forget's text leaves the audit log and the private search index (idempotent: a
+    recovery does it again). Under the critical-file alerts' lock, the one writer that appends to
+    the audit log outside the door (the memory lock keeps every mutation out), so no line is lost."""
+    pieces = journal.evidence.scrub
+    if not pieces:
+        return
+    with FileLock(lock_file(ws.root, "critical-baseline"), timeout=60.0):
+        path = audit_path(ws.root)
+        try:
+            text = path.read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            text = None
+        if text is not None and scrub(text, pieces) != text:
+            atomic_write_text(path, scrub(text, pieces))
+    step("audit-scrubbed")
+    purge_index(ws)
+    step("index-purged")
 
 
 def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> None:
