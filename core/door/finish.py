@@ -28,7 +28,7 @@ from dreamdeck.core.git.blobs import stage_in_background
 from dreamdeck.core.git.commit import Trailers, commit_memory, commit_of_change
 from dreamdeck.core.git.notes import record_gc_lines
 from dreamdeck.core.index.evidence import ShardReads
-from dreamdeck.core.index.search import purge_index
+from dreamdeck.core.index.search_purge import purge_index
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries, audit_path
 from dreamdeck.core.store.compaction_backlog import Backlog, load_backlog, merge_work, save_backlog

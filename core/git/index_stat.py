@@ -43,7 +43,8 @@ def index_entries(root: Path, prefix: str) -> tuple[dict[str, IndexEntry], int]:
         index_mtime = 0
     out = run_git(root, "ls-files", "-s", "--debug", "--", prefix, check=False, strip=False)
     entries: dict[str, IndexEntry] = {}
-    path, blob, fields = "", "", {}
+    path, blob = "", ""
+    fields: dict[str, str] = {}
     for line in out.splitlines() + [""]:
         if not line.startswith("  "):
             if path and {"ctime", "mtime", "ino", "size"} <= fields.keys():

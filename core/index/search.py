@@ -388,21 +388,6 @@ def open_index(ws: Workspace) -> SearchIndex:
         return index
 
 
-def purge_index(ws: Workspace) -> None:
-    """Delete the index's files (a hard forget: a deleted row's text can outlive it in free pages
-    and the WAL). Any process's next query rebuilds it from the files (`SearchIndex._connect`
-    sees the file gone), without what was forgotten (the tombstones)."""
-    path = index_path(ws)
-    if not path.parent.is_dir():
-        return
-    with FileLock(f"{path}.lock", timeout=30):
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                os.unlink(f"{path}{suffix}")
-            except FileNotFoundError:
-                pass
-
-
 def close_all() -> None:
     """Close every open index (a fresh process, for tests and benchmarks)."""
     with _OPEN_LOCK:
