@@ -8,8 +8,10 @@ is searched by TypeClaw's keyword lane, not by recall, and is rarely asked twice
 
 Each question is answered twice, by the same `ops.recall` ranking and budget, recording nothing:
 against memory as it is, and against the memory the approval would write — the door's own dry
-run (`plan_changeset`: rebased, recomputed, checked) indexed in a scratch copy of the search
-index (`index.search_preview`). Nothing under `memory/` and nothing of the real index changes.
+run (`plan_changeset`: rebased, recomputed, checked) laid over the real search index in a
+transaction that is rolled back (`index.search_preview`): the preview costs what the change
+costs, and its BM25 is the after-state's own. Nothing under `memory/` and nothing of the real
+index changes.
 An answer changes when an item enters, leaves, moves in rank, or is reworded (same item, other
 heading or excerpt).
 """
@@ -143,17 +145,19 @@ def recall_impact(ws: Workspace, rid: str, hunks: list[str] | None = None,
     r = load_reflection(ws, rid)
     texts = approval_texts(ws, r, hunks)
     replays = replay_queries(ws) if queries is None else queries
-    scratch = ScratchIndex(ws, texts)
-    try:
-        out = []
-        for q in replays:
-            before = recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False)
-            after = recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False,
-                           index=scratch)
-            out.append(QueryImpact(q, before, after, compare_answers(before, after)))
-    finally:
-        scratch.close()
+    # Every "before" first: its refresh may write the index, which the preview below holds
+    # open for writing until it closes.
+    befores = [_answer(ws, q) for q in replays]
+    with ScratchIndex(ws, texts) as scratch:
+        afters = [_answer(ws, q, scratch) for q in replays]
+    out = [QueryImpact(q, before, after, compare_answers(before, after))
+           for q, before, after in zip(replays, befores, afters, strict=True)]
     return Impact(r.id, None if hunks is None else list(hunks), sorted(texts), out)
+
+
+def _answer(ws: Workspace, q: ReplayQuery, index: ScratchIndex | None = None) -> list[RecallBlock]:
+    return recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False,
+                  index=index)
 
 
 def compare_answers(before: list[RecallBlock], after: list[RecallBlock]) -> list[Change]:
