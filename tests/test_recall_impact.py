@@ -12,8 +12,8 @@ import pytest
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.index.search import SearchIndex, close_all
-from dreamdeck.core.ops.recall import recall
 from dreamdeck.core.index.search_preview import ScratchIndex
+from dreamdeck.core.ops.recall import recall
 from dreamdeck.core.ops.recall_impact import ReplayQuery, approval_texts, recall_impact, replay_queries
 from dreamdeck.core.ops.reflections import approve
 from dreamdeck.core.ops.saved_queries import save_query, unsave_query
