@@ -29,10 +29,12 @@ BUSY_TIMEOUT = 30  # seconds to wait for another process's refresh to commit bef
 
 class ScratchIndex:
     """`open_index(ws)` as it would be with `texts` (path under memory/ -> text, None: deleted),
-    until `close()`. Use it as a context manager, or close it in a `finally`."""
+    until `close()`. Use it as a context manager, or close it in a `finally`. `refresh=False`:
+    the caller has just refreshed the index (a refresh costs a stat per source file)."""
 
-    def __init__(self, ws: Workspace, texts: dict[str, str | None]):
-        open_index(ws).refresh()  # the preview starts from memory as it is
+    def __init__(self, ws: Workspace, texts: dict[str, str | None], *, refresh: bool = True):
+        if refresh:
+            open_index(ws).refresh()  # the preview starts from memory as it is
         self.conn = sqlite3.connect(index_path(ws), timeout=BUSY_TIMEOUT, isolation_level=None,
                                     check_same_thread=False)
         try:

@@ -24,8 +24,9 @@ from typing import Any
 
 from dreamdeck.core.door.apply import plan_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.index.search import Hit, SearchIndex, open_index
 from dreamdeck.core.index.search_preview import ScratchIndex
-from dreamdeck.core.ops.recall import PROFILES, RecallBlock, recall
+from dreamdeck.core.ops.recall import PROFILES, RecallBlock, Searchable, recall
 from dreamdeck.core.ops.review import chosen_texts
 from dreamdeck.core.store.access import item_key, read_access
 from dreamdeck.core.store.reflections import Reflection, load_reflection
@@ -145,19 +146,33 @@ def recall_impact(ws: Workspace, rid: str, hunks: list[str] | None = None,
     r = load_reflection(ws, rid)
     texts = approval_texts(ws, r, hunks)
     replays = replay_queries(ws) if queries is None else queries
-    # Every "before" first: its refresh may write the index, which the preview below holds
-    # open for writing until it closes.
-    befores = [_answer(ws, q) for q in replays]
-    with ScratchIndex(ws, texts) as scratch:
+    # One refresh, then every "before" from the index as it stands (a refresh per question would
+    # cost a stat per source file each), all before the preview: it holds the index's write
+    # lock until it closes, so nothing in between may need to write it.
+    index = open_index(ws)
+    index.refresh()
+    as_it_stands = _Unrefreshed(index)
+    befores = [_answer(ws, q, as_it_stands) for q in replays]
+    with ScratchIndex(ws, texts, refresh=False) as scratch:
         afters = [_answer(ws, q, scratch) for q in replays]
     out = [QueryImpact(q, before, after, compare_answers(before, after))
            for q, before, after in zip(replays, befores, afters, strict=True)]
     return Impact(r.id, None if hunks is None else list(hunks), sorted(texts), out)
 
 
-def _answer(ws: Workspace, q: ReplayQuery, index: ScratchIndex | None = None) -> list[RecallBlock]:
+def _answer(ws: Workspace, q: ReplayQuery, index: Searchable) -> list[RecallBlock]:
     return recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False,
                   index=index)
+
+
+class _Unrefreshed:
+    """The workspace's index searched as it stands, without the refresh `search` does first."""
+
+    def __init__(self, index: SearchIndex):
+        self.index = index
+
+    def search(self, query: str, limit: int = 200) -> list[Hit]:
+        return self.index.query(query, limit)
 
 
 def compare_answers(before: list[RecallBlock], after: list[RecallBlock]) -> list[Change]:
