@@ -166,6 +166,27 @@ def test_while_a_preview_is_open_every_other_reader_sees_memory_as_it_is(pending
     assert [b.key for b in recall(ws, "bun", record=False)] == ["package-manager"]
 
 
+def test_a_preview_that_cannot_get_the_index_says_so_in_one_line(pending, monkeypatch):
+    import sqlite3
+
+    from dreamdeck.core.errors import Busy
+    from dreamdeck.core.index import search_preview
+    from dreamdeck.core.index.search import index_path
+
+    ws = pending
+    texts = approval_texts(ws, load_reflection(ws, "r-1"), None)
+    recall(ws, "pnpm", record=False)  # the index exists
+    other = sqlite3.connect(index_path(ws), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process writing the index
+    monkeypatch.setattr(search_preview, "BUSY_TIMEOUT", 0.05)
+    try:
+        with pytest.raises(Busy, match="being updated by another process"):
+            ScratchIndex(ws, texts, refresh=False)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
 def test_a_fragment_the_approval_cites_leaves_the_undreamed_tail_in_the_after_state(ws, agent_dir):
     write_stream(agent_dir, D, [fragment_line(D, 1, "standup", "Standup moved to 10am")])
     commit_all(agent_dir)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from dreamdeck.core.errors import Busy
 from dreamdeck.core.index import search_tail as tail
 from dreamdeck.core.index.search import AREAS, Hit, SearchIndex, index_path, open_index, query_connection
 from dreamdeck.core.index.search_docs import stream_doc
@@ -38,7 +39,10 @@ class ScratchIndex:
         self.conn = sqlite3.connect(index_path(ws), timeout=BUSY_TIMEOUT, isolation_level=None,
                                     check_same_thread=False)
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:  # another process held its write past the busy timeout
+                raise Busy("the search index is being updated by another process; try the preview again") from None
             self._overlay(ws, texts)
         except BaseException:
             self.close()
