@@ -149,14 +149,16 @@ def recall_impact(ws: Workspace, rid: str, hunks: list[str] | None = None,
     # One refresh, then every "before" from the index as it stands (a refresh per question would
     # cost a stat per source file each), all before the preview: it holds the index's write
     # lock until it closes, so nothing in between may need to write it.
-    index = open_index(ws)
-    index.refresh()
-    as_it_stands = _Unrefreshed(index)
-    befores = [_answer(ws, q, as_it_stands) for q in replays]
-    with ScratchIndex(ws, texts, refresh=False) as scratch:
-        afters = [_answer(ws, q, scratch) for q in replays]
-    out = [QueryImpact(q, before, after, compare_answers(before, after))
-           for q, before, after in zip(replays, befores, afters, strict=True)]
+    out: list[QueryImpact] = []
+    if replays:  # nothing to ask: no preview, no write lock
+        index = open_index(ws)
+        index.refresh()
+        as_it_stands = _Unrefreshed(index)
+        befores = [_answer(ws, q, as_it_stands) for q in replays]
+        with ScratchIndex(ws, texts, refresh=False) as scratch:
+            afters = [_answer(ws, q, scratch) for q in replays]
+        out = [QueryImpact(q, before, after, compare_answers(before, after))
+               for q, before, after in zip(replays, befores, afters, strict=True)]
     return Impact(r.id, None if hunks is None else list(hunks), sorted(texts), out)
 
 

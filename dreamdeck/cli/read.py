@@ -222,8 +222,9 @@ def _uncited(receipt: dict, key: str) -> dict[str, str]:
 
 
 def _with_receipt(dream: dict, receipt: dict | None) -> dict:
-    if receipt is None:
-        return {**dream, "receipt": None}
+    """The dream's JSON with its receipt's id and what it left uncited on purpose (None and
+    empty for a commit no dreamdeck receipt came with, e.g. TypeClaw's own dreams)."""
+    receipt = receipt or {}
     return {**dream, "receipt": receipt.get("id"), "folded": _uncited(receipt, "folded"),
             "noise": _uncited(receipt, "noise")}
 
