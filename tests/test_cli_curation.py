@@ -185,7 +185,8 @@ def test_a_dream_held_for_review_is_listed_and_shown_with_hunks_and_loss_meter(t
     rep = cli_json(typeclaw, "review", "r-1")
     assert rep["id"] == "r-1" and rep["status"] == "pending"
     assert [f["path"] for f in rep["files"]] == ["topics/drinks.md", "topics/timezone.md"]
-    assert rep["loss"] == {"citations_dropped": [], "beliefs_removed": ["topics/timezone.md"],
+    # timezone is reinforced ("mentioned living" -> "has been observed living"): not a rewrite
+    assert rep["loss"] == {"citations_dropped": [], "beliefs_removed": [],
                            "shards_deleted": [], "superseded_added": []}
     hunks = [h for f in rep["files"] for h in f["hunks"]]
     assert all(re.fullmatch(r"h-[0-9a-f]{10}", h["id"]) for h in hunks) and len({h["id"] for h in hunks}) == 2
@@ -193,7 +194,7 @@ def test_a_dream_held_for_review_is_listed_and_shown_with_hunks_and_loss_meter(t
 
     text = run(typeclaw, "review", "r-1").stdout
     assert text.startswith("r-1 [pending] ")
-    assert "loss meter: 0 citations dropped, 1 belief rewritten, 0 shards deleted, 0 superseded" in text
+    assert "loss meter: 0 citations dropped, 0 beliefs rewritten, 0 shards deleted, 0 superseded" in text
     assert "== topics/drinks.md (added)" in text and "== topics/timezone.md (modified)" in text
     for h in hunks:
         assert f"-- {h['id']}\n{h['text'].rstrip()}" in text  # the diff text itself, under its id

@@ -313,6 +313,7 @@ def _dream(run: _Run, snap: _Snapshot) -> tuple[DreamOutcome, dict[str, str]] | 
     receipt.contradictions, receipt.tool_errors = outcome.contradictions, outcome.tool_errors
     receipt.input_tokens, receipt.output_tokens = outcome.input_tokens, outcome.output_tokens
     receipt.folded = dict(sorted(outcome.folded.items()))
+    receipt.noise = dict(sorted(outcome.noise.items()))
     # TypeClaw recomputes (every shard) only when the dreamer rewrote shards: a no-op dream must
     # not turn a stale hand-edited count into a "change" that enables fragment GC.
     # Only what the dreamer wrote is recomputed: re-rendering 10,000 untouched shards per run
