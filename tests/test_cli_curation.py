@@ -598,7 +598,8 @@ def test_log_and_audit_say_who_did_what_and_filter_by_action_actor_and_date(type
     assert {e["actor"] for e in recent} == {"human:alice", "tester"}
     assert [e["summary"] for e in cli_json(typeclaw, "audit", "--until", "2020-12-31")] == ["ancient"]
     assert run(typeclaw, "audit", "--since", "2099-01-01").stdout.strip() == "No audit entries match."
-    fails(typeclaw, "audit", "--since", "last week", status=2, says="--since 'last week': expected YYYY-MM-DD")
+    fails(typeclaw, "audit", "--since", "last week", status=2, says="bad date 'last week': expected YYYY-MM-DD")
+    fails(typeclaw, "audit", "--until", "2026-99-01", status=2, says="bad date '2026-99-01': no such day")
 
 
 def test_alerts_baseline_first_then_flag_a_changed_soul_until_acknowledged(typeclaw):

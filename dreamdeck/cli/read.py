@@ -261,13 +261,8 @@ def cmd_log(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    import re
-
     from dreamdeck.core.store.audit import read_entries
 
-    for flag, value in (("--since", args.since), ("--until", args.until)):
-        if value is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}Z?)?", value.strip()):
-            raise CliError(f"{flag} {value!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM")
     ws = open_ws(args)
     entries = read_entries(ws.root, action=args.action, actor=args.actor, file=args.file, since=args.since, until=args.until)
     if args.json:
