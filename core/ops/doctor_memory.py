@@ -103,7 +103,7 @@ def _refresh_shards(record: Record, shards: list[tuple[str, Path, Stamp | None]]
     known = record.shard_rows()
     for rel, path, stamp in shards:
         was = known.pop(rel, None)
-        if stamp is not None and was is not None and was[1] == stamp_text(stamp) and was[2] in (None, today):
+        if stamp is not None and was is not None and was[0] == stamp_text(stamp) and was[1] in (None, today):
             continue
         started = clock()
         stamp = _lstamp(path)
@@ -117,6 +117,7 @@ def _refresh_shards(record: Record, shards: list[tuple[str, Path, Stamp | None]]
                          findings, citation_keys(text))
     for rel in known:  # its file is gone
         record.drop_shard(rel)
+    record.flush()
 
 
 def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool]:

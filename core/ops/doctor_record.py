@@ -6,7 +6,8 @@ dreamdeck's private folder (`ws.lock_dir`), one row per file read, under the fil
 (`core.io.cache`: size, mtime, ctime, inode):
 - `shard`: per shard file (topics/, vault/, archive/), its findings (unparseable, stale
   frontmatter) and, when those depend on the date (a shard citing nothing), the date used;
-- `cite`: each shard's citation keys, with `held` = does that day's stream hold the id now;
+- `cite`: each shard's citation keys (also kept in its `shard` row, to remove them), with
+  `held` = does that day's stream hold the id now;
 - `stream`: per stream day, the path of the file read and its malformed-line problems; `frag`: the ids it
   holds (what the fast fragment-line scan finds, as the fragment index does);
 - `single`: the dreaming state file's problem.
@@ -28,15 +29,15 @@ from dreamdeck.core.io.cache import Stamp
 from dreamdeck.core.workspace import Workspace
 
 RECORD = "doctor-record.sqlite"
-VERSION = 1
+VERSION = 2
 Row = list  # [kind, where, detail, fixable]
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE shard(id INTEGER PRIMARY KEY, rel TEXT NOT NULL UNIQUE, stamp TEXT, today TEXT, findings TEXT NOT NULL);
-CREATE TABLE cite(shard INTEGER NOT NULL, day TEXT NOT NULL, fid TEXT NOT NULL, held INTEGER NOT NULL,
-                  PRIMARY KEY(shard, day, fid)) WITHOUT ROWID;
-CREATE INDEX cite_day ON cite(day);
+CREATE TABLE shard(id INTEGER PRIMARY KEY, rel TEXT NOT NULL UNIQUE, stamp TEXT, today TEXT, findings TEXT NOT NULL,
+                   keys TEXT NOT NULL);
+CREATE TABLE cite(day TEXT NOT NULL, fid TEXT NOT NULL, shard INTEGER NOT NULL, held INTEGER NOT NULL,
+                  PRIMARY KEY(day, fid, shard)) WITHOUT ROWID;
 CREATE INDEX cite_missing ON cite(held) WHERE held = 0;
 CREATE TABLE stream(day TEXT PRIMARY KEY, source TEXT NOT NULL, stamp TEXT, problems TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE frag(day TEXT NOT NULL, fid TEXT NOT NULL, PRIMARY KEY(day, fid)) WITHOUT ROWID;
@@ -53,29 +54,38 @@ class Record:
 
     def __init__(self, db: sqlite3.Connection):
         self.db = db
+        self._new_cites: list[tuple[str, str, int]] = []  # inserted together, in key order (`flush`)
 
     # --- shards ---------------------------------------------------------------------------
-    def shard_rows(self) -> dict[str, tuple[int, str | None, str | None]]:
-        """rel -> (id, stamp, date the findings depend on)."""
-        return {rel: (sid, stamp, today) for sid, rel, stamp, today in
-                self.db.execute("SELECT id, rel, stamp, today FROM shard")}
+    def shard_rows(self) -> dict[str, tuple[str | None, str | None]]:
+        """rel -> (stamp, date the findings depend on)."""
+        return {rel: (stamp, today) for rel, stamp, today in self.db.execute("SELECT rel, stamp, today FROM shard")}
 
     def put_shard(self, rel: str, stamp: str | None, today: str | None, findings: list[Row],
                   keys: Iterable[tuple[str, str]]) -> None:
         self.drop_shard(rel)
-        cur = self.db.execute("INSERT INTO shard(rel, stamp, today, findings) VALUES (?, ?, ?, ?)",
-                              (rel, stamp, today, json.dumps(findings)))
+        keys = sorted(keys)
+        cur = self.db.execute("INSERT INTO shard(rel, stamp, today, findings, keys) VALUES (?, ?, ?, ?, ?)",
+                              (rel, stamp, today, json.dumps(findings), json.dumps(keys)))
         sid = cur.lastrowid
-        self.db.executemany(
-            "INSERT INTO cite(shard, day, fid, held) "
-            "VALUES (?1, ?2, ?3, EXISTS(SELECT 1 FROM frag WHERE day = ?2 AND fid = ?3))",
-            ((sid, day, fid) for day, fid in keys))
+        self._new_cites += [(day, fid, sid) for day, fid in keys]  # type: ignore[misc]
 
     def drop_shard(self, rel: str) -> None:
-        row = self.db.execute("SELECT id FROM shard WHERE rel = ?", (rel,)).fetchone()
+        row = self.db.execute("SELECT id, keys FROM shard WHERE rel = ?", (rel,)).fetchone()
         if row is not None:
-            self.db.execute("DELETE FROM cite WHERE shard = ?", row)
-            self.db.execute("DELETE FROM shard WHERE id = ?", row)
+            sid, keys = row
+            self.db.executemany("DELETE FROM cite WHERE day = ? AND fid = ? AND shard = ?",
+                                ((day, fid, sid) for day, fid in json.loads(keys)))
+            self.db.execute("DELETE FROM shard WHERE id = ?", (sid,))
+
+    def flush(self) -> None:
+        """Insert the citations of the shards put since, each marked held or not by the streams
+        as recorded now (a B-tree fills fastest in key order)."""
+        self._new_cites.sort()
+        self.db.executemany(
+            "INSERT INTO cite(day, fid, shard, held) "
+            "VALUES (?1, ?2, ?3, EXISTS(SELECT 1 FROM frag WHERE day = ?1 AND fid = ?2))", self._new_cites)
+        self._new_cites = []
 
     def shard_findings(self) -> dict[str, list[Row]]:
         return {rel: json.loads(found) for rel, found in
@@ -165,6 +175,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(str(path), timeout=5, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")  # a crash or power loss leaves the last whole run
     db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA cache_size=-65536")  # 64 MiB: a first run inserts a million citations
     db.isolation_level = "DEFERRED"
     return db
 
