@@ -123,8 +123,10 @@ class Record:
 
     def held(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
         """The keys some stream holds, as recorded this run."""
-        ask = "SELECT 1 FROM frag WHERE day = ? AND fid = ?"
-        return {key for key in keys if self.db.execute(ask, key).fetchone() is not None}
+        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS asked(day TEXT NOT NULL, fid TEXT NOT NULL)")
+        self.db.execute("DELETE FROM asked")
+        self.db.executemany("INSERT INTO asked(day, fid) VALUES (?, ?)", keys)
+        return set(self.db.execute("SELECT a.day, a.fid FROM asked a JOIN frag f ON f.day = a.day AND f.fid = a.fid"))
 
     # --- single files ---------------------------------------------------------------------
     def single(self, name: str, stamp: str | None) -> tuple[bool, str | None]:
