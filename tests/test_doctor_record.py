@@ -14,6 +14,7 @@ from dreamdeck.core.formats.stream_lines import parse_stream_bytes, stream_probl
 from dreamdeck.core.io.cache import RACY_NS, set_clock
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor import examine
+from dreamdeck.core.store.reflections import Reflection, reflections_dir
 from dreamdeck.core.store.tombstones import Tombstone, record
 from dreamdeck.core.workspace import Workspace
 from tests.support.agent import agent_folder
@@ -111,6 +112,19 @@ def test_a_record_of_another_workspace_or_an_unusable_one_costs_only_speed(tmp_p
     doctor_record.discard(ws)
     doctor_record.record_path(ws).mkdir()  # a folder where the record belongs: nothing can be kept
     assert missing_of(findings(ws), "home", 2)
+
+
+def test_a_held_fragment_that_leaves_its_stream_after_the_record_was_made_is_found(memory, ws, settled):
+    """The protected keys are read fresh each run and looked up in the streams as recorded now."""
+    folder = reflections_dir(ws)
+    folder.mkdir(parents=True)
+    held = Reflection(id="r-1", created="2026-05-22T00:00:00Z", held=[f"{DAY}#{uuid_at(DAY, 2)}"],
+                      fragments=[{"date": DAY, "id": uuid_at(DAY, 2), "topic": "tz", "body": "Moved to Lisbon."}])
+    (folder / "r-1.json").write_text(held.to_json())
+    (memory / "memory/topics/home.md").unlink()
+    assert findings(ws) == []
+    drop_line(memory / "memory/streams" / f"{DAY}.jsonl", uuid_at(DAY, 2))
+    assert [(kind, where) for kind, where, _ in findings(ws)] == [("missing-fragment", "memory/meta/reflections")]
 
 
 def test_a_shard_changed_with_its_size_and_mtime_put_back_is_read_again(memory, ws, settled):
