@@ -9,6 +9,7 @@ it read. The same code runs on a throwaway in-memory record when the record cann
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,11 +17,12 @@ from pathlib import Path
 from dreamdeck.core.formats.citations import CITATION, Key, citation_keys
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
 from dreamdeck.core.formats.stream_lines import fragment_line_ids, stream_problems
-from dreamdeck.core.index.evidence import shard_area_files
+from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
+from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -42,17 +44,18 @@ def examine_memory(ws: Workspace, asked: Iterable[Key] = ()) -> tuple[list[Row],
 
 def _examine(ws: Workspace, record: Record, asked: list[Key]) -> tuple[list[Row], set[Key]]:
     today = ws.today()
-    shards = [(rel, path, _lstamp(path)) for rel, path in shard_area_files(ws)]
+    shards = [(f"{area}/{slug}.md", path, _lstamp(path))  # strings: 10,000 Paths cost more than the stats
+              for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
     streams = [(day, path, _lstamp(path)) for day, path in list_stream_days(ws)]
     record.recheck_citations(_refresh_streams(ws, record, streams))
     _refresh_shards(record, shards, today)
     rows: list[Row] = []
     found = record.shard_findings()
-    for rel, _path, _stamp in shards:
+    for rel, _shard, _stamp in shards:
         rows += found.get(rel, [])
     rows += _missing_rows(record, tombstoned_keys(ws))
     problems = record.stream_problems()
-    for day, _path, _stamp in streams:
+    for day, _stream, _stamp in streams:
         rows += problems.get(day, [])
     state_problem = _state_problem(ws, record)
     if state_problem:
@@ -60,10 +63,10 @@ def _examine(ws: Workspace, record: Record, asked: list[Key]) -> tuple[list[Row]
     return rows, record.held(asked)
 
 
-def _lstamp(path: Path) -> Stamp | None:
+def _lstamp(path: str | Path) -> Stamp | None:
     """The file's own stamp (a link put in its place has another inode, so it is read and refused)."""
     try:
-        return stamp_of(path.lstat())
+        return stamp_of(os.lstat(path))
     except FileNotFoundError:
         return None
 
@@ -98,7 +101,7 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
     return changed
 
 
-def _refresh_shards(record: Record, shards: list[tuple[str, Path, Stamp | None]], today: str) -> None:
+def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]], today: str) -> None:
     """Read every shard file not recorded under its stamp (and, when it matters, today's date)."""
     known = record.shard_rows()
     for rel, path, stamp in shards:
@@ -112,7 +115,7 @@ def _refresh_shards(record: Record, shards: list[tuple[str, Path, Stamp | None]]
         except FileNotFoundError:
             record.drop_shard(rel)  # removed since the listing
             continue
-        findings, uses_today = examine_shard(rel, path.stem, text, today)
+        findings, uses_today = examine_shard(rel, rel.rsplit("/", 1)[1][:-3], text, today)
         record.put_shard(rel, _recordable(stamp, started), today if uses_today else None,
                          findings, citation_keys(text))
     for rel in known:  # its file is gone
