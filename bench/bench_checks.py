@@ -47,7 +47,8 @@ def command(root: Path, *args: str) -> float:
     os.sync()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run([*cmd, "-w", str(root), "--today", TODAY, *args], capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode kept
+    proc = subprocess.run([*cmd, "-w", str(root), "--today", TODAY, *args], capture_output=True, text=True, env=env)
     took = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     CPU[" ".join(args)] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime

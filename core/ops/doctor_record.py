@@ -123,10 +123,16 @@ class Record:
 
     def held(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
         """The keys some stream holds, as recorded this run."""
-        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS asked(day TEXT NOT NULL, fid TEXT NOT NULL)")
-        self.db.execute("DELETE FROM asked")
-        self.db.executemany("INSERT INTO asked(day, fid) VALUES (?, ?)", keys)
-        return set(self.db.execute("SELECT a.day, a.fid FROM asked a JOIN frag f ON f.day = a.day AND f.fid = a.fid"))
+        by_day: dict[str, list[str]] = {}
+        for day, fid in keys:
+            by_day.setdefault(day, []).append(fid)
+        found: set[tuple[str, str]] = set()
+        for day, fids in by_day.items():
+            for at in range(0, len(fids), 500):  # well under SQLite's limit of bound values
+                chunk = fids[at:at + 500]
+                ask = f"SELECT fid FROM frag WHERE day = ? AND fid IN ({','.join('?' * len(chunk))})"
+                found.update((day, fid) for (fid,) in self.db.execute(ask, (day, *chunk)))
+        return found
 
     # --- single files ---------------------------------------------------------------------
     def single(self, name: str, stamp: str | None) -> tuple[bool, str | None]:
