@@ -36,8 +36,9 @@ def examine_memory(ws: Workspace, asked: Iterable[Key] = ()) -> tuple[list[Row],
     try:
         with doctor_record.opened(ws) as record:
             return _examine(ws, record, asked)
-    except sqlite3.DatabaseError:
-        doctor_record.discard(ws)
+    except sqlite3.DatabaseError as exc:
+        if not doctor_record.busy(exc):
+            doctor_record.discard(ws)  # damaged: the next run builds it again
     with doctor_record.opened(ws, in_memory=True) as record:
         return _examine(ws, record, asked)
 

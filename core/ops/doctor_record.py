@@ -153,11 +153,26 @@ def record_path(ws: Workspace) -> Path:
 @contextmanager
 def opened(ws: Workspace, *, in_memory: bool = False) -> Iterator[Record]:
     """The workspace's record (a fresh one when there was none, or it was damaged or foreign),
-    committed when the block ends and rolled back when it raises. `in_memory`: a throwaway one."""
+    in one transaction: committed when the block ends, rolled back when it raises. Another
+    `doctor` writing it is waited for (`busy` when that takes too long). `in_memory`: a
+    throwaway record."""
     db = _in_memory_db() if in_memory else _file_db(ws)
     with closing(db):
-        with db:  # one transaction: all of this run's rows, or none
+        db.execute("BEGIN IMMEDIATE")  # one run at a time: all of its rows, or none
+        try:
             yield Record(db)
+        except BaseException:
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # a damaged record: the caller drops it
+            raise
+        db.execute("COMMIT")
+
+
+def busy(exc: sqlite3.Error) -> bool:
+    """Did SQLite refuse because another process holds the record (not because it is damaged)?"""
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
 def _file_db(ws: Workspace) -> sqlite3.Connection:
@@ -167,8 +182,9 @@ def _file_db(ws: Workspace) -> sqlite3.Connection:
         if _belongs(db, ws):
             return db
         db.close()
-    except sqlite3.Error:
-        pass
+    except sqlite3.Error as exc:
+        if busy(exc):
+            return _in_memory_db()  # another doctor is building it: this run keeps nothing
     discard(ws)
     try:
         db = _connect(path)
@@ -184,12 +200,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode=WAL")  # a crash or power loss leaves the last whole run
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA cache_size=-65536")  # 64 MiB: a first run inserts a million citations
-    db.isolation_level = "DEFERRED"
     return db
 
 
 def _in_memory_db() -> sqlite3.Connection:
-    db = sqlite3.connect(":memory:")
+    db = sqlite3.connect(":memory:", isolation_level=None)
     _create(db, None)
     return db
 
@@ -202,10 +217,9 @@ def _belongs(db: sqlite3.Connection, ws: Workspace) -> bool:
 
 
 def _create(db: sqlite3.Connection, ws: Workspace | None) -> None:
-    with db:
-        db.executescript(_SCHEMA)
-        db.execute("INSERT INTO meta(key, value) VALUES ('memory', ?)", (str(ws.memory) if ws else "",))
-        db.execute(f"PRAGMA user_version = {VERSION}")
+    db.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version = {VERSION};")
+    db.execute("INSERT INTO meta(key, value) VALUES ('memory', ?)", (str(ws.memory) if ws else "",))
+    db.execute("COMMIT")
 
 
 def discard(ws: Workspace) -> None:
