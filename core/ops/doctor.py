@@ -24,17 +24,16 @@ from dreamdeck.core.door.backlog import backlog_status, compact_backlog
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
-from dreamdeck.core.formats.citations import Key
 from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.io.atomic import remove_file
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.ops.doctor_memory import examine_memory
-from dreamdeck.core.ops.protected import missing_protected, pinned_drift, protected_keys, restore_missing
+from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restore_missing
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.memory_scan import links_under, own_temp_files
 from dreamdeck.core.store.streams import read_path_for
-from dreamdeck.core.store.tombstones import load_tombstones, tombstoned_keys
+from dreamdeck.core.store.tombstones import load_tombstones
 from dreamdeck.core.workspace import Workspace
 
 
@@ -76,11 +75,14 @@ def examine(ws: Workspace) -> DoctorReport:
     for rel, target in links_under(ws):
         add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
                                  "replace it with the real file or folder", False))
-    protected = protected_keys(ws)  # read from the vault, the archive and reflections each time
-    held = _examine_memory(ws, protected, add)
+    try:
+        for kind, where, detail, fixable in examine_memory(ws):  # only changed files are read again
+            add(Finding(kind, where, detail, bool(fixable)))
+    except LinkRefused:
+        pass  # a linked folder: reported above, and nothing behind it is read
     for tmp in own_temp_files(ws):
         add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
-    _protection_findings(ws, _missing_protected(ws, protected, held), add)
+    _protection_findings(ws, add)  # read from git, the vault and reflections each time
     due, _waiting, backlog_problem = backlog_status(ws)  # a day still being written is no finding
     if backlog_problem:
         add(Finding("compaction-backlog", f"memory/{BACKLOG}", backlog_problem, True))
@@ -90,29 +92,9 @@ def examine(ws: Workspace) -> DoctorReport:
     return report
 
 
-def _examine_memory(ws: Workspace, protected: dict[Key, str], add) -> set[Key] | None:
-    """Memory's files, each read again only when its stamp moved (`doctor_memory`); returns which
-    protected keys the streams hold, as the record this run brought up to date says (None when
-    a linked folder stopped the examination)."""
-    try:
-        rows, held = examine_memory(ws, protected)
-    except LinkRefused:
-        return None  # a linked folder: reported above, and nothing behind it is read
-    for kind, where, detail, fixable in rows:
-        add(Finding(kind, where, detail, bool(fixable)))
-    return held
-
-
-def _missing_protected(ws: Workspace, protected: dict[Key, str], held: set[Key] | None) -> dict[Key, str]:
-    if held is None:
-        return missing_protected(ws)
-    stones = tombstoned_keys(ws)
-    return {k: where for k, where in protected.items() if k not in held and k not in stones}
-
-
-def _protection_findings(ws: Workspace, missing: dict[Key, str], add) -> None:
+def _protection_findings(ws: Workspace, add) -> None:
     """What TypeClaw's own dreaming may have done to what dreamdeck protects outside topics/."""
-    for (day, fid), where in sorted(missing.items()):
+    for (day, fid), where in sorted(missing_protected(ws).items()):
         if where.startswith("memory/meta/reflections"):
             add(Finding("missing-fragment", where, f"holds streams/{day}#{fid} for a decision, which no stream "
                         "holds (collected outside dreamdeck?); --fix restores it from git history", True))

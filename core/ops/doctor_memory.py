@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from dreamdeck.core.formats.citations import CITATION, Key, citation_keys
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
@@ -28,26 +29,43 @@ from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace
 
+T = TypeVar("T")
 
-def examine_memory(ws: Workspace, asked: Iterable[Key] = ()) -> tuple[list[Row], set[Key]]:
-    """(the findings as rows, which of the `asked` keys some stream holds). A record that SQLite
-    finds damaged mid-run is dropped and the examination done again without it."""
-    asked = list(asked)
+
+def examine_memory(ws: Workspace) -> list[Row]:
+    """The findings as rows. A record that SQLite finds damaged mid-run is dropped and the
+    examination done again without it."""
+    return _with_record(ws, _examine)
+
+
+def held_in_streams(ws: Workspace, keys: Iterable[Key]) -> set[Key]:
+    """The keys some stream holds now, from the record (only stream files whose stamp moved are
+    read): what `ops.protected` asks of a year of streams for the fragments it protects."""
+    keys = list(keys)
+
+    def ask(ws: Workspace, record: Record) -> set[Key]:
+        record.recheck_citations(_refresh_streams(ws, record, _stream_files(ws)))
+        return record.held(keys)
+
+    return _with_record(ws, ask)
+
+
+def _with_record(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T:
     try:
         with doctor_record.opened(ws) as record:
-            return _examine(ws, record, asked)
+            return work(ws, record)
     except sqlite3.DatabaseError as exc:
         if not doctor_record.busy(exc):
             doctor_record.discard(ws)  # damaged: the next run builds it again
     with doctor_record.opened(ws, in_memory=True) as record:
-        return _examine(ws, record, asked)
+        return work(ws, record)
 
 
-def _examine(ws: Workspace, record: Record, asked: list[Key]) -> tuple[list[Row], set[Key]]:
+def _examine(ws: Workspace, record: Record) -> list[Row]:
     today = ws.today()
     shards = [(f"{area}/{slug}.md", path, _lstamp(path))  # strings: 10,000 Paths cost more than the stats
               for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
-    streams = [(day, path, _lstamp(path)) for day, path in list_stream_days(ws)]
+    streams = _stream_files(ws)
     record.recheck_citations(_refresh_streams(ws, record, streams))
     _refresh_shards(record, shards, today)
     rows: list[Row] = []
@@ -61,7 +79,11 @@ def _examine(ws: Workspace, record: Record, asked: list[Key]) -> tuple[list[Row]
     state_problem = _state_problem(ws, record)
     if state_problem:
         rows.append(["corrupt-state", "memory/.dreaming-state.json", state_problem, False])
-    return rows, record.held(asked)
+    return rows
+
+
+def _stream_files(ws: Workspace) -> list[tuple[str, Path, Stamp | None]]:
+    return [(day, path, _lstamp(path)) for day, path in list_stream_days(ws)]
 
 
 def _lstamp(path: str | Path) -> Stamp | None:
