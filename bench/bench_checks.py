@@ -8,9 +8,8 @@ in one run, as seconds and as ratios against the floor of merely reading every s
   nothing changed (the per-file record answers), after 50 shards changed, and after one stream
   file got 100 new lines (only the changed files are read; only their citations checked again);
 - in-process, from cold caches: `held_keys` and doctor's protection check (`missing_protected`,
-  `pinned_drift`) with 20 pending reflections holding 2,000 fragments and 50 pinned topics (doctor
-  asks whether the streams still hold the protected fragments of its record, inside its time;
-  `missing_protected` alone, as `doctor --fix` asks it, reads the streams those fragments are on).
+  `pinned_drift`) with 20 pending reflections holding 2,000 fragments and 50 pinned topics, once
+  doctor's record exists (`missing_protected` asks it whether the streams still hold them).
 Each command is the whole command in a fresh process. Target (issue 10): both at most 2 s.
 Run: `.venv/bin/python bench/bench_checks.py [--keep DIR] [--shards N] [--fragments N]`
 (`--keep` reuses a workspace already built there). Nothing here is a test.
@@ -33,7 +32,7 @@ from bench_memory import TODAY, build, read_floor  # noqa: E402
 
 from dreamdeck.core.formats.events import serialize_event  # noqa: E402
 from dreamdeck.core.io.cache import clear_all  # noqa: E402
-from dreamdeck.core.ops.protected import missing_protected, pinned_drift, protected_keys  # noqa: E402
+from dreamdeck.core.ops.protected import missing_protected, pinned_drift  # noqa: E402
 from dreamdeck.core.store.reflections import Reflection, held_keys, reflections_dir  # noqa: E402
 from dreamdeck.core.workspace import Workspace  # noqa: E402
 
@@ -124,15 +123,14 @@ def main() -> None:
         add_protection(ws)
     floor = read_floor(ws)
     rows = [("read every shard file (floor)", floor)]
-    held = len(held_keys(ws))
-    rows.append((f"`held_keys` ({held} held by 20 reflections)", in_process(lambda: held_keys(ws))))
-    rows.append(("doctor's protection: `protected_keys` (50 pinned, 20 held)", in_process(lambda: protected_keys(ws))))
-    rows.append(("doctor's protection: `pinned_drift` (50 pinned)", in_process(lambda: pinned_drift(ws))))
-    rows.append(("`missing_protected` alone (--fix; reads the streams)", in_process(lambda: missing_protected(ws))))
     run(rows, "`verify` (HEAD, nothing changed)", root, "verify")
     run(rows, "`doctor --json`, first run (no record)", root, "doctor", "--json")
     time.sleep(2.1)  # past the racy window, so the first run's findings could be recorded
     run(rows, "`doctor --json`, nothing changed since", root, "doctor", "--json")
+    held = len(held_keys(ws))
+    rows.append((f"`held_keys` ({held} held by 20 reflections)", in_process(lambda: held_keys(ws))))
+    rows.append(("protection: `missing_protected` (50 pinned, 20 held)", in_process(lambda: missing_protected(ws))))
+    rows.append(("protection: `pinned_drift` (50 pinned)", in_process(lambda: pinned_drift(ws))))
     change_50_shards(ws)
     run(rows, "`verify` after 50 shards changed", root, "verify")
     run(rows, "`doctor --json` after 50 shards changed", root, "doctor", "--json")
