@@ -6,7 +6,8 @@ dreamdeck's private folder (`ws.lock_dir`), one row per file read, under the fil
 (`core.io.cache`: size, mtime, ctime, inode):
 - `shard`: per shard file (topics/, vault/, archive/), its findings (unparseable, stale
   frontmatter) and, when those depend on the date (a shard citing nothing), the date used;
-- `cite`: each shard's citation keys (also kept in its `shard` row, to remove them), with
+- `cite`: each shard's citation keys (also kept in its `shard` row as `DATE#ID` lines, to
+  remove them), with
   `held` = does that day's stream hold the id now;
 - `stream`: per stream day, the path of the file read and its malformed-line problems; `frag`: the ids it
   holds (what the fast fragment-line scan finds, as the fragment index does);
@@ -29,7 +30,7 @@ from dreamdeck.core.io.cache import Stamp
 from dreamdeck.core.workspace import Workspace
 
 RECORD = "doctor-record.sqlite"
-VERSION = 2
+VERSION = 3
 Row = list  # [kind, where, detail, fixable]
 
 _SCHEMA = """
@@ -66,7 +67,7 @@ class Record:
         self.drop_shard(rel)
         keys = sorted(keys)
         cur = self.db.execute("INSERT INTO shard(rel, stamp, today, findings, keys) VALUES (?, ?, ?, ?, ?)",
-                              (rel, stamp, today, json.dumps(findings), json.dumps(keys)))
+                              (rel, stamp, today, json.dumps(findings), "\n".join(f"{d}#{f}" for d, f in keys)))
         sid = cur.lastrowid
         self._new_cites += [(day, fid, sid) for day, fid in keys]  # type: ignore[misc]
 
@@ -75,7 +76,7 @@ class Record:
         if row is not None:
             sid, keys = row
             self.db.executemany("DELETE FROM cite WHERE day = ? AND fid = ? AND shard = ?",
-                                ((day, fid, sid) for day, fid in json.loads(keys)))
+                                ((*key.split("#", 1), sid) for key in keys.split("\n") if key))
             self.db.execute("DELETE FROM shard WHERE id = ?", (sid,))
 
     def flush(self) -> None:
