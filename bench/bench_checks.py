@@ -4,9 +4,13 @@ The workspace is bench_memory's: 10,000 shards citing 1,000,000 fragments over a
 in one run, as seconds and as ratios against the floor of merely reading every shard file:
 - `verify` (HEAD), and `verify` after 50 shards changed (one citation moved between two shards
   in each, so nothing is lost but every changed file is checked on both sides);
-- `doctor --json` the first time (nothing projected yet: every stream line parsed once), then
-  again with nothing changed (the stamp-keyed projection answers), then after one shard changed.
-Each is the whole command in a fresh process. Target (issue 10): both at most 2 s.
+- `doctor --json` the first time (no record yet: every stream line parsed once), then again with
+  nothing changed (the per-file record answers), after 50 shards changed, and after one stream
+  file got 100 new lines (only the changed files are read; only their citations checked again);
+- in-process, from cold caches: `held_keys` and doctor's protection check (`missing_protected`,
+  `pinned_drift`) with 20 pending reflections holding 2,000 fragments and 50 pinned topics, once
+  doctor's record exists (`missing_protected` asks it whether the streams still hold them).
+Each command is the whole command in a fresh process. Target (issue 10): both at most 2 s.
 Run: `.venv/bin/python bench/bench_checks.py [--keep DIR] [--shards N] [--fragments N]`
 (`--keep` reuses a workspace already built there). Nothing here is a test.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -25,19 +30,35 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_memory import TODAY, build, read_floor  # noqa: E402
 
+from dreamdeck.core.formats.events import serialize_event  # noqa: E402
+from dreamdeck.core.io.cache import clear_all  # noqa: E402
+from dreamdeck.core.ops.protected import missing_protected, pinned_drift  # noqa: E402
+from dreamdeck.core.store.reflections import Reflection, held_keys, reflections_dir  # noqa: E402
 from dreamdeck.core.workspace import Workspace  # noqa: E402
+
+CPU: dict[str, float] = {}  # measure -> CPU seconds of its process (the machine may be shared)
 
 
 def command(root: Path, *args: str) -> float:
+    """Wall seconds of the whole command in a fresh process (its CPU seconds kept in `CPU`)."""
     exe = Path(sys.executable).with_name("dreamdeck")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "dreamdeck"]
     os.sync()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run([*cmd, "-w", str(root), "--today", TODAY, *args], capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode kept
+    proc = subprocess.run([*cmd, "-w", str(root), "--today", TODAY, *args], capture_output=True, text=True, env=env)
     took = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU[" ".join(args)] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if proc.returncode not in (0, 1) or "Traceback" in proc.stderr:
         raise SystemExit(f"{args} failed: {proc.stderr[-2000:]}")
     return took
+
+
+def run(rows: list[tuple[str, float]], name: str, root: Path, *args: str) -> None:
+    rows.append((name, command(root, *args)))
+    CPU[name] = CPU.pop(" ".join(args))
 
 
 def change_50_shards(ws: Workspace) -> None:
@@ -48,6 +69,40 @@ def change_50_shards(ws: Workspace) -> None:
         line = next(ln for ln in ta.splitlines() if ln.startswith("- streams/"))
         a.write_text(ta.replace(line + "\n", "", 1))
         b.write_text(tb.replace("fragments:\n", f"fragments:\n{line}\n", 1))
+
+
+def append_100_lines(ws: Workspace) -> None:
+    """One stream file (a day in the middle of the year) gets 100 new fragment lines."""
+    day = sorted(p.stem for p in (ws.memory / "streams").glob("*.jsonl"))[180]
+    lines = [serialize_event({"type": "fragment", "id": f"0190ffff-0000-7000-8000-{k:012x}", "ts": f"{day}T23:00:00.000Z",
+                              "source": "bench", "entry": f"{k:08x}", "topic": "late", "body": f"Late note {k}."})
+             for k in range(100)]
+    with open(ws.memory / "streams" / f"{day}.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def add_protection(ws: Workspace) -> None:
+    """50 pinned topics (their vault copies) and 20 pending reflections holding 100 fragments each,
+    shown the fragments cited by 20 other topics (what a held dream would have been shown)."""
+    ws.vault_dir.mkdir(exist_ok=True)
+    for i in range(200, 250):
+        (ws.vault_dir / f"topic-{i:05d}.md").write_bytes((ws.topics_dir / f"topic-{i:05d}.md").read_bytes())
+    folder = reflections_dir(ws)
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in range(20):
+        text = (ws.topics_dir / f"topic-{300 + r:05d}.md").read_text()
+        keys = [ln[10:].split("#") for ln in text.splitlines() if ln.startswith("- streams/")][:100]
+        refl = Reflection(id=f"r-{r + 1:04d}", created=f"{TODAY}T03:00:00Z", summary="bench held dream",
+                          fragments=[{"date": d, "id": f, "topic": "t", "body": "b"} for d, f in keys],
+                          held=[f"{d}#{f}" for d, f in keys])
+        (folder / f"{refl.id}.json").write_text(refl.to_json(), encoding="utf-8")
+
+
+def in_process(fn) -> float:
+    clear_all()
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
 
 
 def main() -> None:
@@ -64,20 +119,30 @@ def main() -> None:
         print(f"built in {time.perf_counter() - started:.1f}s at {root}")
     os.environ.setdefault("DREAMDECK_CACHE_DIR", tempfile.mkdtemp(prefix="dreamdeck-bench-cache-"))
     ws = Workspace.open(root, today=TODAY)
+    if not reflections_dir(ws).is_dir():
+        add_protection(ws)
     floor = read_floor(ws)
     rows = [("read every shard file (floor)", floor)]
-    rows.append(("`verify` (HEAD, nothing changed)", command(root, "verify")))
-    rows.append(("`doctor --json`, first run (no projection)", command(root, "doctor", "--json")))
+    run(rows, "`verify` (HEAD, nothing changed)", root, "verify")
+    run(rows, "`doctor --json`, first run (no record)", root, "doctor", "--json")
     time.sleep(2.1)  # past the racy window, so the first run's findings could be recorded
-    rows.append(("`doctor --json`, nothing changed since", command(root, "doctor", "--json")))
+    run(rows, "`doctor --json`, nothing changed since", root, "doctor", "--json")
+    held = len(held_keys(ws))
+    rows.append((f"`held_keys` ({held} held by 20 reflections)", in_process(lambda: held_keys(ws))))
+    rows.append(("protection: `missing_protected` (50 pinned, 20 held)", in_process(lambda: missing_protected(ws))))
+    rows.append(("protection: `pinned_drift` (50 pinned)", in_process(lambda: pinned_drift(ws))))
     change_50_shards(ws)
-    rows.append(("`verify` after 50 shards changed", command(root, "verify")))
-    rows.append(("`doctor --json` after 50 shards changed", command(root, "doctor", "--json")))
-    print(f"\n{'measure':48} {'seconds':>8} {'x floor':>8}")
+    run(rows, "`verify` after 50 shards changed", root, "verify")
+    run(rows, "`doctor --json` after 50 shards changed", root, "doctor", "--json")
+    time.sleep(2.1)
+    append_100_lines(ws)
+    run(rows, "`doctor --json` after 100 lines appended to a day", root, "doctor", "--json")
+    print(f"\n{'measure':52} {'seconds':>8} {'x floor':>8} {'cpu s':>8}")
     for name, seconds in rows:
-        print(f"{name:48} {seconds:8.3f} {seconds / floor:8.1f}")
+        cpu = f"{CPU[name]:8.3f}" if name in CPU else ""
+        print(f"{name:52} {seconds:8.3f} {seconds / floor:8.1f} {cpu}")
     print("target: verify and doctor at most 2 s (issue 10 item 14)")
-    subprocess.run(["git", "-C", str(root), "checkout", "-q", "--", "memory/topics"], check=False)
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "--", "memory/topics", "memory/streams"], check=False)
 
 
 if __name__ == "__main__":

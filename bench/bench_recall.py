@@ -6,7 +6,9 @@ Speed, on the workspace `bench_memory.py` builds (10,000 shards citing 1,000,000
   index fresh (one stat per source file) and the query itself;
 - `dreamdeck recall` from a fresh process (and the interpreter's own start, for reference);
 - the index update after 50 shards change;
-- injection (`# Memory` block) in-process, warm, and for a prompt that needs whole documents.
+- injection (`# Memory` block) in-process, warm, and for a prompt that needs whole documents;
+- the recall impact of a 5-hunk reflection replayed for 20 questions (10 saved, the 10 most asked
+  recent recalls), split into its parts, beside what copying the whole index would cost alone.
 Quality, on generated memory with known answers (questions whose answer is one belief, some whose
 answer superseded an older fact, some in Chinese or Korean, some answered only by today's
 undreamed fragments): hit@1, hit@5 and MRR for dreamdeck's recall beside a naive token-overlap
@@ -137,6 +139,91 @@ def speed(root: Path, queries: int) -> None:
     print(f"{'inject, warm: p50 / max':58} {ms(pct(warm, 0.5))} / {max(warm) * 1000:.1f} ms   <= 100 ms")
     print(f"{'inject, a prompt that needs whole documents (digits)':58} {ms(exact)}"
           "   (reads every cited fragment, as TypeClaw does every turn)")
+
+
+# --- recall impact ------------------------------------------------------------------------------
+IMPACT_RID = "r-90001"
+
+
+def impact_reflection(ws: Workspace) -> None:
+    """A pending reflection of 5 hunks: four beliefs reworded (kayaks -> canoes) and one new."""
+    from dreamdeck.core.store.reflections import ProposedFile, Reflection
+
+    files = []
+    for path in sorted(ws.topics_dir.iterdir())[100:104]:
+        base = path.read_text(encoding="utf-8")
+        files.append(ProposedFile(f"topics/{path.name}", base, base.replace("consistently does", "now paddles canoes and", 1)))
+    files.append(ProposedFile("topics/canoe-club.md", None, "The user joined a canoe club that paddles on Sundays.\n"))
+    r = Reflection(IMPACT_RID, f"{TODAY}T03:00:00+00:00", dreamer="bench", summary="canoes", files=files)
+    folder = ws.meta_dir / "reflections"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{IMPACT_RID}.json").write_text(r.to_json(), encoding="utf-8")
+
+
+def impact_speed(root: Path) -> None:
+    import sqlite3
+
+    from dreamdeck.core.index.search import index_path, open_index
+    from dreamdeck.core.index.search_preview import ScratchIndex
+    from dreamdeck.core.ops.recall import recall
+    from dreamdeck.core.ops.recall_impact import approval_texts, recall_impact, replay_queries
+    from dreamdeck.core.store.reflections import load_reflection
+
+    ws = Workspace.open(root, today=TODAY)
+    saved = ws.meta_dir / "saved-queries.txt"
+    impact_reflection(ws)
+    saved.write_text("# saved for the bench\n" + "".join(f"canoes paddle {n}\n" for n in range(10)), encoding="utf-8")
+    try:
+        for n in range(30):  # the access record's most asked recalls (recorded through the real API)
+            for _ in range(1 + n % 3):
+                recall(ws, f"user does thing {n}")
+        replays = replay_queries(ws)
+        r = load_reflection(ws, IMPACT_RID)
+        hunks = sum(len(d.hunks) for _, d in r.hunks())
+        open_index(ws).refresh()
+        recall_impact(ws, IMPACT_RID)  # warm: the process's caches, as the app's second `i`
+        runs = [timed(lambda: recall_impact(ws, IMPACT_RID)) for _ in range(5)]
+        total, impact = min(runs, key=lambda run: run[0])
+        dry, texts = timed(lambda: approval_texts(ws, r, None))
+        index = open_index(ws)
+        sweep = timed(index.refresh)[0]
+
+        class AsItStands:  # the index without a refresh per question, as recall_impact asks it
+            def search(self, query: str, limit: int = 200):
+                return index.query(query, limit)
+
+        before = timed(lambda: [recall(ws, q.query, budget=q.budget, record=False, index=AsItStands()) for q in replays])[0]
+        opened, scratch = timed(lambda: ScratchIndex(ws, texts, refresh=False))
+        after = timed(lambda: [recall(ws, q.query, budget=q.budget, record=False, index=scratch) for q in replays])[0]
+        scratch.close()
+        refreshing = timed(lambda: [recall(ws, q.query, budget=q.budget, record=False) for q in replays])[0]
+
+        def whole_copy() -> None:  # what the preview used to do first: the whole index into memory
+            copy = sqlite3.connect(":memory:")
+            src = sqlite3.connect(index_path(ws))
+            src.backup(copy)
+            src.close()
+            copy.close()
+
+        copy = timed(whole_copy)[0]
+        print(f"\nload average at the impact: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"recall impact: {len(replays)} questions on a {hunks}-hunk reflection ({len(r.files)} files), "
+              f"{len(impact.changed)} answers change")
+        label = f"recall impact, warm: best of 5 (median {statistics.median(t for t, _ in runs) * 1000:.0f} ms)"
+        print(f"{label:58} {ms(total)}   well under 1 s")
+        parts = [("  the door's dry run of the approval (plan_changeset)", dry),
+                 ("  one refresh of the index (a stat per source file)", sweep),
+                 (f"  the {len(replays)} answers before", before),
+                 ("  the after-state laid over the index (in a transaction)", opened),
+                 (f"  the {len(replays)} answers after", after),
+                 ("  (before this change: a refresh with each answer before)", refreshing),
+                 ("  (before this change: the whole index copied into memory)", copy)]
+        for label, seconds in parts:
+            print(f"{label:58} {ms(seconds)}")
+        print(f"{'  (the index file)':58} {os.path.getsize(index_path(ws)) / 1e6:8.0f} MB")
+    finally:
+        (ws.meta_dir / "reflections" / f"{IMPACT_RID}.json").unlink(missing_ok=True)
+        saved.unlink(missing_ok=True)
 
 
 # --- quality ------------------------------------------------------------------------------------
@@ -294,8 +381,10 @@ def main() -> None:
     ap.add_argument("--keep", help="the year workspace: built here if it has no memory yet, reused if it has")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--quality-only", action="store_true")
+    ap.add_argument("--impact-only", action="store_true", help="only the recall impact (needs --keep with a built year)")
     args = ap.parse_args()
-    quality()
+    if not args.impact_only:
+        quality()
     if args.quality_only:
         return
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dreamdeck-bench-")) / "agent"
@@ -303,7 +392,9 @@ def main() -> None:
         root.mkdir(parents=True, exist_ok=True)
         t, info = timed(lambda: build(root, 10_000, 1_000_000, undreamed=60))
         print(f"\nbuilt 10,000 shards citing {info['fragments']:,} fragments over a year in {t:.0f}s at {root}")
-    speed(root, args.queries)
+    if not args.impact_only:
+        speed(root, args.queries)
+    impact_speed(root)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dreamdeck.core.errors import BadInput
 from dreamdeck.core.store.audit import (
     AuditEntry,
     AuditProblem,
@@ -150,6 +151,17 @@ def test_filters_by_action_actor_file_and_dates(tmp_path: Path):
     assert read_entries(tmp_path, action="EDIT", actor="manual", since="2026-02-04") == [
         AuditEntry("2026-02-05T10:00Z", "EDIT", "SOUL.md", "manual", "—", "⚠️ CRITICAL: behavioral guideline modified")
     ]
+
+
+@pytest.mark.parametrize("bound", ["2026-99-01", "2026-02-30", "2026-02-03T25:00", "2026-02-03T10:61Z", "last week", ""])
+def test_a_date_bound_that_is_no_real_day_or_minute_is_refused_in_one_line(tmp_path: Path, bound: str):
+    """A bound like 2026-99-01 used to match nothing silently ("No audit entries match.")."""
+    path = audit_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(SECTION_12_4)
+    for kwargs in ({"since": bound}, {"until": bound}):
+        with pytest.raises(BadInput, match="expected YYYY-MM-DD|no such"):
+            read_entries(tmp_path, **kwargs)
 
 
 def test_reading_a_missing_log_is_empty(tmp_path: Path):

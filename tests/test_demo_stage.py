@@ -55,6 +55,41 @@ def test_the_morning_is_in_git_dated_that_morning(demo):
     assert git(demo.ws.root, "status", "--porcelain").split() == ["M", "AGENTS.md"]  # edited outside dreamdeck
 
 
+def test_the_agents_recalls_are_recorded_and_the_pending_dream_changes_their_answers(demo):
+    from dreamdeck.core.ops.recall_impact import recall_impact
+    from dreamdeck.core.store.access import read_access
+    from dreamdeck.demo.stage import AGENT_RECALLS
+
+    records = [r for r in read_access(demo.ws) if r.op == "recall"]
+    assert sorted(r.query for r in records) == sorted(q for *_, q in AGENT_RECALLS)
+    assert all(r.items and r.ts.startswith(r.day) for r in records)  # what recall returned, when it was asked
+    impact = recall_impact(demo.ws, "r-1")
+    changed = {q.replay.query: {c.item: c.change for c in q.changes} for q in impact.changed}
+    assert all(q.replay.source == "frequent" for q in impact.queries)
+    assert changed["when is the release cut"] == {"topic:release-cadence": "reworded"}
+    assert changed["how should api errors look"]["topic:api-errors"] == "entered"
+    assert "code review checklist" not in changed
+
+
+async def test_i_on_the_demos_reflection_shows_the_answers_it_would_change(demo):
+    from tests.support.tui import make_app
+    from tests.support.waits import settle, wait_for
+
+    async with make_app(demo.ws, "reflections").run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ReflectionsScreen", what="the Reflections screen")
+        await settle(app, pilot)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ImpactModal", what="the impact")
+
+        def shown() -> str:
+            return str(app.screen.query_one("#impact-text").render())
+
+        await wait_for(pilot, lambda: "replaying" not in shown(), what="the replay")
+        assert shown().startswith("3 of 4 replayed questions change")
+        assert "when is the release cut  (asked 3×)" in shown()
+
+
 def test_the_command_prints_where_the_demo_is(tmp_path):
     target = tmp_path / "pico"
     out = subprocess.run([sys.executable, "-m", "dreamdeck", "demo", str(target), "--no-open", "--today", TODAY],

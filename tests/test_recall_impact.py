@@ -3,6 +3,7 @@ access record) answered against memory now and as the approval would leave it â€
 moved, reworded â€” with nothing on disk or in the real index changed."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -10,9 +11,11 @@ import pytest
 
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.errors import BadInput
-from dreamdeck.core.index.search import close_all
+from dreamdeck.core.index.search import SearchIndex, close_all
+from dreamdeck.core.index.search_preview import ScratchIndex
 from dreamdeck.core.ops.recall import recall
-from dreamdeck.core.ops.recall_impact import ReplayQuery, recall_impact, replay_queries
+from dreamdeck.core.ops.recall_impact import ReplayQuery, approval_texts, recall_impact, replay_queries
+from dreamdeck.core.ops.reflections import approve
 from dreamdeck.core.ops.saved_queries import save_query, unsave_query
 from dreamdeck.core.store.access import access_path, record_access
 from dreamdeck.core.store.audit import read_log
@@ -142,6 +145,48 @@ def test_the_impact_preview_changes_nothing_on_disk_in_the_index_or_the_access_r
     assert access_path(ws.memory).read_bytes() == files[access_path(ws.memory)]
 
 
+def test_the_after_answers_are_exactly_what_recall_gives_once_the_approval_is_applied(pending):
+    ws = pending
+    questions = ["pnpm", "bun", "deploys fridays", "user uses", "gliders weekends"]
+    impact = recall_impact(ws, "r-1", queries=[ReplayQuery(q, "saved", 0) for q in questions])
+    approve(ws, "r-1")
+    for q in impact.queries:  # same items, same order, same BM25 (the after-state's own statistics)
+        assert [(b.kind, b.key, b.score) for b in q.after] == \
+            [(b.kind, b.key, b.score) for b in recall(ws, q.replay.query, record=False)]
+
+
+def test_while_a_preview_is_open_every_other_reader_sees_memory_as_it_is(pending):
+    ws = pending
+    texts = approval_texts(ws, load_reflection(ws, "r-1"), None)
+    with ScratchIndex(ws, texts) as scratch:
+        assert [h.key for h in scratch.search("pnpm")] == ["package-manager"]
+        assert recall(ws, "pnpm", record=False) == []  # this process's own index
+        assert SearchIndex(ws).query("pnpm") == []  # another connection to the same file
+    assert recall(ws, "pnpm", record=False) == []
+    assert [b.key for b in recall(ws, "bun", record=False)] == ["package-manager"]
+
+
+def test_a_preview_that_cannot_get_the_index_says_so_in_one_line(pending, monkeypatch):
+    import sqlite3
+
+    from dreamdeck.core.errors import Busy
+    from dreamdeck.core.index import search_preview
+    from dreamdeck.core.index.search import index_path
+
+    ws = pending
+    texts = approval_texts(ws, load_reflection(ws, "r-1"), None)
+    recall(ws, "pnpm", record=False)  # the index exists
+    other = sqlite3.connect(index_path(ws), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process writing the index
+    monkeypatch.setattr(search_preview, "BUSY_TIMEOUT", 0.05)
+    try:
+        with pytest.raises(Busy, match="being updated by another process"):
+            ScratchIndex(ws, texts, refresh=False)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
 def test_a_fragment_the_approval_cites_leaves_the_undreamed_tail_in_the_after_state(ws, agent_dir):
     write_stream(agent_dir, D, [fragment_line(D, 1, "standup", "Standup moved to 10am")])
     commit_all(agent_dir)
@@ -203,8 +248,6 @@ def test_review_impact_on_the_command_line_lists_the_answers_that_change(pending
 
 
 def test_review_impact_json_and_chosen_hunks(pending):
-    import json
-
     _asked(pending, "pnpm", 1)
     [deploy_hunk] = _hunks(pending)["topics/deploy-day.md"]
     out = _cli(pending, "review", "r-1", "--impact", "--hunk", deploy_hunk, "--json")

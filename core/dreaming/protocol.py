@@ -248,7 +248,8 @@ def _noise(value: object) -> tuple[dict[str, str], list[str]]:
         if m is None or not isinstance(reason, str) or not reason.strip():
             ignored.append(str(cite if isinstance(item, dict) and cite is not None else item)[:200])
             continue
-        found[f"{m.group(2)}#{m.group(3)}"] = reason.strip()[:500]
+        # the reason reaches the committed receipt and `dreams`: one line, never a secret
+        found[f"{m.group(2)}#{m.group(3)}"] = redact_secrets(" ".join(reason.split()))[:500]
     return found, ignored
 
 

@@ -29,7 +29,7 @@ class DreamReceipt:
     fragments_dropped: list[str] = field(default_factory=list)
     # Fragments left uncited as true duplicates: "DATE#ID" -> the "DATE#ID" whose citation it repeats.
     folded: dict[str, str] = field(default_factory=dict)
-    # Fragments the dreamer declared noise: "DATE#ID" -> its rule (why it carries nothing durable).
+    # Fragments an LLM dreamer left uncited as noise: "DATE#ID" -> the reason its finish gave.
     noise: dict[str, str] = field(default_factory=dict)
     # What the apply's compaction removed from the streams: "DATE#ID" -> why (door.collection).
     collected: dict[str, str] = field(default_factory=dict)
@@ -75,6 +75,8 @@ def receipt_message(r: DreamReceipt) -> str:
         parts.append(f"held for review: it would leave {r.held_over_bound:.0%} of them uncited, over the loss bound")
     if r.folded:
         parts.append(f"{len(r.folded)} duplicate(s) folded")
+    if r.noise:
+        parts.append(f"{len(r.noise)} noise fragment(s) left uncited")
     if r.fragments_dropped or r.status in ("applied", "mixed", "pending", "nothing"):
         parts.append(f"{len(r.fragments_dropped)} uncited fragment(s) collected")  # the meter, 0 included
     for day, why in sorted(r.compaction_waiting.items()):

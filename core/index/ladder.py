@@ -17,7 +17,7 @@ import re
 
 from dreamdeck.core.index.strength import ladder_tier
 
-__all__ = ["has_inline_tier", "ladder_sentence", "strip_prefix", "third_person"]
+__all__ = ["has_inline_tier", "ladder_sentence", "same_claim", "strip_prefix", "third_person"]
 
 PREFIX = re.compile(
     r"^\s*(?:mentioned once|observed on \d+ days?|consistently \(\d+ days?\)|always \(\d+ days?\))\s*:\s*",
@@ -47,6 +47,27 @@ def strip_prefix(sentence: str) -> tuple[str, bool]:
     while (m := PREFIX.match(out)):
         out, had = out[m.end():].strip(), True
     return out, had
+
+
+_TIER_DAYS = (1, 2, 3, 7)  # a day count in each tier: "mentioned", "observed", "consistently", "always"
+
+
+def same_claim(old: str, new: str) -> bool:
+    """`new` states the claim `old` states, its strength words aside: the same sentence under
+    another ladder prefix, or `old` re-worded in place by the ladder for any tier ("has been
+    observed running" -> "consistently runs", "always" -> "consistently"). A reinforcement
+    re-words a belief this way; anything else changes the claim's text."""
+    claim, had_prefix = strip_prefix(old)
+    target = _plain(strip_prefix(new)[0])
+    if _plain(claim) == target:
+        return True
+    if had_prefix:  # the prefix carried the tier: the claim's own words are content
+        return False
+    return any(_plain(strip_prefix(ladder_sentence(claim, days))[0]) == target for days in _TIER_DAYS)
+
+
+def _plain(sentence: str) -> str:
+    return " ".join(sentence.split()).rstrip(".")
 
 
 def has_inline_tier(sentence: str, *, adverbs: bool = True) -> bool:

@@ -332,15 +332,6 @@ class SearchIndex:
         with self._lock:
             return query_connection(self._connect(), query, limit)
 
-    def snapshot(self) -> sqlite3.Connection:
-        """A private in-memory copy of the index, refreshed first: a scratch to change freely
-        (`index.search_preview`) without touching the files or this index."""
-        self.refresh()
-        copy = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        with self._lock:
-            self._connect().backup(copy)
-        return copy
-
     def count(self, kind: str | None = None) -> int:
         with self._lock:
             conn = self._connect()

@@ -25,21 +25,18 @@ from dreamdeck.core.door.backlog import backlog_status, compact_backlog
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
-from dreamdeck.core.formats.citations import citation_keys
-from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
+from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.index.evidence import shard_area_files
-from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.io.atomic import remove_file
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
-from dreamdeck.core.ops import doctor_memo
+from dreamdeck.core.ops.doctor_memory import examine_memory
 from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restore_missing
 from dreamdeck.core.ops.unrecorded_loss import KIND as LOSS
 from dreamdeck.core.ops.unrecorded_loss import unrecorded_losses
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.memory_scan import links_under, own_temp_files
-from dreamdeck.core.store.state import load_state
-from dreamdeck.core.store.streams import all_problems, read_path_for
-from dreamdeck.core.store.tombstones import load_tombstones, tombstoned_keys
+from dreamdeck.core.store.streams import read_path_for
+from dreamdeck.core.store.tombstones import load_tombstones
 from dreamdeck.core.workspace import Workspace
 
 
@@ -82,12 +79,13 @@ def examine(ws: Workspace) -> DoctorReport:
         add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
                                  "replace it with the real file or folder", False))
     try:
-        _examine_memory_once(ws, add)
+        for kind, where, detail, fixable in examine_memory(ws):  # only changed files are read again
+            add(Finding(kind, where, detail, bool(fixable)))
     except LinkRefused:
         pass  # a linked folder: reported above, and nothing behind it is read
     for tmp in own_temp_files(ws):
         add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
-    _protection_findings(ws, add)  # read from git and the vault each time: never memoized
+    _protection_findings(ws, add)  # read from git, the vault and reflections each time
     report.findings += [Finding(LOSS, where, detail, False) for where, detail in unrecorded_losses(ws)]
     due, _waiting, backlog_problem = backlog_status(ws)  # a day still being written is no finding
     if backlog_problem:
@@ -96,58 +94,6 @@ def examine(ws: Workspace) -> DoctorReport:
         add(Finding("compaction-due", f"memory/streams/{day}.jsonl",
                     "its compaction waited while a writer might hold it open, and can be done now", True))
     return report
-
-
-def _examine_memory_once(ws: Workspace, add) -> None:
-    """`_examine_memory`, or what it found last time when nothing it reads has changed since."""
-    signature, stable = doctor_memo.memory_signature(ws)
-    rows = doctor_memo.recall(ws, signature)
-    if rows is None:
-        found: list[Finding] = []
-        _examine_memory(ws, found.append)
-        rows = [[f.kind, f.where, f.detail, f.fixable] for f in found]
-        if stable:
-            doctor_memo.remember(ws, signature, rows)
-    for kind, where, detail, fixable in rows:
-        add(Finding(kind, where, detail, bool(fixable)))
-
-
-def _examine_memory(ws: Workspace, add) -> None:
-    today = ws.today()
-    stones = tombstoned_keys(ws)
-    cited: dict[str, dict[str, list[str]]] = {}  # day -> id -> the shards citing it
-    for rel, path in shard_area_files(ws):
-        text = read_bytes_nofollow(path).decode("utf-8", "replace")
-        slug = path.stem
-        try:
-            parse_shard(text)
-            if recompute_shard_text(text, slug, today)[0] != text:
-                add(Finding("stale-frontmatter", f"memory/{rel}", "cites/days/lastReinforced disagree with the body", True))
-        except ShardParseError as exc:
-            add(Finding("unparseable", f"memory/{rel}",
-                        f"TypeClaw cannot parse it ({exc}); its citations do not protect their fragments", True))
-        for day, fid in citation_keys(text):
-            cited.setdefault(day, {}).setdefault(fid, []).append(rel)
-    _missing_fragments(ws, cited, stones, add)
-    for problem in all_problems(ws):
-        add(Finding("malformed-line", f"{problem.path}:{problem.lineno}", problem.reason, False))
-    _state, state_problem = load_state(ws.state_path)
-    if state_problem:
-        add(Finding("corrupt-state", "memory/.dreaming-state.json", state_problem, False))
-
-
-def _missing_fragments(ws: Workspace, cited: dict[str, dict[str, list[str]]], stones, add) -> None:
-    """Citations no stream holds: each stream file indexed once, day by day (looking citations up
-    shard by shard re-indexed a year of streams over and over)."""
-    index = FragmentIndex(ws)
-    missing = []
-    for day, ids in cited.items():
-        held = index.ids(day)
-        missing += [(rel, day, fid) for fid, rels in ids.items()
-                    if fid not in held and (day, fid) not in stones for rel in rels]
-    for rel, day, fid in sorted(missing):
-        add(Finding("missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds",
-                            not rel.startswith("topics/")))  # outside topics/: restored from git history
 
 
 def _protection_findings(ws: Workspace, add) -> None:

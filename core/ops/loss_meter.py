@@ -5,13 +5,14 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations
 from dreamdeck.core.formats.shards import parse_loose_shard
+from dreamdeck.core.index.ladder import same_claim
 from dreamdeck.core.store.reflections import ProposedFile
 
 
 @dataclass
 class LossMeter:
     citations_dropped: list[Key] = field(default_factory=list)
-    beliefs_removed: list[str] = field(default_factory=list)  # paths whose belief sentence changes
+    beliefs_removed: list[str] = field(default_factory=list)  # paths whose claim's text changes (not its tier)
     shards_deleted: list[str] = field(default_factory=list)
     superseded_added: list[Key] = field(default_factory=list)
 
@@ -33,7 +34,8 @@ def loss_meter(files: list[ProposedFile]) -> LossMeter:
         if f.base is not None and f.proposed is None:
             meter.shards_deleted.append(f.path)
         if f.base is not None and f.proposed is not None:
-            if parse_loose_shard(f.base).heading != parse_loose_shard(f.proposed).heading:
+            # a belief re-worded only by the strength ladder is reinforced, not rewritten
+            if not same_claim(parse_loose_shard(f.base).heading, parse_loose_shard(f.proposed).heading):
                 meter.beliefs_removed.append(f.path)
         old_sup = sectioned_citations(parse_loose_shard(f.base or "").body).superseded_keys()
         new_sup = sectioned_citations(parse_loose_shard(f.proposed or "").body).superseded_keys()

@@ -21,6 +21,7 @@ from dreamdeck.core.git.fragment_history import find_line_in_history
 from dreamdeck.core.git.runner import repo_args, run_git
 from dreamdeck.core.index.evidence import pending_reflection_keys, shard_area_files
 from dreamdeck.core.index.stream_scan import fragment_ids
+from dreamdeck.core.ops.doctor_memory import held_in_streams
 from dreamdeck.core.store.reflections import held_keys
 from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.core.store.streams import read_path_for
@@ -42,7 +43,8 @@ def protected_keys(ws: Workspace) -> dict[Key, str]:
 
 
 def missing_from_streams(ws: Workspace, keys) -> list[Key]:
-    """The keys no stream holds, leaving out forgotten ones (a forget removes them on purpose)."""
+    """The keys no stream holds, leaving out forgotten ones (a forget removes them on purpose):
+    each stream file the keys are on is scanned (an approval asks this of what it cites)."""
     stones = tombstoned_keys(ws)
     present: dict[str, set[str]] = {}
     missing = []
@@ -58,9 +60,13 @@ def missing_from_streams(ws: Workspace, keys) -> list[Key]:
 
 
 def missing_protected(ws: Workspace) -> dict[Key, str]:
-    """Protected fragments that left the streams, with where each is protected."""
+    """Protected fragments that left the streams, with where each is protected. The streams are
+    asked through doctor's record (`doctor_memory.held_in_streams`): a year of streams is read
+    again only where a file changed."""
     where = protected_keys(ws)
-    return {k: where[k] for k in missing_from_streams(ws, where)}
+    stones = tombstoned_keys(ws)
+    held = held_in_streams(ws, where)
+    return {k: w for k, w in where.items() if k not in held and k not in stones}
 
 
 def lines_from_history(ws: Workspace, keys) -> tuple[dict[str, list[str]], list[Key]]:

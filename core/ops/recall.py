@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 from dreamdeck.core.errors import BadInput, NotFound
@@ -117,10 +118,11 @@ def _check(ws: Workspace, query: object, budget: str, limit: int | None, max_byt
 
 def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | None = None,
            include_dormant: bool = False, max_bytes: int | None = None, record: bool = True,
-           index: Searchable | None = None) -> list[RecallBlock]:
+           index: Searchable | None = None, now: datetime | None = None) -> list[RecallBlock]:
     """What the agent should remember for `query`, best first, within the budget (module
     docstring). `record=False` leaves the access record alone (a preview, not a recall);
-    `index` searches another index than the workspace's (a preview's `ScratchIndex`)."""
+    `index` searches another index than the workspace's (a preview's `ScratchIndex`); `now` is
+    when the recall happened, as recorded (default: the clock)."""
     profile = _check(ws, query, budget, limit, max_bytes)
     decay = load_settings(ws.root).decay
     access = access_summary(ws.memory)
@@ -129,7 +131,7 @@ def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | Non
     blocks = _cut(ranked, profile, limit, max_bytes)
     if record:
         record_access(ws, "recall", query, [item_key(b.kind, b.key) for b in blocks],
-                      {"budget": profile.name, "limit": limit, "include_dormant": include_dormant})
+                      {"budget": profile.name, "limit": limit, "include_dormant": include_dormant}, now=now)
     return blocks
 
 

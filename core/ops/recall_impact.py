@@ -8,8 +8,10 @@ is searched by TypeClaw's keyword lane, not by recall, and is rarely asked twice
 
 Each question is answered twice, by the same `ops.recall` ranking and budget, recording nothing:
 against memory as it is, and against the memory the approval would write — the door's own dry
-run (`plan_changeset`: rebased, recomputed, checked) indexed in a scratch copy of the search
-index (`index.search_preview`). Nothing under `memory/` and nothing of the real index changes.
+run (`plan_changeset`: rebased, recomputed, checked) laid over the real search index in a
+transaction that is rolled back (`index.search_preview`): the preview costs what the change
+costs, and its BM25 is the after-state's own. Nothing under `memory/` and nothing of the real
+index changes.
 An answer changes when an item enters, leaves, moves in rank, or is reworded (same item, other
 heading or excerpt).
 """
@@ -22,8 +24,9 @@ from typing import Any
 
 from dreamdeck.core.door.apply import plan_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.index.search import Hit, SearchIndex, open_index
 from dreamdeck.core.index.search_preview import ScratchIndex
-from dreamdeck.core.ops.recall import PROFILES, RecallBlock, recall
+from dreamdeck.core.ops.recall import PROFILES, RecallBlock, Searchable, recall
 from dreamdeck.core.ops.review import chosen_texts
 from dreamdeck.core.store.access import item_key, read_access
 from dreamdeck.core.store.reflections import Reflection, load_reflection
@@ -143,17 +146,35 @@ def recall_impact(ws: Workspace, rid: str, hunks: list[str] | None = None,
     r = load_reflection(ws, rid)
     texts = approval_texts(ws, r, hunks)
     replays = replay_queries(ws) if queries is None else queries
-    scratch = ScratchIndex(ws, texts)
-    try:
-        out = []
-        for q in replays:
-            before = recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False)
-            after = recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False,
-                           index=scratch)
-            out.append(QueryImpact(q, before, after, compare_answers(before, after)))
-    finally:
-        scratch.close()
+    # One refresh, then every "before" from the index as it stands (a refresh per question would
+    # cost a stat per source file each), all before the preview: it holds the index's write
+    # lock until it closes, so nothing in between may need to write it.
+    out: list[QueryImpact] = []
+    if replays:  # nothing to ask: no preview, no write lock
+        index = open_index(ws)
+        index.refresh()
+        as_it_stands = _Unrefreshed(index)
+        befores = [_answer(ws, q, as_it_stands) for q in replays]
+        with ScratchIndex(ws, texts, refresh=False) as scratch:
+            afters = [_answer(ws, q, scratch) for q in replays]
+        out = [QueryImpact(q, before, after, compare_answers(before, after))
+               for q, before, after in zip(replays, befores, afters, strict=True)]
     return Impact(r.id, None if hunks is None else list(hunks), sorted(texts), out)
+
+
+def _answer(ws: Workspace, q: ReplayQuery, index: Searchable) -> list[RecallBlock]:
+    return recall(ws, q.query, budget=q.budget, limit=q.limit, include_dormant=q.include_dormant, record=False,
+                  index=index)
+
+
+class _Unrefreshed:
+    """The workspace's index searched as it stands, without the refresh `search` does first."""
+
+    def __init__(self, index: SearchIndex):
+        self.index = index
+
+    def search(self, query: str, limit: int = 200) -> list[Hit]:
+        return self.index.query(query, limit)
 
 
 def compare_answers(before: list[RecallBlock], after: list[RecallBlock]) -> list[Change]:

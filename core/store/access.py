@@ -26,6 +26,7 @@ import json
 import os
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +62,13 @@ class AccessRecord:
                 "items": list(self.items), "detail": self.detail}
 
 
-def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: dict[str, Any] | None = None) -> AccessRecord:
-    """Append one record durably; the query is stored redacted and cut."""
+def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: dict[str, Any] | None = None,
+                  now: datetime | None = None) -> AccessRecord:
+    """Append one record durably; the query is stored redacted and cut. `now`: when it happened
+    (default: the clock), for a workspace that pretends a date."""
     if op not in OPS:
         raise ValueError(f"unknown access op {op!r}")
-    rec = AccessRecord(local_datetime_iso(), ws.today(), op, redact_secrets(query)[:MAX_QUERY], tuple(items), detail or {})
+    rec = AccessRecord(local_datetime_iso(now), ws.today(), op, redact_secrets(query)[:MAX_QUERY], tuple(items), detail or {})
     line = json.dumps(rec.to_json(), ensure_ascii=False, separators=(",", ":"))
     append_durably(access_path(ws.memory), (line + "\n").encode("utf-8"), own_line=True)
     return rec

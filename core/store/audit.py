@@ -21,9 +21,10 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import append_durably
-from dreamdeck.core.workspace import lock_file
+from dreamdeck.core.workspace import lock_file, parse_date
 
 AUDIT_RELPATH = "memory/meta/audit.log"
 LOCK_TIMEOUT = 60.0
@@ -186,12 +187,25 @@ def _matches(value: str, pattern: str) -> bool:
     return pattern in value
 
 
+_BOUND = re.compile(r"(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})Z?)?")
+
+
 def _bound(value: str | date | datetime) -> str:
+    """A filter bound as the log writes it; a string must be a real day (and minute): a bound
+    like 2026-99-01 would otherwise match nothing, silently."""
     if isinstance(value, datetime):
         return format_timestamp(value)
     if isinstance(value, date):
         return value.isoformat()
-    return str(value).strip()
+    text = str(value).strip()
+    shape = _BOUND.fullmatch(text)
+    if shape is None:
+        raise BadInput(f"bad date {text!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM")
+    day, hour, minute = shape.groups()
+    parse_date(day)
+    if hour is not None and (int(hour) > 23 or int(minute) > 59):
+        raise BadInput(f"bad time {text!r}: no such minute")
+    return text
 
 
 def _within(timestamp: str, since: str | None, until: str | None) -> bool:

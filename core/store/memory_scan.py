@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from dreamdeck.core.workspace import Workspace
@@ -27,14 +28,8 @@ def links_under(ws: Workspace) -> list[tuple[str, str]]:
     memory = ws.memory
     if memory.is_symlink():
         return [("memory", _target(memory))]
-    found: list[tuple[str, str]] = []
-    for folder, dirs, files in os.walk(memory, followlinks=False):
-        base = Path(folder)
-        for name in dirs + files:
-            path = base / name
-            if path.is_symlink():
-                found.append((path.relative_to(ws.root).as_posix(), _target(path)))
-    return sorted(found)
+    return sorted((Path(entry.path).relative_to(ws.root).as_posix(), _target(Path(entry.path)))
+                  for entry in _entries(str(memory)) if entry.is_symlink())
 
 
 def own_temp_files(ws: Workspace) -> list[Path]:
@@ -42,14 +37,27 @@ def own_temp_files(ws: Workspace) -> list[Path]:
     if not ws.memory.is_dir() or ws.memory.is_symlink():
         return []
     found = []
-    for folder, _dirs, files in os.walk(ws.memory, followlinks=False):
-        in_streams = os.path.basename(folder) in ("streams", "memory")
-        for name in files:
-            if _OWN_TEMP.match(name) or (in_streams and _OLD_STREAM_TEMP.match(name)):
-                path = Path(folder) / name
-                if not path.is_symlink():
-                    found.append(path)
+    for entry in _entries(str(ws.memory)):
+        name = entry.name
+        if _OWN_TEMP.match(name) or (_OLD_STREAM_TEMP.match(name) and
+                                     os.path.basename(os.path.dirname(entry.path)) in ("streams", "memory")):
+            if entry.is_file(follow_symlinks=False):
+                found.append(Path(entry.path))
     return sorted(found)
+
+
+def _entries(folder: str) -> Iterator[os.DirEntry]:
+    """Every entry under `folder`, never entering a linked folder. The entry's own type (from the
+    listing, no stat per file) tells links apart: a year of shards is 10,000 files."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    for entry in entries:
+        yield entry
+        if entry.is_dir(follow_symlinks=False):
+            yield from _entries(entry.path)
 
 
 def _target(path: Path) -> str:

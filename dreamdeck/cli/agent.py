@@ -25,6 +25,8 @@ def cmd_recall(args) -> int:
     from dreamdeck.core.ops.recall import recall
 
     ws = open_ws(args)
+    if args.save or args.unsave or args.saved:
+        return _saved_questions(ws, args)
     blocks = recall(ws, args.query if args.query is not None else "", budget=args.budget,
                     limit=_count(args.limit, "--limit"), include_dormant=args.include_dormant,
                     max_bytes=_count(args.max_bytes, "--max-bytes"))
@@ -43,6 +45,33 @@ def cmd_recall(args) -> int:
         for line in b.excerpt.splitlines()[:6]:
             if line.strip() and line.strip() != b.heading.strip():
                 say(f"     {truncate(line, 100)}")
+    return 0
+
+
+def _saved_questions(ws, args) -> int:
+    """`recall --save Q`, `--unsave Q` (through the door: a commit and an audit line), `--saved`."""
+    from dreamdeck.core.ops.saved_queries import save_query, unsave_query
+    from dreamdeck.core.store.saved_queries import SAVED_FILE, load_saved_queries
+
+    query = args.query if args.query is not None else ""
+    if args.saved:
+        listed = load_saved_queries(ws)
+        if args.json:
+            emit_json({"saved_queries": listed})
+        elif not listed:
+            say("No saved questions: `dreamdeck recall --save QUESTION` adds one for `review r-N --impact`.")
+        else:
+            say(*(f"{n}. {q}" for n, q in enumerate(listed, 1)))
+        return 0
+    changed = save_query(ws, query, actor=args.actor) if args.save else unsave_query(ws, query, actor=args.actor)
+    shown = " ".join(query.split())
+    if args.json:
+        emit_json({"query": query, "saved" if args.save else "unsaved": changed, "saved_queries": load_saved_queries(ws)})
+    elif args.save:
+        say(f"saved {shown!r}: `review r-N --impact` replays it (memory/meta/{SAVED_FILE})" if changed
+            else f"{shown!r} is saved already; nothing changed")
+    else:
+        say(f"unsaved {shown!r}" if changed else f"{shown!r} was not saved; nothing changed")
     return 0
 
 

@@ -178,13 +178,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--ack", action="store_true")
     cmd("init", W.cmd_init, "start a git history here (git init and one commit of memory/)", (common, actor))
 
-    sp = cmd("recall", A.cmd_recall, "what the agent gets back for a question: ranked, decay-aware, budgeted")
+    sp = cmd("recall", A.cmd_recall, "what the agent gets back for a question: ranked, decay-aware, budgeted; "
+             "--save/--unsave/--saved keep the questions `review r-N --impact` replays", (common, actor))
     sp.add_argument("query", nargs="?", help="the question (words, any language)")
     sp.add_argument("--budget", default="balanced", metavar="lean|balanced|deep|auto",
                     help="how many results: lean 2-3, balanced 5-7 (default), deep 10-15, auto from the query")
     sp.add_argument("--limit", metavar="N", help="at most N results")
     sp.add_argument("--max-bytes", metavar="B", help="at most B bytes of headings and excerpts")
     sp.add_argument("--include-dormant", action="store_true", help="also what decay made dormant")
+    saved = sp.add_mutually_exclusive_group()
+    saved.add_argument("--save", action="store_true",
+                       help="save the question for the recall impact instead of asking it (a commit)")
+    saved.add_argument("--unsave", action="store_true", help="remove the question from the saved ones (a commit)")
+    saved.add_argument("--saved", action="store_true", help="list the saved questions")
     sp = cmd("inject", A.cmd_inject, "the # Memory block TypeClaw would put into the next turn (v0.45.1)")
     sp.add_argument("--query", default="", metavar="TEXT", help="the turn's user text (default: empty)")
     sp.add_argument("--budget", default="16384", metavar="BYTES", help="injectionBudgetBytes (default 16384, at least 4096)")

@@ -172,11 +172,12 @@ def cmd_dreams(args) -> int:
 
     ws = open_ws(args)
     dreams = list_dreams(ws.root, args.limit)
-    folds = _folds_by_commit(ws) if dreams and not args.json else {}
+    receipts = _receipts_by_commit(ws) if dreams else {}
     if args.json:
         # TypeClaw's `typeclaw memory dreams --json --details` objects (detail always included),
-        # with dreamdeck's actor / approval / trigger / ref after them.
-        emit_json([d.to_dream_json() for d in dreams])
+        # with dreamdeck's actor / approval / trigger / ref after them, then the run's receipt:
+        # what it left uncited on purpose (folded duplicates, declared noise with its reason).
+        emit_json([_with_receipt(d.to_dream_json(), receipts.get(d.sha)) for d in dreams])
         return 0
     if not dreams:
         say("No dream commits yet.")
@@ -196,33 +197,48 @@ def cmd_dreams(args) -> int:
             say(f"    {plural(len(detail.added_fragments), 'fragment')} added")
         for warning in detail.parse_warnings:
             say(f"    ⚠ {warning}")
-        _say_folds(folds.get(d.sha))
+        _say_uncited(receipts.get(d.sha))
     return 0
 
 
-_FOLDS_SHOWN = 10  # per dream; the receipt holds them all
+_UNCITED_SHOWN = 10  # folded duplicates, then noise, per dream; the receipt holds them all
 
 
-def _folds_by_commit(ws) -> dict[str, tuple[str, dict[str, str]]]:
-    """Dream commit sha -> (receipt id, its folded duplicates), for receipts that folded any."""
+def _receipts_by_commit(ws) -> dict[str, dict]:
+    """Dream commit sha -> the receipt committed with it."""
     from dreamdeck.core.dreaming.receipts import list_receipts
     from dreamdeck.core.git.history import receipt_commits
 
-    receipts = [r for r in list_receipts(ws, 200) if r.get("folded")]
+    receipts = list_receipts(ws, 200)
     if not receipts:
         return {}
     shas = receipt_commits(ws.root)
-    return {shas[r["id"]]: (r["id"], r["folded"]) for r in receipts if r.get("id") in shas}
+    return {shas[r["id"]]: r for r in receipts if r.get("id") in shas}
 
 
-def _say_folds(found: tuple[str, dict[str, str]] | None) -> None:
-    if not found:
+def _uncited(receipt: dict, key: str) -> dict[str, str]:
+    found = receipt.get(key)
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def _with_receipt(dream: dict, receipt: dict | None) -> dict:
+    """The dream's JSON with its receipt's id and what it left uncited on purpose (None and
+    empty for a commit no dreamdeck receipt came with, e.g. TypeClaw's own dreams)."""
+    receipt = receipt or {}
+    return {**dream, "receipt": receipt.get("id"), "folded": _uncited(receipt, "folded"),
+            "noise": _uncited(receipt, "noise")}
+
+
+def _say_uncited(receipt: dict | None) -> None:
+    if not receipt:
         return
-    rid, folded = found
-    for fragment, duplicate in list(folded.items())[:_FOLDS_SHOWN]:
-        say(f"    folded streams/{fragment} (duplicates streams/{duplicate})")
-    if len(folded) > _FOLDS_SHOWN:
-        say(f"    … {len(folded) - _FOLDS_SHOWN} more folded: memory/meta/receipts/{rid}.json")
+    lines = [f"    folded streams/{fragment} (duplicates streams/{duplicate})"
+             for fragment, duplicate in _uncited(receipt, "folded").items()]
+    lines += [f"    noise streams/{fragment} ({reason})" for fragment, reason in _uncited(receipt, "noise").items()]
+    for line in lines[:_UNCITED_SHOWN]:
+        say(line)
+    if len(lines) > _UNCITED_SHOWN:
+        say(f"    … {len(lines) - _UNCITED_SHOWN} more left uncited: memory/meta/receipts/{receipt.get('id')}.json")
 
 
 def cmd_log(args) -> int:
@@ -245,13 +261,8 @@ def cmd_log(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    import re
-
     from dreamdeck.core.store.audit import read_entries
 
-    for flag, value in (("--since", args.since), ("--until", args.until)):
-        if value is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}Z?)?", value.strip()):
-            raise CliError(f"{flag} {value!r}: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM")
     ws = open_ws(args)
     entries = read_entries(ws.root, action=args.action, actor=args.actor, file=args.file, since=args.since, until=args.until)
     if args.json:

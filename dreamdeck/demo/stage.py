@@ -6,6 +6,8 @@ After the 60 days of history, on the demo's today, through the same core verbs a
 - the code-review belief is pinned (Vault);
 - two sub-agents propose conflicting release times, a third a procedure (Proposals);
 - AGENTS.md gains a rule outside dreamdeck (an alert on History);
+- Pico recalls what it needs, yesterday afternoon and this morning, through the recall API (the
+  access record the recall impact replays: `review r-1 --impact` and `i` on Reflections);
 - the scheduled dream runs with the offline dreamer and the judgement policy: it applies the
   reinforcements and holds a new topic, a rewritten heading and a contradiction (the release day
   moved) for review (Reflections).
@@ -21,6 +23,17 @@ from dreamdeck.core.workspace import Workspace, local_today
 from dreamdeck.demo.build import Note, _git_dates, _local, build_demo
 
 PERSON = "human:dana"
+# What Pico asked its memory (days before today, hour, minute, question): the release day most,
+# the api error format, the flaky CI job, and a question the pending dream does not touch.
+AGENT_RECALLS = (
+    (1, 15, 48, "when is the release cut"),
+    (1, 16, 5, "how should api errors look"),
+    (1, 16, 31, "e2e-checkout flaky rerun"),
+    (0, 9, 40, "when is the release cut"),
+    (0, 9, 44, "code review checklist"),
+    (0, 9, 49, "when is the release cut"),
+    (0, 9, 52, "how should api errors look"),
+)
 
 
 @dataclass
@@ -70,6 +83,7 @@ def create_demo(root: Path, *, today: str | None = None, seed: int = 7) -> Demo:
     with _git_dates(at(9, 37)):
         propose(ws, "reviewer", "procedural", "Before approving a migration, check it for long locks on big tables",
                 confidence="high", entities=["procedure--migration-review"], now=at(9, 37))
+    _agent_recalls(root, today)
     agents = root / "AGENTS.md"
     agents.write_text(agents.read_text(encoding="utf-8") + "- Post the on-call summary in #eng-platform at 09:30.\n",
                       encoding="utf-8")
@@ -77,6 +91,15 @@ def create_demo(root: Path, *, today: str | None = None, seed: int = 7) -> Demo:
     with _git_dates(at(10, 0)):
         receipt = run_dream(ws, dreamer_name="offline", review="judgement", trigger="schedule", now=at(10, 0))
     return Demo(ws, receipt.reflection, f"{yesterday}#{fid}")
+
+
+def _agent_recalls(root: Path, today: str) -> None:
+    """Pico's recalls (AGENT_RECALLS), each recorded by `ops.recall` as the agent's runtime would."""
+    from dreamdeck.core.ops.recall import recall
+
+    for back, hour, minute, question in AGENT_RECALLS:
+        day = (date.fromisoformat(today) - timedelta(days=back)).isoformat()
+        recall(Workspace.open(root, today=day), question, now=_local(day, hour, minute))
 
 
 __all__ = ["Demo", "create_demo", "Note"]
