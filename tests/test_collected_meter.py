@@ -65,7 +65,8 @@ def test_a_dream_reports_what_its_compaction_collected_in_the_receipt_and_the_au
     committed = json.loads(git(agent_dir, "show", f"HEAD:memory/meta/receipts/{r.id}.json"))
     assert len(committed["fragments_dropped"]) == 3
     audit = git(agent_dir, "show", "HEAD:memory/meta/audit.log").splitlines()
-    assert [ln for ln in audit if "fragment GC" in ln][-1].endswith("fragment GC collected 3 dreamed, uncited fragment(s)")
+    gc_line = [ln for ln in audit if "fragment GC" in ln][-1]
+    assert "fragment GC collected 3 dreamed, uncited fragment(s) (" in gc_line  # each with its reason (test_gc_reasons)
 
 
 def test_review_says_a_run_was_held_over_the_bound_and_approving_it_prints_what_was_collected(ws, agent_dir):

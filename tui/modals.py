@@ -23,7 +23,7 @@ class ConfirmModal(ModalScreen[bool]):
     ConfirmModal > Vertical { width: 80; max-width: 95%; height: auto; max-height: 90%;
         border: thick $warning; background: $surface; padding: 1 2; }
     ConfirmModal .title { text-style: bold; color: $warning; }
-    ConfirmModal VerticalScroll { height: auto; max-height: 24; margin: 1 0; }
+    ConfirmModal VerticalScroll { height: auto; max-height: 40vh; margin: 1 0; }  /* the buttons stay on a 24-row screen */
     ConfirmModal Horizontal { height: auto; align-horizontal: right; }
     ConfirmModal Button { margin-left: 2; }
     """

@@ -73,6 +73,13 @@ class Evidence:
     restore_lines: dict[str, list[str]] = field(default_factory=dict)  # day -> raw lines to re-append
     tombstones: list[tuple[str, Tombstone]] = field(default_factory=list)  # ("forget"|"unforget", stone)
     allow_drop: set[Key] = field(default_factory=set)  # citations an explicit, audited forget removes
+    # Why a fragment this change leaves uncited may be collected, as the caller knows it
+    # ("DATE#ID" -> "duplicate of streams/…" | "noise: …"): the GC's reasons (door.collection).
+    gc_reasons: dict[str, str] = field(default_factory=dict)
+    # A hard forget's verbatim text: scrubbed from memory/meta/audit.log and taken out of the
+    # private search index (deleted, rebuilt from the files) in a journaled step of the change.
+    # The journal holds it until the commit, as the stream line did until this change.
+    scrub: list[str] = field(default_factory=list)
     # The timestamp for advanced/released days, when the caller fixed it earlier, and jobs that
     # already store the resulting state in git (`door.state.store_state_ahead`): the door waits
     # for them before its commit instead of starting its own.
@@ -101,6 +108,7 @@ class ApplyResult:
     targets: dict[str, str | None] = field(default_factory=dict)
     commit_seconds: float = 0.0  # git's own share: the commit of memory/ (benchmarks report it)
     audit: list = field(default_factory=list)  # AuditEntry lines a `before_commit` hook adds to the door's
+    reasons: dict[str, str] = field(default_factory=dict)  # "DATE#ID" collected -> why (door.collection)
 
     @property
     def collected(self) -> int:

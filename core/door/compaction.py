@@ -25,7 +25,7 @@ from functools import partial
 
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.stream_lines import StreamLine
-from dreamdeck.core.index.evidence import ShardReads, confirm_uncited
+from dreamdeck.core.index.evidence import Overlay, ShardReads, confirm_uncited
 from dreamdeck.core.io.open_writers import writers_holding
 from dreamdeck.core.store.compaction_backlog import Backlog
 from dreamdeck.core.store.settings import SettingsError, StreamsSettings, load_settings
@@ -121,9 +121,11 @@ class CompactionPlan:
 
 def plan_compaction(
     ws: Workspace, state: DreamingState, cited: set[Key], work: Backlog, reads: ShardReads | None = None,
+    overlay: Overlay | None = None,
 ) -> CompactionPlan:
+    """`overlay`: the shard texts a change is about to write, judged as written (a preview)."""
     candidates = _candidates(ws, state, cited, work)
-    uncited = confirm_uncited(ws, set(candidates), reads)
+    uncited = confirm_uncited(ws, set(candidates), reads, overlay=overlay)
     return CompactionPlan(uncited, {k: line for k, line in candidates.items() if k in uncited})
 
 

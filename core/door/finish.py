@@ -15,23 +15,28 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
+from filelock import FileLock
+
 from dreamdeck.core.door.changeset import ApplyResult
-from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days, plan_compaction, waiting_reasons
+from dreamdeck.core.door.collection import plan_collection, reason_of, work_of
+from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
 from dreamdeck.core.door.state import next_state
 from dreamdeck.core.formats.events import try_parse_event_line
+from dreamdeck.core.formats.scrub import scrub
 from dreamdeck.core.git.blobs import stage_in_background
 from dreamdeck.core.git.commit import Trailers, commit_memory, commit_of_change
 from dreamdeck.core.git.notes import record_gc_lines
-from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys
+from dreamdeck.core.index.evidence import ShardReads
+from dreamdeck.core.index.search_purge import purge_index
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
-from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries
-from dreamdeck.core.store.compaction_backlog import Backlog, DayWork, load_backlog, merge_work, save_backlog
-from dreamdeck.core.store.state import DreamingState, load_state, save_state
+from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries, audit_path
+from dreamdeck.core.store.compaction_backlog import Backlog, load_backlog, merge_work, save_backlog
+from dreamdeck.core.store.state import DreamingState, save_state
 from dreamdeck.core.store.stream_rewrite import carry_replaced_streams, join_late_carriers
 from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
 from dreamdeck.core.store.tombstones import load_tombstones, record
-from dreamdeck.core.workspace import Workspace
+from dreamdeck.core.workspace import Workspace, lock_file
 
 Step = Callable[[str], None]  # announces each step by name (fault injection and tests)
 
@@ -60,6 +65,7 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
             gc_lines = _collect(ws, journal, state, result, late, step, reads)
             if before_commit is not None:
                 before_commit(result)  # what the GC dropped is known by now
+            _forget_text(ws, journal, step)
             _audit_once(ws, journal, result, gc_lines)
             step("audit")
             drain(background, late)  # long over by now; joined so the commit holds what they carried
@@ -131,38 +137,47 @@ def _write_meta_files(ws: Workspace, journal: Journal) -> None:
 def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, result: ApplyResult, late: list,
              step: Step, reads: ShardReads | None) -> list[tuple[str, str]]:
     """Compact the change's days (fragment GC when a topic changed; hard forgets always) and the
-    backlog's, each only when no writer may hold its file; the others wait in the backlog.
-    Returns the exact lines the GC took (not the hard-forgotten ones), for the rollback note."""
+    backlog's, each only when no writer may hold its file; the others wait in the backlog (and
+    the audit says which and why). Returns the exact lines the GC took (not the hard-forgotten
+    ones), for the rollback note; `result.reasons` says why each fragment went."""
     carry_replaced_streams(ws)
     earlier = list(journal.gc_lines or [])  # planned by an attempt a kill interrupted
     backlog, _problem = load_backlog(ws)
-    work = merge_work(backlog, _work_of(journal))
+    e = journal.evidence
+    work = merge_work(backlog, work_of(e.gc_days, journal.topics_changed, e.purge))
     if not work:
         return earlier
-    waiting = waiting_reasons(ws, work, max(journal.today, ws.today()))
-    ready = {day: w for day, w in work.items() if day not in waiting}
-    if ready:
-        if state is None:
-            state, _ = load_state(ws.state_path)
-        # A soft-forgotten fragment keeps its bytes (unforget can bring it back). Only citations
-        # under the compacted dates can pin anything there, so only those are gathered.
-        stones = load_tombstones(ws)
-        protected = gc_protected_keys(ws, days=set(ready)) | {k for k, s in stones.items() if not s.hard}
-        # A hard forget purges the meant line only: the one whose content its tombstone recorded
-        # (read from the tombstones, so a purge the backlog carries keeps its aim).
-        meant = {k: s.hash for k, s in stones.items() if s.hard and s.hash}
-        plan = plan_compaction(ws, state, protected, ready, reads)
-        _journal_planned(ws, journal, earlier, plan)
+    cp = plan_collection(ws, work, max(journal.today, ws.today()), state, reads=reads)
+    if cp.ready:
+        assert cp.state is not None
+        _journal_planned(ws, journal, earlier, cp.gc)
         step("gc-planned")
-        result.compaction = compact_days(ws, state, protected, ready, reads=reads, late=late, plan=plan, meant=meant)
+        result.compaction = compact_days(ws, cp.state, cp.protected, cp.ready, reads=reads, late=late, plan=cp.gc,
+                                         meant=cp.meant)
     else:
         result.compaction = CompactionResult()
-    result.compaction.deferred.update(waiting)
-    save_backlog(ws, {day: work[day] for day in result.compaction.deferred})
+    result.compaction.deferred.update(cp.waiting)
+    deferred = {day: work[day] for day in result.compaction.deferred}
+    save_backlog(ws, deferred)
+    _audit_deferred(journal, result, backlog, deferred)
     step("gc")
-    purged = {(day, i) for day, w in ready.items() for i in w.purge}
+    purged = {(day, i) for day, w in cp.ready.items() for i in w.purge}
+    for key in result.compaction.fragment_lines_dropped:
+        result.reasons[f"{key[0]}#{key[1]}"] = reason_of(key, key in purged, e.gc_reasons)
     took = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
     return earlier + [pair for pair in took if pair not in earlier]
+
+
+def _audit_deferred(journal: Journal, result: ApplyResult, before: Backlog, after: Backlog) -> None:
+    """One audit line when this change leaves a compaction waiting that was not waiting already
+    (or now waits for more): which days, and why each waits (invariant 8)."""
+    new = sorted(day for day, w in after.items() if before.get(day) != w)
+    if not new:
+        return
+    c = journal.commit
+    why = "; ".join(f"{day}: {result.compaction.deferred[day]}" for day in new)
+    result.audit.append(AuditEntry.at(datetime.fromisoformat(journal.now), "EDIT", "memory/meta/compaction-backlog.json",
+                                      c.actor, c.approval, f"compaction deferred for {len(new)} day(s): {why}"))
 
 
 def _journal_planned(ws: Workspace, journal: Journal, earlier: list[tuple[str, str]], plan: CompactionPlan) -> None:
@@ -175,12 +190,24 @@ def _journal_planned(ws: Workspace, journal: Journal, earlier: list[tuple[str, s
         write_journal(ws, journal)
 
 
-def _work_of(journal: Journal) -> Backlog:
-    """This change's own compaction: its days (fragment GC when a topic changed), its purges."""
-    work: Backlog = {day: DayWork(fragment_gc=journal.topics_changed) for day in journal.evidence.gc_days}
-    for day, fid in journal.evidence.purge:
-        work = merge_work(work, {day: DayWork(purge={fid})})
-    return work
+def _forget_text(ws: Workspace, journal: Journal, step: Step) -> None:
+    """A hard forget's text leaves the audit log and the private search index (idempotent: a
+    recovery does it again). Under the critical-file alerts' lock, the one writer that appends to
+    the audit log outside the door (the memory lock keeps every mutation out), so no line is lost."""
+    pieces = journal.evidence.scrub
+    if not pieces:
+        return
+    with FileLock(lock_file(ws.root, "critical-baseline"), timeout=60.0):
+        path = audit_path(ws.root)
+        try:
+            text = path.read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            text = None
+        if text is not None and scrub(text, pieces) != text:
+            atomic_write_text(path, scrub(text, pieces))
+    step("audit-scrubbed")
+    purge_index(ws)
+    step("index-purged")
 
 
 def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> None:
@@ -213,12 +240,22 @@ def _audit_entries(journal: Journal, result: ApplyResult, gc_lines: list[tuple[s
         entries.append(AuditEntry.at(now, action, file, c.actor, c.approval, summary))
     if gc_lines:
         entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, c.approval,
-                                     f"fragment GC collected {len(gc_lines)} dreamed, uncited fragment(s)"))
+                                     f"fragment GC collected {len(gc_lines)} dreamed, uncited fragment(s)"
+                                     + _reasons_said(result.reasons)))
     entries += result.audit
     if not entries and _changes_something(journal):  # every mutation is audited (invariant 11)
         entries.append(AuditEntry.at(now, _fallback_action(c.action), _fallback_file(journal), c.actor, c.approval,
                                      c.summary))
     return entries
+
+
+def _reasons_said(reasons: dict[str, str], shown: int = 20) -> str:
+    """The reasons on the GC's audit line: each fragment with its reason, the first `shown` of them."""
+    if not reasons:
+        return ""
+    items = sorted(reasons.items())
+    said = "; ".join(f"{key}: {why}" for key, why in items[:shown])
+    return f" ({said}" + (f"; and {len(items) - shown} more" if len(items) > shown else "") + ")"
 
 
 def _changes_something(journal: Journal) -> bool:

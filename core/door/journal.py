@@ -96,6 +96,8 @@ class Journal:
                 "release": {d: sorted(ids) for d, ids in e.release.items()},
                 "gc_days": sorted(e.gc_days),
                 "purge": sorted(e.purge),
+                **({"gc_reasons": e.gc_reasons} if e.gc_reasons else {}),  # (older journals' ids unchanged)
+                **({"scrub": e.scrub} if e.scrub else {}),
                 "restore_lines": e.restore_lines,
                 "tombstones": [[op, stone.__dict__] for op, stone in e.tombstones],
                 "meta_files": self.meta_files,
@@ -125,6 +127,8 @@ class Journal:
                 release={d: set(ids) for d, ids in c["release"].items()},
                 gc_days=set(c["gc_days"]),
                 purge={(d, i) for d, i in c["purge"]},
+                gc_reasons={str(k): str(v) for k, v in (c.get("gc_reasons") or {}).items()},
+                scrub=[str(p) for p in c.get("scrub") or []],
                 restore_lines=c["restore_lines"],
                 tombstones=[(op, Tombstone(**stone)) for op, stone in c["tombstones"]],
             ),

@@ -31,6 +31,8 @@ class DreamReceipt:
     folded: dict[str, str] = field(default_factory=dict)
     # Fragments an LLM dreamer left uncited as noise: "DATE#ID" -> the reason its finish gave.
     noise: dict[str, str] = field(default_factory=dict)
+    # What the apply's compaction removed from the streams: "DATE#ID" -> why (door.collection).
+    collected: dict[str, str] = field(default_factory=dict)
     watermarks_dropped: int = 0
     # stream day -> why its compaction waits (a writer may hold the file open: invariant 8)
     compaction_waiting: dict[str, str] = field(default_factory=dict)

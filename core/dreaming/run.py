@@ -68,7 +68,7 @@ from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys, read_sh
 from dreamdeck.core.index.strength import prompt_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.io.atomic import atomic_write_text
-from dreamdeck.core.ops.reflections import mark_stale, meta_updates, workspace_now
+from dreamdeck.core.ops.reflections import given_reasons, mark_stale, meta_updates, workspace_now
 from dreamdeck.core.store.reflections import (
     ProposedFile,
     Reflection,
@@ -425,7 +425,7 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
         ),
         Writes(auto, meta_files=meta),
         Evidence(advance=advance, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead),
-                 shard_reads=run.reads),
+                 shard_reads=run.reads, gc_reasons=given_reasons(receipt.to_json())),
         Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
                       f"held {len(held)} change(s) for review in {reflection.id}")] if reflection else []),
     )
@@ -464,6 +464,7 @@ def _apply(run: _Run, cs: ChangeSet) -> None:
 
 def _collected(receipt: DreamReceipt, result: ApplyResult) -> None:
     receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
+    receipt.collected = dict(sorted(result.reasons.items()))
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
     receipt.compaction_waiting = dict(result.compaction.deferred)
     receipt.message = receipt_message(receipt)

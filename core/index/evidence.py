@@ -57,20 +57,29 @@ def cited_on_days(
     return citation_ranges.cited_on(ws, set(days), areas, now_ns=now_ns)
 
 
-def pending_reflection_keys(ws: Workspace) -> set[Key]:
+def pending_reflection_keys(ws: Workspace, overlay: dict[str, str | None] | None = None) -> set[Key]:
     """Citations in the proposed content of every pending reflection, and the fragments it was
-    shown: until a person decides, `reject --release` must still be able to return them."""
+    shown: until a person decides, `reject --release` must still be able to return them.
+    `overlay`: reflection texts a change is about to write ("reflections/r-N.json" -> text, None:
+    removed), read instead of the files (a preview of that change's GC)."""
     keys: set[Key] = set()
     folder = ws.meta_dir / "reflections"
-    if not folder.is_dir():
+    overlay = {rel.split("/", 1)[1]: text for rel, text in (overlay or {}).items()
+               if rel.startswith("reflections/r-") and rel.endswith(".json")}
+    if not folder.is_dir() and not overlay:
         return keys
     from dreamdeck.core.store.reflections import peek_status
 
-    for path in folder.glob("r-*.json"):
-        if peek_status(path) not in (None, "pending"):
+    names = {p.name for p in folder.glob("r-*.json")} | set(overlay) if folder.is_dir() else set(overlay)
+    for name in sorted(names):
+        path = folder / name
+        if name not in overlay and peek_status(path) not in (None, "pending"):
             continue  # decided: only a pending reflection protects anything
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            text = overlay[name] if name in overlay else path.read_text(encoding="utf-8")
+            if text is None:
+                continue
+            data = json.loads(text)
         except (OSError, json.JSONDecodeError):
             continue
         if data.get("status") != "pending":
@@ -83,12 +92,30 @@ def pending_reflection_keys(ws: Workspace) -> set[Key]:
     return keys
 
 
-def gc_protected_keys(ws: Workspace, days: set[str] | None = None) -> set[Key]:
-    """What fragment GC must spare; with `days`, only what matters on those dates."""
-    pending = pending_reflection_keys(ws)
+def gc_protected_keys(ws: Workspace, days: set[str] | None = None, overlay: Overlay | None = None) -> set[Key]:
+    """What fragment GC must spare; with `days`, only what matters on those dates. `overlay`: the
+    files a change is about to write, as if written (a preview of its GC, nothing read twice)."""
+    pending = pending_reflection_keys(ws, overlay.meta if overlay else None)
     if days is not None:
         pending = {k for k in pending if k[0] in days}
-    return cited_keys(ws, days=days) | pending
+    cited = cited_keys(ws, days=days)
+    if overlay:
+        # What a changed shard cites now may go (confirm_uncited, given the same overlay, keeps what
+        # another file still cites); what it will cite is added.
+        before = set().union(set(), *(citation_keys(t or "") for t in overlay.shards_before.values()))
+        after = set().union(set(), *(citation_keys(t or "") for t in overlay.shards.values()))
+        cited = (cited - before) | {k for k in after if days is None or k[0] in days}
+    return cited | pending
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """The files a change is about to write, for a preview of what its GC will take: shard texts
+    by absolute path (None: deleted) with what they hold now, and memory/meta files by their path
+    under memory/meta/."""
+    shards: dict[str, str | None]
+    shards_before: dict[str, str | None]
+    meta: dict[str, str | None]
 
 
 @dataclass(frozen=True)
@@ -131,6 +158,7 @@ def last_confirmation() -> Confirmation | None:
 
 def confirm_uncited(
     ws: Workspace, candidates: set[Key], reads: ShardReads | None = None, areas: tuple[str, ...] = SHARD_AREAS,
+    overlay: Overlay | None = None,
 ) -> set[Key]:
     """The candidates no shard file of the areas cites, without the word of any projection or
     cache. A file counts as read this run only if its stamp now is the one recorded before that
@@ -145,7 +173,12 @@ def confirm_uncited(
     markers = [f"/{day}#" for day in sorted({d for d, _ in candidates})]
     raw_markers = [m.encode("ascii") for m in markers]
     cited: set[Key] = set()
+    ahead = dict(overlay.shards) if overlay else {}  # a preview: these texts, not the files
+    for text in (t for t in ahead.values() if t is not None):
+        cited |= citation_keys(text) & candidates
     for _rel, path, stamp in shard_stats(str(ws.memory), areas):
+        if path in ahead:
+            continue
         scan.files += 1
         prior = reads.get(path) if reads else None
         if prior is not None and prior.stamp == stamp and settled(stamp, prior.started_ns):

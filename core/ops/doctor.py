@@ -5,7 +5,8 @@ protect nothing from TypeClaw's GC), stale runtime-owned frontmatter, malformed 
 citations whose fragment is gone, protected fragments TypeClaw's GC collected (held by a
 reflection, cited by the vault or the archive), a pinned topic changed outside dreamdeck, a
 corrupt state file, stray temp files of ours, symbolic links, stream compactions that waited
-for writers and are due, an unreadable compaction backlog.
+for writers and are due, an unreadable compaction backlog, fragments that left the streams with
+no recorded reason (`ops.unrecorded_loss`).
 --fix puts protected fragments back from git history (`ops.protected`), finishes an interrupted
 apply, does the due compactions (a fresh citation judgment; lines written to a replaced stream
 inode carried over first), recomputes frontmatter to TypeClaw's exact bytes (through the one
@@ -30,6 +31,8 @@ from dreamdeck.core.io.atomic import remove_file
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.ops.doctor_memory import examine_memory
 from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restore_missing
+from dreamdeck.core.ops.unrecorded_loss import KIND as LOSS
+from dreamdeck.core.ops.unrecorded_loss import unrecorded_losses
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.memory_scan import links_under, own_temp_files
 from dreamdeck.core.store.streams import read_path_for
@@ -40,7 +43,7 @@ from dreamdeck.core.workspace import Workspace
 @dataclass
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
-    #          | link | compaction-due | compaction-backlog | pinned-changed
+    #          | link | compaction-due | compaction-backlog | pinned-changed | unrecorded-loss
     where: str
     detail: str
     fixable: bool
@@ -83,6 +86,7 @@ def examine(ws: Workspace) -> DoctorReport:
     for tmp in own_temp_files(ws):
         add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
     _protection_findings(ws, add)  # read from git, the vault and reflections each time
+    report.findings += [Finding(LOSS, where, detail, False) for where, detail in unrecorded_losses(ws)]
     due, _waiting, backlog_problem = backlog_status(ws)  # a day still being written is no finding
     if backlog_problem:
         add(Finding("compaction-backlog", f"memory/{BACKLOG}", backlog_problem, True))

@@ -58,7 +58,6 @@ from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.ops.forget_hard import (
-    audit_scrubber,
     malformed_lines,
     meant_line,
     meta_scrubs,
@@ -188,10 +187,11 @@ def _stone(day: str, fid: str, event: dict | None, reason: str, actor: str, hard
 # --- forget ----------------------------------------------------------------------------------
 def forget_fragment(
     ws: Workspace, day: str, fid: str, reason: str, actor: str = "human:cli", *, hard: bool = False,
-    content: str | None = None,
+    content: str | None = None, fault: Callable[[str], None] | None = None,
 ) -> ForgetResult:
     """Tombstone one fragment and remove its citations (hard: purge its line and its text too).
-    `content`: a content-hash prefix saying which line is meant when several share the id."""
+    `content`: a content-hash prefix saying which line is meant when several share the id.
+    `fault`: called with each step of the door by name (fault injection in tests)."""
     _check_fragment_ref(day, fid)
     reason = _require_reason(reason)
     key = (day, fid)
@@ -222,11 +222,11 @@ def forget_fragment(
         Commit("forget", actor, "approved", "forget", f"forget streams/{day}#{fid}: {reason}",
                subject=f"memory: forget streams/{day}#{fid}" + (" (hard)" if hard else "")),
         Writes(edits, meta_files=dict(scrubs)),
-        Evidence(allow_drop={key}, tombstones=[("forget", stone)], purge={key} if hard and in_stream else set()),
+        Evidence(allow_drop={key}, tombstones=[("forget", stone)], purge={key} if hard and in_stream else set(),
+                 scrub=pieces),
         Audit(extra=audit),
-        before_commit=audit_scrubber(ws, pieces),
     )
-    result = apply_changeset(ws, cs)
+    result = apply_changeset(ws, cs, fault=fault)
     waiting = _purge_waiting(result, cs.evidence.purge)
     purged = key in result.compaction.fragment_lines_dropped
     if hard:
@@ -325,10 +325,10 @@ def forget_topic(
         Commit("forget", actor, "approved", "forget", f"forget topic {slug} ({verb}): {reason}",
                subject=f"memory: forget {slug}" + (" (hard)" if hard else "")),
         Writes(edits, meta_files=dict(scrubs)),
-        Evidence(allow_drop=set(cited) if hard else set(keys), tombstones=stones, purge=purge),
+        Evidence(allow_drop=set(cited) if hard else set(keys), tombstones=stones, purge=purge,
+                 scrub=pieces if hard else []),
         # soft: every file line says ARCHIVE (the topic moves there); hard: each file's own (DELETE, EDIT)
         Audit(file_verb=None if hard else "ARCHIVE", extra=audit),
-        before_commit=audit_scrubber(ws, pieces),
     )
     result = apply_changeset(ws, cs)
     waiting = _purge_waiting(result, purge)

@@ -9,10 +9,10 @@
   every verbatim piece of the text (the body, each line, each sentence, with or without its
   closing stop) replaced by `[forgotten]`. They are written by the door in the forget's own
   commit. A paraphrase is not found: only the words as written.
-- `scrub_audit_log`: the audit log (a dream's line carries its summary, which may quote a
-  fragment) is scrubbed the same way from inside the door (a `before_commit` hook: the memory
-  lock is held, so no mutation appends meanwhile) while holding the critical-file alerts' lock
-  (the one writer that appends outside the door), so no line is lost.
+- the audit log (a dream's line carries its summary, which may quote a fragment) is scrubbed the
+  same way by the door itself, as a journaled step of the forget's change (`Evidence.scrub`):
+  a kill anywhere is finished by the next mutation or `doctor --fix`. The door also deletes the
+  private search index in that step (rebuilt from the files on the next query, without the text).
 - `what_remains`: where the text still is after the commit, said plainly: git history (the
   commits that added or removed it), the GC notes (`refs/notes/dreamdeck-gc`), append-only logs
   other processes write (access.jsonl, proposals), shard prose that quotes it, and malformed
@@ -28,6 +28,7 @@ from pathlib import Path
 
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.formats.scrub import scrub
 from dreamdeck.core.formats.stream_lines import FRAGMENT_PREFIX
 from dreamdeck.core.git.notes import NOTES_REF
 from dreamdeck.core.git.runner import repo_args, run_git
@@ -35,7 +36,6 @@ from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.store.streams import read_path_for, read_stream_lines
 from dreamdeck.core.workspace import Workspace
 
-FORGOTTEN = "[forgotten]"
 MIN_PIECE = 12  # shorter parts ("Tuesday.") are too common to scrub; a short whole body is kept
 SCRUBBED_GLOBS = ("reflections/*.json", "receipts/*.json", "pending-reflection.md", "reflection-log.md")
 APPEND_ONLY = ("access.jsonl", "pending-memories.md")  # other processes append: reported, not rewritten
@@ -107,15 +107,6 @@ def text_pieces(event: dict | None) -> list[str]:
     return sorted(pieces, key=lambda p: (-len(p), p))
 
 
-def scrub(text: str, pieces: list[str]) -> str:
-    """`text` with every piece, as a whole word sequence (never inside a longer word), replaced."""
-    for piece in pieces:
-        left = r"(?<!\w)" if piece[:1].isalnum() else ""
-        right = r"(?!\w)" if piece[-1:].isalnum() else ""
-        text = re.sub(left + re.escape(piece) + right, FORGOTTEN, text)
-    return text
-
-
 def _scrub_json(value, pieces: list[str]):
     if isinstance(value, str):
         return scrub(value, pieces)
@@ -149,29 +140,6 @@ def meta_scrubs(ws: Workspace, pieces: list[str]) -> dict[str, str]:
             if new != text:
                 out[str(path.relative_to(ws.meta_dir))] = new
     return out
-
-
-def audit_scrubber(ws: Workspace, pieces: list[str]):
-    """A `before_commit` hook that scrubs the pieces from memory/meta/audit.log (see above)."""
-    def hook(_result) -> None:
-        if not pieces:
-            return
-        from filelock import FileLock
-
-        from dreamdeck.core.io.atomic import atomic_write_text
-        from dreamdeck.core.store.audit import audit_path
-        from dreamdeck.core.workspace import lock_file
-
-        path = audit_path(ws.root)
-        with FileLock(lock_file(ws.root, "critical-baseline"), timeout=60.0):
-            try:
-                text = path.read_bytes().decode("utf-8", "replace")
-            except FileNotFoundError:
-                return
-            new = scrub(text, pieces)
-            if new != text:
-                atomic_write_text(path, new)
-    return hook
 
 
 def _escaped(piece: str) -> str:

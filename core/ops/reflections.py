@@ -8,55 +8,18 @@ ChangeSet and goes through the one door.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from dreamdeck.core.door.apply import apply_changeset, plan_changeset
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
-from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations
+from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import apply_hunks
-from dreamdeck.core.index.ladder import same_claim
+from dreamdeck.core.ops.loss_meter import loss_meter
 from dreamdeck.core.store.reflections import OPEN, ProposedFile, Reflection, ReflectionError, list_reflections, load_reflection
 from dreamdeck.core.workspace import Workspace
-
-
-# --- the loss meter ---------------------------------------------------------------------------
-@dataclass
-class LossMeter:
-    citations_dropped: list[Key] = field(default_factory=list)
-    beliefs_removed: list[str] = field(default_factory=list)  # paths whose claim's text changes (not its tier)
-    shards_deleted: list[str] = field(default_factory=list)
-    superseded_added: list[Key] = field(default_factory=list)
-
-    def to_json(self) -> dict:
-        return {
-            "citations_dropped": [f"{d}#{i}" for d, i in self.citations_dropped],
-            "beliefs_removed": self.beliefs_removed, "shards_deleted": self.shards_deleted,
-            "superseded_added": [f"{d}#{i}" for d, i in self.superseded_added],
-        }
-
-
-def loss_meter(files: list[ProposedFile]) -> LossMeter:
-    meter = LossMeter()
-    before: set[Key] = set()
-    after: set[Key] = set()
-    for f in files:
-        before |= citation_keys(f.base or "")
-        after |= citation_keys(f.proposed or "")
-        if f.base is not None and f.proposed is None:
-            meter.shards_deleted.append(f.path)
-        if f.base is not None and f.proposed is not None:
-            # a belief re-worded only by the strength ladder is reinforced, not rewritten
-            if not same_claim(parse_loose_shard(f.base).heading, parse_loose_shard(f.proposed).heading):
-                meter.beliefs_removed.append(f.path)
-        old_sup = sectioned_citations(parse_loose_shard(f.base or "").body).superseded_keys()
-        new_sup = sectioned_citations(parse_loose_shard(f.proposed or "").body).superseded_keys()
-        meter.superseded_added.extend(sorted(new_sup - old_sup))
-    meter.citations_dropped = sorted(before - after)
-    return meter
 
 
 # --- pending-reflection.md (Moltbot §10.5) ----------------------------------------------------
@@ -219,6 +182,21 @@ def approve(
     With `hunks`, the hunks neither chosen nor `rejected` stay pending in the same reflection,
     and the fragments behind rejected ones stay held until released or forgotten."""
     now = workspace_now(ws, now)
+    cs, blame = approval_changeset(ws, rid, hunks=hunks, edited=edited, actor=actor, force=force, now=now,
+                                   rejected=rejected)
+    try:
+        return apply_changeset(ws, cs, now=now)
+    except Refused as exc:
+        raise blame(exc) from None
+
+
+def approval_changeset(
+    ws: Workspace, rid: str, *, hunks: list[str] | None = None, edited: dict[str, str | None] | None = None,
+    actor: str = "human:cli", force: bool = False, now: datetime | None = None, rejected: list[str] | None = None,
+):
+    """(the ChangeSet an approval applies, a function turning a refusal into one that names the
+    hunks to blame). Nothing is written: `approve` applies it, `review` previews its collection."""
+    now = workspace_now(ws, now)
     r = load_reflection(ws, rid)
     _require_open(r, ws, force, now)
     _refuse_if_dreamed_elsewhere(ws, r, force)
@@ -234,6 +212,13 @@ def approve(
         "hunks": sorted(h for v in chosen.values() for h in v), "edited": sorted(edited or {}),
         **({"rejected_hunks": sorted(turned_down)} if turned_down else {}),
     })
+
+    def blame(exc: Refused) -> Refused:
+        if not exc.missing:
+            return exc
+        said = _blame(r, chosen, exc.missing)
+        return Refused(str(exc) + ("; " + "; ".join(said) if said else ""), missing=exc.missing)
+
     try:  # (a partial approval plans its result first: a refusal is blamed the same way)
         advance = _settle_held(ws, r, edits, chosen if partial and not edited else None, decision, turned_down)
         log = f"- {_now_iso(now)} {rid} {decision} by {actor}: {picked_count}/{total} hunks" + (
@@ -244,15 +229,23 @@ def approve(
                    ref=Reference("Reflection", rid)),
             Writes(edits, meta_files=meta_updates(ws, [r], log)),
             Evidence(advance=advance, gc_days={d for d, _ in r.shown_keys()},
-                     restore_lines=_lines_to_restore(ws, r, edits)),
+                     restore_lines=_lines_to_restore(ws, r, edits), gc_reasons=given_reasons(r.receipt)),
         )
-        return apply_changeset(ws, cs, now=now)
     except Refused as exc:
-        if exc.missing:
-            blame = _blame(r, chosen, exc.missing)
-            raise Refused(str(exc) + ("; " + "; ".join(blame) if blame else ""), missing=exc.missing) from None
-        raise
+        raise blame(exc) from None
+    return cs, blame
 
+
+def given_reasons(receipt: object) -> dict[str, str]:
+    """Why a dream left fragments uncited, from its receipt: "DATE#ID" -> a named duplicate, or
+    the dreamer's noise rule (the GC's reasons when its apply, or an approval, lets them go)."""
+    receipt = receipt if isinstance(receipt, dict) else {}
+    out: dict[str, str] = {}
+    for field_name, say in (("noise", "noise: {}"), ("folded", "duplicate of streams/{}")):
+        given = receipt.get(field_name)
+        if isinstance(given, dict):
+            out.update({str(k): say.format(v) for k, v in given.items() if isinstance(v, str)})
+    return out
 
 
 def _dreamed_elsewhere(state, r: Reflection) -> list[Key]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.door.apply import plan_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.door.collection import CollectionPreview
+from dreamdeck.core.door.preview import preview_collection
 from dreamdeck.core.errors import DreamdeckError, Refused
 from dreamdeck.core.git.diff import apply_hunks
 from dreamdeck.core.io.no_links import read_text_nofollow
@@ -20,7 +22,7 @@ from dreamdeck.core.store.reflections import Reflection, ReflectionError, load_r
 from dreamdeck.core.workspace import Workspace
 
 __all__ = ["FRESH", "REBASES", "CONFLICT", "FileProbe", "ReflectionProbe", "probe_conflicts", "probe_reflection",
-           "chosen_texts"]
+           "chosen_texts", "preview_approval", "HeldReflection", "held_reflections"]
 
 FRESH = "fresh"  # the shard is as the dream saw it: the hunk applies as made
 REBASES = "rebases"  # the shard changed since; the hunk merges onto it (3-way)
@@ -128,3 +130,54 @@ def chosen_texts(r: Reflection, hunks: Iterable[str] | None) -> dict[str, str | 
         elif ids & chosen:
             texts[f.path] = apply_hunks(f.base, f.proposed, ids & chosen, f.path)
     return texts
+
+
+def preview_approval(ws: Workspace, rid: str, hunks: list[str] | None = None,
+                     rejected: list[str] | None = None) -> CollectionPreview:
+    """Every fragment approving `hunks` of `rid` (None: all) would remove from the streams, with its
+    reason, and those whose day waits: the door's own judgment on the approval's ChangeSet."""
+    from dreamdeck.core.ops.reflections import approval_changeset
+
+    cs, _blame = approval_changeset(ws, rid, hunks=hunks, rejected=rejected, force=True)
+    return preview_collection(ws, cs)
+
+
+@dataclass(frozen=True)
+class HeldReflection:
+    """A reflection with nothing left to approve that still holds fragments for a decision: a
+    rejected one, the rest of a partial approval, or a run that applied nothing (reverted or
+    refused). What it holds is kept in the streams, never dreamed again, until released
+    (`reject ID --release`) or forgotten."""
+    rid: str
+    status: str
+    summary: str
+    held: list[str]  # "DATE#ID" still held (a forgotten one is no longer counted)
+
+    @property
+    def release_command(self) -> str:
+        return f'dreamdeck reject {self.rid} --release --reason "…"'
+
+    @property
+    def forget_command(self) -> str:
+        return f'dreamdeck forget {self.held[0]} --reason "…"' if self.held else ""
+
+    def to_json(self) -> dict:
+        return {"id": self.rid, "status": self.status, "summary": self.summary, "held": list(self.held),
+                "release": self.release_command, "forget": self.forget_command}
+
+
+def held_reflections(ws: Workspace) -> list[HeldReflection]:
+    """Every reflection that holds fragments and has no hunk left to review, oldest first."""
+    from dreamdeck.core.store.reflections import list_reflections
+    from dreamdeck.core.store.tombstones import load_tombstones
+
+    reflections, _problems = list_reflections(ws, include_decided=True)
+    stones = load_tombstones(ws)
+    out = []
+    for r in sorted(reflections, key=lambda r: r.number):
+        if not r.holds or (r.status in ("pending", "stale") and r.files):
+            continue  # nothing held, or still under review with its hunks
+        held = [k for k in r.held if tuple(k.split("#", 1)) not in stones]
+        if held:
+            out.append(HeldReflection(r.id, r.status, r.summary, held))
+    return out

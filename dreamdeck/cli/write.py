@@ -78,8 +78,14 @@ def cmd_review(args) -> int:
     if args.id:
         return _review_one(ws, args)
     reflections, proposals, problems = _queue(ws)
+    from dreamdeck.core.ops.review import held_reflections
+
+    held = held_reflections(ws)
+    waiting = {h.rid for h in held}
     items = []
     for r in reflections:
+        if r.id in waiting:
+            continue  # a run that applied nothing: listed with what it holds, below
         hunks = sum(len(d.hunks) for _, d in r.hunks())
         items.append({"id": r.id, "kind": "reflection", "created": r.created, "age_days": r.age_days(workspace_now(ws)),
                       "summary": r.summary, "files": len(r.files), "hunks": hunks, "status": r.status})
@@ -89,18 +95,31 @@ def cmd_review(args) -> int:
                       "status": p.status, "stale": p.stale, "conflicts": p.conflicts_with})
     items.sort(key=lambda i: i["created"])
     if args.json:
-        emit_json({"items": items, "problems": problems})
+        emit_json({"items": items, "held": [h.to_json() for h in held], "problems": problems})
         return 0
     for pr in problems:
         print(f"warning: {pr}", file=sys.stderr)
-    if not items:
+    if not items and not held:
         say("Nothing to review.")
         return 0
-    say(table(
-        [(i["id"], i["kind"], f"{i['age_days']}d", i["status"], truncate(i["summary"] or "", 70)) for i in items],
-        ["id", "kind", "age", "status", "summary"],
-    ))
+    if items:
+        say(table(
+            [(i["id"], i["kind"], f"{i['age_days']}d", i["status"], truncate(i["summary"] or "", 70)) for i in items],
+            ["id", "kind", "age", "status", "summary"],
+        ))
+    _say_held(held, first=not items)
     return 0
+
+
+def _say_held(held, first: bool) -> None:
+    """The reflections that hold fragments with nothing left to approve, and how to let them go."""
+    if not held:
+        return
+    say(*([] if first else [""]), "Holding fragments for your decision (kept in the streams, never collected):")
+    for h in held:
+        say(f"  {h.rid} [{h.status}] holds {plural(len(h.held), 'fragment')}: {truncate(h.summary or '', 60)}",
+            f"    release them to the next dream: {h.release_command}",
+            f"    or forget one: {h.forget_command}")
 
 
 def _review_one(ws, args) -> int:
@@ -124,8 +143,12 @@ def _review_one(ws, args) -> int:
     meter = loss_meter(r.files)
     probe = {f.path: f for f in probe_reflection(ws, r).files}
     claims = claim_review(r)
+    collects, why_not = _collection_preview(ws, r)
     if args.json:
         emit_json({"claims": claims.to_json(),
+            "collects": [c.to_json() for c in collects.now] if collects else None,
+            "collects_waiting": [c.to_json() for c in collects.later] if collects else None,
+            **({"collects_unknown": why_not} if why_not else {}),
             "id": r.id, "status": r.status, "created": r.created, "age_days": r.age_days(workspace_now(ws)), "summary": r.summary,
             "questions": r.questions, "contradictions": r.contradictions, "archive": r.archive,
             "fragments": r.fragments, "held": r.held if r.holds else [], "loss": meter.to_json(),
@@ -144,6 +167,7 @@ def _review_one(ws, args) -> int:
     if isinstance(over, (int, float)):
         say(f"held over the loss bound: applied, it would leave {over:.0%} of the {len(r.fragments)} fragment(s) "
             "it saw uncited with no reason given, for the GC to collect")
+    _say_collection(collects, why_not)
     if r.holds:
         say(f"holds {plural(len(r.held), 'fragment')} for your decision (kept in the streams, never collected): "
             + ", ".join(f"streams/{k}" for k in r.held[:5]) + (" …" if len(r.held) > 5 else ""),
@@ -164,6 +188,37 @@ def _review_one(ws, args) -> int:
         for h in d.hunks:
             say(f"-- {h.id}{_HUNK_STATE[probe[f.path].hunks[h.id]]}", h.text().rstrip("\n"))
     return 0
+
+
+def _collection_preview(ws, r):
+    """(what approving `r` whole would collect, or None with why it cannot be said)."""
+    from dreamdeck.core.errors import DreamdeckError
+    from dreamdeck.core.ops.review import preview_approval
+
+    if r.status not in ("pending", "stale"):
+        return None, f"{r.id} is {r.status}: approving it collects nothing"
+    try:
+        return preview_approval(ws, r.id), None
+    except DreamdeckError as exc:
+        return None, f"an approval would be refused: {exc}"
+
+
+def _say_collection(collects, why_not: str | None) -> None:
+    """One line per fragment approving it all removes from the streams, with its reason; then
+    those whose day waits (a writer may hold the file), with why."""
+    if collects is None:
+        say(f"collection: {why_not}")
+        return
+    if not collects.now:
+        say("approving it all collects nothing from the streams now")
+    else:
+        say(f"approving it all collects {plural(len(collects.now), 'fragment')} from the streams:")
+        for c in collects.now:
+            say(f"  {c.describe()}")
+    if collects.later:
+        say(f"and {plural(len(collects.later), 'fragment')} once their day's compaction may run:")
+        for c in collects.later:
+            say(f"  {c.describe()}")
 
 
 def _say_claims(rid: str, claims) -> None:

@@ -34,6 +34,7 @@ _HUNK_ID = re.compile(r"\bh-[0-9a-f]{10}\b")
 _BLAME = re.compile(r"\b(h-[0-9a-f]{10}) \([^)]*\) (removes|would keep) (\S+)")
 
 FLAG_STYLE = {"⌛": "bold yellow", "⚠": "bold red", "~": "yellow"}
+HELD_STYLE = "bold magenta"  # a reflection holding fragments with nothing left to approve
 
 
 @dataclass
@@ -55,6 +56,9 @@ class ReflectionItem:
     files: list[FileEntry] = field(default_factory=list)
     mechanical: list[str] = field(default_factory=list)  # hunk ids `m` approves (core.ops.claim_review)
     folded_elsewhere: list[tuple[str, str]] = field(default_factory=list)  # folds with no held claim here
+    # "DATE#ID" it holds for a decision with no hunk left to review (core.ops.review.held_reflections):
+    # rejected, the rest of a partial approval, or a run that applied nothing
+    held: list[str] = field(default_factory=list)
 
     @property
     def hunks(self) -> list[HunkEntry]:
@@ -83,9 +87,15 @@ class ReflectionItem:
         return ""
 
     def prompt(self) -> Text:
-        """Two lines in the list: id, age, dreamer, hunks and flag; then the summary."""
+        """Two lines in the list: id, age, dreamer, hunks (or what it holds) and flag; then the summary."""
         text = Text()
         text.append(f"{self.id:<5}", style="bold" if self.status == "pending" else "dim")
+        if self.held:
+            text.append(f"{self.age:>6} {self.status[:10]:<10}")
+            text.append(f"{'holds ' + str(len(self.held)):>9}", style=HELD_STYLE)
+            summary = " ".join(self.summary.split()) or "(no summary)"
+            text.append("\n" + summary, style="dim")
+            return text
         text.append(f"{self.age:>6} {self.dreamer[:10]:<10}{_plural(len(self.hunks), 'hunk'):>9}")
         if self.flag:
             label = {"⌛": "expired", "⚠": "conflict", "~": "rebase"}[self.flag]
@@ -132,6 +142,35 @@ def build_item(ws, r, today: str) -> ReflectionItem:
         meter=loss_meter(r.files).to_json(), files=files, mechanical=claims.mechanical_hunks,
         folded_elsewhere=list(claims.folded_elsewhere),
     )
+
+
+def build_held_item(r, today: str) -> ReflectionItem:
+    """A decided reflection that still holds fragments: nothing of it is left to review."""
+    return ReflectionItem(
+        id=r.id, status=r.status, created=r.created, age_days=_age_days(r.created, today),
+        dreamer=r.dreamer, trigger=r.trigger, summary=r.summary, questions=[], contradictions=[], archive=[],
+        fragments=len(r.fragments), meter={},
+    )
+
+
+def _collection_lines(ws, rid: str, hunks: list[str] | None, rejected: list[str]) -> tuple[int | None, list[str]]:
+    """(how many fragments the approval removes from the streams now, the confirm's lines: each
+    one with its reason, then those whose day's compaction waits, with why). The door's own
+    judgment on the approval's ChangeSet (core.ops.review.preview_approval): reads only the shard
+    files citing those days, so it is asked here, on the key press, like the conflict probe."""
+    from dreamdeck.core.ops.review import preview_approval
+
+    try:
+        preview = preview_approval(ws, rid, hunks, rejected)
+    except DreamdeckError as exc:
+        return None, [f"What it collects from the streams cannot be said: {exc}"]
+    lines = ([f"It collects {_plural(len(preview.now), 'fragment')} from the streams:"] if preview.now
+             else ["It collects nothing from the streams now."])
+    lines += [f"  {c.describe()}" for c in preview.now]
+    if preview.later:
+        lines += [f"{_plural(len(preview.later), 'fragment')} more go once their day's compaction may run:"]
+        lines += [f"  {c.describe()}" for c in preview.later]
+    return len(preview.now), lines
 
 
 def _plural(n: int, word: str) -> str:
@@ -231,19 +270,24 @@ class ReflectionsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------------
     def load(self) -> Any:
+        from dreamdeck.core.ops.review import held_reflections
         from dreamdeck.core.store.reflections import list_reflections
 
         ws = self.ws
         today = ws.today()
         reflections, problems = list_reflections(ws, include_decided=True)
+        held = {h.rid: h for h in held_reflections(ws)}
         items = []
         for r in reflections:
-            if r.status not in ("pending", "stale"):
+            if r.status not in ("pending", "stale") and r.id not in held:
                 continue
             try:
-                items.append(build_item(ws, r, today))
+                item = build_item(ws, r, today) if r.status in ("pending", "stale") else build_held_item(r, today)
             except Exception as exc:  # a broken reflection must not hide the others
                 problems.append(f"{r.id}: cannot show it ({exc})")
+                continue
+            item.held = held[r.id].held if r.id in held else []
+            items.append(item)
         return items, problems
 
     def show(self, data: tuple[list[ReflectionItem], list[str]]) -> None:
@@ -319,6 +363,10 @@ class ReflectionsScreen(MemoryScreen):
                   (len(m.get("superseded_added", [])), "superseded line", "added", "")]
         named = [f"[{style}]{_plural(n, word)} {verb}[/]" if style else f"{_plural(n, word)} {verb}"
                  for n, word, verb, style in losses if n]
+        if r.held:
+            lines.append(self._held_info(r))
+            if not r.files:
+                return "\n".join(lines)
         loss = "Loss meter: " + (" · ".join(named) if named else "nothing lost")
         if dropped:
             shown = ", ".join(dropped[:3]) + (f" (+{len(dropped) - 3} more)" if len(dropped) > 3 else "")
@@ -345,6 +393,14 @@ class ReflectionsScreen(MemoryScreen):
         if r.archive:
             lines.append("📦 proposes archiving: " + ", ".join(escape(a) for a in r.archive))
         return "\n".join(lines)
+
+    @staticmethod
+    def _held_info(r: ReflectionItem) -> str:
+        shown = ", ".join(f"streams/{k}" for k in r.held[:3]) + (f" (+{len(r.held) - 3} more)" if len(r.held) > 3 else "")
+        return (f"[{HELD_STYLE}]Holds {_plural(len(r.held), 'fragment')} for your decision[/] (kept in the streams, "
+                f"never collected, not dreamed again): {escape(shown)}\n"
+                f"X releases them to the next dream; forget one with "
+                f"[b]dreamdeck forget {escape(r.held[0])} --reason …[/b]")
 
     def _show_decisions(self) -> None:
         bar = self.query_one("#refl-decisions", Static)
@@ -422,8 +478,10 @@ class ReflectionsScreen(MemoryScreen):
             return item is not None and item.status == "pending" and bool(item.hunks)
         if action in ("apply", "edit"):
             return item is not None and item.status == "pending"
-        if action in ("reject", "reject_release"):
-            return item is not None
+        if action == "reject":
+            return item is not None and item.status in ("pending", "stale")
+        if action == "reject_release":
+            return item is not None and (item.status in ("pending", "stale") or bool(item.held))
         return True
 
     def unapplied(self) -> list[tuple[str, int, int]]:
@@ -602,15 +660,19 @@ class ReflectionsScreen(MemoryScreen):
             body += ["", "Files that changed since the dream are rebased with a 3-way merge."]
         body += ["", "One commit, through the one door; a change that would lose a citation is refused."]
         rid = item.id
+        turned_down = [h.id for h in hunks if d.get(h.id) == "reject"]
+        collects, said = _collection_lines(self.ws, rid, hunks_arg, turned_down)
+        body += ["", *said]
         title = (f"Apply {rid}?" if not hunks else
                  f"Apply all {_plural(len(hunks), 'hunk')} of {rid}?" if hunks_arg is None else
                  f"Apply {len(approved)} of {_plural(len(hunks), 'hunk')} of {rid}?")
+        if collects is not None:
+            title += f" It collects {_plural(collects, 'fragment')} from the streams."
 
         def go(ok: bool | None) -> None:
             if ok:
                 from dreamdeck.core.ops.reflections import approve
 
-                turned_down = [h.id for h in hunks if d.get(h.id) == "reject"]
                 self._decide("Apply", rid, lambda: approve(self.ws, rid, hunks=hunks_arg, rejected=turned_down,
                                                            actor=self.actor),
                              self._applied(rid))
@@ -647,8 +709,14 @@ class ReflectionsScreen(MemoryScreen):
             self._ask_reject(self._selected, release=False)
 
     def action_reject_release(self) -> None:
-        if self._selected:
-            self._ask_reject(self._selected, release=True)
+        item = self._current()
+        if item is None:
+            return
+        if item.status in ("pending", "stale"):
+            self._ask_reject(item.id, release=True)
+        else:  # decided already: only what it holds is let go (core: reject --release on a decided one)
+            self._ask_reject(item.id, release=True,
+                             title=f"Release the {_plural(len(item.held), 'fragment')} {item.id} holds to the next dream?")
 
     def action_impact(self) -> None:
         """Which recall answers the chosen hunks change (`tui.screens.recall_impact`)."""
