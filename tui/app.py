@@ -27,8 +27,8 @@ from dreamdeck.core.formats.actors import human_actor
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
 from dreamdeck.tui.critical_watch import start_critical_watch
-from dreamdeck.tui.drift_watch import start_drift_watch
 from dreamdeck.tui.dream_notice import receipt_notice
+from dreamdeck.tui.drift_watch import start_drift_watch
 from dreamdeck.tui.no_history import offer_git_init
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
