@@ -341,10 +341,15 @@ class StreamScreen(StreamCuration, MemoryScreen):
         return None
 
     def _show_detail(self, row) -> None:
-        title = self.query_one("#detail-title", Static)
-        meta = self.query_one("#detail-meta", Static)
-        text = self.query_one("#detail-body", Static)
-        body = self.query_one("#detail-json", Static)
+        from textual.css.query import NoMatches
+
+        try:
+            title = self.query_one("#detail-title", Static)
+            meta = self.query_one("#detail-meta", Static)
+            text = self.query_one("#detail-body", Static)
+            body = self.query_one("#detail-json", Static)
+        except NoMatches:  # a highlight that arrives while the app tears the screen down
+            return
         self.refresh_bindings()  # pin and forget apply to fragments only
         if not row:
             for part in (title, meta, text, body):
