@@ -12,8 +12,8 @@ from textual.widgets import Button, Input, Label, Static
 
 
 class ConfirmModal(ModalScreen[object]):
-    """The one confirm layout: a title, what the action will do (text or a diff, scrolling), an
-    optional hint, then buttons. `y` confirms (dismisses True), `n`/`esc` cancels (False); `other`
+    """The one confirm layout: a title, what the action will do (text or a diff, scrolling: it
+    never pushes the hint and the buttons off a short terminal), an optional hint, then buttons. `y` confirms (dismisses True), `n`/`esc` cancels (False); `other`
     adds a third choice `(key, label, value)` that dismisses with `value` (restore or accept)."""
 
     BINDINGS = [
@@ -28,8 +28,8 @@ class ConfirmModal(ModalScreen[object]):
     ConfirmModal.-error > Vertical { border: thick $error; }
     ConfirmModal .title { text-style: bold; color: $warning; }
     ConfirmModal.-error .title { color: $error; }
-    ConfirmModal VerticalScroll { height: auto; max-height: 24; margin: 1 0; }
-    ConfirmModal.-wide VerticalScroll { max-height: 30; }
+    ConfirmModal VerticalScroll { height: auto; max-height: 40vh; margin: 1 0; }
+    ConfirmModal.-tall VerticalScroll { max-height: 50vh; }
     ConfirmModal .hint { color: $text-muted; }
     ConfirmModal Horizontal { height: auto; align-horizontal: right; }
     ConfirmModal Button { margin-left: 2; }

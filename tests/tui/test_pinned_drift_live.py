@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dreamdeck.core.ops.vault import pin_topic
 from dreamdeck.core.workspace import Workspace
 from tests.support.git import git
@@ -99,3 +101,22 @@ async def test_leaving_it_pending_changes_nothing(agent_dir):
     assert git(agent_dir, "rev-parse", "HEAD") == head
     assert (agent_dir / "memory/vault/deploys.md").read_bytes() == pinned
     assert (agent_dir / "memory/topics/deploys.md").read_bytes() == changed
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_reviewing_a_pinned_topic_changed_outside(snap_compare, agent_dir, utc, size):
+    pinned_workspace(agent_dir)
+    edit_outside(agent_dir)  # before the launch: the badge says it, the row is flagged
+
+    async def run_before(pilot):
+        app = pilot.app
+        await wait_for(pilot, lambda: app.counts.get("vault") == 1, what="the Vault badge")
+        await pilot.press("4")
+        await wait_for(pilot, lambda: (app.screen.query_one("#vault").current_row() or {}).get("drift")
+                       if type(app.screen).__name__ == "VaultScreen" else False, what="the drifted row")
+        await settle(app, pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal", what="the review")
+        await pilot.pause()
+
+    assert snap_compare(make_app(agent_dir), terminal_size=size, run_before=run_before)

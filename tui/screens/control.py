@@ -210,7 +210,7 @@ class ControlScreen(MemoryScreen):
     ControlScreen #receipts:focus { border: round $accent; }
     ControlScreen #folded { height: auto; max-height: 9; padding: 0 1; display: none; }
     ControlScreen #folded.-shown { display: block; }
-    ControlScreen.-short #folded { max-height: 4; }
+    ControlScreen.-short #folded { max-height: 3; }
     """
     PANES = ("#receipts", "#folded")
 
