@@ -19,6 +19,7 @@ import watchfiles
 from dreamdeck.core.door.lock import memory_lock
 from dreamdeck.core.ops.protected import PinnedDrift, pinned_drift
 from dreamdeck.core.workspace import Workspace
+from dreamdeck.tui.critical_watch import hand_over, reread, start_watch
 
 
 class PinnedDriftWatcher:
@@ -86,32 +87,15 @@ class PinnedDriftWatcher:
 
 
 def start_drift_watch(app):
-    """Start watching; the watcher (stop it on exit), or None when it cannot start (said)."""
-    def hand_over(fn, *args) -> None:
-        try:
-            app.call_from_thread(fn, *args)
-        except RuntimeError:  # the app is shutting down
-            pass
-
-    watcher = PinnedDriftWatcher(app.ws, on_drift=lambda drifts: hand_over(announce_drift, app, drifts),
-                                 on_error=lambda message: hand_over(app.notify, message, title="Pinned topics",
+    """Start watching pinned topics; the watcher (stop it on exit), or None when it cannot start (said)."""
+    watcher = PinnedDriftWatcher(app.ws, on_drift=lambda drifts: hand_over(app, announce_drift, app, drifts),
+                                 on_error=lambda message: hand_over(app, app.notify, message, title="Pinned topics",
                                                                     severity="error"))
-    try:
-        watcher.start()
-    except Exception as exc:  # an unreadable vault: the Vault screen says more
-        app.notify(str(exc) or type(exc).__name__, title="Pinned topics not watched", severity="error")
-        return None
-    return watcher
+    return start_watch(app, watcher, "Pinned topics not watched")
 
 
 def announce_drift(app, drifts: list[PinnedDrift]) -> None:
     what = ", ".join(f"memory/topics/{d.slug}.md ({d.why})" for d in drifts)
     app.notify(f"{what}: pinned, changed outside dreamdeck. Review it on Vault (4) with r: restore from the vault "
                "or accept.", title="Pinned topic changed", severity="warning", timeout=15)
-    app.refresh_counts()
-    for screen in getattr(app, "mode_screens", {}).values():
-        if screen.MODE == "vault":
-            if screen is app.screen:
-                screen.reload()
-            else:
-                screen.mark_stale()
+    reread(app, "vault")
