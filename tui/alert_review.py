@@ -6,12 +6,8 @@ in `AlertReviewModal`, and only on `y` acknowledges exactly those alerts (the ve
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
 
+from dreamdeck.tui.modals import ConfirmModal
 from dreamdeck.tui.widgets.diff_text import diff_text
 
 
@@ -34,48 +30,16 @@ def diffs_text(diffs) -> Text:
     return out
 
 
-class AlertReviewModal(ModalScreen[bool]):
+class AlertReviewModal(ConfirmModal):
     """The changes, then `y` accepts them as the new baseline, `n`/`esc` leaves them pending."""
 
-    BINDINGS = [
-        Binding("y", "accept", "Accept", id="alerts.accept"),
-        Binding("n,escape", "cancel", "Leave pending", id="alerts.cancel"),
-    ]
-    DEFAULT_CSS = """
-    AlertReviewModal { align: center middle; }
-    AlertReviewModal > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%;
-        border: thick $error; background: $surface; padding: 0 1; }
-    AlertReviewModal .title { text-style: bold; color: $error; }
-    AlertReviewModal VerticalScroll { height: auto; max-height: 30; margin: 1 0; }
-    AlertReviewModal .hint { color: $text-muted; }
-    AlertReviewModal Horizontal { height: auto; align-horizontal: right; }
-    AlertReviewModal Button { margin-left: 2; }
-    """
-
     def __init__(self, diffs):
-        super().__init__()
-        self._diffs = diffs
-
-    def compose(self) -> ComposeResult:
-        n = len(self._diffs)
-        with Vertical():
-            yield Label(f"Accept {n} critical-file change{'s' if n != 1 else ''}?", classes="title")
-            with VerticalScroll():
-                yield Static(diffs_text(self._diffs), id="alert-diff")
-            yield Static("Accepting makes these versions the new baseline (one ACK line each in the audit "
-                         "log). If a change was not yours, restore the file instead.", classes="hint")
-            with Horizontal():
-                yield Button("Leave pending (n)", id="no")
-                yield Button("Accept (y)", variant="error", id="yes")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_accept(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
+        n = len(diffs)
+        super().__init__(
+            f"Accept {n} critical-file change{'s' if n != 1 else ''}?", diffs_text(diffs), "Accept",
+            hint="Accepting makes these versions the new baseline (one ACK line each in the audit log). If a "
+                 "change was not yours, restore the file instead.",
+            cancel_label="Leave pending", tone="error", wide=True, body_id="alert-diff")
 
 
 def review_alerts(screen, paths: list[str]) -> None:

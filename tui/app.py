@@ -28,6 +28,7 @@ from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
 from dreamdeck.tui.critical_watch import start_critical_watch
 from dreamdeck.tui.dream_notice import receipt_notice
+from dreamdeck.tui.drift_watch import start_drift_watch
 from dreamdeck.tui.no_history import offer_git_init
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
@@ -169,6 +170,7 @@ class DreamdeckApp(App):
         if self._counts_after_first_load:
             self._counts_after_first_load = False
             self.critical_watch = start_critical_watch(self)
+            self.drift_watch = start_drift_watch(self)
             offer_git_init(self)
             if self.watcher_wanted:
                 self._start_watcher_worker()  # then the counts, with the watcher's status
@@ -231,6 +233,8 @@ class DreamdeckApp(App):
             self.watcher.stop(timeout=2)
         if getattr(self, "critical_watch", None) is not None:
             self.critical_watch.stop()
+        if getattr(self, "drift_watch", None) is not None:
+            self.drift_watch.stop()
 
     # --- quitting, the palette's system commands -------------------------------------------
     async def action_quit(self) -> None:
@@ -385,7 +389,8 @@ class DreamdeckApp(App):
 
 
 def compute_counts(ws: Workspace, watcher=None) -> dict:
-    """Badges: pending reflections, open proposals, alerts; the watcher's state and undreamed count."""
+    """Badges: pending reflections, open proposals, pinned topics changed outside dreamdeck, alerts;
+    the watcher's state and undreamed count."""
     from dreamdeck.core.store.proposals_file import read_pending
     from dreamdeck.core.store.reflections import list_reflections
 
@@ -401,6 +406,12 @@ def compute_counts(ws: Workspace, watcher=None) -> dict:
         counts["history"] = len(pending_alerts(ws.root))
     except Exception:
         counts["history"] = 0
+    try:
+        from dreamdeck.core.ops.protected import pinned_drift
+
+        counts["vault"] = len(pinned_drift(ws))
+    except Exception:  # git missing, an unreadable vault: the Vault screen says so
+        counts["vault"] = 0
     if watcher is not None:
         st = watcher.status()
         counts["watcher"] = "paused" if st.paused else "on"

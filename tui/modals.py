@@ -11,8 +11,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 
-class ConfirmModal(ModalScreen[bool]):
-    """Yes/no for anything destructive; `y`/`enter` confirm, `n`/`esc` cancel."""
+class ConfirmModal(ModalScreen[object]):
+    """The one confirm layout: a title, what the action will do (text or a diff, scrolling: it
+    never pushes the hint and the buttons off a short terminal), an optional hint, then buttons. `y` confirms (dismisses True), `n`/`esc` cancels (False); `other`
+    adds a third choice `(key, label, value)` that dismisses with `value` (restore or accept)."""
 
     BINDINGS = [
         Binding("y", "confirm", "Yes", id="confirm.yes"),
@@ -22,34 +24,57 @@ class ConfirmModal(ModalScreen[bool]):
     ConfirmModal { align: center middle; }
     ConfirmModal > Vertical { width: 80; max-width: 95%; height: auto; max-height: 90%;
         border: thick $warning; background: $surface; padding: 1 2; }
+    ConfirmModal.-wide > Vertical { width: 100; padding: 0 1; }
+    ConfirmModal.-error > Vertical { border: thick $error; }
     ConfirmModal .title { text-style: bold; color: $warning; }
+    ConfirmModal.-error .title { color: $error; }
     ConfirmModal VerticalScroll { height: auto; max-height: 40vh; margin: 1 0; }  /* the buttons stay on a 24-row screen */
+    ConfirmModal.-tall VerticalScroll { max-height: 50vh; }
+    ConfirmModal .hint { color: $text-muted; }
     ConfirmModal Horizontal { height: auto; align-horizontal: right; }
     ConfirmModal Button { margin-left: 2; }
     """
 
-    def __init__(self, title: str, body: str = "", confirm_label: str = "Yes"):
-        super().__init__()
+    def __init__(self, title: str, body: str | Text = "", confirm_label: str = "Yes", *, hint: str = "",
+                 cancel_label: str = "Cancel", tone: str = "warning", wide: bool = False,
+                 other: tuple[str, str, object] | None = None, body_id: str = "confirm-body"):
+        super().__init__(classes=" ".join(c for c in (f"-{tone}", "-wide" if wide else "") if c))
         self._title, self._body, self._confirm = title, body, confirm_label
+        self._hint, self._cancel, self._tone, self._other, self._body_id = hint, cancel_label, tone, other, body_id
+        if other is not None:
+            self._bindings.bind(other[0], "choose_other", other[1])
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self._title, classes="title")
             if self._body:
                 with VerticalScroll():
-                    yield Static(self._body, markup=False, id="confirm-body")
+                    yield Static(self._body, markup=False, id=self._body_id)
+            if self._hint:
+                yield Static(self._hint, markup=False, classes="hint")
             with Horizontal():
-                yield Button("Cancel (n)", id="no")
-                yield Button(f"{self._confirm} (y)", variant="warning", id="yes")
+                yield Button(f"{self._cancel} (n)", id="no")
+                if self._other is not None:
+                    key, label, _value = self._other
+                    yield Button(f"{label} ({key})", id="other")
+                yield Button(f"{self._confirm} (y)", variant="error" if self._tone == "error" else "warning",
+                             id="yes")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        if event.button.id == "other":
+            self.action_choose_other()
+        else:
+            self.dismiss(event.button.id == "yes")
 
     def action_confirm(self) -> None:
         self.dismiss(True)
 
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+    def action_choose_other(self) -> None:
+        if self._other is not None:
+            self.dismiss(self._other[2])
 
 
 class ReasonModal(ModalScreen[str | None]):

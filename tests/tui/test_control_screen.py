@@ -5,6 +5,8 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from dreamdeck.core.dreaming.watcher import WatchEvent
 from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.workspace import Workspace
@@ -145,3 +147,16 @@ def test_snapshot_control_screen(snap_compare, agent_dir, utc):
         await open_control(pilot)
 
     assert snap_compare(control_app.snapshot_app(agent_dir), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_a_runs_folded_duplicates(snap_compare, agent_dir, utc, size):
+    control_app.build(agent_dir)
+
+    async def run_before(pilot):
+        await open_control(pilot)
+        await pilot.press("j")  # the 08:15 run, which folded one duplicate
+        await wait_for(pilot, lambda: pilot.app.screen.query_one("#folded").display, what="the folded list")
+        await pilot.pause()
+
+    assert snap_compare(control_app.snapshot_app(agent_dir), terminal_size=size, run_before=run_before)

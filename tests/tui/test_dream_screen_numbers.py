@@ -124,3 +124,27 @@ async def test_a_dry_run_never_points_to_a_reflection_it_did_not_create(agent_di
         assert "would apply 0 change(s) and hold 2 for review" in message
     assert git(agent_dir, "rev-parse", "HEAD") == head
     assert not (agent_dir / "memory/meta/reflections").exists()
+
+
+async def test_the_last_runs_folded_duplicates_are_listed_with_the_citation_each_repeats(agent_dir):
+    from dreamdeck.core.dreaming.run import run_dream
+
+    write_stream(agent_dir, TODAY, [
+        fragment_line(TODAY, 1, "heartbeat", "heartbeat: ok"),
+        fragment_line(TODAY, 2, "heartbeat", "heartbeat: ok"),
+        fragment_line(TODAY, 3, "editor", "Dana prefers tabs over spaces in Go files."),
+    ])
+    ws = Workspace.open(agent_dir, today=TODAY)
+    receipt = run_dream(ws, dreamer_name="offline", review="none")
+    assert receipt.folded == {f"{TODAY}#{uuid_at(TODAY, 2)}": f"{TODAY}#{uuid_at(TODAY, 1)}"}
+    async with make_app(agent_dir, watcher=False).run_test(size=(80, 24)) as pilot:
+        await pilot.press("7")
+        await wait_for(pilot, lambda: pilot.app.current_mode == "control", what="the Dream screen")
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: screen.query_one("#folded").display, what="the folded list")
+        shown = str(screen.query_one("#folded-text").render())
+        assert f"Folded duplicates in {receipt.id} (1)" in shown
+        assert f"streams/{TODAY}#{uuid_at(TODAY, 2)} “heartbeat: ok”" in shown
+        assert f"= duplicate of streams/{TODAY}#{uuid_at(TODAY, 1)}" in shown
+        await pilot.press("tab")
+        assert screen.focused.id == "folded"

@@ -84,6 +84,39 @@ async def test_tombstones_and_archived_topics_show_who_when_and_why(agent_dir):
         assert "Drinks oat flat whites" in text(screen, "#forgotten-text")
 
 
+async def test_tab_goes_through_every_pane_and_the_keys_act_on_the_list_focused_last(agent_dir):
+    build(agent_dir)
+    async with make_app(agent_dir).run_test(size=(80, 24)) as pilot:
+        screen = await open_forgotten(pilot)
+        order = []
+        for _ in range(3):
+            order.append(screen.focused.id)
+            await pilot.press("tab")
+        assert order == ["fragments", "archived", "forgotten-detail"]
+        assert screen.focused.id == "fragments"  # round again
+        await pilot.press("shift+tab")
+        assert screen.focused.id == "forgotten-detail"
+        await pilot.press("shift+tab")
+        assert screen.focused.id == "archived" and screen.query_one("#archived").has_class("-last")
+        await pilot.press("tab")  # the detail pane: it still shows, and the keys act on, the archived topic
+        assert screen.focused.id == "forgotten-detail"
+        assert "memory/archive/coffee.md" in text(screen, "#forgotten-title")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmModal", what="the confirm")
+        assert "memory/topics/coffee.md" in str(pilot.app.screen.query_one("#confirm-body").render())
+        await pilot.press("n")
+        await settle(pilot.app, pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "TextModal", what="the whole text")
+        assert "Drinks oat flat whites" in " ".join(str(s.render()) for s in pilot.app.screen.query("Static"))
+        await pilot.press("escape")
+        await settle(pilot.app, pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "HelpModal", what="help")
+        helptext = " ".join(str(s.render()) for s in pilot.app.screen.query("Static, Markdown"))
+        assert "focused last" in helptext or "focused last" in screen.HELP
+
+
 async def test_u_unforgets_a_fragment_after_a_confirm_and_it_is_back_in_the_stream(agent_dir):
     build(agent_dir)
     fid = uuid_at(D1, 2)

@@ -172,3 +172,21 @@ def test_snapshot_history_audit_log(snap_compare, tmp_path):
 
 def test_snapshot_history_rollback_preview(snap_compare, tmp_path):
     assert snap_compare(history_app.snapshot_app(parent=tmp_path), terminal_size=(140, 40), run_before=on_screen("j", "j", "r"))
+
+
+async def test_at_80_columns_the_subject_takes_the_room_the_narrow_rule_leaves_and_the_actor_moves_to_the_diff(ws):
+    two_dreams(ws)
+    app = make_app(ws, "history")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#commits", VirtualTable)
+        widths = dict(zip((c.key for c in table.columns), table.column_widths))
+        assert "actor" not in widths and "approval" not in widths
+        assert widths["subject"] >= 36  # what the date, sha and kind leave of 80 cells
+        assert "actor dreamer:scripted" in str(app.screen.query_one("#diff-head").render())
+        audit = app.screen.query_one("#audit", VirtualTable)
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: audit.size.width > 0, what="the audit log")
+        await settle(app, pilot)
+        audit_widths = dict(zip((c.key for c in audit.columns), audit.column_widths))
+        assert audit_widths["summary"] >= 24 and sum(w + 2 for w in audit_widths.values()) <= 80

@@ -47,10 +47,23 @@ def test_the_workspace_name_is_shortened_before_anything_else_gives_way():
     plain = tab_line("topics", {"watcher": "on"}, LONG_NAME, 140).plain
     assert "7 Dream" in plain and "8 Forgotten" in plain and "● watching" in plain and "1 Topics" in plain
     assert "dreamdeck · dreamdeck-de" in plain and "… │" in plain and LONG_NAME not in plain
-    # at 120 the watcher's word goes too, never a tab's name nor the dot
+    # at 120 the name is cut to its shortest, then the other tabs' names are shortened: the brand
+    # and the watcher's word stay
     plain = tab_line("topics", {"watcher": "on"}, LONG_NAME, 120).plain
-    assert all(f"{key} {label}" in plain for _mode, key, label in TABS) and plain.rstrip().endswith("●")
-    assert "dreamdeck-d" in plain and "… │" in plain and LONG_NAME not in plain
+    assert plain.startswith(" dreamdeck · dreamde") and "… │" in plain and LONG_NAME not in plain
+    assert "1 Topics" in plain and "2 Refl " in plain and "8 Forg " in plain and "Reflections" not in plain
+    assert plain.rstrip().endswith("● watching")
+
+
+@pytest.mark.parametrize("current", [mode for mode, _, _ in TABS])
+def test_at_120_columns_the_brand_and_the_watchers_word_fit_beside_short_tab_names(current):
+    demo = {"reflections": 1, "proposals": 3, "history": 1, "watcher": "on", "undreamed": 6}
+    line = tab_line(current, demo, "pico", 120)
+    plain = line.plain
+    assert cell_len(plain) <= 120
+    assert plain.startswith(" dreamdeck · pico │") and "● watching" in plain
+    assert dict((m, f"{k} {lab}") for m, k, lab in TABS)[current] in reversed_spans(line)
+    assert all(f" {key} " in plain for _mode, key, _label in TABS)
 
 
 def test_at_80_columns_the_other_tabs_keep_their_numbers_and_the_current_one_its_name():

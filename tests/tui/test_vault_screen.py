@@ -71,7 +71,7 @@ async def test_cancelling_the_confirm_keeps_the_pin(ws):
         assert slugs(app) == ["package-manager"]
 
 
-async def test_a_diverged_topic_is_flagged_with_its_diff_and_P_repins_it(ws):
+async def test_a_topic_typeclaw_rewrote_is_flagged_as_changed_outside_with_its_diff_and_P_repins_it(ws):
     path = pinned(ws)
     write_shard(ws.root, "package-manager", shard_text("The user uses pnpm everywhere", [f"streams/{D}#{uuid_at(D, 1)}"], today=D))
     commit_memory(ws.root, "dream: 0 fragments 🌙", Trailers("typeclaw", "auto", "schedule"))
@@ -79,10 +79,10 @@ async def test_a_diverged_topic_is_flagged_with_its_diff_and_P_repins_it(ws):
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         row = app.screen.query_one("#vault", VirtualTable).current_row()
-        assert row["topic_label"] == "≠ diverged"
+        assert row["topic_label"] == "⚠ outside"  # a TypeClaw commit, no dreamdeck Change-Id: pinned drift
         shown = str(app.screen.query_one("#vault-diverged").render())
-        assert "moved on since the pin" in shown and "+The user uses pnpm everywhere." in shown
-        assert app.screen.check_action("repin", ())
+        assert "changed outside dreamdeck (commit " in shown and "+The user uses pnpm everywhere." in shown
+        assert app.screen.check_action("repin", ()) and app.screen.check_action("review_drift", ())
         await pilot.press("P")
         await pilot.pause()
         await pilot.press("y")

@@ -148,8 +148,18 @@ class MemoryScreen(Screen):
                 first_load_finished()
 
     def on_memory_screen_loaded(self, message: MemoryScreen.Loaded) -> None:
+        from textual.css.query import NoMatches
+
         message.stop()
-        self.show(message.data)
+        try:
+            self.show(message.data)
+        except NoMatches:
+            app = self.app
+            closing = (getattr(app, "_exit", False) or getattr(app, "_closing", False) or self._closing
+                       or getattr(app, "_unmounted", False) or not self.is_attached)
+            if not closing:
+                raise  # a screen without its widgets while the app runs is a bug
+            # else: a premounted screen's load that lands while the app tears its widgets down
 
     def show(self, data: Any) -> None:  # UI thread
         pass

@@ -20,6 +20,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
@@ -72,6 +73,46 @@ def receipt_row(r: dict) -> dict[str, Any]:
         "message": r.get("message", ""),
         "receipt": r,
     }
+
+
+def folded_texts(ws, receipts: list[dict]) -> dict[str, str]:
+    """"DATE#ID" -> the fragment's text, for every fragment the receipts name as folded or as the
+    citation one duplicates (a collected fragment is absent). Read in the load thread."""
+    from dreamdeck.core.index.fragment_index import FragmentIndex
+
+    index = FragmentIndex(ws)
+    texts: dict[str, str] = {}
+    for r in receipts:
+        for folded, cited in (r.get("folded") or {}).items():
+            for key in (folded, cited):
+                day, _, fid = str(key).partition("#")
+                if key not in texts and fid:
+                    fragment = index.get(day, fid)
+                    if fragment is not None:
+                        texts[key] = fragment.body
+    return texts
+
+
+def folded_text(r: dict | None, texts: dict[str, str]) -> Text:
+    """The duplicates a run folded (left uncited because another fragment's citation says the same):
+    each folded fragment with its text, and the citation it duplicates."""
+    folded = (r or {}).get("folded") or {}
+    t = Text()
+    if not folded:
+        return t
+    t.append(f"Folded duplicates in {r.get('id', '') if r else ''} ({len(folded)})", style="bold")
+    for key, cited in sorted(folded.items()):
+        t.append("\n")
+        t.append(f"streams/{key}", style="cyan")
+        body = texts.get(key)
+        t.append(f" “{' '.join(body.split())}”" if body is not None else " (no longer in its stream)",
+                 style="" if body is not None else "dim italic")
+        t.append("\n   = duplicate of ", style="dim")
+        t.append(f"streams/{cited}", style="cyan")
+        cited_body = texts.get(cited)
+        if cited_body is not None:
+            t.append(f" “{' '.join(cited_body.split())}”", style="dim")
+    return t
 
 
 def receipt_style(key: str, row) -> str | None:
@@ -167,8 +208,11 @@ class ControlScreen(MemoryScreen):
     ControlScreen.-short .panel { min-height: 0; max-height: 9; }
     ControlScreen.-short #events { max-height: 3; }
     ControlScreen #receipts:focus { border: round $accent; }
+    ControlScreen #folded { height: auto; max-height: 9; padding: 0 1; display: none; }
+    ControlScreen #folded.-shown { display: block; }
+    ControlScreen.-short #folded { max-height: 3; }
     """
-    PANES = ("#receipts",)
+    PANES = ("#receipts", "#folded")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -190,6 +234,8 @@ class ControlScreen(MemoryScreen):
         yield ResponsiveTable(RECEIPT_COLUMNS, ListRowSource([]), cell_style=receipt_style, id="receipts",
                               optional=("trigger", "dropped", "commit"),
                               empty_message="No dreams yet. Press d to dream now, or D for a dry run.")
+        with ScrollPane(id="folded"):
+            yield Static("", id="folded-text")
         yield Static("", id="events")
 
     def on_mount(self) -> None:
@@ -269,6 +315,7 @@ class ControlScreen(MemoryScreen):
             receipts = [r if r.get("commit") or r.get("id") not in shas else {**r, "commit": shas[r["id"]]}
                         for r in receipts]
         out["receipts"] = receipts
+        out["folded_texts"] = folded_texts(ws, receipts)
         return out
 
     def show(self, data: dict[str, Any]) -> None:
@@ -281,6 +328,17 @@ class ControlScreen(MemoryScreen):
         table = self.query_one("#receipts", VirtualTable)
         rows = [receipt_row(r) for r in data["receipts"]]
         table.set_source(ListRowSource(rows), keep_cursor_key="id")
+        current = table.current_row()
+        self._show_folded(current.get("receipt") if current else None)
+
+    @on(VirtualTable.RowHighlighted, "#receipts")
+    def _receipt_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        self._show_folded(event.row.get("receipt") if event.row else None)
+
+    def _show_folded(self, receipt: dict | None) -> None:
+        text = folded_text(receipt, (self.data or {}).get("folded_texts") or {})
+        self.query_one("#folded-text", Static).update(text)
+        self.query_one("#folded").set_class(bool(text.plain), "-shown")
 
     def _show_watcher(self, data: dict[str, Any]) -> None:
         t = Text()

@@ -85,21 +85,27 @@ class ForgottenScreen(MemoryScreen):
         "**Archived topics** were forgotten on the Topics screen: the shard moved to `memory/archive/`, "
         "where TypeClaw no longer sees it but its citations still protect their fragments. `u` moves it "
         "back to `memory/topics/`, byte for byte.\n\n"
-        "`tab` switches between the two lists, `enter` shows the whole text, `/` filters both."
+        "`tab` / `shift+tab` go through the panes in the order they are seen: forgotten fragments → "
+        "archived topics → the detail. `u` and `enter` act on the row of the list focused last (its divider "
+        "is lit), also while the detail pane has focus; `/` filters both lists."
     )
+    PANES = ("#fragments", "#archived", "#forgotten-detail")
     BINDINGS = [
         Binding("u", "unforget", "Unforget", id="forgotten.unforget"),
-        Binding("tab", "switch_list", "Other list", id="forgotten.switch"),
+        Binding("enter", "open_row", "Whole text", show=False, id="forgotten.open"),
         Binding("slash", "filter", "Filter", key_display="/", id="forgotten.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="forgotten.clear_filter"),
     ]
     DEFAULT_CSS = """
     ForgottenScreen .list { height: 1fr; min-height: 4; border-top: solid $panel-lighten-1;
         border-title-color: $text; border-title-style: bold; }
+    ForgottenScreen .list.-last { border-top: solid $accent-darken-2; }
+    ForgottenScreen .list:focus { border-top: solid $accent; }
     ForgottenScreen #fragments { height: 3fr; }
     ForgottenScreen #archived { height: 2fr; }
     ForgottenScreen #forgotten-detail { height: 2fr; min-height: 4; border-top: solid $panel-lighten-1;
         padding: 0 1; }
+    ForgottenScreen #forgotten-detail:focus { border-top: solid $accent; }
     ForgottenScreen #forgotten-title { text-style: bold; height: auto; }
     ForgottenScreen #forgotten-text { height: auto; }
     """
@@ -109,7 +115,7 @@ class ForgottenScreen(MemoryScreen):
         with Vertical():
             # the actor is in the detail pane's title: on a narrow terminal the reason gets its room
             yield ResponsiveTable(FRAGMENT_COLUMNS, ListRowSource([]), cell_style=cell_style, id="fragments",
-                                  classes="list", empty_message=EMPTY_FRAGMENTS, optional=("actor",))
+                                  classes="list -last", empty_message=EMPTY_FRAGMENTS, optional=("actor",))
             yield ResponsiveTable(TOPIC_COLUMNS, ListRowSource([]), cell_style=cell_style, id="archived",
                                   classes="list", empty_message=EMPTY_TOPICS, optional=("actor", "cites"))
             with ScrollPane(id="forgotten-detail"):
@@ -135,11 +141,10 @@ class ForgottenScreen(MemoryScreen):
         self.refresh_bindings()
 
     # --- selection -------------------------------------------------------------------------
+    _last_list = "fragments"  # the list the keys act on: the one focused last
+
     def _list(self) -> VirtualTable:
-        focused = self.focused
-        if isinstance(focused, VirtualTable) and focused.id in ("fragments", "archived"):
-            return focused
-        return self.query_one("#fragments", VirtualTable)
+        return self.query_one(f"#{self._last_list}", VirtualTable)
 
     def _current(self) -> Mapping[str, object] | None:
         return self._list().current_row() if self.is_mounted else None
@@ -151,8 +156,12 @@ class ForgottenScreen(MemoryScreen):
             self.refresh_bindings()
 
     def on_descendant_focus(self, event) -> None:
-        if isinstance(event.widget, VirtualTable):
-            self._show_detail(event.widget.current_row())
+        widget = event.widget
+        if isinstance(widget, VirtualTable) and widget.id in ("fragments", "archived"):
+            self._last_list = widget.id
+            for table in self.query(".list"):
+                table.set_class(table is widget, "-last")
+            self._show_detail(widget.current_row())
             self.refresh_bindings()
 
     def _show_detail(self, row: Mapping[str, object] | None) -> None:
@@ -176,18 +185,21 @@ class ForgottenScreen(MemoryScreen):
         if action == "unforget":
             row = self._current()
             return row is not None and not row.get("hard")
-        return True
+        return super().check_action(action, parameters)
 
     # --- actions -------------------------------------------------------------------------------
-    def action_switch_list(self) -> None:
-        other = "#archived" if self._list().id == "fragments" else "#fragments"
-        self.query_one(other, VirtualTable).focus()
-
     @on(VirtualTable.RowSelected)
     def _selected(self, event: VirtualTable.RowSelected) -> None:
+        self._open(event.row)
+
+    def action_open_row(self) -> None:
+        row = self._current()
+        if row is not None:
+            self._open(row)
+
+    def _open(self, row: Mapping[str, object]) -> None:
         from dreamdeck.tui.modals import TextModal
 
-        row = event.row
         if row["kind"] == "fragment":
             self.app.push_screen(TextModal(f"streams/{row['key']}", str(row.get("body") or "(bytes gone)")))
         else:

@@ -43,7 +43,7 @@ COMMIT_COLUMNS = [
 AUDIT_COLUMNS = [
     Column("timestamp", "time (UTC)", width=17),
     Column("action", "action", width=7),
-    Column("file", "file", width=30, min_width=16),
+    Column("file", "file", width=30, min_width=16, fill=True),
     Column("actor", "actor", width=22, min_width=12),
     Column("approval", "approval", width=8),
     Column("summary", "summary", width=30, min_width=20, fill=True),
@@ -219,18 +219,20 @@ class HistoryScreen(MemoryScreen):
     def compose_body(self) -> ComposeResult:
         yield self.filter_box("filter commits and audit lines (actor, kind, subject, file…)")
         yield Static("", id="alert-banner", markup=False)
-        # Narrow: approval, trigger and ref are on the diff's first line; the subject keeps its room.
+        # Narrow: actor, approval, trigger and ref are on the diff's first line; the subject keeps its room.
         yield VirtualTable(COMMIT_COLUMNS, ListRowSource([]), cell_style=commit_style, id="commits",
                            empty_message=EMPTY_COMMITS, frozen=1, select_on_enter=False,
-                           optional=("approval", "trigger", "ref"))
+                           optional=("actor", "approval", "trigger", "ref"))
         with TabbedContent(id="panels", initial="tab-diff"):
             with TabPane("Diff", id="tab-diff"):
                 with ScrollPane(id="diff-scroll"):
                     yield Static("", id="diff-head", markup=False)
                     yield Static("", id="diff", markup=False)
             with TabPane("Audit log", id="tab-audit"):
+                # Narrow: the file and the summary share the room; the filter still finds an actor.
                 yield VirtualTable(AUDIT_COLUMNS, ListRowSource([]), cell_style=audit_style, id="audit",
-                                   empty_message=EMPTY_AUDIT, frozen=1, select_on_enter=False)
+                                   empty_message=EMPTY_AUDIT, frozen=1, select_on_enter=False,
+                                   optional=("actor", "approval"))
             with TabPane("Alerts", id="tab-alerts"):
                 with ScrollPane(id="alerts-scroll"):
                     yield Static("", id="alerts")

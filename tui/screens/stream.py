@@ -146,10 +146,16 @@ class StreamScreen(StreamCuration, MemoryScreen):
         return self.query_one("#stream-table", VirtualTable)
 
     def on_mount(self) -> None:
+        from textual.css.query import NoMatches
+
         super().on_mount()
         self._poll_timer = self.set_interval(POLL_SECONDS, self._poll, pause=True)
-        self.watch(self.table, "follow", self._follow_changed, init=False)
-        self.watch(self.table, "scroll_y", self._scrolled, init=False)
+        try:
+            table = self.table
+        except NoMatches:  # premounted as the app shuts down: its children are already gone
+            return
+        self.watch(table, "follow", self._follow_changed, init=False)
+        self.watch(table, "scroll_y", self._scrolled, init=False)
         self._update_status()
 
     # --- loading -------------------------------------------------------------------------
@@ -341,10 +347,15 @@ class StreamScreen(StreamCuration, MemoryScreen):
         return None
 
     def _show_detail(self, row) -> None:
-        title = self.query_one("#detail-title", Static)
-        meta = self.query_one("#detail-meta", Static)
-        text = self.query_one("#detail-body", Static)
-        body = self.query_one("#detail-json", Static)
+        from textual.css.query import NoMatches
+
+        try:
+            title = self.query_one("#detail-title", Static)
+            meta = self.query_one("#detail-meta", Static)
+            text = self.query_one("#detail-body", Static)
+            body = self.query_one("#detail-json", Static)
+        except NoMatches:  # a highlight that arrives while the app tears the screen down
+            return
         self.refresh_bindings()  # pin and forget apply to fragments only
         if not row:
             for part in (title, meta, text, body):

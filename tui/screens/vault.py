@@ -21,8 +21,8 @@ from dreamdeck.tui.widgets.diff_text import diff_text
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
-TOPIC_LABEL = {"same": "= same", "differs": "≠ diverged", "none": "— none"}
-TOPIC_STYLE = {"same": "green", "differs": "bold yellow", "none": "dim"}
+TOPIC_LABEL = {"same": "= same", "differs": "≠ diverged", "none": "— none", "drift": "⚠ outside"}
+TOPIC_STYLE = {"same": "green", "differs": "bold yellow", "none": "dim", "drift": "bold red"}
 
 COLUMNS = [
     Column("slug", "slug", width=23, min_width=14),
@@ -37,7 +37,7 @@ EMPTY = "Nothing pinned yet: press p on a topic (screen 1), or `dreamdeck pin SL
 
 def cell_style(key: str, row: Mapping[str, object]) -> str | None:
     if key == "topic_label":
-        return TOPIC_STYLE.get(str(row.get("topic")))
+        return TOPIC_STYLE.get("drift" if row.get("drift") else str(row.get("topic")))
     if key == "slug":
         return "bold magenta"
     if key == "kind" and row.get("kind") == "fragment":
@@ -56,7 +56,10 @@ class VaultScreen(MemoryScreen):
         "that fragment. Pinned shards never decay, a dream that touches them always waits for your review, "
         "and their citations protect their fragments.\n\n"
         "**topic copy** compares the topic with the vault copy: `= same`, `≠ diverged` (dreams have changed "
-        "the topic since; the diff is shown) or `— none`.\n\n"
+        "the topic since; the diff is shown) or `— none`. `⚠ outside`: the topic copy was changed outside "
+        "dreamdeck (TypeClaw's own dream, an editor); it is an alert (a toast and a badge on this tab, also "
+        "while the app runs), and `r` reviews it: the diff, then *restore from the vault* (`dreamdeck pin "
+        "SLUG --restore`) or *accept* it into the vault (`dreamdeck pin SLUG --refresh`).\n\n"
         "**Unpin** (`u` or `delete`) removes the vault copy in a new commit after you confirm; a citation "
         "only the vault holds is never lost (the copy moves to `topics/` or `archive/`). "
         "**Re-pin** (`P`) takes the topic's current version into the vault."
@@ -64,6 +67,7 @@ class VaultScreen(MemoryScreen):
     BINDINGS = [
         Binding("u,delete", "unpin", "Unpin", key_display="u", id="vault.unpin"),
         Binding("P", "repin", "Re-pin from topic", id="vault.repin"),
+        Binding("r", "review_drift", "Review outside change", id="vault.review_drift"),
         Binding("slash", "filter", "Filter", key_display="/", id="vault.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="vault.clear_filter"),
     ]
@@ -98,9 +102,14 @@ class VaultScreen(MemoryScreen):
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
         from dreamdeck.core.git.diff import diff_texts
+        from dreamdeck.core.ops.protected import pinned_drift
         from dreamdeck.core.ops.vault import list_vault
 
         ws = self.ws
+        try:
+            drifts = {d.slug: d.why for d in pinned_drift(ws)}
+        except Exception:  # git missing: no drift can be told apart from a dream's change
+            drifts = {}
         rows = []
         for entry in list_vault(ws):
             row = entry.to_json()
@@ -116,7 +125,9 @@ class VaultScreen(MemoryScreen):
                     diff = "".join(h.text() for h in fd.hunks)
                 except Exception as exc:  # git missing, file vanished: say so, don't fail the screen
                     diff = f"(cannot diff: {exc})"
-            row.update(text=text, diff=diff, topic_label=TOPIC_LABEL.get(entry.topic, entry.topic),
+            drift = drifts.get(entry.slug, "")
+            row.update(text=text, diff=diff, drift=drift,
+                       topic_label=TOPIC_LABEL["drift"] if drift else TOPIC_LABEL.get(entry.topic, entry.topic),
                        pinned=(entry.pinned_at or "")[:10])
             rows.append(row)
         return rows
@@ -153,7 +164,14 @@ class VaultScreen(MemoryScreen):
         meta.update(f"memory/vault/{row['slug']}.md · {row['kind']} · cites {row['cites']}"
                     + (f" · pinned {row['pinned']}" if row["pinned"] else ""))
         text.update(str(row["text"]))
-        if row["topic"] == "differs":
+        if row.get("drift"):
+            out = Text()
+            out.append(f"⚠ memory/topics/{row['slug']}.md was changed outside dreamdeck ({row['drift']}). ",
+                       style="bold red")
+            out.append("r reviews it: restore from the vault, or accept.\n", style="red")
+            out.append_text(diff_text(str(row["diff"])))
+            diverged.update(out)
+        elif row["topic"] == "differs":
             out = Text()
             out.append("≠ The topic copy has moved on since the pin ", style="bold yellow")
             out.append(f"(vault → memory/topics/{row['slug']}.md). P takes it into the vault.\n", style="yellow")
@@ -180,9 +198,42 @@ class VaultScreen(MemoryScreen):
         if action == "repin":
             row = self._current()
             return row is not None and row.get("topic") == "differs"
+        if action == "review_drift":
+            row = self._current()
+            return row is not None and bool(row.get("drift"))
         if action == "clear_filter":
             return self.filter_visible()
         return True
+
+    def action_review_drift(self) -> None:
+        row = self._current()
+        if row is None or not row.get("drift"):
+            return
+        from dreamdeck.tui.modals import ConfirmModal
+
+        slug = str(row["slug"])
+        body = Text()
+        body.append(f"--- memory/vault/{slug}.md (what you pinned)\n+++ memory/topics/{slug}.md (now)\n", style="bold")
+        body.append_text(diff_text(str(row["diff"])))
+
+        def go(choice: object) -> None:
+            if choice == "restore":
+                from dreamdeck.core.ops.protected import restore_pinned
+
+                self.act("Restore from the vault", lambda: restore_pinned(self.ws, slug, actor=self.actor),
+                         lambda r: f"restored memory/topics/{slug}.md from the vault")
+            elif choice is True:
+                from dreamdeck.core.ops.vault import pin_topic
+
+                self.act("Accept", lambda: pin_topic(self.ws, slug, actor=self.actor, refresh=True),
+                         lambda r: r.message)
+
+        self.app.push_screen(ConfirmModal(
+            f"memory/topics/{slug}.md changed outside dreamdeck ({row['drift']})", body, "Accept",
+            hint="Restore puts the vault copy back into topics/ (dreamdeck pin --restore). Accept takes the "
+                 "changed topic into the vault as the pinned version (dreamdeck pin --refresh). Either is a commit.",
+            cancel_label="Leave pending", tone="error", wide=True, other=("r", "Restore from the vault", "restore"),
+            body_id="drift-diff"), go)
 
     def action_unpin(self) -> None:
         row = self._current()

@@ -46,9 +46,12 @@ class DeckFooter(Footer):
                 continue
             rank = 3 if binding.action in LAST else 0 if isinstance(node, Screen) else 1 if node is not self.app else 2
             shown[binding.action] = (rank, order, binding, enabled, tooltip)
+        # Each key is born with the class its `compact` watcher would set on mount: otherwise every key
+        # of every recompose restyles itself once more (a third of a screen switch's time).
+        compact = "-compact" if self.compact else ""
         for _rank, _order, binding, enabled, tooltip in sorted(shown.values(), key=lambda v: (v[0], v[1])):
             yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            disabled=not enabled, tooltip=tooltip).data_bind(compact=Footer.compact)
+                            disabled=not enabled, tooltip=tooltip, classes=compact).data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             try:
                 _node, binding, enabled, tooltip = active[self.app.COMMAND_PALETTE_BINDING]

@@ -1,10 +1,13 @@
 """The tab bar on top of every screen, fitted to the terminal's width.
 
-Widest: `dreamdeck · agent │ 1 Topics  2 Reflections ⚑1 to review … 7 Dream │ ● watching · 6 undreamed`.
+Widest: `dreamdeck · agent │ 1 Topics  2 Reflections ⚑1 to review … 9 Recall │ ● watching · 6 undreamed`.
 As the terminal narrows, it gives up, in this order: the workspace name's tail (shortened with
-`…`), the badges' words, the watcher's words, the `dreamdeck ·` brand, then the names of the tabs
-that are not current (the brand and the words come back if that leaves room for them). What always stays: every tab's number, the current tab's name, each badge
-(a flag and a count, drawn as a pill so it never reads as a tab number) and the watcher's dot.
+`…`), the badges' words, then the other tabs' names are shortened (`2 Refl`, `5 Hist`) so that
+at 120 columns the brand and the watcher's words still fit; then the watcher's words, the
+`dreamdeck ·` brand, and last the other tabs' names altogether (the brand and the words come back
+if that leaves room for them). What always stays: every tab's number, the current tab's full
+name, each badge (a flag and a count, drawn as a pill so it never reads as a tab number) and the
+watcher's dot.
 """
 from __future__ import annotations
 
@@ -22,10 +25,14 @@ TABS = [
     ("forgotten", "8", "Forgotten"), ("recall", "9", "Recall"),
 ]
 LABELS = {mode: label for mode, _key, label in TABS}
+# The names of the tabs that are not current when the full names do not fit: short enough that at
+# 120 columns the brand, the three badges and the watcher's word fit beside the current full name.
+SHORT_LABELS = {"topics": "Topc", "reflections": "Refl", "proposals": "Prop", "vault": "Vlt",
+                "history": "Hist", "stream": "Strm", "control": "Dream", "forgotten": "Forg", "recall": "Recl"}
 
 # What a badge counts, in words (one, many)
 BADGE_WORDS = {"reflections": ("to review", "to review"), "proposals": ("open", "open"),
-               "history": ("alert", "alerts")}
+               "vault": ("changed outside", "changed outside"), "history": ("alert", "alerts")}
 WATCHER_DOT = {"on": "●", "paused": "⏸", "off": "○"}
 WATCHER_WORD = {"on": "watching", "paused": "paused", "off": "watcher off"}
 WATCHER_STYLE = {"on": "bold green", "paused": "bold yellow", "off": "dim"}
@@ -38,21 +45,23 @@ class _Fit:
     """One way of drawing the bar, from the richest to the barest."""
 
     brand: bool  # "dreamdeck · " before the workspace name
-    labels: bool  # the names of the tabs that are not current
+    labels: str  # the names of the tabs that are not current: "full", "short" or "none"
     badge_words: bool  # "⚑1 to review" rather than "⚑1"
-    status: str  # "long" ("● watching · 6 undreamed"), "short" ("● 6 undreamed"), "dot"
+    status: str  # "long" ("● watching · 6 undreamed"), "word" ("● watching"), "short" ("● 6 undreamed"), "dot"
 
 
 FITS = [
-    _Fit(True, True, True, "long"),
-    _Fit(True, True, False, "long"),
-    _Fit(True, True, False, "short"),
-    _Fit(False, True, False, "short"),
-    _Fit(True, False, True, "long"),
-    _Fit(True, False, False, "short"),
-    _Fit(False, False, True, "short"),
-    _Fit(False, False, False, "short"),
-    _Fit(False, False, False, "dot"),
+    _Fit(True, "full", True, "long"),
+    _Fit(True, "full", False, "long"),
+    _Fit(True, "short", False, "long"),
+    _Fit(True, "short", False, "word"),
+    _Fit(True, "short", False, "short"),
+    _Fit(False, "short", False, "short"),
+    _Fit(True, "none", True, "long"),
+    _Fit(True, "none", False, "short"),
+    _Fit(False, "none", True, "short"),
+    _Fit(False, "none", False, "short"),
+    _Fit(False, "none", False, "dot"),
 ]
 
 
@@ -72,9 +81,9 @@ def _status(counts: Mapping[str, object], how: str) -> list[tuple[str, str]]:
     state = watcher_state(counts)
     parts = [(WATCHER_DOT[state], WATCHER_STYLE[state])]
     undreamed = counts.get("undreamed") or 0
-    if how == "long":
+    if how in ("long", "word"):
         parts.append((f" {WATCHER_WORD[state]}", ""))
-        if undreamed:
+        if undreamed and how == "long":
             parts.append((f" · {undreamed} undreamed", ""))
     elif how == "short" and undreamed:
         parts.append((f" {undreamed} undreamed", ""))
@@ -86,7 +95,8 @@ def _pieces(current: str, counts: Mapping[str, object], fit: _Fit) -> list[tuple
     pieces: list[tuple[str, str]] = [(" │", "dim")]
     for mode, key, label in TABS:
         is_current = mode == current
-        shown = f" {key} {label} " if is_current or fit.labels else f" {key} "
+        name = label if is_current or fit.labels == "full" else SHORT_LABELS[mode] if fit.labels == "short" else ""
+        shown = f" {key} {name} " if name else f" {key} "
         pieces.append((shown, "reverse bold" if is_current else ""))
         badge = _badge(mode, counts, fit.badge_words)
         if badge:

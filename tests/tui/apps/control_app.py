@@ -17,7 +17,7 @@ from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.screens.control import ControlScreen
 from tests.support.agent import agent_folder
-from tests.support.memory import fragment_line, write_stream
+from tests.support.memory import fragment_line, uuid_at, write_stream
 from tests.support.tui import make_app
 
 TODAY = "2026-05-22"
@@ -41,6 +41,8 @@ RECEIPTS = [
                  status="mixed", fragments_seen=4, days=["2026-05-22"], shards_created=["reviews"],
                  shards_changed=["testing"], auto_applied=["topics/testing.md"], pending=["topics/reviews.md"],
                  reflection="r-0003", commit="8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b",
+                 # a duplicate the GC has since collected, of a fragment still in today's stream
+                 folded={f"2026-05-21#{uuid_at('2026-05-21', 7)}": f"{TODAY}#{uuid_at(TODAY, 1)}"},
                  message="4 fragment(s) from 1 day(s), 1 change(s) applied, 1 held for review in r-0003"),
     DreamReceipt("d-20260522-093000-2e3f", "2026-05-22T09:30:00+00:00", "offline", "manual", "judgement",
                  status="skipped", message="no undreamed fragments since last run; skipping"),

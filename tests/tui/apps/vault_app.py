@@ -42,7 +42,9 @@ def build_vault(root: Path) -> None:
         pin_fragment(ws, D, uuid_at(D, 3), actor="human:cli")
     write_shard(root, "deploy-day", shard_text("Deploys go out on Wednesdays", [c(2), c(4)], superseded=[], today=D))
     with git_dates("2026-05-21T12:00:00+00:00"):
-        commit_memory(root, "dream: 1 fragment 🌙", Trailers("typeclaw", "auto", "schedule"))
+        # dreamdeck's own dream (its Change-Id): the topic moved on, not pinned drift from outside
+        commit_memory(root, "dream: 1 fragment 🌙", Trailers("dreamer:offline", "auto", "schedule",
+                                                           change="c-vault-scene"))
 
 
 def snapshot_app(empty: bool = False, parent: Path | None = None):
