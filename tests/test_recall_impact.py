@@ -160,10 +160,31 @@ def test_while_a_preview_is_open_every_other_reader_sees_memory_as_it_is(pending
     texts = approval_texts(ws, load_reflection(ws, "r-1"), None)
     with ScratchIndex(ws, texts) as scratch:
         assert [h.key for h in scratch.search("pnpm")] == ["package-manager"]
-        assert recall(ws, "pnpm", record=False) == []  # this process's own index
         assert SearchIndex(ws).query("pnpm") == []  # another connection to the same file
     assert recall(ws, "pnpm", record=False) == []
     assert [b.key for b in recall(ws, "bun", record=False)] == ["package-manager"]
+
+
+def test_a_refresh_that_must_write_while_a_preview_holds_the_index_is_busy_and_keeps_the_index(pending, monkeypatch):
+    """A locked index is not a corrupt one: the refresh used to wait 30 s, then delete the index
+    files under the preview and rebuild them."""
+    import os
+
+    from dreamdeck.core.errors import Busy
+    from dreamdeck.core.index import search
+    from dreamdeck.core.index.search import index_path
+
+    ws = pending
+    texts = approval_texts(ws, load_reflection(ws, "r-1"), None)
+    monkeypatch.setattr(search, "BUSY_TIMEOUT", 0.05)
+    with ScratchIndex(ws, texts) as scratch:
+        inode = os.stat(index_path(ws)).st_ino
+        write_shard(ws.root, "late", shard_text("A belief written while the preview is open", []))
+        with pytest.raises(Busy, match="being updated by another process"):
+            recall(ws, "belief", record=False)
+        assert os.stat(index_path(ws)).st_ino == inode  # the same file: not thrown away
+        assert [h.key for h in scratch.search("pnpm")] == ["package-manager"]  # the preview goes on
+    assert [b.key for b in recall(ws, "written while the preview", record=False)] == ["late"]
 
 
 def test_a_preview_that_cannot_get_the_index_says_so_in_one_line(pending, monkeypatch):

@@ -77,6 +77,13 @@ def index_path(ws: Workspace) -> Path:
     return index_folder(ws) / FILENAME
 
 
+BUSY_TIMEOUT = 30  # seconds a refresh waits for another writer's transaction (a preview holds one ~1 s)
+
+
+def _locked(exc: sqlite3.DatabaseError) -> bool:
+    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 @dataclass(frozen=True)
 class Hit:
     """One document a query matched, with BM25 relevance (higher is better)."""
@@ -121,7 +128,7 @@ class SearchIndex:
                 pass
             self._reset()  # deleted or replaced under us: start again from the files
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
@@ -182,7 +189,9 @@ class SearchIndex:
         with self._lock:
             try:
                 return self._refresh()
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as exc:
+                if _locked(exc):  # another writer (a recall impact preview): not a damaged index
+                    raise Busy("the search index is being updated by another process; try again") from None
                 self._reset()
                 return self._refresh()
 
