@@ -57,3 +57,36 @@ def test_tricky_heads_decline_or_agree(tmp_path):
                 max_size=80).map("".join))
 def test_for_any_text_the_head_read_never_disagrees_with_the_full_parse(tmp_path_factory, text):
     check(tmp_path_factory.mktemp("h"), text)
+
+
+# The canonical frontmatter every writer (TypeClaw's recompute, dreamdeck's render) produces, and
+# near misses of it: the fast path for this shape must give exactly the strict parser's answer.
+_HEADING = st.text(alphabet=st.sampled_from(list("ab :-\t\xa0\u2028\ufeff\u3000x1é中")), min_size=0, max_size=8)
+_COUNT = st.one_of(st.integers(0, 10**16).map(str), st.sampled_from(["", "01", "1.0", "-1", "١", " 3", "3 ", "1e3"]))
+_DATE = st.one_of(st.just("2026-11-22"), st.sampled_from(["2026-1-22", "２０２６-11-22", "2026-11-22 ", "x", ""]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_HEADING, _COUNT, _COUNT, _DATE, st.sampled_from(["", "\n", "\ntags: [a]", "\nheading: again"]))
+def test_the_canonical_shape_and_its_near_misses_read_exactly_as_the_strict_parser(heading, cites, days, date, tail):
+    from dreamdeck.core.formats.shards import parse_frontmatter
+
+    fm = f"heading: {heading}\ncites: {cites}\ndays: {days}\nlastReinforced: {date}{tail}"
+    try:
+        strict = parse_frontmatter(fm)
+    except ShardParseError:
+        strict = None
+    assert meta_from_head(f"---\n{fm}\n---\nbody\n") == strict
+
+
+def test_a_canonical_head_is_read_without_the_line_by_line_parser(monkeypatch):
+    """The strength table reads 100,000 heads in a fresh process: the canonical shape takes one
+    regular expression, not TypeClaw's line rules (which stay the authority for anything else)."""
+    from dreamdeck.core.formats import shards
+
+    def refuse(_fm):
+        raise AssertionError("the line-by-line parser ran for a canonical head")
+
+    monkeypatch.setattr(shards, "parse_frontmatter", refuse)
+    head = "---\nheading: Uses pnpm: never bun\ncites: 3\ndays: 2\nlastReinforced: 2026-11-20\n---\nbody\n"
+    assert meta_from_head(head) == shards.ShardMeta("Uses pnpm: never bun", 3, 2, "2026-11-20", None)
