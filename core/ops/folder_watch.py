@@ -6,12 +6,13 @@ reports goes to a callback called from the thread (a GUI hands it over to its ow
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 import watchfiles
 
 
-class FolderWatch:
+class FolderWatch(ABC):
     """Subclasses give `folders()`, `wanted(change, path)` and `check()`; `on_ready(changes)` may
     add a change seen while the notifier was being set up."""
 
@@ -33,14 +34,17 @@ class FolderWatch:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    @abstractmethod
     def folders(self) -> list[str]:
-        raise NotImplementedError
+        """The folders to follow (none: the watch ends at once)."""
 
+    @abstractmethod
     def wanted(self, change: watchfiles.Change, path: str) -> bool:
-        raise NotImplementedError
+        """Does a change to `path` call for a check?"""
 
+    @abstractmethod
     def check(self) -> None:
-        raise NotImplementedError
+        """Look again and report what is new (called from the thread)."""
 
     def on_ready(self, changes: set) -> set:
         return changes
