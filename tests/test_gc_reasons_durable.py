@@ -131,3 +131,16 @@ def test_collected_on_an_unknown_revision_is_one_clear_line(ws, agent_dir):
     proc = run_cli(agent_dir, "collected", "no-such-rev", today="2026-05-23", check=False)
 
     assert proc.returncode != 0 and len(proc.stderr.strip().splitlines()) == 1 and "no-such-rev" in proc.stderr
+
+
+def test_an_approvals_decision_record_says_what_it_collected_and_why(ws, agent_dir):
+    from dreamdeck.core.ops.reflections import approve
+
+    _stream(agent_dir)
+    run_dream(the_next_day(ws), dreamer=Scripted(_cites_first_folds_second), review="all")
+
+    result = approve(the_next_day(ws), "r-1")
+
+    committed = json.loads(git(agent_dir, "show", "HEAD:memory/meta/reflections/r-1.json"))
+    assert committed["status"] == "approved"
+    assert committed["decisions"][-1]["collected"] == result.reasons == _expected()
