@@ -52,7 +52,7 @@ def tree_digest(root: Path) -> str:
 
 READ_VERBS = [
     ("topics",), ("topics", "--json"), ("show", "a"), ("stream",), ("stream", "--all"), ("dreams",), ("log",),
-    ("audit",), ("verify",), ("doctor",), ("review",), ("vault",), ("tombstones",),
+    ("audit",), ("verify",), ("doctor",), ("review",), ("vault",), ("tombstones",), ("collected",),
     ("alerts",), ("alerts", "--json"),
 ]
 

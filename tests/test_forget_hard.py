@@ -168,3 +168,28 @@ def test_forgetting_a_topic_hard_with_its_fragments_removes_their_text_from_memo
 
     assert result.purged and files_holding(agent_dir, "Frankfurt") == []
     assert any("git history" in line for line in result.remains)
+
+
+def test_a_waiting_compactions_reason_quoting_the_text_loses_it_too(agent_dir):
+    """A dreamer's noise reason may quote the fragment; a compaction that waits keeps that reason
+    in memory/meta/compaction-backlog.json, which a hard forget scrubs like a receipt."""
+    from dreamdeck.core.dreaming.run import run_dream
+    from dreamdeck.core.workspace import Workspace
+    from tests.support.dreamers import Scripted, draft
+
+    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 1, "misc", "Lunch is at noon."),
+                                    fragment_line(TODAY, 2, "infra", BODY)])
+    commit_all(agent_dir)
+
+    def script(inp, scratch):
+        scratch.write_shard("misc", draft("Lunch is at noon", [f"streams/{TODAY}#{uuid_at(TODAY, 1)}"]))
+        scratch.finish("done", noise=[{"cite": f"streams/{TODAY}#{uuid_at(TODAY, 2)}", "reason": f"chatter: {BODY}"}])
+
+    run_dream(Workspace.open(agent_dir, today=TODAY), dreamer=Scripted(script), review="none")
+    backlog = agent_dir / "memory" / "meta" / "compaction-backlog.json"
+    assert "Frankfurt" in backlog.read_text()  # today's stream waits, with the reason its dream gave
+
+    run(agent_dir, "forget", f"{TODAY}#{uuid_at(TODAY, 2)}", "--reason", "private", "--hard")
+
+    assert "Frankfurt" not in backlog.read_text() and "[forgotten]" in backlog.read_text()
+    assert json.loads(backlog.read_text())["days"][TODAY]["purge"] == [uuid_at(TODAY, 2)]

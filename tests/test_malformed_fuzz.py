@@ -137,6 +137,7 @@ READS = [
     ("topics",), ("topics", "--json"), ("show", "tea"), ("stream",), ("stream", "--all"), ("dreams",), ("log",),
     ("audit",), ("verify",), ("doctor",), ("doctor", "--json"), ("review",), ("review", "r-1"), ("tombstones",),
     ("rollback", "HEAD", "--preview"), ("alerts",), ("recall", "tea"), ("inject",), ("access",), ("vault",),
+    ("collected",),
 ]
 WRITES = [
     ("remember", "--topic", "tea", "the user drinks rooibos"), ("dream", "--dreamer", "offline"),

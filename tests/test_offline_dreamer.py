@@ -46,7 +46,7 @@ def shard(sentence: str, active: list[str], superseded: list[str] = (), tags=Non
 # --- creating and reinforcing ----------------------------------------------------------
 
 def test_new_topic_is_created_with_mentioned_once():
-    scratch, outcome = dream([frag("2026-05-20", "f1", "Package Manager", "Uses bun for this repo.\nMore detail here.")])
+    scratch, outcome = dream([frag("2026-05-20", "f1", "Package Manager", "Uses bun for this repo.")])
     assert scratch.files == {"package-manager": (
         "---\n"
         "heading: Mentioned once: Uses bun for this repo\n"

@@ -8,7 +8,7 @@ from dreamdeck.tui.app import DreamdeckApp
 def demo_app(ws, **kwargs) -> DreamdeckApp:
     class DemoApp(DreamdeckApp):
         def on_mount(self) -> None:  # Textual runs DreamdeckApp.on_mount as well
-            self.notify(demo_notice(self.ws.root), title="Demo workspace", timeout=30)
+            self.notify(demo_notice(self.ws.root), title="Demo workspace", timeout=12)  # long enough to read, gone before work starts
 
     return DemoApp(ws, **kwargs)
 

@@ -55,12 +55,23 @@ class CollectionPlan:
     gc: CompactionPlan = field(default_factory=CompactionPlan)
 
 
-def work_of(gc_days: set[str], topics_changed: bool, purge: set[Key]) -> Backlog:
-    """A change's own compaction: its days (fragment GC when a topic changed), its purges."""
+def work_of(gc_days: set[str], topics_changed: bool, purge: set[Key], reasons: dict[str, str]) -> Backlog:
+    """A change's own compaction: its days (fragment GC when a topic changed, with the reasons
+    the change gave, which a deferred compaction must still know), its purges."""
     work: Backlog = {day: DayWork(fragment_gc=topics_changed) for day in gc_days}
+    if topics_changed:
+        for key, why in reasons.items():
+            day, _, fid = key.partition("#")
+            if day in work:
+                work[day].reasons[fid] = why
     for day, fid in purge:
         work = merge_work(work, {day: DayWork(purge={fid})})
     return work
+
+
+def given_reasons(work: Backlog) -> dict[str, str]:
+    """"day#id" -> the reason given for it, by this change or by the one whose compaction waited."""
+    return {f"{day}#{fid}": why for day, w in work.items() for fid, why in w.reasons.items()}
 
 
 def plan_collection(ws: Workspace, work: Backlog, today: str, state: DreamingState | None, *,

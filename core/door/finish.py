@@ -18,7 +18,7 @@ from datetime import datetime
 from filelock import FileLock
 
 from dreamdeck.core.door.changeset import ApplyResult
-from dreamdeck.core.door.collection import plan_collection, reason_of, work_of
+from dreamdeck.core.door.collection import given_reasons, plan_collection, reason_of, work_of
 from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
 from dreamdeck.core.door.state import next_state
@@ -139,18 +139,21 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
     """Compact the change's days (fragment GC when a topic changed; hard forgets always) and the
     backlog's, each only when no writer may hold its file; the others wait in the backlog (and
     the audit says which and why). Returns the exact lines the GC took (not the hard-forgotten
-    ones), for the rollback note; `result.reasons` says why each fragment went."""
+    ones), for the rollback note; `result.reasons` says why each fragment went, also those an
+    interrupted attempt took (kept in the journal with the lines)."""
     carry_replaced_streams(ws)
     earlier = list(journal.gc_lines or [])  # planned by an attempt a kill interrupted
+    result.reasons.update(journal.gc_reasons_taken or {})
     backlog, _problem = load_backlog(ws)
     e = journal.evidence
-    work = merge_work(backlog, work_of(e.gc_days, journal.topics_changed, e.purge))
+    work = merge_work(backlog, work_of(e.gc_days, journal.topics_changed, e.purge, e.gc_reasons))
     if not work:
         return earlier
+    given = given_reasons(work)
     cp = plan_collection(ws, work, max(journal.today, ws.today()), state, reads=reads)
     if cp.ready:
         assert cp.state is not None
-        _journal_planned(ws, journal, earlier, cp.gc)
+        _journal_planned(ws, journal, earlier, cp.gc, given)
         step("gc-planned")
         result.compaction = compact_days(ws, cp.state, cp.protected, cp.ready, reads=reads, late=late, plan=cp.gc,
                                          meant=cp.meant)
@@ -158,35 +161,38 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
         result.compaction = CompactionResult()
     result.compaction.deferred.update(cp.waiting)
     deferred = {day: work[day] for day in result.compaction.deferred}
+    _journal_deferral(ws, journal, result, backlog, deferred)
     save_backlog(ws, deferred)
-    _audit_deferred(journal, result, backlog, deferred)
     step("gc")
     purged = {(day, i) for day, w in cp.ready.items() for i in w.purge}
     for key in result.compaction.fragment_lines_dropped:
-        result.reasons[f"{key[0]}#{key[1]}"] = reason_of(key, key in purged, e.gc_reasons)
+        result.reasons[f"{key[0]}#{key[1]}"] = reason_of(key, key in purged, given)
     took = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
     return earlier + [pair for pair in took if pair not in earlier]
 
 
-def _audit_deferred(journal: Journal, result: ApplyResult, before: Backlog, after: Backlog) -> None:
-    """One audit line when this change leaves a compaction waiting that was not waiting already
-    (or now waits for more): which days, and why each waits (invariant 8)."""
-    new = sorted(day for day, w in after.items() if before.get(day) != w)
-    if not new:
+def _journal_deferral(ws: Workspace, journal: Journal, result: ApplyResult, before: Backlog, after: Backlog) -> None:
+    """The audit line of a compaction this change leaves waiting that was not waiting already (or
+    now waits for more): which days, and why each waits (invariant 8). Into the journal before the
+    backlog is written: a recovery finds the backlog saved already and would see nothing new."""
+    new = sorted(day for day, w in after.items() if not w.same_work(before.get(day)))
+    if not new or journal.deferral:
         return
-    c = journal.commit
-    why = "; ".join(f"{day}: {result.compaction.deferred[day]}" for day in new)
-    result.audit.append(AuditEntry.at(datetime.fromisoformat(journal.now), "EDIT", "memory/meta/compaction-backlog.json",
-                                      c.actor, c.approval, f"compaction deferred for {len(new)} day(s): {why}"))
+    journal.deferral = (f"compaction deferred for {len(new)} day(s): "
+                        + "; ".join(f"{day}: {result.compaction.deferred[day]}" for day in new))
+    write_journal(ws, journal)
 
 
-def _journal_planned(ws: Workspace, journal: Journal, earlier: list[tuple[str, str]], plan: CompactionPlan) -> None:
+def _journal_planned(ws: Workspace, journal: Journal, earlier: list[tuple[str, str]], plan: CompactionPlan,
+                     given: dict[str, str]) -> None:
     """The lines fragment GC is about to take go into the journal before any file is rewritten,
-    so a kill after the rewrite still leaves them for the commit's note (the streams no longer
-    hold them, and git may never have)."""
+    each with its reason, so a kill after the rewrite still leaves them for the commit's note and
+    the audit (the streams no longer hold them, and git may never have)."""
     planned = earlier + [(k[0], line) for k, line in plan.lines.items() if (k[0], line) not in earlier]
     if planned != earlier:
         journal.gc_lines = planned
+        journal.gc_reasons_taken = {**(journal.gc_reasons_taken or {}),
+                                    **{f"{d}#{i}": reason_of((d, i), False, given) for d, i in plan.lines}}
         write_journal(ws, journal)
 
 
@@ -238,6 +244,9 @@ def _audit_entries(journal: Journal, result: ApplyResult, gc_lines: list[tuple[s
         entries.append(AuditEntry.at(now, verb, f"memory/{rel}", c.actor, c.approval, c.summary))
     for action, file, summary in journal.audit.extra:
         entries.append(AuditEntry.at(now, action, file, c.actor, c.approval, summary))
+    if journal.deferral:
+        entries.append(AuditEntry.at(now, "EDIT", "memory/meta/compaction-backlog.json", c.actor, c.approval,
+                                     journal.deferral))
     if gc_lines:
         entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, c.approval,
                                      f"fragment GC collected {len(gc_lines)} dreamed, uncited fragment(s)"
@@ -250,12 +259,14 @@ def _audit_entries(journal: Journal, result: ApplyResult, gc_lines: list[tuple[s
 
 
 def _reasons_said(reasons: dict[str, str], shown: int = 20) -> str:
-    """The reasons on the GC's audit line: each fragment with its reason, the first `shown` of them."""
+    """The reasons on the GC's audit line: each fragment with its reason, the first `shown` of
+    them; the commit's GC note holds every one (`dreamdeck collected REV` prints them)."""
     if not reasons:
         return ""
     items = sorted(reasons.items())
     said = "; ".join(f"{key}: {why}" for key, why in items[:shown])
-    return f" ({said}" + (f"; and {len(items) - shown} more" if len(items) > shown else "") + ")"
+    more = len(items) - shown
+    return f" ({said}" + (f"; and {more} more: `dreamdeck collected` on this commit lists each" if more > 0 else "") + ")"
 
 
 def _changes_something(journal: Journal) -> bool:
@@ -296,5 +307,5 @@ def _note_gc_lines(ws: Workspace, journal: Journal, result: ApplyResult) -> None
     """Lines appended since the last commit and collected now were never in git: keep them in a
     git note on this commit so a rollback can put them back."""
     if result.sha and journal.gc_lines:
-        record_gc_lines(ws.root, result.sha, journal.gc_lines)
+        record_gc_lines(ws.root, result.sha, journal.gc_lines, {**(journal.gc_reasons_taken or {}), **result.reasons})
 

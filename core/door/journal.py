@@ -10,7 +10,10 @@ change's commit. Its `change_id` goes into the commit (`Change-Id:`), so a recov
 committed already only removes the journal; the lines the GC took are kept in the journal before
 the commit (`gc_lines`), so the rollback note is written even when a kill came between the two.
 
-Version 2 adds `file_verb`, `change_id` and `gc_lines`. A version-1 journal (written before the
+Version 2 adds `file_verb`, `change_id` and `gc_lines`; later, without a version change (older
+readers ignore them), `gc_reasons_taken` (why each of `gc_lines` went, kept with them so a
+recovery still records it) and `deferral` (the audit line of a compaction that waits, journaled
+before the backlog it describes is written, so a kill between the two cannot lose it). A version-1 journal (written before the
 ChangeSet stated the verb of its file lines) is still finished: its verb is read from its action,
 as version 1 did.
 """
@@ -55,6 +58,8 @@ class Journal:
     audited: bool = False  # the audit lines are appended (a recovery must not append them twice)
     change_id: str = ""  # the commit's Change-Id trailer ("" for a version-1 journal)
     gc_lines: list[tuple[str, str]] | None = None  # (day, raw line) the GC took, once it has run
+    gc_reasons_taken: dict[str, str] | None = None  # "day#id" -> why, for each of gc_lines
+    deferral: str | None = None  # the audit summary of the compaction this change leaves waiting
 
     @classmethod
     def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime, parent: str | None) -> Journal:
@@ -80,6 +85,7 @@ class Journal:
         """
         data = self.to_json()
         data.pop("now"), data.pop("state_ts"), data.pop("change_id"), data.pop("audited"), data.pop("gc_lines")
+        data.pop("gc_reasons_taken", None), data.pop("deferral", None)
         blob = json.dumps({"parent": parent, "change": data}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -108,6 +114,8 @@ class Journal:
             "audited": self.audited,
             "change_id": self.change_id,
             "gc_lines": None if self.gc_lines is None else [list(p) for p in self.gc_lines],
+            **({"gc_reasons_taken": self.gc_reasons_taken} if self.gc_reasons_taken else {}),
+            **({"deferral": self.deferral} if self.deferral else {}),
         }
 
     @classmethod
@@ -138,6 +146,8 @@ class Journal:
             audited=bool(data.get("audited")),
             change_id=str(data.get("change_id") or ""),
             gc_lines=None if data.get("gc_lines") is None else [(d, line) for d, line in data["gc_lines"]],
+            gc_reasons_taken={str(k): str(v) for k, v in (data.get("gc_reasons_taken") or {}).items()} or None,
+            deferral=str(data["deferral"]) if data.get("deferral") else None,
         )
 
 

@@ -14,6 +14,7 @@ from dreamdeck.core.door.collection import (
     CollectionPreview,
     collected_later,
     collected_now,
+    given_reasons,
     plan_collection,
     work_of,
 )
@@ -45,10 +46,10 @@ def preview_collection(ws: Workspace, cs: ChangeSet, today: str | None = None) -
     )
     e = cs.evidence
     topics_changed = any(rel.startswith("topics/") for rel in changed)
-    work = merge_work(load_backlog(ws)[0], work_of(e.gc_days, topics_changed, e.purge))
+    work = merge_work(load_backlog(ws)[0], work_of(e.gc_days, topics_changed, e.purge, e.gc_reasons))
     if not work:
         return CollectionPreview()
     state = next_state(ws, e.advance, e.release, e.state_ts) if e.advance or e.release else load_state(ws.state_path)[0]
     cp = plan_collection(ws, work, today, state, overlay=overlay)
-    return CollectionPreview(collected_now(ws, cp, e.gc_reasons),
-                             collected_later(ws, work, cp.waiting, state, overlay, e.gc_reasons))
+    given = given_reasons(work)
+    return CollectionPreview(collected_now(ws, cp, given), collected_later(ws, work, cp.waiting, state, overlay, given))

@@ -13,12 +13,12 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from dreamdeck.core.claims.extract import Claim, clean
+from dreamdeck.core.claims.statements import sentences
 from dreamdeck.core.claims.tokens import tokenize
 from dreamdeck.core.formats.citations import CITATION, CITATION_LINE, REFERENCES_HEADING, SECTION_HEADING
 from dreamdeck.core.formats.shards import (
     ShardMeta,
     ShardParseError,
-    first_belief_sentence,
     parse_shard,
     render_shard,
     strength_of,
@@ -34,6 +34,8 @@ _HAN = re.compile(r"[\u3400-\u9fff]")
 # After "X is not Y anymore;" a sentence goes on in lower case, unless it opens with a name.
 _LOWER_AFTER_GUARD = frozenset({"The", "A", "An", "This", "That", "These", "Those", "It", "We", "They", "Our", "Its", "There"})
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_HEADING_HASHES = re.compile(r"^#{1,6}\s+")
+_PRONOUNS = frozenset({"He", "She", "His", "Her", "Their", "Them", "Also", "But", "And", "So", "Then"})
 
 
 def finish_claim(text: str) -> str:
@@ -64,12 +66,27 @@ def _table_row(text: str) -> str | None:
 
 
 def claim_sentence(body: str, topic: str) -> str:
-    """The belief a fragment states: its first sentence, cleaned of bullets, emphasis and
-    bookkeeping prefixes (a table row as `key: value`); the topic if the body has none."""
-    first = first_belief_sentence(body)
-    row = _table_row(first)
-    shown = row if row is not None else clean(first, normalize=False) or first
-    return finish_claim(shown) or finish_claim(topic) or "(empty fragment)."
+    """The belief a statement makes (`claims.statements`): its sentences as one, joined by "; "
+    (a sentence that leans on the one before stays in the belief: "…on the NAS; it is wiped on
+    Sundays"), each cleaned of bullets, emphasis and bookkeeping prefixes (a table row as
+    `key: value`); the topic if the body has none. Cut at MAX_CLAIM_CHARS by `finish_claim`."""
+    parts = []
+    for sentence in sentences(body):
+        sentence = _HEADING_HASHES.sub("", sentence)
+        row = _table_row(sentence)
+        shown = (row if row is not None else clean(sentence, normalize=False) or sentence).rstrip(_TRAILING)
+        if shown:
+            parts.append(shown)
+    return finish_claim(_one_sentence(parts)) or finish_claim(topic) or "(empty fragment)."
+
+
+def _one_sentence(parts: list[str]) -> str:
+    out = parts[0] if parts else ""
+    for part in parts[1:]:
+        first = part.split(" ", 1)[0]
+        part = part[0].lower() + part[1:] if first in _LOWER_AFTER_GUARD | _PRONOUNS else part
+        out += "；" + part if _HAN.search(out[-1:]) else "; " + part
+    return out
 
 
 def bare(claim: str) -> str:

@@ -1,7 +1,11 @@
 """The `offline` dreamer: deterministic consolidation without a model or a network.
 
 Its rules (the claim rules themselves live in `core.claims`):
-- **One belief per claim.** A fragment is read as a claim (`claims.extract`) and compared only
+- **One belief per claim.** A fragment states one or more claims (`claims.statements`: each
+  sentence of a paragraph line, each line of a note, a list under its header as one), each read
+  as a claim (`claims.extract`) and cited by the belief it supports; a later statement whose
+  words a belief the fragment supports already holds adds nothing ("Never push to main. Open a
+  PR." after "never push to main, open a PR"). Each is compared only
   with the shards sharing a rare term, a subject or its topic label (`matching`, over an index
   built once per run). The topic label is a hint that loosens sameness, never an identity.
 - **Contradiction** (the same subject with another value, `claims.contradiction`): the newer
@@ -13,8 +17,9 @@ Its rules (the claim rules themselves live in `core.claims`):
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
-- **New claim**: a new shard (`claims.naming.claim_slug`) whose belief is the fragment's first
-  sentence, cleaned. Nothing distinct is left uncited.
+- **New claim**: a new shard (`claims.naming.claim_slug`) whose belief is the statement's first
+  sentence, cleaned. Nothing distinct is left uncited, and no statement is left out of a belief.
+  A fragment is folded only when every statement it makes is a same-day duplicate.
 - **Strength**: the ladder word counts the distinct days of the belief's active citations;
   superseded evidence never raises it; one tier word, replaced, never stacked (`index.ladder`).
 - Shards a person or an LLM wrote without a ladder prefix summarize a topic: a fragment under
@@ -26,12 +31,13 @@ Same input, same writes, byte for byte: no clock, no randomness, nothing in hash
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract
 from dreamdeck.core.claims.naming import claim_slug
 from dreamdeck.core.claims.sameness import near_duplicate
+from dreamdeck.core.claims.statements import statements
 from dreamdeck.core.dreaming.beliefs import (
     Belief,
     Key,
@@ -115,7 +121,8 @@ class _Run:
         self.dirty: set[str] = set()
         self.cite_only_added: dict[str, list[Key]] = {}
         self.cite_only_why: dict[str, str] = {}
-        self.seen: dict[Key, Claim] = {}  # this run's fragments, by key
+        self.seen: dict[Key, list[Claim]] = {}  # this run's fragments, by key: the claims each states
+        self.citing: dict[Key, set[str]] = {}  # fragment -> the beliefs citing it for this run's statements
         # A new claim never takes a slug in use, nor one a person pinned in the vault.
         self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
@@ -150,8 +157,16 @@ class _Run:
         if key in self.seen or key in self.cited:
             self.tally.already += 1  # listed twice, or already cited by some shard
             return
-        claim = extract(frag.body)
-        self.seen[key] = claim
+        said = statements(frag.body)
+        self.seen[key] = [extract(text) for text in said]
+        for text, claim in zip(said, self.seen[key], strict=True):
+            if not self.said_already(key, claim):
+                self.dream_statement(frag if text == frag.body else replace(frag, body=text), claim)
+        if key in self.citing and self.folded.pop(f"{key[0]}#{key[1]}", None) is not None:
+            self.tally.same_day -= 1  # one statement repeated a citation, another says something new
+        self.cited.add(key)
+
+    def dream_statement(self, frag: UndreamedFragment, claim: Claim) -> None:
         choice = self.match.choose(claim, frag.topic)
         if choice is None:
             self.new_claim(frag, claim)
@@ -161,7 +176,21 @@ class _Run:
             self.contradict(choice.slug, frag, claim)
         else:
             self.reinforce(choice.slug, frag, claim)
-        self.cited.add(key)
+
+    def said_already(self, key: Key, claim: Claim) -> bool:
+        """A belief this fragment supports already holds every word of `claim`."""
+        for slug in self.citing.get(key, ()):
+            held = self.match.claim_of(slug)
+            if held is not None and claim.terms and claim.terms <= held.terms:
+                return True
+        return False
+
+    def supports(self, key: Key, slug: str) -> None:
+        self.citing.setdefault(key, set()).add(slug)
+
+    def repeats(self, claim: Claim, key: Key) -> bool:
+        """Is `claim` a near duplicate of a claim fragment `key` states (a fragment of this run)?"""
+        return any(near_duplicate(claim, said) for said in self.seen.get(key, ()))
 
     # --- what a fragment does to a shard ---------------------------------------------------
     def new_claim(self, frag: UndreamedFragment, claim: Claim) -> None:
@@ -172,6 +201,7 @@ class _Run:
         self.beliefs[slug] = belief
         self.match.remember(slug, bare(belief.claim))
         self.dirty.add(slug)
+        self.supports((frag.date, frag.id), slug)
         self.tally.new_topics += 1
         self.note(slug, "new claim")
 
@@ -179,12 +209,15 @@ class _Run:
         belief = self.belief(slug)
         assert belief is not None
         key = (frag.date, frag.id)
+        if key in belief.keys():
+            return  # another statement of the same fragment supports this belief already
         same_day = [k for k in belief.active if k[0] == frag.date]
         duplicate = self.duplicate_of(claim, same_day, belief) if same_day else None
         if duplicate is not None:
             self.fold(key, duplicate)
             return
         belief.active.append(key)
+        self.supports(key, slug)
         self.dirty.add(slug)
         self.tally.reinforced += 1
         self.note(slug, "reinforced")
@@ -193,7 +226,7 @@ class _Run:
         """The same-day citation this claim only repeats: a near duplicate of its text, or, for a
         citation made by an earlier run (text unknown here), of the belief it supports."""
         for k in same_day:
-            if k in self.seen and near_duplicate(claim, self.seen[k]):
+            if self.repeats(claim, k):
                 return k
         earlier = [k for k in same_day if k not in self.seen]
         if earlier and near_duplicate(claim, extract(bare(belief.claim))):
@@ -209,6 +242,9 @@ class _Run:
         old = self.match.claim_of(slug)
         assert belief is not None and old is not None
         key = (frag.date, frag.id)
+        if key in belief.keys():
+            return  # one fragment does not overturn what it states itself
+        self.supports(key, slug)
         new_text = claim_sentence(frag.body, frag.topic)
         newest = max((_when(k) for k in belief.active), default=("", ""))
         self.tally.contradictions += 1
@@ -233,6 +269,8 @@ class _Run:
         """A shard we cannot model: add a citation line, touch nothing else."""
         text = self.files[slug]
         key = (frag.date, frag.id)
+        if key in citation_keys(text):
+            return  # cited already, for another statement of the fragment
         try:
             meta, body = parse_shard(text)
             heading, why = meta.heading, "has a free-form body"
@@ -248,7 +286,7 @@ class _Run:
             self.tally.contradictions += 1
         else:
             same_day = [k for k in citation_keys(text) if k[0] == frag.date]
-            duplicate = next((k for k in same_day if k in self.seen and near_duplicate(claim, self.seen[k])), None)
+            duplicate = next((k for k in same_day if self.repeats(claim, k)), None)
             if duplicate is None and same_day and old_text and near_duplicate(claim, extract(old_text)):
                 duplicate = sorted(same_day)[0]
             if duplicate is not None:
@@ -256,6 +294,7 @@ class _Run:
                 return
             self.tally.reinforced += 1
         self.files[slug] = add_citation_lines(text, [key], self.inp.today)
+        self.supports(key, slug)
         self.cite_only_added.setdefault(slug, []).append(key)
         self.cite_only_why[slug] = why
         self.note(slug, f"cited without rewriting ({why})")

@@ -11,20 +11,12 @@ import re
 import unicodedata
 from decimal import Decimal
 
-# ECMAScript WhiteSpace + LineTerminator: what `trim()` removes and what `\s` matches.
-JS_WHITESPACE = (
-    "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+from dreamdeck.core.formats.js_text import JS_WHITESPACE, js_trim  # noqa: F401 (one whitespace set, re-exported)
+
 # JS `\s` as a regex class body (use inside [...]); Python's `\s` is a different set.
 JS_SPACE = re.escape(JS_WHITESPACE)
 # Where JS's `^`/`$` match under the `m` flag, and what `.` never matches.
 JS_LINE_BREAKS = "\n\r\u2028\u2029"
-
-
-def js_trim(text: str) -> str:
-    """`String.prototype.trim`."""
-    return text.strip(JS_WHITESPACE)
 
 
 def js_canonical_uint(text: str) -> int | None:

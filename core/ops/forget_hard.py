@@ -5,10 +5,10 @@
   person says which (`--content HASH`); identical copies are one line (the same text). A
   malformed line that starts with the id is never the meant line; it is reported as remaining.
 - `meta_scrubs`: the files dreamdeck writes under `memory/meta/` that can hold a fragment's
-  text (reflections/*.json, pending-reflection.md, reflection-log.md, receipts/*.json), with
-  every verbatim piece of the text (the body, each line, each sentence, with or without its
-  closing stop) replaced by `[forgotten]`. They are written by the door in the forget's own
-  commit. A paraphrase is not found: only the words as written.
+  text (reflections/*.json, pending-reflection.md, reflection-log.md, receipts/*.json, the
+  compaction backlog's reasons), with every verbatim piece of the text (the body, each line, each
+  sentence, with or without its closing stop) replaced by `[forgotten]`. They are written by the
+  door in the forget's own commit. A paraphrase is not found: only the words as written.
 - the audit log (a dream's line carries its summary, which may quote a fragment) is scrubbed the
   same way by the door itself, as a journaled step of the forget's change (`Evidence.scrub`):
   a kill anywhere is finished by the next mutation or `doctor --fix`. The door also deletes the
@@ -37,7 +37,8 @@ from dreamdeck.core.store.streams import read_path_for, read_stream_lines
 from dreamdeck.core.workspace import Workspace
 
 MIN_PIECE = 12  # shorter parts ("Tuesday.") are too common to scrub; a short whole body is kept
-SCRUBBED_GLOBS = ("reflections/*.json", "receipts/*.json", "pending-reflection.md", "reflection-log.md")
+SCRUBBED_GLOBS = ("reflections/*.json", "receipts/*.json", "pending-reflection.md", "reflection-log.md",
+                  "compaction-backlog.json")  # (a dreamer's noise reason may quote a fragment)
 APPEND_ONLY = ("access.jsonl", "pending-memories.md")  # other processes append: reported, not rewritten
 
 

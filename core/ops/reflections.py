@@ -11,12 +11,13 @@ import random
 from datetime import UTC, datetime
 
 from dreamdeck.core.door.apply import apply_changeset, plan_changeset
-from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import apply_hunks
+from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.ops.loss_meter import loss_meter
 from dreamdeck.core.store.reflections import OPEN, ProposedFile, Reflection, ReflectionError, list_reflections, load_reflection
 from dreamdeck.core.workspace import Workspace
@@ -233,6 +234,14 @@ def approval_changeset(
         )
     except Refused as exc:
         raise blame(exc) from None
+
+    def record_collected(result: ApplyResult) -> None:
+        # The decision's own record says what the approval took from the streams and why (the
+        # reflection's receipt, as a dream's receipt does); written after the GC, before the commit.
+        r.decisions[-1]["collected"] = dict(sorted(result.reasons.items()))
+        atomic_write_text(ws.meta_dir / f"reflections/{r.id}.json", r.to_json())
+
+    cs.before_commit = record_collected
     return cs, blame
 
 

@@ -23,7 +23,7 @@ from dreamdeck.core.formats.citations import Key
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, fragment_line_ids
 from dreamdeck.core.git.blobs import blob_id, show_file, tree_blob_ids
 from dreamdeck.core.git.index_stat import index_entries
-from dreamdeck.core.git.notes import read_gc_lines
+from dreamdeck.core.git.notes import line_id, read_gc_lines
 from dreamdeck.core.git.runner import repo_args, run_git
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -103,19 +103,12 @@ def _explained(ws: Workspace, base: str, receipts: list[str]) -> set[Key]:
         journal = None
     if journal is not None:
         keys |= set(journal.evidence.purge)
-        keys |= {(day, _line_id(line)) for day, line in journal.gc_lines or []}
+        keys |= {(day, line_id(line)) for day, line in journal.gc_lines or []}
     for rel in receipts:
         keys |= _receipt_keys(_working(ws, rel))
     for sha in run_git(ws.root, "rev-list", f"{base}..HEAD", check=False).split():
-        keys |= {(day, _line_id(line)) for day, line in read_gc_lines(ws.root, sha)}
+        keys |= {(day, line_id(line)) for day, line in read_gc_lines(ws.root, sha)}
     return keys
-
-
-def _line_id(line: str) -> str:
-    try:
-        return str(json.loads(line).get("id", ""))
-    except (ValueError, AttributeError):
-        return ""
 
 
 def _receipt_keys(data: bytes | None) -> set[Key]:

@@ -5,9 +5,14 @@ A compaction (watermark GC, fragment GC, a hard forget's purge) never replaces t
 or one written to within the quiet period (`door.compaction`). What it would have done is
 recorded here per day, so a later apply or dream, or `doctor --fix`, does it once the file is
 quiet, with a fresh citation judgment then. Only what is needed to do it again is kept: whether
-fragment GC was due, and the ids a hard forget purges (never their text).
+fragment GC was due, the ids a hard forget purges (never their text), and the reason the change
+gave for each fragment its GC would take (a named duplicate, a dreamer's noise rule), so the
+compaction that finally runs records why each went, not "no reason given" (issue 10, item 6).
 
-    {"version": 1, "days": {"2026-05-22": {"fragmentGc": true, "purge": ["019e…"]}}}
+    {"version": 1, "days": {"2026-05-22": {"fragmentGc": true, "purge": ["019e…"],
+                                            "reasons": {"019f…": "duplicate of streams/…"}}}}
+
+("reasons" is written only when there are some, so a backlog without them keeps its bytes.)
 
 A file that cannot be read as this is reported (`load_backlog` returns the problem) and treated
 as empty, never as an error: it only ever delays a compaction, and the next change rewrites it.
@@ -29,9 +34,15 @@ class DayWork:
     """What a compaction of one day does beyond the watermark GC, which it always does."""
     fragment_gc: bool = False
     purge: set[str] = field(default_factory=set)  # ids whose bytes a hard forget removes
+    reasons: dict[str, str] = field(default_factory=dict)  # id -> why its change let it go
 
     def merged(self, other: DayWork) -> DayWork:
-        return DayWork(self.fragment_gc or other.fragment_gc, self.purge | other.purge)
+        return DayWork(self.fragment_gc or other.fragment_gc, self.purge | other.purge,
+                       {**self.reasons, **other.reasons})
+
+    def same_work(self, other: DayWork | None) -> bool:
+        """The same compaction to do (the reasons only explain it)."""
+        return other is not None and (self.fragment_gc, self.purge) == (other.fragment_gc, other.purge)
 
 
 Backlog = dict[str, DayWork]
@@ -60,10 +71,12 @@ def load_backlog(ws: Workspace) -> tuple[Backlog, str | None]:
     for day, entry in days.items():
         if not (isinstance(day, str) and DATE_RE.match(day) and isinstance(entry, dict)):
             continue
-        purge = entry.get("purge", [])
+        purge, reasons = entry.get("purge", []), entry.get("reasons", {})
         backlog[day] = DayWork(
             entry.get("fragmentGc") is True,
             {i for i in purge if isinstance(i, str)} if isinstance(purge, list) else set(),
+            {i: r for i, r in reasons.items() if isinstance(i, str) and isinstance(r, str)}
+            if isinstance(reasons, dict) else {},
         )
     return backlog, None
 
@@ -85,6 +98,8 @@ def save_backlog(ws: Workspace, backlog: Backlog) -> None:
 
 def render_backlog(backlog: Backlog) -> str:
     days = {
-        day: {"fragmentGc": work.fragment_gc, "purge": sorted(work.purge)} for day, work in sorted(backlog.items())
+        day: {"fragmentGc": work.fragment_gc, "purge": sorted(work.purge),
+              **({"reasons": dict(sorted(work.reasons.items()))} if work.reasons else {})}
+        for day, work in sorted(backlog.items())
     }
     return json.dumps({"version": VERSION, "days": days}, indent=2) + "\n"

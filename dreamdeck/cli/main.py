@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="accepted as TypeClaw's `memory dreams --details`; the detail is always included")
     sp = cmd("log", R.cmd_log, "memory commits with actor, approval and trigger")
     sp.add_argument("--limit", type=positive_int, default=50)
+    sp = cmd("collected", R.cmd_collected, "each fragment line a commit's GC removed from the streams, with why")
+    sp.add_argument("rev", nargs="?", default="HEAD")
     sp = cmd("audit", R.cmd_audit, "memory/meta/audit.log, filtered")
     for flag in ("--action", "--actor", "--file", "--since", "--until"):
         sp.add_argument(flag)

@@ -260,6 +260,28 @@ def cmd_log(args) -> int:
     return 0
 
 
+def cmd_collected(args) -> int:
+    """The GC note of one commit: every line it collected, with its reason (the audit line names
+    only the first twenty)."""
+    from dreamdeck.core.git.notes import read_gc_entries
+    from dreamdeck.core.git.runner import resolve_rev
+
+    ws = open_ws(args)
+    sha = resolve_rev(ws.root, args.rev)
+    entries = read_gc_entries(ws.root, sha)
+    if args.json:
+        emit_json({"commit": sha, "collected": [
+            {"fragment": f"{e.day}#{e.fid}", "reason": e.reason or None, "line": e.line} for e in entries]})
+        return 0
+    if not entries:
+        say(f"{sha[:10]} collected nothing from the streams (no GC note on it)")
+        return 0
+    say(f"{sha[:10]} collected {plural(len(entries), 'fragment line')} from the streams:")
+    for e in entries:
+        say(f"  streams/{e.day}#{e.fid}: {e.reason or 'no reason recorded (a note older than reasons)'}")
+    return 0
+
+
 def cmd_audit(args) -> int:
     from dreamdeck.core.store.audit import read_entries
 
