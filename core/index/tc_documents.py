@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from dreamdeck.core.formats.js_text import JS_WHITESPACE, locale_key
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
@@ -38,11 +39,26 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 # --- per-topic facts, computed once per shard version -----------------------------------------
 @dataclass(frozen=True)
 class TopicFacts:
-    active: tuple[tuple[str, str], ...]  # (date, id), sorted by citation (`compareChildren`)
-    superseded_ids: frozenset[str]
-    active_ids: frozenset[str]
+    """What the keyword lane needs of a shard. Kept as text (`index.tc_projection` stores it per
+    file stamp, so a fresh process does not parse 10,000 shards again); the sets and pairs are
+    derived from the text when first used."""
+
+    cited: str  # the active citations "date#id", sorted by citation (`compareChildren`), "\n"-joined
+    superseded: str  # ids cited only as superseded, "\n"-joined
     fast_doc: str  # lowercased; canonical citation and provenance lines as "\0"
     memory_prefix: bool  # a replaced line used the legacy `memory/` prefix
+
+    @cached_property
+    def active(self) -> tuple[tuple[str, str], ...]:
+        return tuple(tuple(c.split("#", 1)) for c in self.cited.split("\n")) if self.cited else ()  # type: ignore[misc]
+
+    @cached_property
+    def active_ids(self) -> frozenset[str]:
+        return frozenset(i for _, i in self.active)
+
+    @cached_property
+    def superseded_ids(self) -> frozenset[str]:
+        return frozenset(self.superseded.split("\n")) if self.superseded else frozenset()
 
 
 _FACTS: dict[str, tuple[TcShard, TopicFacts]] = {}
@@ -55,6 +71,11 @@ def topic_facts(shard: TcShard) -> TopicFacts:
     facts = _compute_facts(shard)
     _FACTS[shard.path] = (shard, facts)
     return facts
+
+
+def remember_facts(shard: TcShard, facts: TopicFacts) -> None:
+    """Take facts computed by an earlier process (`index.tc_projection`) for this parse."""
+    _FACTS[shard.path] = (shard, facts)
 
 
 def _compute_facts(shard: TcShard) -> TopicFacts:
@@ -84,8 +105,8 @@ def _compute_facts(shard: TcShard) -> TopicFacts:
     # each child: its citation line (replaced when of the usual shape), then its provenance
     lex = ["\0\n\0" if _UUID.fullmatch(i) else f"{format_citation(d, i).lower()}\n\0" for d, i in children]
     fast = f"{shard.slug}\n{shard.heading}".lower() + "\n" + "\n".join(lines) + "\n" + "\n".join(lex)
-    sup = frozenset(i for _, i in superseded.values() if i not in active_ids)
-    return TopicFacts(tuple(children), sup, active_ids, fast, memory_prefix)
+    sup = "\n".join(dict.fromkeys(i for _, i in superseded.values() if i not in active_ids))
+    return TopicFacts("\n".join(f"{d}#{i}" for d, i in children), sup, fast, memory_prefix)
 
 
 _PLAIN_CITATIONS = re.compile(r"[a-z0-9/#-]*")

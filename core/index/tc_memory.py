@@ -128,8 +128,24 @@ def _shard(folder: str, fd: int, name: str, slug: str) -> tuple[TcShard | None, 
             TcShard(slug, meta.heading, meta.tags, body, path, meta.cites, meta.days, meta.last_reinforced), None)
     except ShardParseError as exc:
         result = (None, f"[memory] skipping malformed topic shard {slug}: {exc}")
-    _SHARDS.put_if_settled(path, stamp, result, started)
+    if _SHARDS.put_if_settled(path, stamp, result, started):
+        _FRESH_SHARDS.append((path, stamp, result))
     return result
+
+
+_FRESH_SHARDS: list[tuple[str, tuple, tuple[TcShard | None, str | None]]] = []  # parsed, not yet projected
+
+
+def take_fresh_shards() -> list[tuple[str, tuple, tuple[TcShard | None, str | None]]]:
+    """(path, stamp, (shard, warning)) parsed by this process since the last call (settled only)."""
+    out = _FRESH_SHARDS[:]
+    del _FRESH_SHARDS[:len(out)]
+    return out
+
+
+def remember_shard(path: str, stamp: tuple, result: tuple[TcShard | None, str | None]) -> None:
+    """Take a shard parsed by an earlier process (`index.tc_projection`), trusted for `stamp` only."""
+    _SHARDS.put(path, stamp, result)
 
 
 def load_references(ws: Workspace) -> list[TcReference]:
@@ -162,7 +178,8 @@ def stream_files(ws: Workspace) -> list[tuple[str, str]]:
     return sorted(d for d in days if os.path.isfile(d[1]))
 
 
-_UNDREAMED: dict[str, tuple[tuple, list[TcDay]]] = {}
+# workspace -> (signature, days): one entry per workspace, its signature checked by the caller
+_UNDREAMED: StampCache[tuple[tuple, list[TcDay]]] = StampCache("typeclaw-undreamed", max_entries=64)
 
 
 def undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
@@ -171,13 +188,25 @@ def undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
     started = clock()
     stamps = (file_stamp(ws.state_path), file_stamp(tombstones_path(ws)), *(file_stamp(p) for _, p in files))
     signature = (tuple(files), stamps)
-    hit = _UNDREAMED.get(str(ws.root))
-    if hit is not None and hit[0] == signature:
-        return hit[1]
+    hit = _UNDREAMED.get(str(ws.root), ())
+    if hit is not MISS and hit[0] == signature:  # type: ignore[index]
+        return hit[1]  # type: ignore[index]
     days = _undreamed_days(ws, files)
     if all(s is None or settled(s, started) for s in stamps):
-        _UNDREAMED[str(ws.root)] = (signature, days)
+        _UNDREAMED.put(str(ws.root), (), (signature, days))
     return days
+
+
+def cached_undreamed(ws: Workspace) -> tuple[tuple, list[TcDay]] | None:
+    """(signature, days) of the last undreamed answer kept for `ws` (for `index.tc_projection`)."""
+    hit = _UNDREAMED.get(str(ws.root), ())
+    return None if hit is MISS else hit  # type: ignore[return-value]
+
+
+def remember_undreamed(ws: Workspace, signature: tuple, days: list[TcDay]) -> None:
+    """Take an answer an earlier process computed; it is used only while its signature holds."""
+    if cached_undreamed(ws) is None:
+        _UNDREAMED.put(str(ws.root), (), (signature, days))
 
 
 def _undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:

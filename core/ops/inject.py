@@ -39,6 +39,7 @@ from dreamdeck.core.formats.memory_block import (
     render_retrieved_channel,
     render_topic_index,
 )
+from dreamdeck.core.index import tc_projection as projection
 from dreamdeck.core.index.keyword_lane import hybrid_search
 from dreamdeck.core.index.tc_memory import TopicReadFailed, load_all_shards
 from dreamdeck.core.store.access import item_key, record_access
@@ -171,11 +172,13 @@ def inject(ws: Workspace, query: str = "", *, origin: object = None, budget: int
     if is_infra_turn(kind):
         return Injection("", kind, "infra")
     vectors = (ws.memory / ".vectors" / "index.db").exists()
+    projection.seed(ws)
     try:
         plan, warnings = injection_plan(ws, budget)
     except TopicReadFailed as exc:
         return Injection("", kind, "failed", log=f"vector-retrieval failed: {exc}", vector_index=vectors)
     out = _render(ws, query, kind, plan, session, search, mode)
+    projection.save(ws)
     out.warnings, out.vector_index = warnings, vectors
     if record and out.text:  # what the agent was shown: retrieved items (a headings index shows none)
         record_access(ws, "inject", query, [item_key(r.source, r.key) for r in out.results],
