@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from dreamdeck.core.index.keyword_lane import read_turn_memory
+from dreamdeck.core.index.tc_documents import topic_facts, whole_documents
 from dreamdeck.core.index.tc_projection import projection_path
 from dreamdeck.core.io.cache import clear_all, set_clock
 from dreamdeck.core.ops.inject import inject
@@ -84,3 +86,18 @@ def test_a_damaged_projection_is_thrown_away_and_written_again(memory):
     with sqlite3.connect(projection_path(memory)) as conn:
         slugs = sorted(r[0] for r in conn.execute("SELECT slug FROM topics"))
     assert "editor" in slugs
+
+
+def test_whole_documents_see_a_who_added_to_a_cited_fragment_in_a_fresh_process(memory):
+    mem = read_turn_memory(memory)
+    before = whole_documents(mem.shards, [topic_facts(s) for s in mem.shards], mem.files, mem.registry, mem.days_store)
+    assert "jisoo" not in before[0] and mem.days_store is not None and mem.days_store.exists()
+    path = memory.memory / "streams" / "2026-05-20.jsonl"
+    old = os.stat(path)
+    path.write_text(fragment_line("2026-05-20", 1, "package manager", "User said use pnpm", who="Jisoo") + "\n",
+                    encoding="utf-8")
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    _fresh_process()
+    mem = read_turn_memory(memory)
+    after = whole_documents(mem.shards, [topic_facts(s) for s in mem.shards], mem.files, mem.registry, mem.days_store)
+    assert after[0] == before[0].replace("\n2026-05-20t", "\njisoo\n2026-05-20t")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dreamdeck.core.formats.js_text import js_split_whitespace, js_trim, locale_key
@@ -42,6 +43,7 @@ from dreamdeck.core.index.tc_memory import (
     stream_files,
     undreamed_days,
 )
+from dreamdeck.core.index.tc_provenance import DAYS_FILENAME
 from dreamdeck.core.workspace import Workspace
 
 TOP_K = 10  # index.ts VECTOR_TURN_TOP_K
@@ -116,6 +118,7 @@ class TurnMemory:
     registry: Registry
     vocab: set[str]
     files: list[tuple[str, str]]  # every stream day (date, path), to resolve citations
+    days_store: Path | None = None  # where the stream days' provenance records are kept
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ def keyword_lane(mem: TurnMemory, prompt: str, whole_docs: bool = False) -> list
     if not whole_docs and fast_docs_exact(prompt, tokens, templates, mem.vocab):
         topic_docs = [f.fast_doc for f in facts]
     else:
-        topic_docs = whole_documents(mem.shards, facts, mem.files, mem.registry)
+        topic_docs = whole_documents(mem.shards, facts, mem.files, mem.registry, mem.days_store)
     stream_docs = stream_documents(mem.days, mem.registry)
     needle = prompt.lower()
     phrase: list[_Match] = []
@@ -263,7 +266,8 @@ def read_turn_memory(ws: Workspace, shards: list[TcShard] | None = None) -> Turn
         load_people_projection(ws, files)
     wheres, vocab = people_of(files)
     save_people_projection(ws, files)
-    return TurnMemory(shards, load_references(ws), undreamed_days(ws, files), learn_registry(wheres), vocab, files)
+    return TurnMemory(shards, load_references(ws), undreamed_days(ws, files), learn_registry(wheres), vocab, files,
+                      ws.lock_dir / DAYS_FILENAME)
 
 
 def hybrid_search(ws: Workspace, prompt: str, shards: list[TcShard] | None = None) -> list[RetrievedItem]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from dreamdeck.core.formats.js_text import JS_WHITESPACE, locale_key
-from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.formats.tc_text import citation_in_line, format_citation, is_section_heading
 from dreamdeck.core.index.tc_memory import Registry, TcDay, TcShard, child_parts
+from dreamdeck.core.index.tc_provenance import DayProvenance, day_provenance
 
 UNRESOLVED_CITATION = "unresolved citation"
 
@@ -51,6 +52,10 @@ class TopicFacts:
     @cached_property
     def active(self) -> tuple[tuple[str, str], ...]:
         return tuple(tuple(c.split("#", 1)) for c in self.cited.split("\n")) if self.cited else ()  # type: ignore[misc]
+
+    @cached_property
+    def dates(self) -> frozenset[str]:
+        return frozenset(c[:10] for c in self.cited.split("\n")) if self.cited else frozenset()
 
     @cached_property
     def active_ids(self) -> frozenset[str]:
@@ -192,22 +197,25 @@ def stream_documents(days: list[TcDay], reg: Registry) -> dict[str, str]:
 
 
 def whole_documents(shards: list[TcShard], facts: list[TopicFacts], files: list[tuple[str, str]],
-                    reg: Registry) -> list[str]:
-    """TypeClaw's topic documents whole (`topicDocuments`), lowercased: the cited fragments are
-    read, day by day, for their who, time and where."""
-    wanted: dict[str, set[str]] = {}
-    for f in facts:
-        for d, i in f.active:
-            wanted.setdefault(d, set()).add(i)
-    events: dict[tuple[str, str], dict] = {}
-    for date, path in files:  # `fragments` is keyed by the citation; a later line wins
+                    reg: Registry, store: Path | None = None) -> list[str]:
+    """TypeClaw's topic documents whole (`topicDocuments`), lowercased: each cited fragment's
+    who, time and where, from the day records (`index.tc_provenance`, kept per file stamp)."""
+    wanted = {d for f in facts for d in f.dates}
+    days: dict[str, DayProvenance] = {}
+    for date, path in files:
         if date in wanted:
-            with open(path, "rb") as fh:
-                for ln in parse_stream_bytes(fh.read()):
-                    if ln.event is not None and ln.event["type"] == "fragment" and ln.event["id"] in wanted[date]:
-                        events[(date, ln.event["id"])] = ln.event
+            days[date] = day_provenance(path, store)
+    none = DayProvenance({}, {})
     docs = []
     for shard, f in zip(shards, facts, strict=True):
-        parts = [p for d, i in f.active for p in child_parts(format_citation(d, i), events.get((d, i)), reg)]
+        parts: list[str] = []
+        for cite in f.cited.split("\n") if f.cited else ():
+            d, _, i = cite.partition("#")
+            day = days.get(d, none)
+            ts = day.times.get(i)
+            if ts is not None and i not in day.people:  # most fragments: no who, no where
+                parts += ("streams/" + cite, ts)  # formatCitation
+            else:
+                parts += child_parts(format_citation(d, i), day.event(i), reg)
         docs.append(f"{shard.slug}\n{shard.heading}\n{shard.body}\n" + "\n".join(parts))
     return [d.lower() for d in docs]

@@ -8,8 +8,10 @@ the tombstones and every stream file. A fresh process seeds the in-memory caches
 entry is trusted only while the stamp seen now equals the stored one, and a file changed within
 the racy window is never stored (`put_if_settled`'s rule), so the projection can only cost speed.
 
-It lives beside the search index, in dreamdeck's private folder; missing, unreadable, corrupt or
-of another version, it is simply started again. Writes are best effort: a failure is ignored.
+It lives beside the search index, in dreamdeck's private folder (`index.projection_db`: missing,
+unreadable, corrupt or of another version, it is started again). Writes are best effort.
+The stream days' who/time/where records are kept by `index.tc_provenance`, looked up per day
+only when a prompt needs whole documents.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from dreamdeck.core.index import projection_db
 from dreamdeck.core.index.tc_documents import TopicFacts, remember_facts, topic_facts
 from dreamdeck.core.index.tc_memory import (
     TcDay,
@@ -48,37 +51,7 @@ def projection_path(ws: Workspace) -> Path:
 
 
 def _connect(ws: Workspace) -> sqlite3.Connection:
-    path = projection_path(ws)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, timeout=5, isolation_level=None)
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=OFF")  # rebuildable: a torn write is rebuilt, never trusted wrong
-        conn.execute("CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)")
-        row = conn.execute("SELECT v FROM meta WHERE k='version'").fetchone()
-        if row is None or row[0] != VERSION:  # new, or written by another version: start again
-            conn.execute("DROP TABLE IF EXISTS topics")
-            conn.execute("DELETE FROM meta")
-            conn.execute("INSERT INTO meta VALUES ('version', ?)", (VERSION,))
-        conn.execute(_TOPICS)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _discard(ws: Workspace) -> None:
-    """A damaged projection (a torn write: it is written without fsync) is thrown away."""
-    for suffix in ("", "-wal", "-shm"):
-        try:
-            os.unlink(f"{projection_path(ws)}{suffix}")
-        except OSError:
-            pass
-
-
-def _damaged(exc: sqlite3.Error) -> bool:
-    return isinstance(exc, sqlite3.DatabaseError) and getattr(exc, "sqlite_errorcode", None) not in (
-        sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return projection_db.connect(projection_path(ws), VERSION, (_TOPICS,), ("topics",))
 
 
 def _open_existing(ws: Workspace) -> sqlite3.Connection | None:
@@ -140,8 +113,8 @@ def seed(ws: Workspace) -> None:
             remember_undreamed(ws, _tuples(signature), [TcDay(d, tuple(evs)) for d, evs in days])
             _STORED_TAIL[key] = _tuples(signature)
     except (sqlite3.Error, OSError, ValueError, TypeError, KeyError, IndexError) as exc:
-        if not isinstance(exc, sqlite3.Error) or _damaged(exc):
-            _discard(ws)  # this process parses the files; saving starts the projection again
+        if not isinstance(exc, sqlite3.Error) or projection_db.damaged(exc):
+            projection_db.discard(projection_path(ws))  # this process parses the files; saving starts the projection again
 
 
 def save(ws: Workspace) -> None:
@@ -168,8 +141,8 @@ def save(ws: Workspace) -> None:
         finally:
             conn.close()
     except sqlite3.Error as exc:
-        if _damaged(exc):
-            _discard(ws)
+        if projection_db.damaged(exc):
+            projection_db.discard(projection_path(ws))
         return
     except OSError:
         return
