@@ -17,9 +17,13 @@ corrupt or of another version, it is rebuilt from the files.
 How it stays fresh, without a hook in the door: every query first compares each source file's
 stamp (size, mtime, ctime, inode: `io.cache`) with the stamp it was indexed under, and re-reads
 only files that changed, appeared or went. A file changed within the racy window is indexed but
-not trusted, so it is read again next time. The undreamed tail is rebuilt when the stream files,
+not trusted, so it is read again next time. A long-lived owner may attach a change feed
+(`index.search_feed`): while it vouches that nothing under memory/ changed, the sweep is
+skipped. The undreamed tail is rebuilt when the stream files,
 the dreaming state, the tombstones or any shard changed. Writers in several processes serialize
 on a file lock; readers never wait (WAL).
+
+Over 400 lines: the index's one class (connection, freshness, writing, reading) kept together.
 
 Words: `formats.search_terms` (CJK runs as bigrams, `porter unicode61` for the rest).
 """
@@ -45,6 +49,7 @@ from dreamdeck.core.index.search_docs import (
     shard_doc,
     stream_doc,
 )
+from dreamdeck.core.index.search_feed import ChangeFeed
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import parse_stamp, scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
@@ -104,6 +109,7 @@ class RefreshReport:
     files_removed: int = 0
     streams_rebuilt: bool = False
     stream_docs: int = 0
+    swept: bool = True  # False: a change feed vouched that nothing changed (`index.search_feed`)
 
 
 class SearchIndex:
@@ -117,6 +123,8 @@ class SearchIndex:
         self._known: dict[str, dict[str, Stamp | None]] = {}  # area -> file name -> stamp (None: read again)
         self._data_version: int | None = None
         self._inode: int | None = None
+        self.feed: ChangeFeed | None = None  # set by a long-lived owner (`dreamdeck.api.Memory`)
+        self._vouched: tuple[int, int, int] | None = None  # (feed generation, inode, data_version) last swept
 
     # --- the database -------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -187,13 +195,32 @@ class SearchIndex:
     def refresh(self) -> RefreshReport:
         """Bring the index up to date with the files (see the module docstring)."""
         with self._lock:
+            feed = self.feed
+            generation = feed.barrier() if feed is not None else None
+            if generation is not None and self._vouched == (generation, *self._db_state()):
+                return RefreshReport(swept=False)
+            self._vouched = None
             try:
-                return self._refresh()
+                report = self._refresh()
             except sqlite3.DatabaseError as exc:
                 if _locked(exc):  # another writer (a recall impact preview): not a damaged index
                     raise Busy("the search index is being updated by another process; try again") from None
                 self._reset()
-                return self._refresh()
+                report = self._refresh()
+            if generation is not None:  # changes after the barrier move the generation on
+                self._vouched = (generation, *self._db_state())
+            return report
+
+    def _db_state(self) -> tuple[int, int]:
+        """(inode, data_version): another process replacing or writing the index makes us sweep."""
+        if self._conn is None or self._inode is None:
+            return (-1, -1)
+        try:
+            if os.stat(self.path).st_ino != self._inode:
+                return (-1, -1)
+            return (self._inode, self._conn.execute("PRAGMA data_version").fetchone()[0])
+        except (OSError, sqlite3.Error):
+            return (-1, -1)
 
     def _refresh(self) -> RefreshReport:
         started = clock()
