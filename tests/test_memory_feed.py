@@ -70,3 +70,10 @@ def test_closing_the_memory_stops_the_feed(memory):
     memory.close()
     assert index.feed is None
     assert index.refresh().swept and index.refresh().swept
+
+
+def test_recording_what_recall_returned_does_not_make_the_next_recall_sweep(memory):
+    index = open_index(memory.workspace)
+    memory.recall("pnpm")  # appends to memory/meta/access.jsonl
+    memory.recall("pnpm")
+    assert not index.refresh().swept

@@ -35,7 +35,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
@@ -49,14 +49,16 @@ from dreamdeck.core.index.search_docs import (
     shard_doc,
     stream_doc,
 )
-from dreamdeck.core.index.search_feed import ChangeFeed
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
-from dreamdeck.core.io.folder_stamps import parse_stamp, scan_folder, stamp_text
+from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
 
-VERSION = "2"
+if TYPE_CHECKING:
+    from dreamdeck.core.index.search_feed import ChangeFeed
+
+VERSION = "3"
 FILENAME = "search.sqlite3"
 # area folder under memory/ -> the kind of its documents (None: tracked for citations only)
 AREAS = {"topics": "topic", "vault": "vault", "archive": None, "references": "reference"}
@@ -64,7 +66,8 @@ TITLE_WEIGHT, BODY_WEIGHT = 2.0, 1.0
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT)",
-    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, stamp TEXT NOT NULL)",
+    # a file's stamp as four integers (size NULL: read it again), read back without parsing
+    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT)",
     "CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL,"
     " path TEXT NOT NULL, heading TEXT NOT NULL, excerpt TEXT NOT NULL, info TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS docs_path ON docs(path)",
@@ -184,9 +187,9 @@ class SearchIndex:
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
             known: dict[str, dict[str, Stamp | None]] = {area: {} for area in AREAS}
-            for rel, text in conn.execute("SELECT path, stamp FROM files"):
-                area, name = rel.split("/", 1)
-                known.setdefault(area, {})[name] = parse_stamp(text)
+            for rel, size, mtime, ctime, ino in conn.execute("SELECT path, size, mtime, ctime, ino FROM files"):
+                area, _, name = rel.partition("/")
+                known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
             self._known = known
             self._data_version = version
         return self._known
@@ -305,12 +308,12 @@ class SearchIndex:
             except FileNotFoundError:  # gone since the scan
                 continue
             report.files_read += 1
-            file_rows.append((rel, stamp_text(stamp) if settled(stamp, started) else ""))
+            file_rows.append((rel, *(stamp if settled(stamp, started) else (None,) * 4)))
             tail_rows += tail.file_rows(rel, data, days)
             doc = self.doc_of(area, name[:-3], rel, data)
             if doc is not None:
                 docs.append(doc)
-        conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", file_rows)
+        conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", file_rows)
         conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
         self.insert_docs(conn, docs)
 

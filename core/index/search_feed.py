@@ -2,7 +2,8 @@
 
 Proving the index fresh costs one stat per source file (10,366 at 10,000 shards). A process that
 keeps the index open (`dreamdeck.api.Memory`) can instead follow `memory/` with watchfiles: a
-thread counts the batches of changes under it (`generation`). Events arrive asynchronously, so
+thread counts the batches of changes under it (`generation`), all but the access record's
+(recall appends to it; the index never reads it). Events arrive asynchronously, so
 before trusting "no change" a query passes a *barrier*: it creates a new file in a folder of its
 own that the same notifier follows, and waits until the thread has seen that file. The kernel
 queues a watcher's events in order, so once the barrier's event is seen, every change made to
@@ -18,12 +19,11 @@ import itertools
 import os
 import threading
 
-import watchfiles
-from watchfiles._rust_notify import RustNotify  # the notifier `watchfiles.watch` wraps, created synchronously
-
+from dreamdeck.core.store.access import access_path
 from dreamdeck.core.workspace import Workspace
 
 BARRIER_TIMEOUT = 2.0  # seconds; past it the sweep decides
+ADDED = 1  # watchfiles.Change.added
 _IDS = itertools.count()
 
 
@@ -32,6 +32,8 @@ class ChangeFeed:
 
     def __init__(self, ws: Workspace):
         self.memory = os.path.realpath(ws.memory)
+        # what recall itself writes and the index never reads: the access record
+        self.ignored = {os.path.join(self.memory, os.path.relpath(access_path(ws.memory), ws.memory))}
         self.barriers = str(ws.lock_dir / "feed" / f"{os.getpid()}-{next(_IDS)}")
         self._cond = threading.Condition()
         self._generation = 0
@@ -43,6 +45,10 @@ class ChangeFeed:
 
     def start(self) -> ChangeFeed:
         """Start following (returns at once; `barrier()` answers None until the notifier is ready)."""
+        # the notifier `watchfiles.watch` wraps, created here synchronously; imported late (it is
+        # slow to import and a fresh `dreamdeck recall` never needs it)
+        from watchfiles._rust_notify import RustNotify
+
         try:
             os.makedirs(self.barriers, exist_ok=True)
             self.barriers = os.path.realpath(self.barriers)
@@ -80,8 +86,8 @@ class ChangeFeed:
                         break
                     with self._cond:
                         ours = [(c, p) for c, p in changes if p.startswith(prefix)]
-                        self._seen.update(p for c, p in ours if c == watchfiles.Change.added)
-                        if len(ours) < len(changes):  # something under memory/ changed
+                        self._seen.update(p for c, p in ours if c == ADDED)
+                        if any(not p.startswith(prefix) and p not in self.ignored for _, p in changes):
                             self._generation += 1
                         self._cond.notify_all()
         except Exception:  # noqa: BLE001 - any notifier failure only means the sweep decides again
