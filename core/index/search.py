@@ -42,13 +42,6 @@ from filelock import FileLock, Timeout
 from dreamdeck.core.errors import Busy
 from dreamdeck.core.formats.search_terms import TOKENIZER, match_expression
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
-from dreamdeck.core.index import search_tail as tail
-from dreamdeck.core.index.search_docs import (
-    DocData,
-    reference_doc,
-    shard_doc,
-    stream_doc,
-)
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
@@ -56,6 +49,7 @@ from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
 
 if TYPE_CHECKING:
+    from dreamdeck.core.index.search_docs import DocData
     from dreamdeck.core.index.search_feed import ChangeFeed
 
 VERSION = "3"
@@ -72,8 +66,15 @@ _SCHEMA = (
     " path TEXT NOT NULL, heading TEXT NOT NULL, excerpt TEXT NOT NULL, info TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS docs_path ON docs(path)",
     f"CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize=\"{TOKENIZER}\")",
-    *tail.SCHEMA,
 )
+
+
+def _tail():
+    """`index.search_tail`, imported when the tail is touched: a fresh process whose recall finds
+    nothing changed never needs it (nor the shard parser `search_docs` brings)."""
+    from dreamdeck.core.index import search_tail
+
+    return search_tail
 
 
 def index_folder(ws: Workspace) -> Path:
@@ -162,7 +163,7 @@ class SearchIndex:
             conn.execute("BEGIN IMMEDIATE")
             for table in ("fts", "docs", "files", "tail", "meta"):
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
-            for stmt in _SCHEMA:
+            for stmt in (*_SCHEMA, *_tail().SCHEMA):
                 conn.execute(stmt)
             conn.execute("INSERT INTO meta VALUES ('version', ?), ('tokenizer', ?)", (VERSION, TOKENIZER))
             conn.execute("COMMIT")
@@ -242,9 +243,10 @@ class SearchIndex:
             removed += [f"{area}/{n}" for n in before if n not in now]
         stream_sig = self._stream_signature(started)
         same_streams = bool(stream_sig) and stream_sig == self._meta(conn, "streams")
-        shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
         if not changed and not removed and same_streams:
             return report
+        tail = _tail()
+        shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
         # Streams, state and tombstones unchanged: the tail's days are the ones covered, and its
         # documents change only if what shards cite in it does. Otherwise read the tail again.
         frags = None if same_streams else tail.undreamed_fragments(self.ws)
@@ -294,6 +296,7 @@ class SearchIndex:
     # --- writing ------------------------------------------------------------------------------
     def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int, days: set[str]) -> None:
         """Re-read changed files into documents and tail rows (for `days`); drop removed ones."""
+        tail = _tail()
         for rel in removed:
             self.drop_file(conn, rel)
             report.files_removed += 1
@@ -319,6 +322,8 @@ class SearchIndex:
 
     @staticmethod
     def doc_of(area: str, slug: str, rel: str, data: bytes) -> DocData | None:
+        from dreamdeck.core.index.search_docs import reference_doc, shard_doc
+
         kind = AREAS[area]
         if kind in ("topic", "vault"):
             return shard_doc(kind, slug, rel, data)
@@ -347,6 +352,9 @@ class SearchIndex:
     def _rebuild_streams(self, conn, frags, days: list[str], covered: set[str], stamps: dict[str, Stamp],
                          rewritten: set[str], started: int, report: RefreshReport) -> None:
         """The tail's documents: its fragments minus those a shard cites (`index.search_tail`)."""
+        from dreamdeck.core.index.search_docs import stream_doc
+
+        tail = _tail()
         new_days = set(days) - covered
         if new_days:
             tail.cover_days(conn, self.ws, new_days, stamps, rewritten, started)
