@@ -101,3 +101,12 @@ def test_whole_documents_see_a_who_added_to_a_cited_fragment_in_a_fresh_process(
     mem = read_turn_memory(memory)
     after = whole_documents(mem.shards, [topic_facts(s) for s in mem.shards], mem.files, mem.registry, mem.days_store)
     assert after[0] == before[0].replace("\n2026-05-20t", "\njisoo\n2026-05-20t")
+
+
+def test_shards_are_read_in_javascripts_utf16_order_with_names_past_the_bmp(ws):
+    from dreamdeck.core.index.tc_memory import load_all_shards
+
+    for slug in ("a\U0001f600", "a\uff01", "b", "a"):
+        write_shard(ws.root, slug, shard_text(f"Belief {slug}", []))
+    shards, _ = load_all_shards(ws)
+    assert [s.slug for s in shards] == ["a", "a\U0001f600", "a\uff01", "b"]  # a surrogate pair sorts before U+FF01

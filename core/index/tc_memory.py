@@ -80,6 +80,14 @@ def _read_text(path: str) -> str:
         return fh.read().decode("utf-8", "replace")
 
 
+def _js_sorted(names: list[str]) -> list[str]:
+    """JavaScript's `sort()` (UTF-16 code units). Without a character past U+FFFF the code units
+    are the code points, so Python's own order is the same and much cheaper."""
+    if not names or max(map(max, names)) <= "\uffff":
+        return sorted(names)
+    return sorted(names, key=code_unit_key)
+
+
 def load_all_shards(ws: Workspace) -> tuple[list[TcShard], list[str]]:
     """(shards, warnings) as `loadAllShards` returns them; TopicReadFailed when it throws.
     Each file is stat()ed (through the folder's descriptor) and read again only when changed."""
@@ -89,7 +97,7 @@ def load_all_shards(ws: Workspace) -> tuple[list[TcShard], list[str]]:
     except (FileNotFoundError, NotADirectoryError):
         return [], []
     try:
-        names = sorted((n for n in os.listdir(fd) if n.endswith(".md")), key=code_unit_key)
+        names = _js_sorted([n for n in os.listdir(fd) if n.endswith(".md")])
         shards, warnings = [], []
         for name in names:
             slug = name[:-3]
@@ -152,7 +160,7 @@ def load_references(ws: Workspace) -> list[TcReference]:
     """`loadAllReferences`: every parseable `memory/references/*.md`, sorted; demoted kept."""
     folder = ws.references_dir
     try:
-        names = sorted((n for n in os.listdir(folder) if n.endswith(".md")), key=code_unit_key)
+        names = _js_sorted([n for n in os.listdir(folder) if n.endswith(".md")])
     except (FileNotFoundError, NotADirectoryError):
         return []
     out = []
