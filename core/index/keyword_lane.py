@@ -15,6 +15,7 @@ A fragment hit becomes every topic citing it actively; superseded fragments are 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -200,18 +201,19 @@ def keyword_lane(mem: TurnMemory, prompt: str, whole_docs: bool = False) -> list
         last[0], last[1] = text, sum(1 for m in matchers if m(text))
         return last[1] > 0
 
-    counts: Counter[int] = Counter()
-    ids: list[int] = []
-    if fast:
+    ranked = []
+    if fast:  # the topics' own ranking first (they come first in `searchAll`), without a match object each
+        counts: Counter[int] = Counter()
         for token in tokens:
             counts.update(hay.with_word(token))
         ids = sorted(counts.keys() | _tag_hits(mem, hit))
-    ranked = []
-    for n, (match, text) in enumerate(_candidates(mem, topic_docs, stream_docs, hit, ids if fast else None)):
-        if fast and match.source == "topic":
-            score = counts[ids[n]]  # topics come first: the n-th is topic number ids[n]
-        else:
-            score = last[1] if last[0] is text else sum(1 for m in matchers if m(text))
+        best = heapq.nsmallest(KEYWORD_MAX, ((-counts[k], n, k) for n, k in enumerate(ids)))
+        ranked = [(score, n, _Match("topic", mem.shards[k])) for score, n, k in best]
+        rest = _candidates(mem, topic_docs, stream_docs, hit, [])
+    else:
+        ids, rest = [], _candidates(mem, topic_docs, stream_docs, hit)
+    for n, (match, text) in enumerate(rest, start=len(ids)):
+        score = last[1] if last[0] is text else sum(1 for m in matchers if m(text))
         ranked.append((-score, n, match))
     ranked.sort(key=lambda r: r[:2])
     return [match for _, _, match in ranked[:KEYWORD_MAX]]
