@@ -43,8 +43,9 @@ class Memory:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace.open(workspace, today=today)
         self.session = InjectSession()
         self._stop_feed: weakref.finalize | None = None
-        if watch:  # a change feed lets a warm recall skip proving every file unchanged
-            feed = ChangeFeed(self.workspace).start()
+        self._feed: ChangeFeed | None = None
+        if watch:  # a change feed lets a warm recall or injection skip proving every file unchanged
+            self._feed = feed = ChangeFeed(self.workspace).start()
             open_index(self.workspace).feed = feed
             self._stop_feed = weakref.finalize(self, _stop_feed, self.workspace, feed)
 
@@ -52,6 +53,7 @@ class Memory:
         """Stop following memory/ (recall then proves the index fresh file by file again)."""
         if self._stop_feed is not None:
             self._stop_feed()
+        self._feed = None
 
     def __enter__(self) -> Memory:
         return self
@@ -73,7 +75,8 @@ class Memory:
     def injection(self, query: str = "", origin: Any = "main", budget: int = DEFAULT_BUDGET,
                   record: bool = True) -> Injection:
         """`inject` with its plan: mode, bytes, shards, results, TypeClaw's log line."""
-        return _inject(self.workspace, query, origin=origin, budget=budget, session=self.session, record=record)
+        return _inject(self.workspace, query, origin=origin, budget=budget, session=self.session, record=record,
+                       feed=self._feed)
 
     def new_session(self) -> None:
         """Forget what was injected: the next turn shows every excerpt again."""

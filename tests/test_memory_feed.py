@@ -77,3 +77,23 @@ def test_recording_what_recall_returned_does_not_make_the_next_recall_sweep(memo
     memory.recall("pnpm")  # appends to memory/meta/access.jsonl
     memory.recall("pnpm")
     assert not index.refresh().swept
+
+
+def test_an_injection_through_the_feed_sees_a_shard_edited_in_place_at_once(memory):
+    assert "uses pnpm for" in memory.inject("package manager", record=False)
+    path = memory.workspace.topics_dir / "package-manager.md"
+    before = os.stat(path)
+    path.write_bytes(path.read_bytes().replace(b"uses pnpm for", b"uses yarn for"))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    memory.new_session()
+    text = memory.inject("package manager", record=False)
+    assert "uses yarn for" in text and "uses pnpm for" not in text
+
+
+def test_a_quiet_feed_gives_the_same_injection_again(memory):
+    first = memory.inject("package manager", record=False)
+    memory.new_session()
+    assert memory.inject("package manager", record=False) == first
+    write_shard(memory.workspace.root, "deploys", shard_text("Deploys happen on Tuesdays", []))
+    memory.new_session()
+    assert "Deploys happen on Tuesdays" in memory.inject("deploys tuesdays", record=False)

@@ -22,7 +22,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreamdeck.core.errors import BadFile
 from dreamdeck.core.formats.js_text import code_unit_key
@@ -36,6 +36,9 @@ from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import forgotten, tombstones_path
 from dreamdeck.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from dreamdeck.core.index.search_feed import ChangeFeed
 
 MAX_COORDINATES = 20_000  # provenance-index.ts: names are learned from this many newest `where`s
 MAX_ALIASES = 12
@@ -88,9 +91,25 @@ def _js_sorted(names: list[str]) -> list[str]:
     return sorted(names, key=code_unit_key)
 
 
-def load_all_shards(ws: Workspace) -> tuple[list[TcShard], list[str]]:
+_LISTED: dict[str, tuple[Any, int, tuple[list[TcShard], list[str]]]] = {}  # topics folder -> (feed, generation, answer)
+
+
+def load_all_shards(ws: Workspace, feed: ChangeFeed | None = None) -> tuple[list[TcShard], list[str]]:
     """(shards, warnings) as `loadAllShards` returns them; TopicReadFailed when it throws.
-    Each file is stat()ed (through the folder's descriptor) and read again only when changed."""
+    Each file is stat()ed (through the folder's descriptor) and read again only when changed;
+    with a change feed (`index.search_feed`) that vouches nothing under memory/ changed since the
+    last answer, that answer is given again without a stat."""
+    generation = feed.barrier() if feed is not None else None
+    last = _LISTED.get(str(ws.topics_dir))
+    if generation is not None and last is not None and last[0] is feed and last[1] == generation:
+        return list(last[2][0]), list(last[2][1])
+    answer = _load_all_shards(ws)
+    if generation is not None:  # a change after the barrier moves the generation on
+        _LISTED[str(ws.topics_dir)] = (feed, generation, answer)
+    return list(answer[0]), list(answer[1])
+
+
+def _load_all_shards(ws: Workspace) -> tuple[list[TcShard], list[str]]:
     folder = str(ws.topics_dir)
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
