@@ -165,6 +165,16 @@ def speed(root: Path, queries: int) -> None:
     fresh_caches()
     cold = cpu_timed(lambda: inject(ws, prompts[0], record=False))
     warm = [cpu_timed(lambda p=p: inject(ws, p, record=False)) for p in prompts * 4]
+    from dreamdeck.api import Memory
+
+    with Memory(ws) as memory:
+        memory.inject(prompts[0], record=False)
+
+        def fresh_turn(p: str) -> None:
+            memory.new_session()
+            memory.inject(p, record=False)
+
+        with_feed = [cpu_timed(lambda p=p: fresh_turn(p)) for p in prompts * 4]
     whole_first_ever = cpu_timed(lambda: inject(ws, whole, record=False))
     fresh_caches()
     whole_cold = cpu_timed(lambda: inject(ws, whole, record=False))
@@ -172,6 +182,7 @@ def speed(root: Path, queries: int) -> None:
     report_pair("inject, first ever (no projection: parses 10,000 shards)", [first_ever], 0.5)
     report_pair("inject, first in a process (the turn projection)", [cold], 0.5)
     report_pair("inject, warm: p50", warm, 0.5, "<= 100 ms")
+    report_pair("inject with a Memory (change feed), warm: p50", with_feed, 0.5, "<= 100 ms")
     report_pair("inject, whole documents (digits), first ever", [whole_first_ever], 0.5,
                 "(reads every stream day once)")
     report_pair("inject, whole documents, first in a process", [whole_cold], 0.5)
