@@ -23,7 +23,8 @@ skipped. The undreamed tail is rebuilt when the stream files,
 the dreaming state, the tombstones or any shard changed. Writers in several processes serialize
 on a file lock; readers never wait (WAL).
 
-Over 400 lines: the index's one class (connection, freshness, writing, reading) kept together.
+Over ~400 lines on purpose: the index's one class (connection, freshness, writing, reading) is
+kept together.
 
 Words: `formats.search_terms` (CJK runs as bigrams, `porter unicode61` for the rest).
 """

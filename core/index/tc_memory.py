@@ -16,8 +16,8 @@ Reading a year of streams for names would cost seconds per turn, so each day's p
 fragments that carry `who` or `where`) are kept per file stamp, in memory and in a projection
 beside the locks; only a changed day file is read again.
 
-Over 400 lines: TypeClaw's one reading of memory for a turn (topics, references, the tail, the
-names registry) is kept together, each part citing the TypeClaw function it mirrors.
+Over ~400 lines on purpose: TypeClaw's one reading of memory for a turn (topics, references, the
+tail, the names registry) is kept together, each part citing the TypeClaw function it mirrors.
 """
 from __future__ import annotations
 
