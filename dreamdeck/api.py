@@ -9,7 +9,9 @@
     text = memory.inject("which package manager?")   # TypeClaw's `# Memory` block for this turn
 
 One call in, a bounded list of blocks (or one block of text) out. A `Memory` keeps its search
-index open between calls (a warm recall is a query, not a rebuild) and is one injection session:
+index open between calls (a warm recall is a query, not a rebuild), follows memory/ with a change
+feed so a warm recall need not stat every file when nothing changed (`watch=False` to do without;
+`close()` or `with Memory(...)` stops it), and is one injection session:
 an excerpt already injected unchanged is named instead of repeated, as TypeClaw does within a
 session (`new_session()` starts another). Every recall and injection is recorded in the access
 record (`record=False` for a preview). Errors a caller can fix are `dreamdeck.core.errors`
@@ -17,9 +19,12 @@ kinds (`BadInput`, `NotFound`); `str(error)` is one line for a person.
 """
 from __future__ import annotations
 
+import weakref
 from os import PathLike
 from typing import Any
 
+from dreamdeck.core.index.search import open_index
+from dreamdeck.core.index.search_feed import ChangeFeed
 from dreamdeck.core.ops.inject import DEFAULT_BUDGET, Injection, InjectSession
 from dreamdeck.core.ops.inject import inject as _inject
 from dreamdeck.core.ops.recall import RecallBlock
@@ -33,9 +38,28 @@ __all__ = ["Memory", "recall", "inject"]
 class Memory:
     """One agent folder's memory, for a runtime that asks it questions turn after turn."""
 
-    def __init__(self, workspace: str | PathLike[str] | Workspace = ".", today: str | None = None):
+    def __init__(self, workspace: str | PathLike[str] | Workspace = ".", today: str | None = None,
+                 watch: bool = True):
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace.open(workspace, today=today)
         self.session = InjectSession()
+        self._stop_feed: weakref.finalize | None = None
+        self._feed: ChangeFeed | None = None
+        if watch:  # a change feed lets a warm recall or injection skip proving every file unchanged
+            self._feed = feed = ChangeFeed(self.workspace).start()
+            open_index(self.workspace).feed = feed
+            self._stop_feed = weakref.finalize(self, _stop_feed, self.workspace, feed)
+
+    def close(self) -> None:
+        """Stop following memory/ (recall then proves the index fresh file by file again)."""
+        if self._stop_feed is not None:
+            self._stop_feed()
+        self._feed = None
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def recall(self, query: str, budget: str = "balanced", limit: int | None = None, include_dormant: bool = False,
                max_bytes: int | None = None, record: bool = True) -> list[RecallBlock]:
@@ -51,7 +75,8 @@ class Memory:
     def injection(self, query: str = "", origin: Any = "main", budget: int = DEFAULT_BUDGET,
                   record: bool = True) -> Injection:
         """`inject` with its plan: mode, bytes, shards, results, TypeClaw's log line."""
-        return _inject(self.workspace, query, origin=origin, budget=budget, session=self.session, record=record)
+        return _inject(self.workspace, query, origin=origin, budget=budget, session=self.session, record=record,
+                       feed=self._feed)
 
     def new_session(self) -> None:
         """Forget what was injected: the next turn shows every excerpt again."""
@@ -68,11 +93,20 @@ class Memory:
         return read_access(self.workspace, limit)
 
 
+def _stop_feed(ws: Workspace, feed: ChangeFeed) -> None:
+    index = open_index(ws)
+    if index.feed is feed:
+        index.feed = None
+    feed.close()
+
+
 def recall(workspace: str | PathLike[str] | Workspace, query: str, **options: Any) -> list[RecallBlock]:
     """`Memory(workspace).recall(query, **options)` in one call."""
-    return Memory(workspace).recall(query, **options)
+    with Memory(workspace, watch=False) as memory:
+        return memory.recall(query, **options)
 
 
 def inject(workspace: str | PathLike[str] | Workspace, query: str = "", **options: Any) -> str:
     """`Memory(workspace).inject(query, **options)` in one call (a session of one turn)."""
-    return Memory(workspace).inject(query, **options)
+    with Memory(workspace, watch=False) as memory:
+        return memory.inject(query, **options)

@@ -82,3 +82,29 @@ def test_a_kill_anywhere_in_a_hard_forget_is_finished_with_its_own_commit(ws, ag
     assert SECRET_WORDS not in git(agent_dir, "show", "HEAD:memory/meta/audit.log")
     assert SECRET_WORDS not in (agent_dir / "memory" / "streams" / f"{D}.jsonl").read_text()
     assert not _index_holds(ws, SECRET_WORDS)
+
+
+def test_after_a_hard_forget_no_turn_projection_holds_the_text(ws, agent_dir):
+    import time
+
+    from dreamdeck.core.io.cache import set_clock
+
+    fid = _seed(ws, agent_dir)
+    set_clock(lambda: time.time_ns() + 10 * 10**9)  # every file settled: the projections are written
+    try:
+        _forget_and_inject(ws, fid)
+    finally:
+        set_clock(None)
+
+
+def _forget_and_inject(ws, fid) -> None:
+    from dreamdeck.core.ops.inject import inject
+
+    assert "Frankfurt" in inject(ws, "frankfurt staging", record=False).text  # projections written
+    folder = index_path(ws).parent
+    assert SECRET_WORDS.encode() in b"".join(p.read_bytes() for p in folder.glob("typeclaw-*") if p.is_file())
+
+    forget_fragment(ws, D, fid, "private", hard=True)
+
+    assert not any(SECRET_WORDS.encode() in p.read_bytes() for p in folder.glob("typeclaw-*") if p.is_file())
+    assert "Frankfurt" not in inject(ws, "frankfurt staging", record=False).text

@@ -15,8 +15,12 @@ A fragment hit becomes every topic citing it actively; superseded fragments are 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
+from collections import Counter
 from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from dreamdeck.core.formats.js_text import js_split_whitespace, js_trim, locale_key
@@ -28,6 +32,7 @@ from dreamdeck.core.index.tc_documents import (
     topic_facts,
     whole_documents,
 )
+from dreamdeck.core.index.tc_haystack import Haystack, haystack
 from dreamdeck.core.index.tc_memory import (
     Registry,
     TcDay,
@@ -42,6 +47,7 @@ from dreamdeck.core.index.tc_memory import (
     stream_files,
     undreamed_days,
 )
+from dreamdeck.core.index.tc_provenance import DAYS_FILENAME
 from dreamdeck.core.workspace import Workspace
 
 TOP_K = 10  # index.ts VECTOR_TURN_TOP_K
@@ -116,6 +122,7 @@ class TurnMemory:
     registry: Registry
     vocab: set[str]
     files: list[tuple[str, str]]  # every stream day (date, path), to resolve citations
+    days_store: Path | None = None  # where the stream days' provenance records are kept
 
 
 @dataclass(frozen=True)
@@ -130,12 +137,15 @@ def _reference_pieces(ref) -> list[str]:
     return [ref.slug, ref.meta.title, *ref.meta.tags, *split_body_lines(ref.body)]
 
 
-def _candidates(mem: TurnMemory, topic_docs: list[str], stream_docs: dict[str, str], hit):
+def _candidates(mem: TurnMemory, topic_docs: list[str], stream_docs: dict[str, str], hit, topics=None):
     """(match, score text) of everything `hit` (a predicate on lowercased text) matches, in
-    `searchAll` order: topics, references, stream days newest first."""
-    for shard, doc in zip(mem.shards, topic_docs, strict=True):
-        if any(hit(t.lower()) for t in shard.tags or ()) or hit(doc):
-            yield _Match("topic", shard), doc
+    `searchAll` order: topics, references, stream days newest first. `topics`, when given, are
+    the indexes of the topics that match (found in the haystack), in order."""
+    if topics is None:
+        topics = [n for n, (shard, doc) in enumerate(zip(mem.shards, topic_docs, strict=True))
+                  if any(hit(t.lower()) for t in shard.tags or ()) or hit(doc)]
+    for n in topics:
+        yield _Match("topic", mem.shards[n]), topic_docs[n]
     for ref in mem.references:
         if any(hit(p.lower()) for p in _reference_pieces(ref)):
             yield _Match("reference", ref), "\n".join([ref.slug, ref.meta.title, *ref.meta.tags, ref.body]).lower()
@@ -153,23 +163,33 @@ def _candidates(mem: TurnMemory, topic_docs: list[str], stream_docs: dict[str, s
                     yield _Match("legacy", ev, day.date, around), ev["text"].lower()
 
 
+def _tag_hits(mem: TurnMemory, hit) -> set[int]:
+    return {n for n, shard in enumerate(mem.shards) if shard.tags and any(hit(t.lower()) for t in shard.tags)}
+
+
 def keyword_lane(mem: TurnMemory, prompt: str, whole_docs: bool = False) -> list[_Match]:
     """`keywordLane`: phrase first, then ranked content words; at most KEYWORD_MAX matches.
-    `whole_docs` builds TypeClaw's documents whole even when the fast ones are exact (tests)."""
+    `whole_docs` builds TypeClaw's documents whole even when the fast ones are exact (tests).
+    Topics are found through one haystack of their documents (`index.tc_haystack`) unless the
+    prompt holds a "\0"; then each document is asked."""
     facts = [topic_facts(s) for s in mem.shards]
     tokens = content_tokens(prompt)
     templates = ["streams", *(["memory"] if any(f.memory_prefix for f in facts) else [])]
     if not whole_docs and fast_docs_exact(prompt, tokens, templates, mem.vocab):
         topic_docs = [f.fast_doc for f in facts]
+        hay = haystack(topic_docs)
     else:
-        topic_docs = whole_documents(mem.shards, facts, mem.files, mem.registry)
+        topic_docs = whole_documents(mem.shards, facts, mem.files, mem.registry, mem.days_store)
+        hay = Haystack(topic_docs)
     stream_docs = stream_documents(mem.days, mem.registry)
     needle = prompt.lower()
-    phrase: list[_Match] = []
-    for match, _ in _candidates(mem, topic_docs, stream_docs, lambda h: needle in h):
-        if len(phrase) == KEYWORD_MAX:
-            return phrase
-        phrase.append(match)
+    fast = "\0" not in needle
+
+    def has_phrase(h: str) -> bool:
+        return needle in h
+
+    topics = sorted(set(hay.containing(needle)) | _tag_hits(mem, has_phrase)) if fast else None
+    phrase = [m for m, _ in islice(_candidates(mem, topic_docs, stream_docs, has_phrase, topics), KEYWORD_MAX)]
     if phrase:
         return phrase
     if not tokens or (len(tokens) == 1 and tokens[0] == js_trim(prompt).lower()):
@@ -182,7 +202,17 @@ def keyword_lane(mem: TurnMemory, prompt: str, whole_docs: bool = False) -> list
         return last[1] > 0
 
     ranked = []
-    for n, (match, text) in enumerate(_candidates(mem, topic_docs, stream_docs, hit)):
+    if fast:  # the topics' own ranking first (they come first in `searchAll`), without a match object each
+        counts: Counter[int] = Counter()
+        for token in tokens:
+            counts.update(hay.with_word(token))
+        ids = sorted(counts.keys() | _tag_hits(mem, hit))
+        best = heapq.nsmallest(KEYWORD_MAX, ((-counts[k], n, k) for n, k in enumerate(ids)))
+        ranked = [(score, n, _Match("topic", mem.shards[k])) for score, n, k in best]
+        rest = _candidates(mem, topic_docs, stream_docs, hit, [])
+    else:
+        ids, rest = [], _candidates(mem, topic_docs, stream_docs, hit)
+    for n, (match, text) in enumerate(rest, start=len(ids)):
         score = last[1] if last[0] is text else sum(1 for m in matchers if m(text))
         ranked.append((-score, n, match))
     ranked.sort(key=lambda r: r[:2])
@@ -263,7 +293,8 @@ def read_turn_memory(ws: Workspace, shards: list[TcShard] | None = None) -> Turn
         load_people_projection(ws, files)
     wheres, vocab = people_of(files)
     save_people_projection(ws, files)
-    return TurnMemory(shards, load_references(ws), undreamed_days(ws, files), learn_registry(wheres), vocab, files)
+    return TurnMemory(shards, load_references(ws), undreamed_days(ws, files), learn_registry(wheres), vocab, files,
+                      ws.lock_dir / DAYS_FILENAME)
 
 
 def hybrid_search(ws: Workspace, prompt: str, shards: list[TcShard] | None = None) -> list[RetrievedItem]:

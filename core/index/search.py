@@ -17,9 +17,14 @@ corrupt or of another version, it is rebuilt from the files.
 How it stays fresh, without a hook in the door: every query first compares each source file's
 stamp (size, mtime, ctime, inode: `io.cache`) with the stamp it was indexed under, and re-reads
 only files that changed, appeared or went. A file changed within the racy window is indexed but
-not trusted, so it is read again next time. The undreamed tail is rebuilt when the stream files,
+not trusted, so it is read again next time. A long-lived owner may attach a change feed
+(`index.search_feed`): while it vouches that nothing under memory/ changed, the sweep is
+skipped. The undreamed tail is rebuilt when the stream files,
 the dreaming state, the tombstones or any shard changed. Writers in several processes serialize
 on a file lock; readers never wait (WAL).
+
+Over ~400 lines on purpose: the index's one class (connection, freshness, writing, reading) is
+kept together.
 
 Words: `formats.search_terms` (CJK runs as bigrams, `porter unicode61` for the rest).
 """
@@ -31,27 +36,24 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock, Timeout
 
 from dreamdeck.core.errors import Busy
 from dreamdeck.core.formats.search_terms import TOKENIZER, match_expression
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
-from dreamdeck.core.index import search_tail as tail
-from dreamdeck.core.index.search_docs import (
-    DocData,
-    reference_doc,
-    shard_doc,
-    stream_doc,
-)
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
-from dreamdeck.core.io.folder_stamps import parse_stamp, scan_folder, stamp_text
+from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
 
-VERSION = "2"
+if TYPE_CHECKING:
+    from dreamdeck.core.index.search_docs import DocData
+    from dreamdeck.core.index.search_feed import ChangeFeed
+
+VERSION = "3"
 FILENAME = "search.sqlite3"
 # area folder under memory/ -> the kind of its documents (None: tracked for citations only)
 AREAS = {"topics": "topic", "vault": "vault", "archive": None, "references": "reference"}
@@ -59,13 +61,21 @@ TITLE_WEIGHT, BODY_WEIGHT = 2.0, 1.0
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT)",
-    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, stamp TEXT NOT NULL)",
+    # a file's stamp as four integers (size NULL: read it again), read back without parsing
+    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT)",
     "CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL,"
     " path TEXT NOT NULL, heading TEXT NOT NULL, excerpt TEXT NOT NULL, info TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS docs_path ON docs(path)",
     f"CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize=\"{TOKENIZER}\")",
-    *tail.SCHEMA,
 )
+
+
+def _tail():
+    """`index.search_tail`, imported when the tail is touched: a fresh process whose recall finds
+    nothing changed never needs it (nor the shard parser `search_docs` brings)."""
+    from dreamdeck.core.index import search_tail
+
+    return search_tail
 
 
 def index_folder(ws: Workspace) -> Path:
@@ -104,6 +114,7 @@ class RefreshReport:
     files_removed: int = 0
     streams_rebuilt: bool = False
     stream_docs: int = 0
+    swept: bool = True  # False: a change feed vouched that nothing changed (`index.search_feed`)
 
 
 class SearchIndex:
@@ -117,6 +128,8 @@ class SearchIndex:
         self._known: dict[str, dict[str, Stamp | None]] = {}  # area -> file name -> stamp (None: read again)
         self._data_version: int | None = None
         self._inode: int | None = None
+        self.feed: ChangeFeed | None = None  # set by a long-lived owner (`dreamdeck.api.Memory`)
+        self._vouched: tuple[int, int, int] | None = None  # (feed generation, inode, data_version) last swept
 
     # --- the database -------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -151,7 +164,7 @@ class SearchIndex:
             conn.execute("BEGIN IMMEDIATE")
             for table in ("fts", "docs", "files", "tail", "meta"):
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
-            for stmt in _SCHEMA:
+            for stmt in (*_SCHEMA, *_tail().SCHEMA):
                 conn.execute(stmt)
             conn.execute("INSERT INTO meta VALUES ('version', ?), ('tokenizer', ?)", (VERSION, TOKENIZER))
             conn.execute("COMMIT")
@@ -176,9 +189,9 @@ class SearchIndex:
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
             known: dict[str, dict[str, Stamp | None]] = {area: {} for area in AREAS}
-            for rel, text in conn.execute("SELECT path, stamp FROM files"):
-                area, name = rel.split("/", 1)
-                known.setdefault(area, {})[name] = parse_stamp(text)
+            for rel, size, mtime, ctime, ino in conn.execute("SELECT path, size, mtime, ctime, ino FROM files"):
+                area, _, name = rel.partition("/")
+                known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
             self._known = known
             self._data_version = version
         return self._known
@@ -187,13 +200,32 @@ class SearchIndex:
     def refresh(self) -> RefreshReport:
         """Bring the index up to date with the files (see the module docstring)."""
         with self._lock:
+            feed = self.feed
+            generation = feed.barrier() if feed is not None else None
+            if generation is not None and self._vouched == (generation, *self._db_state()):
+                return RefreshReport(swept=False)
+            self._vouched = None
             try:
-                return self._refresh()
+                report = self._refresh()
             except sqlite3.DatabaseError as exc:
                 if _locked(exc):  # another writer (a recall impact preview): not a damaged index
                     raise Busy("the search index is being updated by another process; try again") from None
                 self._reset()
-                return self._refresh()
+                report = self._refresh()
+            if generation is not None:  # changes after the barrier move the generation on
+                self._vouched = (generation, *self._db_state())
+            return report
+
+    def _db_state(self) -> tuple[int, int]:
+        """(inode, data_version): another process replacing or writing the index makes us sweep."""
+        if self._conn is None or self._inode is None:
+            return (-1, -1)
+        try:
+            if os.stat(self.path).st_ino != self._inode:
+                return (-1, -1)
+            return (self._inode, self._conn.execute("PRAGMA data_version").fetchone()[0])
+        except (OSError, sqlite3.Error):
+            return (-1, -1)
 
     def _refresh(self) -> RefreshReport:
         started = clock()
@@ -212,9 +244,10 @@ class SearchIndex:
             removed += [f"{area}/{n}" for n in before if n not in now]
         stream_sig = self._stream_signature(started)
         same_streams = bool(stream_sig) and stream_sig == self._meta(conn, "streams")
-        shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
         if not changed and not removed and same_streams:
             return report
+        tail = _tail()
+        shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
         # Streams, state and tombstones unchanged: the tail's days are the ones covered, and its
         # documents change only if what shards cite in it does. Otherwise read the tail again.
         frags = None if same_streams else tail.undreamed_fragments(self.ws)
@@ -264,6 +297,7 @@ class SearchIndex:
     # --- writing ------------------------------------------------------------------------------
     def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int, days: set[str]) -> None:
         """Re-read changed files into documents and tail rows (for `days`); drop removed ones."""
+        tail = _tail()
         for rel in removed:
             self.drop_file(conn, rel)
             report.files_removed += 1
@@ -278,17 +312,19 @@ class SearchIndex:
             except FileNotFoundError:  # gone since the scan
                 continue
             report.files_read += 1
-            file_rows.append((rel, stamp_text(stamp) if settled(stamp, started) else ""))
+            file_rows.append((rel, *(stamp if settled(stamp, started) else (None,) * 4)))
             tail_rows += tail.file_rows(rel, data, days)
             doc = self.doc_of(area, name[:-3], rel, data)
             if doc is not None:
                 docs.append(doc)
-        conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?)", file_rows)
+        conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", file_rows)
         conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
         self.insert_docs(conn, docs)
 
     @staticmethod
     def doc_of(area: str, slug: str, rel: str, data: bytes) -> DocData | None:
+        from dreamdeck.core.index.search_docs import reference_doc, shard_doc
+
         kind = AREAS[area]
         if kind in ("topic", "vault"):
             return shard_doc(kind, slug, rel, data)
@@ -317,6 +353,9 @@ class SearchIndex:
     def _rebuild_streams(self, conn, frags, days: list[str], covered: set[str], stamps: dict[str, Stamp],
                          rewritten: set[str], started: int, report: RefreshReport) -> None:
         """The tail's documents: its fragments minus those a shard cites (`index.search_tail`)."""
+        from dreamdeck.core.index.search_docs import stream_doc
+
+        tail = _tail()
         new_days = set(days) - covered
         if new_days:
             tail.cover_days(conn, self.ws, new_days, stamps, rewritten, started)

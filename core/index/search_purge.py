@@ -1,4 +1,7 @@
-"""A hard forget's purge of the private search index (`index.search`)."""
+"""A hard forget's purge of the private search index (`index.search`) and of the other private
+projections that hold memory's text: TypeClaw's turn (`index.tc_projection`: shard bodies and
+undreamed fragments; `index.tc_provenance`: who and where per fragment; `index.tc_memory`'s
+people). Each is rebuilt from the files, without what was forgotten, when next needed."""
 from __future__ import annotations
 
 import os
@@ -6,6 +9,9 @@ import os
 from filelock import FileLock
 
 from dreamdeck.core.index.search import index_path
+from dreamdeck.core.index.tc_memory import PROJECTION as PEOPLE_FILENAME
+from dreamdeck.core.index.tc_projection import FILENAME as TURN_FILENAME
+from dreamdeck.core.index.tc_provenance import DAYS_FILENAME
 from dreamdeck.core.workspace import Workspace
 
 
@@ -20,5 +26,11 @@ def purge_index(ws: Workspace) -> None:
         for suffix in ("", "-wal", "-shm"):
             try:
                 os.unlink(f"{path}{suffix}")
+            except FileNotFoundError:
+                pass
+    for name in (TURN_FILENAME, DAYS_FILENAME, PEOPLE_FILENAME):  # projections without a lock of their own
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(path.parent / f"{name}{suffix}")
             except FileNotFoundError:
                 pass

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
 
 from dreamdeck.core.formats.js_text import JS_WHITESPACE, locale_key
-from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.formats.tc_text import citation_in_line, format_citation, is_section_heading
 from dreamdeck.core.index.tc_memory import Registry, TcDay, TcShard, child_parts
+from dreamdeck.core.index.tc_provenance import DayProvenance, day_provenance
 
 UNRESOLVED_CITATION = "unresolved citation"
 
@@ -38,11 +40,30 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 # --- per-topic facts, computed once per shard version -----------------------------------------
 @dataclass(frozen=True)
 class TopicFacts:
-    active: tuple[tuple[str, str], ...]  # (date, id), sorted by citation (`compareChildren`)
-    superseded_ids: frozenset[str]
-    active_ids: frozenset[str]
+    """What the keyword lane needs of a shard. Kept as text (`index.tc_projection` stores it per
+    file stamp, so a fresh process does not parse 10,000 shards again); the sets and pairs are
+    derived from the text when first used."""
+
+    cited: str  # the active citations "date#id", sorted by citation (`compareChildren`), "\n"-joined
+    superseded: str  # ids cited only as superseded, "\n"-joined
     fast_doc: str  # lowercased; canonical citation and provenance lines as "\0"
     memory_prefix: bool  # a replaced line used the legacy `memory/` prefix
+
+    @cached_property
+    def active(self) -> tuple[tuple[str, str], ...]:
+        return tuple(tuple(c.split("#", 1)) for c in self.cited.split("\n")) if self.cited else ()  # type: ignore[misc]
+
+    @cached_property
+    def dates(self) -> frozenset[str]:
+        return frozenset(c[:10] for c in self.cited.split("\n")) if self.cited else frozenset()
+
+    @cached_property
+    def active_ids(self) -> frozenset[str]:
+        return frozenset(i for _, i in self.active)
+
+    @cached_property
+    def superseded_ids(self) -> frozenset[str]:
+        return frozenset(self.superseded.split("\n")) if self.superseded else frozenset()
 
 
 _FACTS: dict[str, tuple[TcShard, TopicFacts]] = {}
@@ -55,6 +76,11 @@ def topic_facts(shard: TcShard) -> TopicFacts:
     facts = _compute_facts(shard)
     _FACTS[shard.path] = (shard, facts)
     return facts
+
+
+def remember_facts(shard: TcShard, facts: TopicFacts) -> None:
+    """Take facts computed by an earlier process (`index.tc_projection`) for this parse."""
+    _FACTS[shard.path] = (shard, facts)
 
 
 def _compute_facts(shard: TcShard) -> TopicFacts:
@@ -84,8 +110,8 @@ def _compute_facts(shard: TcShard) -> TopicFacts:
     # each child: its citation line (replaced when of the usual shape), then its provenance
     lex = ["\0\n\0" if _UUID.fullmatch(i) else f"{format_citation(d, i).lower()}\n\0" for d, i in children]
     fast = f"{shard.slug}\n{shard.heading}".lower() + "\n" + "\n".join(lines) + "\n" + "\n".join(lex)
-    sup = frozenset(i for _, i in superseded.values() if i not in active_ids)
-    return TopicFacts(tuple(children), sup, active_ids, fast, memory_prefix)
+    sup = "\n".join(dict.fromkeys(i for _, i in superseded.values() if i not in active_ids))
+    return TopicFacts("\n".join(f"{d}#{i}" for d, i in children), sup, fast, memory_prefix)
 
 
 _PLAIN_CITATIONS = re.compile(r"[a-z0-9/#-]*")
@@ -171,22 +197,25 @@ def stream_documents(days: list[TcDay], reg: Registry) -> dict[str, str]:
 
 
 def whole_documents(shards: list[TcShard], facts: list[TopicFacts], files: list[tuple[str, str]],
-                    reg: Registry) -> list[str]:
-    """TypeClaw's topic documents whole (`topicDocuments`), lowercased: the cited fragments are
-    read, day by day, for their who, time and where."""
-    wanted: dict[str, set[str]] = {}
-    for f in facts:
-        for d, i in f.active:
-            wanted.setdefault(d, set()).add(i)
-    events: dict[tuple[str, str], dict] = {}
-    for date, path in files:  # `fragments` is keyed by the citation; a later line wins
+                    reg: Registry, store: Path | None = None) -> list[str]:
+    """TypeClaw's topic documents whole (`topicDocuments`), lowercased: each cited fragment's
+    who, time and where, from the day records (`index.tc_provenance`, kept per file stamp)."""
+    wanted = {d for f in facts for d in f.dates}
+    days: dict[str, DayProvenance] = {}
+    for date, path in files:
         if date in wanted:
-            with open(path, "rb") as fh:
-                for ln in parse_stream_bytes(fh.read()):
-                    if ln.event is not None and ln.event["type"] == "fragment" and ln.event["id"] in wanted[date]:
-                        events[(date, ln.event["id"])] = ln.event
+            days[date] = day_provenance(path, store)
+    none = DayProvenance({}, {})
     docs = []
     for shard, f in zip(shards, facts, strict=True):
-        parts = [p for d, i in f.active for p in child_parts(format_citation(d, i), events.get((d, i)), reg)]
+        parts: list[str] = []
+        for cite in f.cited.split("\n") if f.cited else ():
+            d, _, i = cite.partition("#")
+            day = days.get(d, none)
+            ts = day.times.get(i)
+            if ts is not None and i not in day.people:  # most fragments: no who, no where
+                parts += ("streams/" + cite, ts)  # formatCitation
+            else:
+                parts += child_parts(format_citation(d, i), day.event(i), reg)
         docs.append(f"{shard.slug}\n{shard.heading}\n{shard.body}\n" + "\n".join(parts))
     return [d.lower() for d in docs]

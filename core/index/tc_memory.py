@@ -15,6 +15,9 @@
 Reading a year of streams for names would cost seconds per turn, so each day's people (the
 fragments that carry `who` or `where`) are kept per file stamp, in memory and in a projection
 beside the locks; only a changed day file is read again.
+
+Over ~400 lines on purpose: TypeClaw's one reading of memory for a turn (topics, references, the
+tail, the names registry) is kept together, each part citing the TypeClaw function it mirrors.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreamdeck.core.errors import BadFile
 from dreamdeck.core.formats.js_text import code_unit_key
@@ -36,6 +39,9 @@ from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import forgotten, tombstones_path
 from dreamdeck.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from dreamdeck.core.index.search_feed import ChangeFeed
 
 MAX_COORDINATES = 20_000  # provenance-index.ts: names are learned from this many newest `where`s
 MAX_ALIASES = 12
@@ -80,16 +86,40 @@ def _read_text(path: str) -> str:
         return fh.read().decode("utf-8", "replace")
 
 
-def load_all_shards(ws: Workspace) -> tuple[list[TcShard], list[str]]:
+def _js_sorted(names: list[str]) -> list[str]:
+    """JavaScript's `sort()` (UTF-16 code units). Without a character past U+FFFF the code units
+    are the code points, so Python's own order is the same and much cheaper."""
+    if not names or max(map(max, names)) <= "\uffff":
+        return sorted(names)
+    return sorted(names, key=code_unit_key)
+
+
+_LISTED: dict[str, tuple[Any, int, tuple[list[TcShard], list[str]]]] = {}  # topics folder -> (feed, generation, answer)
+
+
+def load_all_shards(ws: Workspace, feed: ChangeFeed | None = None) -> tuple[list[TcShard], list[str]]:
     """(shards, warnings) as `loadAllShards` returns them; TopicReadFailed when it throws.
-    Each file is stat()ed (through the folder's descriptor) and read again only when changed."""
+    Each file is stat()ed (through the folder's descriptor) and read again only when changed;
+    with a change feed (`index.search_feed`) that vouches nothing under memory/ changed since the
+    last answer, that answer is given again without a stat."""
+    generation = feed.barrier() if feed is not None else None
+    last = _LISTED.get(str(ws.topics_dir))
+    if generation is not None and last is not None and last[0] is feed and last[1] == generation:
+        return list(last[2][0]), list(last[2][1])
+    answer = _load_all_shards(ws)
+    if generation is not None:  # a change after the barrier moves the generation on
+        _LISTED[str(ws.topics_dir)] = (feed, generation, answer)
+    return list(answer[0]), list(answer[1])
+
+
+def _load_all_shards(ws: Workspace) -> tuple[list[TcShard], list[str]]:
     folder = str(ws.topics_dir)
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except (FileNotFoundError, NotADirectoryError):
         return [], []
     try:
-        names = sorted((n for n in os.listdir(fd) if n.endswith(".md")), key=code_unit_key)
+        names = _js_sorted([n for n in os.listdir(fd) if n.endswith(".md")])
         shards, warnings = [], []
         for name in names:
             slug = name[:-3]
@@ -128,15 +158,31 @@ def _shard(folder: str, fd: int, name: str, slug: str) -> tuple[TcShard | None, 
             TcShard(slug, meta.heading, meta.tags, body, path, meta.cites, meta.days, meta.last_reinforced), None)
     except ShardParseError as exc:
         result = (None, f"[memory] skipping malformed topic shard {slug}: {exc}")
-    _SHARDS.put_if_settled(path, stamp, result, started)
+    if _SHARDS.put_if_settled(path, stamp, result, started):
+        _FRESH_SHARDS.append((path, stamp, result))
     return result
+
+
+_FRESH_SHARDS: list[tuple[str, tuple, tuple[TcShard | None, str | None]]] = []  # parsed, not yet projected
+
+
+def take_fresh_shards() -> list[tuple[str, tuple, tuple[TcShard | None, str | None]]]:
+    """(path, stamp, (shard, warning)) parsed by this process since the last call (settled only)."""
+    out = _FRESH_SHARDS[:]
+    del _FRESH_SHARDS[:len(out)]
+    return out
+
+
+def remember_shard(path: str, stamp: tuple, result: tuple[TcShard | None, str | None]) -> None:
+    """Take a shard parsed by an earlier process (`index.tc_projection`), trusted for `stamp` only."""
+    _SHARDS.put(path, stamp, result)
 
 
 def load_references(ws: Workspace) -> list[TcReference]:
     """`loadAllReferences`: every parseable `memory/references/*.md`, sorted; demoted kept."""
     folder = ws.references_dir
     try:
-        names = sorted((n for n in os.listdir(folder) if n.endswith(".md")), key=code_unit_key)
+        names = _js_sorted([n for n in os.listdir(folder) if n.endswith(".md")])
     except (FileNotFoundError, NotADirectoryError):
         return []
     out = []
@@ -162,7 +208,8 @@ def stream_files(ws: Workspace) -> list[tuple[str, str]]:
     return sorted(d for d in days if os.path.isfile(d[1]))
 
 
-_UNDREAMED: dict[str, tuple[tuple, list[TcDay]]] = {}
+# workspace -> (signature, days): one entry per workspace, its signature checked by the caller
+_UNDREAMED: StampCache[tuple[tuple, list[TcDay]]] = StampCache("typeclaw-undreamed", max_entries=64)
 
 
 def undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
@@ -171,13 +218,25 @@ def undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
     started = clock()
     stamps = (file_stamp(ws.state_path), file_stamp(tombstones_path(ws)), *(file_stamp(p) for _, p in files))
     signature = (tuple(files), stamps)
-    hit = _UNDREAMED.get(str(ws.root))
-    if hit is not None and hit[0] == signature:
-        return hit[1]
+    hit = _UNDREAMED.get(str(ws.root), ())
+    if hit is not MISS and hit[0] == signature:  # type: ignore[index]
+        return hit[1]  # type: ignore[index]
     days = _undreamed_days(ws, files)
     if all(s is None or settled(s, started) for s in stamps):
-        _UNDREAMED[str(ws.root)] = (signature, days)
+        _UNDREAMED.put(str(ws.root), (), (signature, days))
     return days
+
+
+def cached_undreamed(ws: Workspace) -> tuple[tuple, list[TcDay]] | None:
+    """(signature, days) of the last undreamed answer kept for `ws` (for `index.tc_projection`)."""
+    hit = _UNDREAMED.get(str(ws.root), ())
+    return None if hit is MISS else hit  # type: ignore[return-value]
+
+
+def remember_undreamed(ws: Workspace, signature: tuple, days: list[TcDay]) -> None:
+    """Take an answer an earlier process computed; it is used only while its signature holds."""
+    if cached_undreamed(ws) is None:
+        _UNDREAMED.put(str(ws.root), (), (signature, days))
 
 
 def _undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:

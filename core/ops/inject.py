@@ -39,7 +39,9 @@ from dreamdeck.core.formats.memory_block import (
     render_retrieved_channel,
     render_topic_index,
 )
+from dreamdeck.core.index import tc_projection as projection
 from dreamdeck.core.index.keyword_lane import hybrid_search
+from dreamdeck.core.index.search_feed import ChangeFeed
 from dreamdeck.core.index.tc_memory import TopicReadFailed, load_all_shards
 from dreamdeck.core.store.access import item_key, record_access
 from dreamdeck.core.workspace import Workspace
@@ -126,14 +128,14 @@ def is_infra_turn(origin: dict[str, Any] | None) -> bool:
     return parent.get("kind") == "system" or (parent.get("kind") == "cron" and parent.get("jobId") == DREAMING_JOB)
 
 
-def injection_plan(ws: Workspace, budget: int) -> tuple[Plan, list[str]]:
+def injection_plan(ws: Workspace, budget: int, feed: ChangeFeed | None = None) -> tuple[Plan, list[str]]:
     """`loadMemoryInjectionPlan` + `buildInjectionPlan`; TopicReadFailed when TypeClaw's throws."""
     root_memory = _read_memory_md(ws)
     if root_memory is not None and not ws.topics_dir.exists():
         pseudo = IndexedShard("pre-migration-content", "[PRE-MIGRATION CONTENT]", root_memory, 0, 0, "unknown",
                               str(ws.root / "MEMORY.md"))
         return _plan([pseudo], budget, "MEMORY.md"), []
-    shards, warnings = load_all_shards(ws)  # TcShard has IndexedShard's fields
+    shards, warnings = load_all_shards(ws, feed)  # TcShard has IndexedShard's fields
     return _plan(shards, budget, "topics"), warnings  # type: ignore[arg-type]
 
 
@@ -164,18 +166,21 @@ def _check(query: object, budget: object, mode: str) -> None:
 
 def inject(ws: Workspace, query: str = "", *, origin: object = None, budget: int = DEFAULT_BUDGET,
            session: InjectSession | None = None, search: Search | None = None, mode: str = "turn",
-           record: bool = True) -> Injection:
-    """The block for a turn whose user text is `query` (see the module docstring)."""
+           record: bool = True, feed: ChangeFeed | None = None) -> Injection:
+    """The block for a turn whose user text is `query` (see the module docstring); `feed`, a
+    running change feed over memory/ (`index.search_feed`), spares re-proving every shard fresh."""
     _check(query, budget, mode)
     kind = normalize_origin(origin)
     if is_infra_turn(kind):
         return Injection("", kind, "infra")
     vectors = (ws.memory / ".vectors" / "index.db").exists()
+    projection.seed(ws)
     try:
-        plan, warnings = injection_plan(ws, budget)
+        plan, warnings = injection_plan(ws, budget, feed)
     except TopicReadFailed as exc:
         return Injection("", kind, "failed", log=f"vector-retrieval failed: {exc}", vector_index=vectors)
     out = _render(ws, query, kind, plan, session, search, mode)
+    projection.save(ws)
     out.warnings, out.vector_index = warnings, vectors
     if record and out.text:  # what the agent was shown: retrieved items (a headings index shows none)
         record_access(ws, "inject", query, [item_key(r.source, r.key) for r in out.results],

@@ -1,0 +1,69 @@
+"""A private, rebuildable SQLite projection file: opened, versioned, thrown away when damaged.
+
+The turn projections (`index.tc_projection`, `index.tc_provenance`) keep what the files say
+under the files' stamps, in dreamdeck's private folder. They are written without fsync (a
+projection is never the truth): a file that is torn, corrupt or of another version is deleted
+and started again, and nothing in it is trusted unless the stamp seen now equals the stored one.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+_OPEN: dict[str, sqlite3.Connection] = {}
+_LOCK = threading.Lock()
+
+
+def connect(path: Path, version: str, tables: tuple[str, ...], names: tuple[str, ...]) -> sqlite3.Connection:
+    """A connection to the projection at `path` (created; emptied when of another `version`).
+    `tables` are CREATE statements of the tables called `names`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=5, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.execute("CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+        row = conn.execute("SELECT v FROM meta WHERE k='version'").fetchone()
+        if row is None or row[0] != version:
+            for name in names:
+                conn.execute(f"DROP TABLE IF EXISTS {name}")
+            conn.execute("DELETE FROM meta")
+            conn.execute("INSERT INTO meta VALUES ('version', ?)", (version,))
+        for stmt in tables:
+            conn.execute(stmt)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def shared(path: Path, version: str, tables: tuple[str, ...], names: tuple[str, ...]) -> sqlite3.Connection:
+    """One connection per projection file per process, kept open (for many small look-ups)."""
+    with _LOCK:
+        conn = _OPEN.get(str(path))
+        if conn is None or not path.exists():
+            if conn is not None:
+                conn.close()
+            conn = _OPEN[str(path)] = connect(path, version, tables, names)
+        return conn
+
+
+def damaged(exc: sqlite3.Error) -> bool:
+    """A damaged file, as opposed to one another process holds for a moment."""
+    return isinstance(exc, sqlite3.DatabaseError) and getattr(exc, "sqlite_errorcode", None) not in (
+        sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def discard(path: Path) -> None:
+    """Delete the projection (it is started again by the next write)."""
+    with _LOCK:
+        conn = _OPEN.pop(str(path), None)
+        if conn is not None:
+            conn.close()
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except OSError:
+            pass

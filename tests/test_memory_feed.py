@@ -1,0 +1,99 @@
+"""A `Memory` follows memory/ with a change feed (`index.search_feed`): a warm recall with nothing
+changed skips the stamp sweep, and a change made just before a recall is always seen."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from dreamdeck.api import Memory
+from dreamdeck.core.index.search import close_all, open_index
+from dreamdeck.core.io.cache import set_clock
+from tests.support.memory import shard_text, write_shard
+
+TODAY = "2026-05-22"
+
+
+@pytest.fixture
+def settled_clock():
+    """Pretend every file was written long ago, so stamps are trusted (`io.cache` racy rule)."""
+    set_clock(lambda: time.time_ns() + 10 * 10**9)
+    yield
+    set_clock(None)
+
+
+@pytest.fixture
+def memory(ws, settled_clock):
+    write_shard(ws.root, "package-manager", shard_text("The user uses pnpm for builds", []))
+    write_shard(ws.root, "editor", shard_text("The user edits in helix", []))
+    close_all()
+    with Memory(ws) as mem:
+        yield mem
+    close_all()
+
+
+def test_a_quiet_feed_lets_a_warm_refresh_skip_the_sweep(memory):
+    index = open_index(memory.workspace)
+    assert index.refresh().swept  # the first refresh proves the files, the feed running
+    assert not index.refresh().swept
+    assert [b.key for b in memory.recall("pnpm", record=False)] == ["package-manager"]
+
+
+def test_a_shard_edited_in_place_with_its_mtime_put_back_is_seen_at_once(memory):
+    assert [b.key for b in memory.recall("pnpm", record=False)] == ["package-manager"]
+    path = memory.workspace.topics_dir / "package-manager.md"
+    before = os.stat(path)
+    path.write_bytes(path.read_bytes().replace(b"uses pnpm for", b"uses yarn for"))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert [b.key for b in memory.recall("yarn", record=False)] == ["package-manager"]
+    assert memory.recall("pnpm", record=False) == []
+
+
+def test_a_new_shard_is_found_by_the_next_recall(memory):
+    memory.recall("pnpm", record=False)
+    write_shard(memory.workspace.root, "deploys", shard_text("Deploys happen on Tuesdays", []))
+    assert [b.key for b in memory.recall("tuesdays", record=False)] == ["deploys"]
+
+
+def test_without_a_feed_every_refresh_sweeps(ws, settled_clock):
+    write_shard(ws.root, "editor", shard_text("The user edits in helix", []))
+    close_all()
+    with Memory(ws, watch=False):
+        index = open_index(ws)
+        assert index.refresh().swept and index.refresh().swept
+    close_all()
+
+
+def test_closing_the_memory_stops_the_feed(memory):
+    index = open_index(memory.workspace)
+    memory.close()
+    assert index.feed is None
+    assert index.refresh().swept and index.refresh().swept
+
+
+def test_recording_what_recall_returned_does_not_make_the_next_recall_sweep(memory):
+    index = open_index(memory.workspace)
+    memory.recall("pnpm")  # appends to memory/meta/access.jsonl
+    memory.recall("pnpm")
+    assert not index.refresh().swept
+
+
+def test_an_injection_through_the_feed_sees_a_shard_edited_in_place_at_once(memory):
+    assert "uses pnpm for" in memory.inject("package manager", record=False)
+    path = memory.workspace.topics_dir / "package-manager.md"
+    before = os.stat(path)
+    path.write_bytes(path.read_bytes().replace(b"uses pnpm for", b"uses yarn for"))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    memory.new_session()
+    text = memory.inject("package manager", record=False)
+    assert "uses yarn for" in text and "uses pnpm for" not in text
+
+
+def test_a_quiet_feed_gives_the_same_injection_again(memory):
+    first = memory.inject("package manager", record=False)
+    memory.new_session()
+    assert memory.inject("package manager", record=False) == first
+    write_shard(memory.workspace.root, "deploys", shard_text("Deploys happen on Tuesdays", []))
+    memory.new_session()
+    assert "Deploys happen on Tuesdays" in memory.inject("deploys tuesdays", record=False)
