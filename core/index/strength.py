@@ -33,6 +33,8 @@ from dreamdeck.core.formats.shards import (
     parse_shard,
     strength_of,
 )
+from dreamdeck.core.index.shard_heads import ShardHeads
+from dreamdeck.core.io.cache import clock
 from dreamdeck.core.store.access import Usage, access_summary, item_key
 from dreamdeck.core.store.settings import DecaySettings
 from dreamdeck.core.store.shard_files import (
@@ -199,24 +201,30 @@ def _row(slug: str, heading: str, cites: int, days: int, last: str, today: str, 
 
 def strength_table(
     topics_dir: Path, today: str, decay: DecaySettings, pinned: frozenset[str] | set[str] = frozenset(),
-    access: dict[str, Usage] | None = None,
+    access: dict[str, Usage] | None = None, heads: ShardHeads | None = None,
 ) -> list[StrengthRow]:
     """One row per shard, in TypeClaw's order: cites desc, days desc, last desc, slug asc.
 
     Only a shard's frontmatter is read when its first bytes hold it and it parses strictly;
-    any other shard is read whole, as `row_for` takes it. `access` (item key -> Usage) defaults
-    to the access record of the memory folder `topics_dir` is in."""
+    any other shard is read whole, as `row_for` takes it. With `heads` (the folder's persisted
+    projection, `ShardHeads.of(ws)`), an unchanged file's head comes from it and is not opened.
+    `access` (item key -> Usage) defaults to the access record of the memory folder `topics_dir`
+    is in."""
     if access is None:
         access = access_summary(Path(topics_dir).parent)
     rows = []
     ages: dict[str, int | None] = {}
-    for slug, path in list_shard_paths(topics_dir):
+    started = clock()
+    listed = list_shard_paths(topics_dir)
+    for slug, path in listed:
         usage = usage_of_belief(access, slug) if access else None
-        meta = read_shard_meta(path)
+        meta = read_shard_meta(path) if heads is None else heads.head(slug, path, started)
         if meta is not None:
             rows.append(_row_from_meta(slug, meta, today, decay, slug in pinned, usage, ages))
         else:
             rows.append(row_for(read_shard(slug, Path(path)), today, decay, slug in pinned, usage))
+    if heads is not None:
+        heads.save([slug for slug, _ in listed])
     return sort_rows(rows)
 
 

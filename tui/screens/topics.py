@@ -133,13 +133,15 @@ class TopicsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
+        from dreamdeck.core.index.shard_heads import ShardHeads
         from dreamdeck.core.index.strength import strength_table
         from dreamdeck.core.store.settings import load_settings
         from dreamdeck.core.store.shard_files import list_shard_files
 
         ws = self.ws
         pinned = frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
-        rows = strength_table(ws.topics_dir, ws.today(), load_settings(ws.root).decay, pinned)
+        rows = strength_table(ws.topics_dir, ws.today(), load_settings(ws.root).decay, pinned,
+                              heads=ShardHeads.of(ws))
         # "(untitled)" as `dreamdeck topics` prints it (an unparseable shard has no heading)
         out = []
         for r in rows:
