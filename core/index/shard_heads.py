@@ -32,6 +32,7 @@ import sys
 import tempfile
 import zlib
 from array import array
+from dataclasses import dataclass
 from pathlib import Path
 
 from dreamdeck.core.errors import Refused
@@ -44,11 +45,21 @@ FIELDS = 6  # ints per entry
 _INT64 = range(-(1 << 63), 1 << 63)
 
 
-# slug -> (size, mtime_ns, ctime_ns, ino, cites, days, heading, lastReinforced): one tuple per
-# entry, so a lookup is one dict get and four compares (a fresh process does 100,000 of them)
-Entry = tuple[int, int, int, int, int, int, str, str]
-_Entries = dict[str, Entry]
-_EMPTY: _Entries = {}
+Head = tuple[str, int, int, str]  # heading, cites, days, lastReinforced: what the strength table reads
+Entry = tuple[int, int, int, int, int, int]  # size, mtime_ns, ctime_ns, ino, cites, days
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """The projection as loaded; built by C-level zips, as a fresh process loads 100,000 entries."""
+
+    index: dict[str, int]  # slug -> its position in the lists below
+    ints: list[Entry]
+    headings: list[str]
+    lasts: list[str]
+
+
+_EMPTY = _Entries({}, [], [], [])
 
 # projection path -> its entries: the file only ever changes by a rename (a new inode), so an
 # unchanged stamp means the entries this process last read or wrote are still the file's.
@@ -61,8 +72,8 @@ class ShardHeads:
     def __init__(self, path: Path, folder: Path):
         self.path, self.folder = Path(path), str(folder)
         self._old = self._load()
-        self._new: dict[str, Entry] = {}  # entries read this pass
-        self._kept: set[str] = set()  # slugs whose old entry matched
+        self._new: dict[str, tuple[Entry, Head]] = {}  # entries read this pass
+        self._kept: dict[str, int] = {}  # slugs whose old entry matched, and where it is
         self.dirty = False
         self.hits = 0  # heads taken from the projection
         self.reads = 0  # shard files opened
@@ -78,42 +89,57 @@ class ShardHeads:
             return None
         return cls(private / f"shard-heads-{Path(folder).name}.bin", folder)
 
-    def head(self, slug: str, path: str, started_ns: int) -> ShardMeta | None:
-        """`read_shard_meta(path)` (tags left out), from the projection when the stamp matches.
-        `started_ns` is when the pass began: the clock the racy rule measures against."""
+    def head(self, slug: str, path: str, started_ns: int) -> Head | None:
+        """The strict head of shard `slug` at `path` as `read_shard_meta` reads it (heading, cites,
+        days, lastReinforced; None when that parse fails), from the projection when the file's
+        stamp matches. `started_ns` is when the pass began: the clock the racy rule measures against."""
         try:
-            st = os.stat(path)
+            st = os.lstat(path)  # a link has its own stamp: never a match, and never read
         except OSError:
-            return read_shard_meta(path)  # gone or unreadable: as the file itself answers
-        e = self._old.get(slug)
-        if (e is not None and e[0] == st.st_size and e[1] == st.st_mtime_ns and e[2] == st.st_ctime_ns
-                and e[3] == st.st_ino):
-            self.hits += 1
-            self._kept.add(slug)
-            return ShardMeta(e[6], e[4], e[5], e[7])
+            st = None
+        old = self._old
+        i = old.index.get(slug)
+        if i is not None and st is not None:
+            e = old.ints[i]
+            if e[0] == st.st_size and e[1] == st.st_mtime_ns and e[2] == st.st_ctime_ns and e[3] == st.st_ino:
+                self.hits += 1
+                self._kept[slug] = i
+                return old.headings[i], e[4], e[5], old.lasts[i]
         self.reads += 1
-        meta = read_shard_meta(path)
-        stamp = stamp_of(st)
-        if meta is not None and settled(stamp, started_ns) and _recordable(meta):
-            self._new[slug] = (*stamp, meta.cites, meta.days, meta.heading, meta.last_reinforced)
+        meta = read_shard_meta(path)  # gone or unreadable: as the file itself answers
+        if meta is None:
+            self.dirty = self.dirty or i is not None  # a stale entry: written out without it
+            return None
+        head = (meta.heading, meta.cites, meta.days, meta.last_reinforced)
+        if st is not None and settled(stamp_of(st), started_ns) and _recordable(meta):
+            self._new[slug] = ((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, meta.cites, meta.days), head)
             self.dirty = True
-        elif e is not None:
-            self.dirty = True  # a stale entry: written out without it
-        return meta
+        elif i is not None:
+            self.dirty = True
+        return head
 
     def save(self, names: list[str]) -> None:
         """Write the entries of `names` (the slugs of the folder as listed) when anything changed."""
         old, new, kept = self._old, self._new, self._kept
-        if not self.dirty and len(kept) == len(old):
+        if not self.dirty and len(kept) == len(old.index):
             return
-        entries: _Entries = {}
+        slugs: list[str] = []
+        ints: list[Entry] = []
+        headings: list[str] = []
+        lasts: list[str] = []
         for slug in names:
-            e = new.get(slug)
-            if e is None and slug in kept:
-                e = old[slug]
-            if e is not None:
-                entries[slug] = e
-        self._write(_encode(self.folder, entries), entries)
+            if (fresh := new.get(slug)) is not None:
+                entry, (heading, _cites, _days, last) = fresh
+            elif (i := kept.get(slug)) is not None:
+                entry, heading, last = old.ints[i], old.headings[i], old.lasts[i]
+            else:
+                continue
+            slugs.append(slug)
+            ints.append(entry)
+            headings.append(heading)
+            lasts.append(last)
+        entries = _Entries(dict(zip(slugs, range(len(slugs)))), ints, headings, lasts)
+        self._write(_encode(self.folder, entries, slugs), entries)
 
     def _write(self, data: bytes, entries: _Entries) -> None:
         folder = os.path.dirname(str(self.path))
@@ -159,15 +185,11 @@ def _recordable(meta: ShardMeta) -> bool:
             and "\0" not in meta.last_reinforced)
 
 
-def _encode(folder: str, entries: _Entries) -> bytes:
-    values = entries.values()
-    texts = (list(entries), [e[6] for e in values], [e[7] for e in values])
-    parts = ["\0".join(p).encode("utf-8", "surrogateescape") for p in texts]
-    ints = array("q")
-    for e in values:
-        ints.extend((e[0], e[1], e[2], e[3], e[4], e[5]))
+def _encode(folder: str, entries: _Entries, slugs: list[str]) -> bytes:
+    parts = ["\0".join(p).encode("utf-8", "surrogateescape") for p in (slugs, entries.headings, entries.lasts)]
+    ints = array("q", [v for e in entries.ints for v in e])
     body = b"".join(parts) + ints.tobytes()
-    header = {"folder": folder, "n": len(entries), "order": sys.byteorder, "sizes": [len(p) for p in parts],
+    header = {"folder": folder, "n": len(slugs), "order": sys.byteorder, "sizes": [len(p) for p in parts],
               "crc": zlib.crc32(body)}
     return MAGIC + json.dumps(header).encode("utf-8") + b"\n" + body
 
@@ -201,5 +223,4 @@ def _decode(data: bytes, folder: str) -> _Entries | None:
     ints = array("q")
     ints.frombytes(body[at:])
     six = [iter(ints)] * FIELDS
-    return {name: (*stamp_counts, heading, last)  # type: ignore[misc]
-            for name, stamp_counts, heading, last in zip(names, zip(*six), headings, lasts)}
+    return _Entries(dict(zip(names, range(n))), list(zip(*six)), headings, lasts)
