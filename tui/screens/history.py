@@ -22,7 +22,10 @@ from dreamdeck.tui.widgets.diff_text import diff_text
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
-MAX_DIFF_LINES = 3000
+# Lines of a commit's diff the pane shows: a Static lays out every line of its text when the
+# screen is shown, so a 3,000-line dream diff cost a switch to History ~0.5 s; the rest is
+# one `git show` away (the pane says so).
+MAX_DIFF_LINES = 400
 KIND_STYLE = {"dream": "cyan", "approval": "green", "rollback": "bold yellow", "pin": "magenta",
               "unpin": "magenta", "forget": "red", "unforget": "red", "reject": "dark_orange",
               "proposal": "blue", "defer": "blue", "edit": "bold"}
