@@ -81,8 +81,9 @@ async def test_a_long_diff_shows_its_first_lines_and_how_to_see_the_rest(ws):
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         diff = str(app.screen.query_one("#diff").render())
+        assert "memory/topics/big.md   new file  +1000 -0" in diff  # the counts are the whole file's
         assert "+line 0" in diff and "+line 900" not in diff
-        assert f"more lines (git show {short} -- memory/)" in diff
+        assert diff.rstrip().endswith(f"more lines (git show {short} -- memory/)")
         assert len(diff.splitlines()) <= MAX_DIFF_LINES + 5
 
 
