@@ -188,6 +188,56 @@ def test_find_loads_back_to_an_old_day_for_a_citation_jump(ws, agent_dir):
     assert view.find("2026-05-13", uuid_at("2026-05-13", 0), load=False) is None
 
 
+@pytest.mark.perf_contract(reason="a jump to a far day reads that day, not every day back to it")
+def test_a_jump_to_a_far_day_opens_the_window_at_it_without_reading_the_days_between(ws, agent_dir, monkeypatch):
+    fill(agent_dir, days(10), 10)
+    view = StreamView(ws, min_rows=10, jump_bytes=0)
+    counting = Counting(monkeypatch)
+    index = view.find("2026-05-15", uuid_at("2026-05-15", 4))
+    assert sorted(set(counting.opened)) == ["2026-05-15.jsonl"]  # the cited day only
+    assert view.row(index)["id"] == uuid_at("2026-05-15", 4) and index == 4
+    assert (view.oldest_loaded, len(view), view.older_days, view.newer_days) == ("2026-05-15", 10, 2, 7)
+    assert not view.at_tail
+
+
+def test_scrolling_from_a_jumped_to_day_shows_its_neighbours_in_order(ws, agent_dir):
+    fill(agent_dir, days(10), 10)
+    view = StreamView(ws, min_rows=10, jump_bytes=0)
+    view.find("2026-05-15", uuid_at("2026-05-15", 4))
+    delta = view.load_older(10)  # scrolling up: the day before is prepended
+    assert delta.prepended == 10 and not delta.reshaped
+    delta = view.load_newer(15)  # scrolling down: the next days are appended
+    assert delta.appended == 20 and not delta.reshaped
+    bodies = [view.row(i)["body"] for i in range(len(view))]
+    assert bodies == [f"{d} fragment {i}" for d in days(4, last=17) for i in range(10)]
+    assert view.newer_days == 5 and not view.at_tail
+    assert view.load_newer(10_000).appended == 50 and view.newer_days == 0 and view.at_tail
+    assert view.row(-1)["body"] == "2026-05-22 fragment 9"
+
+
+def test_a_window_short_of_today_waits_for_the_reader_and_the_tail_comes_back_on_request(ws, agent_dir):
+    fill(agent_dir, days(10), 10)
+    view = StreamView(ws, min_rows=10, jump_bytes=0)
+    view.find("2026-05-15", uuid_at("2026-05-15", 4))
+    append_fragment(ws, "news", "just now", event_id=uuid_at("2026-05-22", 50))
+    write_stream(agent_dir, "2026-05-23", [fragment_line("2026-05-23", 0, "t", "tomorrow")])
+    view.refresh()
+    assert len(view) == 10 and view.newer_days == 8  # the rows under the reader stay put
+    delta = view.load_tail()
+    assert delta.reshaped and view.at_tail and view.oldest_loaded == "2026-05-22" and len(view) == 12
+    assert [view.row(i)["body"] for i in (9, 10, 11)] == ["2026-05-22 fragment 9", "just now", "tomorrow"]
+
+
+def test_a_jump_over_few_bytes_stretches_the_window_to_the_day(ws, agent_dir):
+    fill(agent_dir, days(10), 10)
+    view = StreamView(ws, min_rows=10, jump_bytes=0)
+    view.find("2026-05-15", uuid_at("2026-05-15", 4))
+    view.jump_bytes = 1 << 20
+    assert view.find("2026-05-18", uuid_at("2026-05-18", 2)) == 32  # 05-16 and 05-17 are counted
+    assert view.oldest_loaded == "2026-05-15" and view.newer_days == 4 and len(view) == 40
+    assert view.find("2026-05-13", uuid_at("2026-05-13", 0)) == 0 and view.oldest_loaded == "2026-05-13"
+
+
 @pytest.mark.perf_contract(reason="days a jump passes over are opened only when a row of theirs is read")
 def test_days_a_jump_passes_over_are_counted_and_indexed_when_read(ws, agent_dir, monkeypatch):
     fill(agent_dir, days(10), 10)

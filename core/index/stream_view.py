@@ -3,7 +3,10 @@
 A year of streams can hold a million fragments, so nothing here reads the year:
 - Days are indexed lazily, newest first (`stream_plan`): opening indexes the newest days until
   there are `min_rows` fragments; older days are added when the reader scrolls up to them
-  (`load_older`) or jumps to one (`find(..., load=True)`).
+  (`load_older`). A jump to a far day (`find(..., load=True)`, `scan(at=...)`) opens the window
+  AT that day instead of reading every day back to it; its neighbours then load as the reader
+  scrolls up (`load_older`) or down (`load_newer`), and `scan(tail=True)` goes back to the
+  newest days.
 - A day's index is two arrays of byte offsets of its fragment lines (`stream_days`), found
   without parsing JSON; a day a jump passes over is only counted until one of its rows is read.
 - `row(i)` reads one line with `os.pread` at its offset and parses it (`stream_rows`; an LRU
@@ -30,8 +33,10 @@ from dreamdeck.core.formats.stream_lines import scan_fragment_lines
 from dreamdeck.core.index.stream_days import CHANGED, DayIndex, materialize, stat_stamp
 from dreamdeck.core.index.stream_plan import (
     ScanPlan,
+    bytes_between,
     dir_stamp,
     list_days,
+    plan_at,
     plan_first_open,
     plan_window,
     read_tombstones,
@@ -44,6 +49,10 @@ from dreamdeck.core.workspace import Workspace
 
 __all__ = ["ScanPlan", "StreamDelta", "StreamView"]
 
+# The most bytes of day files a jump reads (counting their lines) to stretch the window back to
+# the cited day; beyond it the window reopens at that day. Counting runs at ~1 ms per MB.
+JUMP_BYTES = 8 << 20
+
 
 class StreamView:
     """A row source (``len`` / ``row(i)``) over the fragments of every day, newest last.
@@ -53,14 +62,17 @@ class StreamView:
     rows, so the row count never changes under a reader. `row()` itself is safe anywhere.
     """
 
-    def __init__(self, ws: Workspace, *, min_rows: int = 500, cache_size: int = 4096, open: bool = True):
+    def __init__(self, ws: Workspace, *, min_rows: int = 500, cache_size: int = 4096, open: bool = True,
+                 jump_bytes: int | None = None):
         self.ws = ws
         self.min_rows = min_rows
+        self.jump_bytes = JUMP_BYTES if jump_bytes is None else jump_bytes
         self.cache_size = cache_size
         self._lock = threading.RLock()
         self._days: list[tuple[str, str]] = []  # every day file, oldest first
         self._dir_stamp: tuple | None = None
         self._lo: str | None = None  # oldest loaded date; None before the first apply
+        self._hi: str | None = None  # newest loaded date; None: the window follows the newest day
         self._loaded: list[DayIndex] = []  # the window, oldest first
         self._cum: list[int] = []  # running row totals of _loaded
         self._stones: Forgotten = NOTHING_FORGOTTEN
@@ -152,6 +164,22 @@ class StreamView:
         return bisect_left([d for d, _ in self._days], self._lo)
 
     @property
+    def newer_days(self) -> int:
+        """Days newer than the loaded window (after a jump opened it at an old day)."""
+        if self._hi is None:
+            return 0
+        return len(self._days) - bisect_right([d for d, _ in self._days], self._hi)
+
+    @property
+    def at_tail(self) -> bool:
+        """The window reaches the newest day and takes new days as they appear."""
+        return self._hi is None
+
+    def covers(self, date: str) -> bool:
+        """`date` lies inside the loaded window (whether or not it has a file)."""
+        return self._lo is not None and self._lo <= date and (self._hi is None or date <= self._hi)
+
+    @property
     def oldest_loaded(self) -> str | None:
         return self._loaded[0].date if self._loaded else None
 
@@ -201,13 +229,17 @@ class StreamView:
         return any(stat_stamp(path) != stamp for path, stamp in loaded)
 
     # --- reading (any thread) ---------------------------------------------------------------------
-    def scan(self, *, older_rows: int = 0, until: str | None = None) -> ScanPlan:
-        """Read what changed on disk; with `older_rows`, also index older days until that many more
-        rows are loaded (at least one day); with `until`, load every day back to that date."""
+    def scan(self, *, older_rows: int = 0, until: str | None = None, newer_rows: int = 0,
+             at: str | None = None, tail: bool = False) -> ScanPlan:
+        """Read what changed on disk; with `older_rows` / `newer_rows`, also index older / newer
+        days until that many more rows are loaded (at least one day); with `until`, load every day
+        back (or forward) to that date; with `at`, bring that day into the window for a jump
+        (stretching it when the days in between are small, else opening a new window there);
+        with `tail`, open the window at the newest days again."""
         folder = stream_dir(self.ws)
         folder_stamp = dir_stamp(folder)  # before listing: a file created meanwhile changes it again
         with self._lock:
-            version, lo = self._version, self._lo
+            version, lo, hi = self._version, self._lo, self._hi
             have = {d.date: d for d in self._loaded}
             stones_stamp, stones = self._stones_stamp, self._stones
             same_folder = folder_stamp is not None and folder_stamp == self._dir_stamp
@@ -218,12 +250,20 @@ class StreamView:
         if new_stones is not None:
             plan.stones, plan.stones_stamp = new_stones
             stones = new_stones[0]
+        if at is not None and lo is not None and days:
+            if bytes_between(days, lo, hi, at) > self.jump_bytes:
+                plan_at(plan, at, have, stones, self.min_rows)
+                return self._planned(plan)
+            until = at
         if not days:
             plan.lo = None
-        elif lo is None:
+        elif lo is None or tail:
             plan_first_open(plan, stones, self.min_rows)
         else:
-            plan_window(plan, lo, have, stones, older_rows, until)
+            plan_window(plan, lo, hi, have, stones, older_rows, until, newer_rows)
+        return self._planned(plan)
+
+    def _planned(self, plan: ScanPlan) -> ScanPlan:
         plan.bytes_scanned = sum(s.scanned - s.start for s in plan.scans)
         self.bytes_scanned += sum(s.read for s in plan.scans)
         return plan
@@ -254,7 +294,7 @@ class StreamView:
         self._cum = cum
         self._days = plan.days
         self._dir_stamp = plan.dir_stamp
-        self._lo = plan.lo
+        self._lo, self._hi = plan.lo, plan.hi
         if plan.stones is not None:
             self._stones, self._stones_stamp = plan.stones, plan.stones_stamp
 
@@ -267,9 +307,21 @@ class StreamView:
         """Index older days until about `rows` more fragments are loaded (at least one day)."""
         return self._scan_apply(older_rows=rows)
 
+    def load_newer(self, rows: int = 500) -> StreamDelta:
+        """Index newer days until about `rows` more fragments are loaded (at least one day)."""
+        return self._scan_apply(newer_rows=rows)
+
     def load_until(self, date: str) -> StreamDelta:
-        """Load every day back to `date`."""
+        """Load every day back (or forward) to `date`."""
         return self._scan_apply(until=date)
+
+    def load_at(self, date: str) -> StreamDelta:
+        """Bring `date` into the window for a jump (see `scan(at=...)`)."""
+        return self._scan_apply(at=date)
+
+    def load_tail(self) -> StreamDelta:
+        """Open the window at the newest days again."""
+        return self._scan_apply(tail=True)
 
     def _scan_apply(self, **kw) -> StreamDelta:
         while True:
@@ -279,8 +331,9 @@ class StreamView:
 
     def find(self, date: str, fid: str, *, load: bool = True) -> int | None:
         """Row index of fragment `fid` of `date` (loading older days back to it when `load`)."""
-        if load and self._lo is not None and date < self._lo and any(d == date for d, _ in self._days):
-            self.load_until(date)
+        outside = self._lo is not None and (date < self._lo or (self._hi is not None and date > self._hi))
+        if load and outside and any(d == date for d, _ in self._days):
+            self.load_at(date)
         with self._lock:
             pos = next((k for k, d in enumerate(self._loaded) if d.date == date), None)
             if pos is None:

@@ -55,7 +55,7 @@ def merge_plan(loaded: list[DayIndex], plan: ScanPlan) -> tuple[list[DayIndex], 
     scans = {s.date: s for s in plan.scans}
     window: list[DayIndex] = []
     for date, _path in plan.days:
-        if plan.lo is None or date < plan.lo:
+        if plan.lo is None or date < plan.lo or (plan.hi is not None and date > plan.hi):
             continue
         day, scan = old.get(date), scans.get(date)
         if scan is not None:

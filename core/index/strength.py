@@ -33,6 +33,8 @@ from dreamdeck.core.formats.shards import (
     parse_shard,
     strength_of,
 )
+from dreamdeck.core.index.shard_heads import ShardHeads
+from dreamdeck.core.io.cache import clock
 from dreamdeck.core.store.access import Usage, access_summary, item_key
 from dreamdeck.core.store.settings import DecaySettings
 from dreamdeck.core.store.shard_files import (
@@ -155,9 +157,9 @@ def row_from_text(slug: str, path: str | Path, text: str, today: str, decay: Dec
 
 
 def _row_from_meta(slug: str, meta: ShardMeta, today: str, decay: DecaySettings, pinned: bool,
-                   usage: Usage | None = None, ages: dict[str, int | None] | None = None) -> StrengthRow:
+                   usage: Usage | None = None, memo: dict[tuple, tuple] | None = None) -> StrengthRow:
     return _row(slug, meta.heading, meta.cites, meta.days, meta.last_reinforced, today, decay, pinned, None,
-                usage, ages)
+                usage, memo)
 
 
 def usage_of_belief(access: dict[str, Usage], slug: str) -> Usage | None:
@@ -182,41 +184,58 @@ def topic_decay(days: int, last_reinforced: str, usage: Usage | None, today: str
 
 def _row(slug: str, heading: str, cites: int, days: int, last: str, today: str, decay: DecaySettings,
          pinned: bool, error: str | None, usage: Usage | None = None,
-         ages: dict[str, int | None] | None = None) -> StrengthRow:
-    if ages is None:
-        age = age_days(today, last)
+         memo: dict[tuple, tuple] | None = None) -> StrengthRow:
+    """One row; with `memo`, what follows from (days, last, usage, pinned) alone is worked out
+    once per distinct value (a table has a few thousand of them for 100,000 shards)."""
+    if memo is None:
+        age, tier, score, status = _derived(days, last, usage, pinned, today, decay)
     else:
-        age = ages[last] if last in ages else ages.setdefault(last, age_days(today, last))
-    score = 1.0 if pinned else topic_decay(days, last, usage, today, decay, ages)  # pinned items never decay
-    return StrengthRow(
-        slug=slug, heading=heading, cites=cites, days=days, last_reinforced=last,
-        age=age, tier=ladder_tier(days), score=score,
-        status="pinned" if pinned else decay_status(score, decay),
-        pinned=pinned, parse_error=error,
-        access_count=usage.count if usage else 0, last_access=usage.last_day if usage else None,
-    )
+        key = (days, last, usage, pinned)
+        derived = memo.get(key)
+        if derived is None:
+            derived = memo[key] = _derived(days, last, usage, pinned, today, decay)
+        age, tier, score, status = derived
+    return StrengthRow(slug, heading, cites, days, last, age, tier, score, status, pinned, error,
+                       usage.count if usage else 0, usage.last_day if usage else None)
+
+
+def _derived(days: int, last: str, usage: Usage | None, pinned: bool, today: str,
+             decay: DecaySettings) -> tuple[int | None, str, float, str]:
+    """(age, tier, score, status) of a row."""
+    score = 1.0 if pinned else topic_decay(days, last, usage, today, decay)  # pinned items never decay
+    return age_days(today, last), ladder_tier(days), score, "pinned" if pinned else decay_status(score, decay)
 
 
 def strength_table(
     topics_dir: Path, today: str, decay: DecaySettings, pinned: frozenset[str] | set[str] = frozenset(),
-    access: dict[str, Usage] | None = None,
+    access: dict[str, Usage] | None = None, heads: ShardHeads | None = None,
 ) -> list[StrengthRow]:
     """One row per shard, in TypeClaw's order: cites desc, days desc, last desc, slug asc.
 
     Only a shard's frontmatter is read when its first bytes hold it and it parses strictly;
-    any other shard is read whole, as `row_for` takes it. `access` (item key -> Usage) defaults
-    to the access record of the memory folder `topics_dir` is in."""
+    any other shard is read whole, as `row_for` takes it. With `heads` (the folder's persisted
+    projection, `ShardHeads.of(ws)`), an unchanged file's head comes from it and is not opened.
+    `access` (item key -> Usage) defaults to the access record of the memory folder `topics_dir`
+    is in."""
     if access is None:
         access = access_summary(Path(topics_dir).parent)
     rows = []
-    ages: dict[str, int | None] = {}
-    for slug, path in list_shard_paths(topics_dir):
+    memo: dict[tuple, tuple] = {}
+    started = clock()
+    listed = list_shard_paths(topics_dir)
+    for slug, path in listed:
         usage = usage_of_belief(access, slug) if access else None
-        meta = read_shard_meta(path)
-        if meta is not None:
-            rows.append(_row_from_meta(slug, meta, today, decay, slug in pinned, usage, ages))
+        if heads is not None:
+            head = heads.head(slug, path, started)
+        else:
+            meta = read_shard_meta(path)
+            head = None if meta is None else (meta.heading, meta.cites, meta.days, meta.last_reinforced)
+        if head is not None:
+            rows.append(_row(slug, *head, today, decay, slug in pinned, None, usage, memo))
         else:
             rows.append(row_for(read_shard(slug, Path(path)), today, decay, slug in pinned, usage))
+    if heads is not None:
+        heads.save([slug for slug, _ in listed])
     return sort_rows(rows)
 
 
@@ -256,7 +275,7 @@ def prompt_rows(shards: Iterable[tuple[str, str]], today: str) -> list[StrengthR
     in `compareShardStrengths` order. The prompt renders them as data (`prompt.py`), not as
     TypeClaw's markdown table, which a heading could break out of."""
     rows = []
-    ages: dict[str, int | None] = {}
+    memo: dict[tuple, tuple] = {}
     decay = DecaySettings()  # the prompt shows no score; any settings will do
     for slug, text in shards:
         meta = meta_from_head(text)
@@ -265,5 +284,5 @@ def prompt_rows(shards: Iterable[tuple[str, str]], today: str) -> list[StrengthR
                 meta = parse_shard(text)[0]
             except ShardParseError:
                 continue
-        rows.append(_row_from_meta(slug, meta, today, decay, False, ages=ages))
+        rows.append(_row_from_meta(slug, meta, today, decay, False, memo=memo))
     return sort_rows(rows)

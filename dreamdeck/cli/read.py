@@ -5,6 +5,7 @@ import sys
 import time
 
 from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
+from dreamdeck.core.index.shard_heads import ShardHeads
 from dreamdeck.core.index.strength import COLUMNS, sort_rows, strength_table
 from dreamdeck.core.ops.report import shard_report
 from dreamdeck.core.store.settings import load_settings
@@ -19,7 +20,7 @@ def _pinned(ws) -> frozenset[str]:
 def cmd_topics(args) -> int:
     ws = open_ws(args)
     settings = load_settings(ws.root)
-    rows = strength_table(ws.topics_dir, ws.today(), settings.decay, _pinned(ws))
+    rows = strength_table(ws.topics_dir, ws.today(), settings.decay, _pinned(ws), heads=ShardHeads.of(ws))
     if args.sort:
         column, _, direction = args.sort.partition(":")
         if column not in COLUMNS:

@@ -69,6 +69,24 @@ async def test_commits_show_kind_actor_approval_trigger_and_ref_and_the_selected
         assert " memory/topics/deploy-day.md   new file" in diff and "+Deploys go out on Tuesdays." in diff
 
 
+async def test_a_long_diff_shows_its_first_lines_and_how_to_see_the_rest(ws):
+    from dreamdeck.tui.screens.history import MAX_DIFF_LINES
+
+    two_dreams(ws)
+    (ws.topics_dir / "big.md").write_text("".join(f"line {n}\n" for n in range(1000)))
+    git(ws.root, "add", "-f", "memory/topics/big.md")
+    git(ws.root, "commit", "-qm", "a big shard")
+    short = git(ws.root, "rev-parse", "--short", "HEAD").strip()
+    app = make_app(ws, "history")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        diff = str(app.screen.query_one("#diff").render())
+        assert "memory/topics/big.md   new file  +1000 -0" in diff  # the counts are the whole file's
+        assert "+line 0" in diff and "+line 900" not in diff
+        assert diff.rstrip().endswith(f"more lines (git show {short} -- memory/)")
+        assert len(diff.splitlines()) <= MAX_DIFF_LINES + 5
+
+
 async def test_r_previews_the_blast_radius_and_y_rolls_back_as_a_new_commit(ws):
     after_first, dream2 = two_dreams(ws)
     pin_topic(ws, SHARD, actor="human:cli")  # a later commit on the same file shows in the preview

@@ -172,6 +172,38 @@ async def test_older_days_load_when_scrolled_to_or_jumped_to(agent_dir):
         assert table.scroll_y <= 7 < table.scroll_y + table.size.height - 1  # the row is on screen
 
 
+async def test_a_jump_to_a_far_day_opens_there_and_scrolling_shows_its_neighbours_in_order(agent_dir, monkeypatch):
+    from dreamdeck.core.index import stream_view
+
+    monkeypatch.setattr(stream_view, "JUMP_BYTES", 0)  # every day counts as far: the window reopens
+    days = ["2026-05-18", "2026-05-19", "2026-05-20", "2026-05-21", "2026-05-22"]
+    for day in days:
+        write_stream(agent_dir, day, [fragment_line(day, n, "t", f"{day} fragment {n}") for n in range(300)])
+    app = open_app(agent_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_stream(pilot)
+        view, table = screen.view, screen.table
+        app.pending_jump = ("2026-05-19", uuid_at("2026-05-19", 150))
+        await pilot.press("1", "6")
+        await wait_for(pilot, lambda: screen.jumped_key is not None, what="the jump")
+        assert table.current_row()["body"] == "2026-05-19 fragment 150" and not table.follow
+        assert (view.oldest_loaded, view.older_days, view.newer_days) == ("2026-05-19", 1, 2)
+        assert "▼ 2 newer" in purpose(screen)
+        await pilot.press("G")  # the end of the window: the next day loads below it
+        await wait_for(pilot, lambda: table.row_count >= 900, what="the newer day")
+        assert table.cursor_row == 599 and table.current_row()["body"] == "2026-05-20 fragment 299"
+        await pilot.press("g")  # the top: the day before loads above, the cursor stays on its row
+        await wait_for(pilot, lambda: table.row_count >= 1200, what="the older day")
+        assert table.cursor_row == 300 and table.current_row()["body"] == "2026-05-19 fragment 0"
+        assert [table.source.row(i)["body"] for i in (0, 299, 300, 600, 1199)] == [
+            "2026-05-18 fragment 0", "2026-05-18 fragment 299", "2026-05-19 fragment 0",
+            "2026-05-20 fragment 0", "2026-05-21 fragment 299"]
+        await pilot.press("f")  # following goes back to today
+        await wait_for(pilot, lambda: view.at_tail and table.current_row()["body"] == "2026-05-22 fragment 299",
+                       what="the tail")
+        assert table.follow and "newer" not in purpose(screen)
+
+
 # --- snapshot -----------------------------------------------------------------------------------
 def test_snapshot_stream_screen(snap_compare, agent_dir, utc):
     stream_app.build(agent_dir)

@@ -81,6 +81,27 @@ async def test_every_topic_with_every_column_of_dreamdeck_topics_in_typeclaws_or
                             "editor": "dormant", "tabs": "archived"}
 
 
+@pytest.mark.perf_contract(reason="the first paint builds the rows on screen, not one per topic")
+async def test_the_first_paint_builds_only_the_rows_on_screen_and_a_sort_builds_the_rest(ws):
+    from tests.support.memory import cite, shard_text, write_shard
+
+    for n in range(300):
+        write_shard(ws.root, f"topic-{n:03d}", shard_text(f"Topic {n}", [cite("2026-05-20", n)]))
+    app = make_app(ws)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        t = table(app)
+        rows = t.source.rows
+        assert t.row_count == 300 and rows.built <= SIZE[1]  # the rows on screen (and the cursor's)
+        assert t.render_line(1).text.split()[0] == "topic-000"
+        await pilot.press("G")  # the last row: built when it is shown
+        await settle(app, pilot)
+        assert t.current_row()["slug"] == "topic-299" and rows.built <= 2 * SIZE[1]
+        t.sort_by("heading")
+        await settle(app, pilot)
+        assert rows.built == 300 and t.source.row(0)["heading"] == "Topic 0"
+
+
 async def test_s_on_a_column_and_a_header_click_sort_and_reverse(topics):
     app = make_app(topics)
     async with app.run_test(size=SIZE) as pilot:

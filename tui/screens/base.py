@@ -156,7 +156,8 @@ class MemoryScreen(Screen):
         except NoMatches:
             app = self.app
             closing = (getattr(app, "_exit", False) or getattr(app, "_closing", False) or self._closing
-                       or getattr(app, "_unmounted", False) or not self.is_attached)
+                       or getattr(app, "_unmounted", False) or not self.is_attached
+                       or not app.is_running)  # shutting down: screens are pruned before any flag above
             if not closing:
                 raise  # a screen without its widgets while the app runs is a bug
             # else: a premounted screen's load that lands while the app tears its widgets down

@@ -22,7 +22,10 @@ from dreamdeck.tui.widgets.diff_text import diff_text
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
-MAX_DIFF_LINES = 3000
+# Lines of a commit's diff the pane shows: a Static lays out every line of its text when the
+# screen is shown, so a 3,000-line dream diff cost a switch to History ~0.5 s; the rest is
+# one `git show` away (the pane says so).
+MAX_DIFF_LINES = 400
 KIND_STYLE = {"dream": "cyan", "approval": "green", "rollback": "bold yellow", "pin": "magenta",
               "unpin": "magenta", "forget": "red", "unforget": "red", "reject": "dark_orange",
               "proposal": "blue", "defer": "blue", "edit": "bold"}
@@ -158,9 +161,13 @@ def split_patch(patch: str) -> list[tuple[str, str, list[str]]]:
     return sorted(files, key=lambda f: _file_order(f[0]))
 
 
-def render_patch(patch: str) -> Text:
-    """A commit's memory diff: one header per file (+/- counts), coloured hunks."""
+def render_patch(patch: str, max_lines: int | None = None, rest_hint: str = "") -> Text:
+    """A commit's memory diff: one header per file (+/- counts of the whole file), coloured hunks;
+    with `max_lines`, hunk lines stop there (in the order shown) and a last line says how many
+    more there are, with `rest_hint` (where to see them)."""
     out = Text()
+    budget = max_lines
+    hidden = 0
     for path, status, body in split_patch(patch):
         added = sum(1 for ln in body if ln.startswith("+"))
         removed = sum(1 for ln in body if ln.startswith("-"))
@@ -170,8 +177,15 @@ def render_patch(patch: str) -> Text:
         out.append(" ")
         out.append(f"-{removed}", style="red")
         out.append("\n")
-        out.append_text(diff_text("\n".join(body)))
+        shown = body if budget is None else body[:budget]
+        if budget is not None:
+            budget -= len(shown)
+            hidden += len(body) - len(shown)
+        if shown:
+            out.append_text(diff_text("\n".join(shown)))
         out.append("\n")
+    if hidden:
+        out.append(f"… {hidden} more lines{rest_hint}", style="dim")
     return out
 
 
@@ -356,11 +370,9 @@ class HistoryScreen(MemoryScreen):
                     f"trigger {row['trigger']}" + (f" · {row['ref']}" if row["ref"] else "") + "\n")
         meta.append(str(row["subject"]), style="bold")
         head.update(meta)
-        lines = patch.splitlines()
-        if len(lines) > MAX_DIFF_LINES:
-            patch = "\n".join(lines[:MAX_DIFF_LINES]) + (
-                f"\n… {len(lines) - MAX_DIFF_LINES} more lines (git show {row['short']} -- memory/)")
-        body.update(render_patch(patch) if patch.strip() else Text("(no changes under memory/)", style="dim"))
+        rest = f" (git show {row['short']} -- memory/)"
+        body.update(render_patch(patch, MAX_DIFF_LINES, rest) if patch.strip()
+                    else Text("(no changes under memory/)", style="dim"))
 
     # --- tabs and filter -------------------------------------------------------------------
     def _cycle(self, step: int) -> None:

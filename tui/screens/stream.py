@@ -1,7 +1,9 @@
 """Screen 6, Stream: the live tail of fragments across every day, newest at the bottom.
 
 The table is a VirtualTable over `core.stream_view.StreamView`, which indexes day files by byte
-offset (newest days first) and reads only the rows on screen. New bytes are noticed by a cheap
+offset (newest days first) and reads only the rows on screen. A citation jump to a far day opens
+the view's window at that day; scrolling from there loads the days above and below it, and
+following (`f`) goes back to the newest days. New bytes are noticed by a cheap
 stat poll every 50 ms; the new lines are indexed in a thread and installed here, so the row count
 never changes under the table while it paints. Following keeps the cursor on the newest fragment;
 moving up (or `f`) pauses, and the purpose line counts what arrived meanwhile.
@@ -31,8 +33,8 @@ from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
 POLL_SECONDS = 0.05  # a stat per loaded day file: appends show within ~100 ms
-LOAD_MARGIN = 3  # rows from the top of the loaded window that trigger loading older days
-OLDER_ROWS = 500  # fragments to load per step when scrolling into the past
+LOAD_MARGIN = 3  # rows from either end of the loaded window that trigger loading the next days
+OLDER_ROWS = 500  # fragments to load per step when scrolling into the past (or, after a jump, forward)
 SIDE_DETAIL = 160  # from this many columns the detail pane sits beside the table, else below it
 
 COLUMNS = [
@@ -67,7 +69,8 @@ class StreamScreen(StreamCuration, MemoryScreen):
         "again. Scrolling to the top loads older days; only the days you look at are read.\n\n"
         "The detail pane shows the selected fragment and its JSON line (`enter` opens it in a window). "
         "A citation opened from the Topics screen (`enter` on it) lands here with that fragment selected "
-        "and following paused.\n\n"
+        "and following paused. A citation far in the past opens the list at its day, without reading the "
+        "days between: scrolling up or down loads the days around it, and `f` goes back to today.\n\n"
         "**Filter** (`/`): words match the topic, body, who or source; terms narrow it: `topic:deploys`, "
         "`source:slack`, `who:dana`, `from:2026-05-01`, `to:2026-05-20`, `day:2026-05-21`. Every day is "
         "searched, newest first, one at a time; the matches show as they are found. `esc` returns to the "
@@ -111,8 +114,7 @@ class StreamScreen(StreamCuration, MemoryScreen):
         self.jumped_key: str | None = None  # the fragment a citation jump landed on
         self._scanning = False
         self._again = False
-        self._want_older = 0
-        self._want_until: str | None = None
+        self._want: dict[str, Any] = {}  # what the next scan should load besides changes
         self._jump: tuple[str, str] | None = None
         self._scan_error: str | None = None
         self._init_curation()
@@ -210,32 +212,39 @@ class StreamScreen(StreamCuration, MemoryScreen):
         if changed:
             self._kick_scan()
 
-    def _kick_scan(self, older_rows: int = 0, until: str | None = None) -> None:
+    def _kick_scan(self, **want: Any) -> None:
+        """Scan in a thread for changes and what `want` asks for (`older_rows`, `newer_rows`: rows
+        to add at an end; `at`: a jump's day; `tail`: back to the newest days). A request made
+        while a scan runs waits for it; a jump or a return to the tail replaces the other asks."""
         if self.view is None:
             return
-        self._want_older = max(self._want_older, older_rows)
-        if until is not None:
-            self._want_until = until if self._want_until is None else min(self._want_until, until)
+        if "at" in want or "tail" in want:
+            self._want = {}
+        for key in ("older_rows", "newer_rows"):
+            if want.get(key):
+                self._want[key] = max(self._want.get(key, 0), want[key])
+        for key in ("at", "tail"):
+            if want.get(key):
+                self._want[key] = want[key]
         if self._scanning:
             self._again = True
             return
         self._scanning = True
-        older, until = self._want_older, self._want_until
-        self._want_older, self._want_until = 0, None
-        self._scan_worker(self.view, older, until)
+        asked, self._want = self._want, {}
+        self._scan_worker(self.view, asked)
 
     @work(thread=True, group="stream-scan", exit_on_error=False)
-    def _scan_worker(self, view, older: int, until: str | None) -> None:
+    def _scan_worker(self, view, asked: dict[str, Any]) -> None:
         try:
-            plan, error = view.scan(older_rows=older, until=until), None
+            plan, error = view.scan(**asked), None
         except Exception as exc:  # an unreadable folder: say so, keep polling
             plan, error = None, f"{type(exc).__name__}: {exc}"
-        self.post_message(self.Scanned(view, (plan, older, until), error))
+        self.post_message(self.Scanned(view, (plan, asked), error))
 
     def on_stream_screen_scanned(self, message: StreamScreen.Scanned) -> None:
         message.stop()
         self._scanning = False
-        plan, older, until = message.plan
+        plan, asked = message.plan
         if message.view is not self.view:
             return
         if message.error:
@@ -244,19 +253,19 @@ class StreamScreen(StreamCuration, MemoryScreen):
             self._scan_error = message.error
         else:
             self._scan_error = None
-            self._install(plan, older, until)
+            self._install(plan, asked)
         if self._again:
             self._again = False
             self._kick_scan()
 
-    def _install(self, plan, older: int, until: str | None) -> None:
+    def _install(self, plan, asked: dict[str, Any]) -> None:
         view, table = self.view, self.table
         current = table.current_row() if table.row_count else None
         key = current.get("key") if current else None
         cursor, scroll_y = table.cursor_row, table.scroll_y
         delta = view.apply(plan)
         if delta.stale:  # something else was installed first: read again from there
-            self._kick_scan(older, until)
+            self._kick_scan(**asked)
             return
         if self.filtering:  # the table shows search matches: the view is kept current, unseen
             return
@@ -272,8 +281,9 @@ class StreamScreen(StreamCuration, MemoryScreen):
                 elif delta.prepended:
                     table.scroll_to(y=scroll_y + delta.prepended, animate=False)
                     table.move_cursor(cursor + delta.prepended, scroll=False)
-                self.new_count += delta.appended
-        if self._jump is not None and (until is not None or self._jump[0] >= (view.oldest_loaded or "")):
+                if not asked.get("newer_rows"):  # rows loaded below a jump are not news
+                    self.new_count += delta.appended
+        if self._jump is not None and ("at" in asked or view.covers(self._jump[0])):
             self._finish_jump()
         self._update_status()
 
@@ -284,6 +294,8 @@ class StreamScreen(StreamCuration, MemoryScreen):
     def _follow_changed(self, follow: bool) -> None:
         if follow:
             self.new_count = 0
+            if self.view is not None and not self.view.at_tail:  # after a jump: back to today
+                self._kick_scan(tail=True)
         self._update_status()
 
     def action_load_older(self) -> None:
@@ -293,17 +305,23 @@ class StreamScreen(StreamCuration, MemoryScreen):
             self.notify("every day is loaded")
 
     def _scrolled(self, scroll_y: float) -> None:
-        self._maybe_load_older(round(scroll_y))
+        top = round(scroll_y)
+        self._maybe_load_more(top, top + self.table._body_height - 1)  # noqa: SLF001 - the rows on screen
 
     @on(VirtualTable.RowHighlighted, "#stream-table")
     def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
         self._show_detail(event.row)
-        self._maybe_load_older(event.index)
+        self._maybe_load_more(event.index, event.index)
 
-    def _maybe_load_older(self, index: int) -> None:
+    def _maybe_load_more(self, top: int, bottom: int) -> None:
+        """Load the days above (below) the window when rows `top`..`bottom` near its top (end)."""
         view = self.view
-        if view is not None and index < LOAD_MARGIN and view.older_days and not self._scanning:
+        if view is None or self._scanning:
+            return
+        if top < LOAD_MARGIN and view.older_days:
             self._kick_scan(older_rows=OLDER_ROWS)
+        elif bottom >= len(view) - LOAD_MARGIN and view.newer_days:
+            self._kick_scan(newer_rows=OLDER_ROWS)
 
     # --- citation jump -------------------------------------------------------------------
     def _take_pending_jump(self) -> None:
@@ -313,7 +331,7 @@ class StreamScreen(StreamCuration, MemoryScreen):
         self.app.pending_jump = None  # type: ignore[attr-defined]
         self.action_clear_filter()  # a citation lands in the live tail
         self._jump = (str(jump[0]), str(jump[1]))
-        self._kick_scan(until=self._jump[0])
+        self._kick_scan(at=self._jump[0])
 
     def _finish_jump(self) -> None:
         date, fid = self._jump  # type: ignore[misc]
@@ -395,6 +413,8 @@ class StreamScreen(StreamCuration, MemoryScreen):
             text.append(f"  │ {len(view):,} fragments in {view.loaded_days} of {view.total_days} days")
             if view.older_days:
                 text.append(f" · ▲ {view.older_days} older (scroll up or o)")
+            if view.newer_days:
+                text.append(f" · ▼ {view.newer_days} newer (scroll down, f for today)")
             if view.hidden:
                 text.append(f" · {view.hidden} forgotten hidden")
         purpose.update(text)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from rich.text import Text
 from textual import on, work
@@ -17,6 +18,9 @@ from dreamdeck.core.ops.report import shard_report
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.panes import NavList, ScrollPane
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+
+if TYPE_CHECKING:
+    from dreamdeck.core.index.strength import StrengthRow
 
 TIER_STYLE = {"mentioned": "dim", "observed": "cyan", "consistently": "green", "always": "bold green"}
 STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange", "archived": "red", "pinned": "bold magenta"}
@@ -69,6 +73,42 @@ class CitationList(NavList):
     """The shard's citations, each resolved to its fragment; `enter` opens it on the Stream screen."""
 
     BINDINGS = [Binding("enter", "select", "Open in Stream", key_display="⏎", id="topics.open_citation")]
+
+
+class StrengthRows(Sequence[Mapping[str, object]]):
+    """The strength table's rows as the table's dicts, each built the first time it is asked for:
+    the first paint at 100,000 topics builds the rows on screen, not 100,000 dicts (a sort or a
+    filter by a column builds the rest)."""
+
+    def __init__(self, rows: list[StrengthRow]):
+        self._rows = rows
+        self._dicts: list[dict[str, object] | None] = [None] * len(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @property
+    def built(self) -> int:
+        """How many rows have been turned into dicts so far."""
+        return len(self._dicts) - self._dicts.count(None)
+
+    @overload
+    def __getitem__(self, index: int) -> Mapping[str, object]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Mapping[str, object]]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        row = self._dicts[index]
+        if row is None:
+            r = self._rows[index]
+            row = r.to_json()  # filled in place: a merged copy per row costs a tenth of a second at 100k
+            row["score"] = r.score
+            row["heading"] = r.heading or "(untitled)"  # as `dreamdeck topics` prints it
+            self._dicts[index] = row
+        return row
 
 
 class TopicsScreen(MemoryScreen):
@@ -133,23 +173,18 @@ class TopicsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:
+        from dreamdeck.core.index.shard_heads import ShardHeads
         from dreamdeck.core.index.strength import strength_table
         from dreamdeck.core.store.settings import load_settings
         from dreamdeck.core.store.shard_files import list_shard_files
 
         ws = self.ws
         pinned = frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
-        rows = strength_table(ws.topics_dir, ws.today(), load_settings(ws.root).decay, pinned)
-        # "(untitled)" as `dreamdeck topics` prints it (an unparseable shard has no heading)
-        out = []
-        for r in rows:
-            row = r.to_json()  # filled in place: a merged copy per row costs a tenth of a second at 100k
-            row["score"] = r.score
-            row["heading"] = r.heading or "(untitled)"
-            out.append(row)
-        return out
+        rows = strength_table(ws.topics_dir, ws.today(), load_settings(ws.root).decay, pinned,
+                              heads=ShardHeads.of(ws))
+        return StrengthRows(rows)
 
-    def show(self, rows: list[dict]) -> None:
+    def show(self, rows: StrengthRows) -> None:
         table = self.query_one("#strength", VirtualTable)
         table.set_source(ListRowSource(rows, filter_keys=("slug", "heading", "tier", "status")), keep_cursor_key="slug")
         if not rows:

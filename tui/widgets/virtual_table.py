@@ -216,12 +216,13 @@ class ListRowSource:
 
     def __init__(
         self,
-        rows: list[Mapping[str, object]] | None = None,
+        rows: Sequence[Mapping[str, object]] | None = None,
         *,
         filter_keys: Iterable[str] | None = None,
         formatter: Callable[[str, object], str] | None = None,
     ) -> None:
-        self._rows: list[Mapping[str, object]] = rows if rows is not None else []
+        # Any sequence: a list, or rows built as they are asked for (append/extend need a list).
+        self._rows: Sequence[Mapping[str, object]] = rows if rows is not None else []
         self.filter_keys: tuple[str, ...] | None = (
             tuple(filter_keys) if filter_keys is not None else None
         )
@@ -247,7 +248,7 @@ class ListRowSource:
     # -- data --------------------------------------------------------------
 
     @property
-    def rows(self) -> list[Mapping[str, object]]:
+    def rows(self) -> Sequence[Mapping[str, object]]:
         """The underlying list (unsorted, unfiltered)."""
         return self._rows
 
@@ -264,12 +265,12 @@ class ListRowSource:
         return self._filter_text
 
     def append(self, row: Mapping[str, object]) -> None:
-        self._rows.append(row)
+        self._rows.append(row)  # type: ignore[attr-defined]  # a list's rows
 
     def extend(self, rows: Iterable[Mapping[str, object]]) -> None:
-        self._rows.extend(rows)
+        self._rows.extend(rows)  # type: ignore[attr-defined]  # a list's rows
 
-    def set_rows(self, rows: list[Mapping[str, object]]) -> None:
+    def set_rows(self, rows: Sequence[Mapping[str, object]]) -> None:
         """Replace the rows, keeping the current sort and filter."""
         self._rows = rows
         self._seen = len(rows)
