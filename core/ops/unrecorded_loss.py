@@ -88,7 +88,7 @@ def _ids(data: bytes | None) -> set[str]:
 
 def _working(ws: Workspace, rel: str) -> bytes | None:
     try:
-        return read_bytes_nofollow(ws.root / rel)
+        return read_bytes_nofollow(ws.root / rel, sole_name=False)  # a stream: a rewrite links it a moment
     except (OSError, LinkRefused):  # gone, or a link (doctor reports links on their own)
         return None
 

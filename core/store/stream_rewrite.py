@@ -226,6 +226,23 @@ def _links(ws: Workspace) -> list[Path]:
     return out
 
 
+def drop_unrenamed_links(ws: Workspace, path: Path) -> bool:
+    """Remove the replaced-inode links that name `path`'s current inode: left by a rewrite that
+    stopped between the link and the rename, they are a second name dreamdeck made for the live
+    stream, not a side door. The caller holds the stream lock. True when one was removed."""
+    try:
+        ino = os.lstat(path).st_ino
+    except OSError:
+        return False
+    dropped = False
+    for link in _links(ws):
+        m = _LINK_NAME.match(link.name)
+        if m is not None and m.group(1) == path.name[:10] and int(m.group(2)) == ino and _same_inode(link, os.lstat(path)):
+            _unlink_quietly(link)
+            dropped = True
+    return dropped
+
+
 # --- carrying what lands on a replaced inode ----------------------------------------------------
 def carry_replaced_streams(ws: Workspace, *, now: float | None = None) -> int:
     """Carry into each day's current file the lines written to its replaced inodes since; let go
