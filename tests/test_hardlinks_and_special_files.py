@@ -116,9 +116,10 @@ def test_a_folder_named_like_todays_stream_is_one_line_naming_it(seeded):
 
 def test_a_rewrites_own_link_left_by_a_crash_before_its_rename_does_not_block_remember(seeded):
     from dreamdeck.core.git.runner import git_dir
+    from dreamdeck.core.store.replaced_links import GIT_PLACE
 
     today = seeded / "memory" / "streams" / f"{D}.jsonl"
-    place = git_dir(seeded) / "dreamdeck-replaced-streams"
+    place = git_dir(seeded) / GIT_PLACE
     place.mkdir(mode=0o700, exist_ok=True)
     st = os.stat(today)
     os.link(today, place / f"{D}.{st.st_ino}.{st.st_size}.replaced")  # the rewrite stopped right here

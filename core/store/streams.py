@@ -31,6 +31,7 @@ from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, StreamProblem, parse_stream_bytes
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow, real_folder, refuse_links
+from dreamdeck.core.store.replaced_links import drop_unrenamed_links
 from dreamdeck.core.workspace import Workspace, parse_date
 
 
@@ -185,8 +186,6 @@ def append_fragment(
 def _append_stream(ws: Workspace, path: Path, data: bytes) -> None:
     """`append_durably` to a stream, the stream lock held. A second hard link is refused, unless
     it is one a stream rewrite made and a crash left before its rename (removed, then appended)."""
-    from dreamdeck.core.store.stream_rewrite import drop_unrenamed_links  # local: it imports this module
-
     try:
         append_durably(path, data)
     except LinkRefused:
