@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from dreamdeck.core.errors import GitError
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.git.commit import FALLBACK_IDENTITY
 from dreamdeck.core.git.runner import repo_args, run_git
 
@@ -39,7 +40,7 @@ def parse_note(text: str) -> list[tuple[str, str]]:
     pairs = []
     for line in text.splitlines():
         try:
-            rec = json.loads(line)
+            rec = load_json(line)
             pairs.append((str(rec["date"]), str(rec["line"])))
         except (json.JSONDecodeError, KeyError, TypeError):
             continue

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 
 from dreamdeck.core.formats.citations import Key, citation_keys
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.index import citation_ranges
 from dreamdeck.core.index.citation_ranges import DayScan, file_keys, shard_stats
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
@@ -79,7 +80,7 @@ def pending_reflection_keys(ws: Workspace, overlay: dict[str, str | None] | None
             text = overlay[name] if name in overlay else path.read_text(encoding="utf-8")
             if text is None:
                 continue
-            data = json.loads(text)
+            data = load_json(text)
         except (OSError, json.JSONDecodeError):
             continue
         if data.get("status") != "pending":

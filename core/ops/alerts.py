@@ -44,6 +44,7 @@ from typing import Any
 from filelock import FileLock
 
 from dreamdeck.core.errors import BadFile, BadInput
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.store.audit import NO_APPROVAL, AuditEntry, append_entries
 from dreamdeck.core.workspace import lock_file
@@ -137,7 +138,7 @@ def _load(root: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         raise BaselineError(f"{BASELINE_RELPATH} is not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("files"), dict):

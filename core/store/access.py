@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
@@ -76,7 +77,7 @@ def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: 
 
 def _parse(line: bytes) -> AccessRecord | None:
     try:
-        data = json.loads(line)
+        data = load_json(line)
         rec = AccessRecord(data["ts"], data["day"], data["op"], data["query"], tuple(data["items"]), data.get("detail") or {})
     except (ValueError, KeyError, TypeError):
         return None

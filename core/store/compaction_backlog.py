@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.workspace import DATE_RE, Workspace
 
@@ -48,7 +49,7 @@ def load_backlog(ws: Workspace) -> tuple[Backlog, str | None]:
     """(the days waiting, a problem to report or None)."""
     path = ws.memory / BACKLOG
     try:
-        data = json.loads(path.read_bytes())
+        data = load_json(path.read_bytes())
     except FileNotFoundError:
         return {}, None
     except (OSError, ValueError) as exc:

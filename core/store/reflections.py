@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.git.diff import FileDiff, diff_many, diff_texts
 from dreamdeck.core.workspace import Workspace
 
@@ -118,7 +119,7 @@ class Reflection:
 
     @classmethod
     def from_json(cls, text: str) -> Reflection:
-        d = json.loads(text)
+        d = load_json(text)
         _check_types(d)
         return cls(
             id=d["id"], created=d["created"], status=d.get("status", "pending"), dreamer=d.get("dreamer", ""),
