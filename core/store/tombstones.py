@@ -66,9 +66,15 @@ def load_tombstones(ws: Workspace) -> dict[tuple[str, str], Tombstone]:
                 del live[key]
             continue
         # a field of the wrong type is read as empty: the id still holds, and no reader meets a list
-        fields = {k: (rec.get(k) if isinstance(rec.get(k), str) else "") for k in Tombstone.__dataclass_fields__}
-        live[key] = Tombstone(**{**fields, "hard": bool(rec.get("hard"))})
+        live[key] = Tombstone(key[0], key[1], _text(rec, "hash"), _text(rec, "reason"), _text(rec, "actor"),
+                              _text(rec, "ts"), bool(rec.get("hard")), _text(rec, "topic"))
     return live
+
+
+def _text(rec: dict, name: str) -> str:
+    """A record's field as text: a field of the wrong type is read as empty (the id still holds)."""
+    value = rec.get(name)
+    return value if isinstance(value, str) else ""
 
 
 @dataclass(frozen=True)
