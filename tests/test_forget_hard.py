@@ -168,3 +168,14 @@ def test_forgetting_a_topic_hard_with_its_fragments_removes_their_text_from_memo
 
     assert result.purged and files_holding(agent_dir, "Frankfurt") == []
     assert any("git history" in line for line in result.remains)
+
+
+def test_a_hard_forget_whose_purge_waits_for_todays_writer_says_so_not_that_no_line_was_there(agent_dir):
+    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 1, "infra", BODY)])
+    commit_all(agent_dir)
+
+    proc = run(agent_dir, "forget", f"{TODAY}#{uuid_at(TODAY, 1)}", "--reason", "private", "--hard")
+
+    assert proc.returncode == 0, proc.stderr
+    assert "no line of it was in the stream" not in proc.stdout
+    assert "waits in the stream" in proc.stdout
