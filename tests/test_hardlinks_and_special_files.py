@@ -19,7 +19,7 @@ from dreamdeck.core.errors import BadFile, Refused
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 from tests.support.git import git
-from tests.support.memory import cite, commit_all, fragment_line, shard_text, write_shard, write_stream
+from tests.support.memory import cite, commit_all, fragment_line, make_quiet, shard_text, uuid_at, write_shard, write_stream
 
 D = "2026-05-22"
 SECRET = b"aws_password=hunter2-outside-secret\n"
@@ -129,3 +129,19 @@ def test_a_rewrites_own_link_left_by_a_crash_before_its_rename_does_not_block_re
     assert proc.returncode == 0, proc.stderr
     assert b"black tea" in today.read_bytes()
     assert os.stat(today).st_nlink == 1
+
+
+def test_a_hard_forget_in_a_stream_hard_linked_outside_never_writes_the_outside_file(agent_dir, outside):
+    day = "2026-05-20"
+    write_stream(agent_dir, day, [fragment_line(day, 1, "tea", "the user drinks green tea"),
+                                  fragment_line(day, 2, "tea", "the user drinks oolong")])
+    commit_all(agent_dir)
+    os.link(agent_dir / "memory" / "streams" / f"{day}.jsonl", outside / "copy.jsonl")
+    before = (outside / "copy.jsonl").read_bytes()
+    make_quiet(agent_dir)
+
+    proc = run_cli(agent_dir, "forget", f"{day}#{uuid_at(day, 1)}", "--reason", "private", "--hard")
+
+    assert proc.returncode == 0, proc.stderr
+    assert (outside / "copy.jsonl").read_bytes() == before  # not blanked through the shared inode
+    assert "has 2 hard links" in proc.stderr and "waits in the stream" in proc.stdout

@@ -36,9 +36,17 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, parse_stream_bytes
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.atomic import fsync_dir
+from dreamdeck.core.io.no_links import refuse_unusual
 from dreamdeck.core.io.open_writers import writers_holding
 from dreamdeck.core.io.private import ensure_private
-from dreamdeck.core.store.replaced_links import LINK_NAME, link_places, replaced_links, same_inode, unlink_quietly
+from dreamdeck.core.store.replaced_links import (
+    LINK_NAME,
+    drop_unrenamed_links,
+    link_places,
+    replaced_links,
+    same_inode,
+    unlink_quietly,
+)
 from dreamdeck.core.store.streams import read_path_for, read_stream_lines, stream_lock, write_path_for
 from dreamdeck.core.workspace import Workspace
 
@@ -73,11 +81,12 @@ def rewrite_stream(
     list), the grace period is watched by a thread appended to it, which the caller joins
     (`join_late_carriers`) before it ends."""
     with stream_lock(ws):
-        try:
-            old = open(path, "rb")
+        try:  # never through a link, never blocking on a FIFO (refused below as not a file)
+            old = open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb")
         except FileNotFoundError:
             return RewriteResult(False, [], [], 0)
         with old:
+            refuse_unusual(old.fileno(), path, sole_name=False)
             data = old.read()
             cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
             lines = parse_stream_bytes(data[:cut])
@@ -88,6 +97,9 @@ def rewrite_stream(
             dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
             if not dropped:
                 return RewriteResult(False, kept, [], 0)
+            shared = _shared_with(ws, path, old.fileno())
+            if shared:
+                return RewriteResult(False, lines, [], 0, blocked=shared)
             place = _link_place(ws, path)
             if place is None:
                 return RewriteResult(False, lines, [], 0, blocked=_NO_PLACE)
@@ -106,6 +118,20 @@ def rewrite_stream(
             else:
                 carried += _carry_until(ws, link, deadline, locked=True)
     return RewriteResult(True, kept, dropped, carried)
+
+
+def _shared_with(ws: Workspace, path: Path, fd: int) -> str | None:
+    """Why the stream may not be rewritten when its inode has another name (None when it has
+    not): the old inode is kept and its purged lines blanked in place, so a hard link to a file
+    outside would have that file written, and what it gains later carried into memory. A link of
+    our own left by a crash before its rename is removed first."""
+    if os.fstat(fd).st_nlink > 1:
+        drop_unrenamed_links(ws, path)
+    links = os.fstat(fd).st_nlink
+    if links <= 1:
+        return None
+    return (f"{path.name} has {links} hard links: another name shares its bytes, so it is never rewritten "
+            "(replace it with a copy of its own: cp, then mv over it)")
 
 
 def _day_of(path: Path) -> str:
