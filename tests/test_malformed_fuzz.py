@@ -95,7 +95,8 @@ def _folder(rel: str):
 def _fifo(rel: str):
     def damage(root: Path) -> tuple[Path, bytes]:
         path = root / rel
-        if path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if os.path.lexists(path):
             path.unlink()
         os.mkfifo(path)  # a reader that opens it blocking waits for a writer forever
         return path, b""
@@ -253,6 +254,20 @@ def test_approving_a_proposal_over_a_malformed_line_in_todays_stream_commits_and
 def test_every_verb_answers_deeply_nested_json_wrong_field_types_and_a_fifo(seeded, tmp_path):
     root, damage = damaged_copy(seeded, tmp_path, *NESTED)
     for args in READS + WRITES:
+        check(root, damage, args)
+
+
+# A FIFO where dreamdeck reads a file: opened blocking, it waits for a writer forever.
+FIFOS = ["dreamdeck.toml", "memory/meta/access.jsonl", "memory/meta/audit.log", "memory/meta/reflections/r-1.json",
+         "memory/meta/pending-memories.md", "memory/meta/.journal.json", "memory/meta/critical-baseline.json",
+         "memory/meta/compaction-backlog.json", "memory/meta/tombstones.jsonl", STATE]
+
+
+@pytest.mark.parametrize("rel", FIFOS)
+def test_a_fifo_where_dreamdeck_reads_a_file_is_answered_never_waited_on(seeded, tmp_path, rel):
+    root = fresh_copy(seeded, tmp_path)
+    damage = [_fifo(rel)(root)]
+    for args in (("topics",), ("review",), ("doctor",), ("alerts",), ("audit",), ("dream", "--dreamer", "offline")):
         check(root, damage, args)
 
 

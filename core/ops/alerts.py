@@ -46,6 +46,7 @@ from filelock import FileLock
 from dreamdeck.core.errors import BadFile, BadInput
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.atomic import atomic_write_text
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.store.audit import NO_APPROVAL, AuditEntry, append_entries
 from dreamdeck.core.workspace import lock_file
 
@@ -134,7 +135,7 @@ def _kind(old_sha: str | None, new_sha: str | None) -> str:
 def _load(root: Path) -> dict[str, Any] | None:
     path = baseline_path(root)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes_nofollow(path).decode("utf-8", "replace")
     except FileNotFoundError:
         return None
     try:
