@@ -212,3 +212,15 @@ def test_a_one_word_key_names_the_same_setting_only_within_one_topic():
 
 def test_a_report_of_an_event_is_not_the_statement_it_resembles():
     assert not same_claim(extract("reviewed the billing PR"), extract("Dana: will review the billing PR"), same_topic=True)
+
+
+def test_a_long_unbroken_body_is_read_in_one_pass_not_once_per_character():
+    """A pasted log or blob of 300,000 characters without a space: the Korean rejection pattern
+    scanned from every character made this take tens of minutes (a 10 MB line hung the dream)."""
+    claim = extract("x" * 300_000)
+    assert claim.rejected == frozenset()
+
+
+@pytest.mark.parametrize("text", ["npm 대신 pnpm을 쓴다", "npm대신 pnpm을 쓴다", "이제 npm 대신 pnpm"])
+def test_a_korean_rejection_still_rules_out_the_word_before_daesin(text):
+    assert extract(text).rejected == frozenset({"npm"})

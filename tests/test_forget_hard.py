@@ -193,3 +193,14 @@ def test_a_waiting_compactions_reason_quoting_the_text_loses_it_too(agent_dir):
 
     assert "Frankfurt" not in backlog.read_text() and "[forgotten]" in backlog.read_text()
     assert json.loads(backlog.read_text())["days"][TODAY]["purge"] == [uuid_at(TODAY, 2)]
+
+
+def test_a_hard_forget_whose_purge_waits_for_todays_writer_says_so_not_that_no_line_was_there(agent_dir):
+    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 1, "infra", BODY)])
+    commit_all(agent_dir)
+
+    proc = run(agent_dir, "forget", f"{TODAY}#{uuid_at(TODAY, 1)}", "--reason", "private", "--hard")
+
+    assert proc.returncode == 0, proc.stderr
+    assert "no line of it was in the stream" not in proc.stdout
+    assert "waits in the stream" in proc.stdout

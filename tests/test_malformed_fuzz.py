@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import shutil
 from pathlib import Path
 
@@ -91,6 +92,30 @@ def _folder(rel: str):
     return damage
 
 
+def _fifo(rel: str):
+    def damage(root: Path) -> tuple[Path, bytes]:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if os.path.lexists(path):
+            path.unlink()
+        os.mkfifo(path)  # a reader that opens it blocking waits for a writer forever
+        return path, b""
+    return damage
+
+
+def _not_kept(damage):
+    """`damage`, whose bytes a mutation may replace (only a crash-free read is checked)."""
+    return lambda root: (damage(root)[0], b"")
+
+
+def _receipt(data: bytes):
+    def damage(root: Path) -> tuple[Path, bytes]:
+        path = sorted((root / "memory" / "meta" / "receipts").iterdir())[0]
+        path.write_bytes(data)
+        return path, data
+    return damage
+
+
 def _truncate(rel: str, keep: int):
     def damage(root: Path) -> tuple[Path, bytes]:
         path = root / rel
@@ -123,6 +148,16 @@ CORRUPTIONS = {
                                        b'{"id": 5, "status": ["pending"], "hunks": "x", "created": {}}'),
     "reflection-truncated": _truncate("memory/meta/reflections/r-1.json", 30),
     "tombstones-wrong-types": _append("memory/meta/tombstones.jsonl", b'[1,2]\n{"date": 5, "id": null}\n"x"\n'),
+    "tombstones-deeply-nested": _append("memory/meta/tombstones.jsonl", b"[" * 100_000 + b"\n"),
+    "tombstones-wrong-field-types": _append("memory/meta/tombstones.jsonl",
+                                            b'{"op":"forget","date":"2026-05-20","id":"x","hash":[1],"topic":{},"reason":5}\n'),
+    "access-deeply-nested": _append("memory/meta/access.jsonl", b"[" * 100_000 + b"\n"),
+    # the backlog only ever delays a compaction: a damaged one is reported and rewritten by design
+    "backlog-deeply-nested": _not_kept(_replace("memory/meta/compaction-backlog.json", b"[" * 100_000)),
+    "baseline-deeply-nested": _replace("memory/meta/critical-baseline.json", b"[" * 100_000),
+    "reflection-deeply-nested": _replace("memory/meta/reflections/r-1.json", b'{"id":' + b"[" * 100_000 + b"}"),
+    "receipt-deeply-nested": _receipt(b'{"run":' + b"[" * 100_000 + b"}"),
+    "stream-is-a-fifo": _fifo("memory/streams/2026-05-21.jsonl"),
     "tombstones-invalid-utf8": _append("memory/meta/tombstones.jsonl", b'{"date":"\xff"}\n'),
     "settings-invalid": _replace("dreamdeck.toml", b"[dreaming\nreview = \n"),
     "settings-inf": _replace("dreamdeck.toml", b"[decay]\nhalf_life_days = inf\n"),
@@ -151,6 +186,10 @@ CONTENT = ["stream-truncated-line", "stream-binary", "stream-invalid-utf8", "str
            "stream-wrong-types", "stream-is-a-folder", "shard-invalid-utf8", "shard-binary", "shard-is-a-folder",
            "reflection-wrong-types", "tombstones-wrong-types", "tombstones-invalid-utf8", "proposals-garbage",
            "audit-garbage"]
+# Nested a hundred thousand deep (a RecursionError in json), wrong-typed fields, a FIFO: one file
+# each, all at once, under every verb.
+NESTED = ["tombstones-deeply-nested", "tombstones-wrong-field-types", "access-deeply-nested", "backlog-deeply-nested",
+          "baseline-deeply-nested", "reflection-deeply-nested", "receipt-deeply-nested", "stream-is-a-fifo"]
 
 
 def fresh_copy(seeded: Path, tmp: Path) -> Path:
@@ -198,6 +237,39 @@ def test_every_read_verb_answers_memory_damaged_everywhere_at_once(seeded, tmp_p
 def test_every_mutation_over_memory_damaged_everywhere_keeps_the_damaged_bytes(seeded, tmp_path, args):
     root, damage = damaged_copy(seeded, tmp_path, *CONTENT)
     check(root, damage, args)
+
+
+def test_approving_a_proposal_over_a_malformed_line_in_todays_stream_commits_and_leaves_no_journal(seeded, tmp_path):
+    """The proposal's fragment line is restored to today's stream past the ids already there: a
+    line of NUL bytes there crashed the door after its files were written, and the journal it
+    left crashed every `doctor --fix` after (memory stuck until the line was removed by hand)."""
+    root, damage = damaged_copy(seeded, tmp_path, "stream-nul-bytes")
+
+    status, err = check(root, damage, ("approve", "p-1"))
+
+    assert status == 0, err
+    assert not (root / "memory" / "meta" / ".journal.json").exists()
+    assert check(root, damage, ("doctor", "--fix"))[0] in (0, 1)
+
+
+def test_every_verb_answers_deeply_nested_json_wrong_field_types_and_a_fifo(seeded, tmp_path):
+    root, damage = damaged_copy(seeded, tmp_path, *NESTED)
+    for args in READS + WRITES:
+        check(root, damage, args)
+
+
+# A FIFO where dreamdeck reads a file: opened blocking, it waits for a writer forever.
+FIFOS = ["dreamdeck.toml", "memory/meta/access.jsonl", "memory/meta/audit.log", "memory/meta/reflections/r-1.json",
+         "memory/meta/pending-memories.md", "memory/meta/.journal.json", "memory/meta/critical-baseline.json",
+         "memory/meta/compaction-backlog.json", "memory/meta/tombstones.jsonl", STATE]
+
+
+@pytest.mark.parametrize("rel", FIFOS)
+def test_a_fifo_where_dreamdeck_reads_a_file_is_answered_never_waited_on(seeded, tmp_path, rel):
+    root = fresh_copy(seeded, tmp_path)
+    damage = [_fifo(rel)(root)]
+    for args in (("topics",), ("review",), ("doctor",), ("alerts",), ("audit",), ("dream", "--dreamer", "offline")):
+        check(root, damage, args)
 
 
 @settings(max_examples=16, deadline=None, derandomize=True,

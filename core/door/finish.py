@@ -114,7 +114,7 @@ def _restore_lines(ws: Workspace, journal: Journal, step: Step) -> None:
         return
     for day, lines in journal.evidence.restore_lines.items():
         path = read_path_for(ws, day)
-        present = {ln.event.get("id") for ln in read_stream_lines(path)} if path else set()  # type: ignore[union-attr]
+        present = {ln.event.get("id") for ln in read_stream_lines(path) if ln.event is not None} if path else set()
         missing = []
         for line in lines:
             ev = try_parse_event_line(line)

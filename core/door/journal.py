@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, Plan, Reference
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
-from dreamdeck.core.io.no_links import refuse_links
+from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_links
 from dreamdeck.core.store.tombstones import Tombstone
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
@@ -158,7 +159,7 @@ def write_journal(ws: Workspace, journal: Journal) -> None:
 def read_journal(ws: Workspace) -> Journal | None:
     """The journal an interrupted apply left, or None; TornJournal when it is not JSON."""
     try:
-        data = json.loads((ws.memory / JOURNAL).read_text(encoding="utf-8"))
+        data = load_json(read_bytes_nofollow(ws.memory / JOURNAL, sole_name=False).decode("utf-8"))
     except FileNotFoundError:
         return None
     except (json.JSONDecodeError, UnicodeDecodeError, OSError, RecursionError):

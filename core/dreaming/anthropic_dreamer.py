@@ -21,6 +21,7 @@ from dreamdeck.core.dreaming.protocol import (
     DreamScratch,
 )
 from dreamdeck.core.errors import BadInput
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.store.settings import DEFAULT_LOSS_BOUND
 
@@ -35,7 +36,7 @@ def _one_line(text: str, limit: int = 300) -> str:
 def _tool_result_text(result: str) -> tuple[str, bool]:
     """The result as sent back (through `redact_for_llm`) and whether it is an error."""
     try:
-        data = json.loads(result)
+        data = load_json(result)
     except ValueError:
         return redact_for_llm(result), True
     is_error = not (isinstance(data, dict) and data.get("ok") is True)

@@ -9,13 +9,13 @@ since the last run. Every answer carries one short human line saying why.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 
 from croniter import croniter
 
 from dreamdeck.core.dreaming.lock import DreamLock
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.store.settings import DreamingSettings, Settings, load_settings
 from dreamdeck.core.workspace import Workspace
 
@@ -57,7 +57,7 @@ def last_run_time(ws: Workspace) -> datetime | None:
     # Receipt ids sort by their start time; look at a few in case the newest is unreadable.
     for path in sorted(folder.glob("d-*.json"), reverse=True)[:5]:
         try:
-            started = json.loads(path.read_text(encoding="utf-8")).get("started")
+            started = load_json(path.read_text(encoding="utf-8")).get("started")
             when = _aware(datetime.fromisoformat(started))
         except (OSError, ValueError, TypeError, AttributeError):
             continue

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from filelock import FileLock, Timeout
 
 from dreamdeck.core.errors import Busy
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.workspace import Workspace
 
@@ -55,7 +56,7 @@ class DreamLock:
     def holder(self) -> Holder | None:
         """Who holds the dream lock now, or None (a stale record is cleared on sight)."""
         try:
-            data = json.loads(self._info.read_text())
+            data = load_json(self._info.read_text())
             holder = Holder(int(data["pid"]), str(data["host"]), str(data["trigger"]), float(data["started"]))
         except (FileNotFoundError, ValueError, KeyError, TypeError):
             return None

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.core.formats.citations import CITATION
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.secrets import new_secret_families, redact_secrets
 from dreamdeck.core.formats.slugs import SLUG_REGEX
 from dreamdeck.core.index.strength import StrengthRow
@@ -204,7 +205,7 @@ class DreamScratch:
         return slug, None
 
     def _note(self, tool: str, target: str, result: str) -> str:
-        data = json.loads(result)
+        data = load_json(result)
         reason = "ok" if data.get("ok") else data.get("reason", "error")
         self.log.append((tool, target, reason))
         if not data.get("ok"):

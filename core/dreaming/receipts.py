@@ -6,6 +6,7 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.workspace import Workspace
 
 
@@ -91,7 +92,7 @@ def list_receipts(ws: Workspace, limit: int = 20) -> list[dict]:
     out = []
     for path in sorted(folder.glob("d-*.json"), reverse=True)[:limit]:
         try:
-            out.append(json.loads(path.read_text(encoding="utf-8")))
+            out.append(load_json(path.read_text(encoding="utf-8")))
         except (OSError, json.JSONDecodeError):
             continue
     return out

@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from dreamdeck.core.formats.secret_disguises import encoded_runs, fold
+
 REDACTED = "[REDACTED:{family}]"
 
 # What may not come right before a prefix that also occurs inside words (a literal \n, \t or
@@ -280,6 +282,25 @@ def _matches(rule: SecretRule, text: str):
 
 
 def _raw_findings(text: str) -> list[SecretFinding]:
+    """The rules' findings in `text`, in its folded form (look-alike and invisible characters,
+    mapped back to their span here) and in what its base64 runs decode to (the whole run)."""
+    found = _literal_findings(text)
+    folded = fold(text)
+    if folded is not None:
+        view, where = folded
+        seen = {(f.start, f.end) for f in found}
+        for f in _literal_findings(view):
+            start, end = where[f.start], where[f.end - 1] + 1
+            if (start, end) not in seen:
+                found.append(SecretFinding(f.family, start, end, f.generic))
+    for start, end, decoded in encoded_runs(text):
+        inner = _literal_findings(decoded)
+        if inner:
+            found.append(SecretFinding(inner[0].family, start, end, all(f.generic for f in inner)))
+    return sorted(found, key=lambda f: (f.start, -f.end))
+
+
+def _literal_findings(text: str) -> list[SecretFinding]:
     found = []
     low = text.lower()
     for rule in SECRET_RULES:

@@ -2,12 +2,12 @@
 memory commit with its Actor / Approval / Trigger trailers."""
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from dreamdeck.core.formats.jscompat import JS_LINE_BREAKS, JS_SPACE, js_trim
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.runner import GitError, repo_args, run_git
 
@@ -214,7 +214,7 @@ def _collect_added_fragments(detail: DreamDetail, patch: str) -> None:
 def _fragment_summary(line: str, day: str) -> AddedFragment | str | None:
     """TypeClaw `parseFragmentLine`: None when unparseable, "skip" for other event types."""
     try:
-        event = json.loads(line)
+        event = load_json(line)
     except ValueError:
         return None
     if not isinstance(event, dict):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dreamdeck.core.errors import GitError
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.git.commit import FALLBACK_IDENTITY
 from dreamdeck.core.git.runner import repo_args, run_git
 
@@ -68,7 +69,7 @@ def parse_entries(text: str) -> list[GcEntry]:
     entries = []
     for line in text.splitlines():
         try:
-            rec = json.loads(line)
+            rec = load_json(line)
             day, raw = str(rec["date"]), str(rec["line"])
         except (json.JSONDecodeError, KeyError, TypeError):
             continue
@@ -79,7 +80,7 @@ def parse_entries(text: str) -> list[GcEntry]:
 def line_id(raw: str) -> str:
     """The id of a collected fragment line ("" when the line is not an object with one)."""
     try:
-        rec = json.loads(raw)
-    except (ValueError, RecursionError):
+        rec = load_json(raw)
+    except ValueError:
         return ""
     return str(rec.get("id", "")) if isinstance(rec, dict) else ""

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from dreamdeck.core.formats.citations import Key, citation_keys
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.cache import MISS, Stamp, StampCache, clock, file_stamp, settled, stamp_of
 
 FILENAME = "citation-ranges.json"
@@ -106,7 +107,7 @@ class CitationRanges:
             return
         try:
             with open(path, "rb") as fh:
-                data = json.loads(fh.read())
+                data = load_json(fh.read())
         except (OSError, ValueError):  # missing, unreadable, truncated, not UTF-8
             return
         if not (isinstance(data, dict) and data.get("version") == VERSION and isinstance(data.get("files"), dict)):

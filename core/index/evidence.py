@@ -19,9 +19,11 @@ import os
 from dataclasses import dataclass
 
 from dreamdeck.core.formats.citations import Key, citation_keys
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.index import citation_ranges
 from dreamdeck.core.index.citation_ranges import DayScan, file_keys, shard_stats
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.core.workspace import Workspace
 
@@ -76,10 +78,10 @@ def pending_reflection_keys(ws: Workspace, overlay: dict[str, str | None] | None
         if name not in overlay and peek_status(path) not in (None, "pending"):
             continue  # decided: only a pending reflection protects anything
         try:
-            text = overlay[name] if name in overlay else path.read_text(encoding="utf-8")
+            text = overlay[name] if name in overlay else read_bytes_nofollow(path).decode("utf-8", "replace")
             if text is None:
                 continue
-            data = json.loads(text)
+            data = load_json(text)
         except (OSError, json.JSONDecodeError):
             continue
         if data.get("status") != "pending":

@@ -12,6 +12,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.stream_lines import fragment_line_ids
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp, settled
@@ -52,7 +53,7 @@ class DreamedDays:
     def __init__(self, ws):
         self.path = ws.lock_dir / "dreamed-days.json"
         try:
-            self.entries: dict[str, list] = json.loads(self.path.read_text())
+            self.entries: dict[str, list] = load_json(self.path.read_text())
         except (OSError, ValueError):
             self.entries = {}
         self.dirty = False

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from dreamdeck.core.errors import BadFile
 from dreamdeck.core.formats.js_text import code_unit_key
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.references import ReferenceMeta, ReferenceParseError, parse_reference
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, parse_stream_bytes
@@ -311,7 +312,7 @@ def day_summary(path: str) -> DaySummary:
 def load_people_projection(ws: Workspace, files: list[tuple[str, str]]) -> None:
     """Seed the in-memory summaries from the projection beside the locks (a fresh process)."""
     try:
-        data = json.loads((ws.lock_dir / PROJECTION).read_text(encoding="utf-8"))
+        data = load_json((ws.lock_dir / PROJECTION).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
     if not isinstance(data, dict):

@@ -3,7 +3,8 @@
 Streams, the audit log, tombstones and the proposals file are append-only logs that other
 processes (the agent's logger, sub-agents, a person with an editor) write too. An append is a
 single `O_APPEND` write loop and an fsync, so it never overwrites what someone else wrote, and a
-crash leaves the bytes before it untouched.
+crash leaves the bytes before it untouched. Only a regular file with no other hard link is
+appended to (`no_links.refuse_unusual`).
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import fcntl
 import os
 from pathlib import Path
 
-from dreamdeck.core.io.no_links import refuse_links
+from dreamdeck.core.errors import BadFile
+from dreamdeck.core.io.no_links import refuse_links, refuse_unusual, shown_path
 
 
 def append_durably(path: Path | str, data: bytes, *, own_line: bool = False) -> None:
@@ -29,12 +31,15 @@ def append_durably(path: Path | str, data: bytes, *, own_line: bool = False) -> 
     path.parent.mkdir(parents=True, exist_ok=True)
     refuse_links(path.parent)
     try:  # O_NOFOLLOW: a link swapped in after the check is refused by the kernel
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             refuse_links(path)
+        if exc.errno == errno.EISDIR:
+            raise BadFile(f"{shown_path(path)} is not a regular file (a folder); remove it or move it out of memory/") from None
         raise
     try:
+        refuse_unusual(fd, path)  # a FIFO, or a second hard link: the bytes would land elsewhere
         if own_line:
             fcntl.flock(fd, fcntl.LOCK_EX)  # released by close
             size = os.fstat(fd).st_size

@@ -10,6 +10,14 @@ Above `memory/` nothing is checked: a workspace's root is resolved when it is op
 paths built from it hold no link there, and dreamdeck's private folder (`core.io.private`) checks
 its own. The final component is also opened with `O_NOFOLLOW`, so a link swapped in between the
 check and the open is refused by the kernel.
+
+The same holds for the other side doors, checked on the opened file (`refuse_unusual`): a FIFO,
+a folder or a device named like a memory file is one BadFile naming it (a FIFO is opened
+non-blocking, so a reader never waits on it forever), and a file with a second hard link is
+refused where its bytes are written in place (an append to today's stream hard-linked to a file
+outside would land there) or read to be written back (a shard hard-linked to a credentials file
+would carry its bytes into git). Stream reads allow a second name: a stream rewrite links the
+old inode for a moment to carry late appends (`store.stream_rewrite`).
 """
 from __future__ import annotations
 
@@ -20,7 +28,8 @@ from pathlib import Path
 
 from dreamdeck.core.errors import BadFile, Refused
 
-__all__ = ["LinkRefused", "refuse_links", "real_folder", "read_bytes_nofollow", "read_text_nofollow", "shown_path", "MEMORY"]
+__all__ = ["LinkRefused", "refuse_links", "refuse_unusual", "real_folder", "read_bytes_nofollow", "read_text_nofollow",
+           "shown_path", "MEMORY"]
 
 MEMORY = "memory"
 
@@ -74,14 +83,37 @@ def real_folder(path: Path | str) -> bool:
         return False
 
 
-def read_bytes_nofollow(path: Path | str) -> bytes:
-    """The bytes of a memory file, refusing a link anywhere from `memory/` down."""
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def refuse_unusual(fd: int, path: Path | str, *, sole_name: bool = True) -> None:
+    """BadFile when the opened `fd` is not a regular file; with `sole_name`, LinkRefused when the
+    file has another hard link (its bytes are shared with a name dreamdeck does not own)."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a file")
+        raise BadFile(f"{shown_path(path)} is not a regular file ({kind}); remove it or move it out of memory/")
+    if sole_name and st.st_nlink > 1:
+        raise LinkRefused(
+            f"refused: {path} has {st.st_nlink} hard links; dreamdeck never reads or writes memory through a "
+            "file another name shares — replace it with a copy of its own (cp, then mv over it)")
+
+
+def read_bytes_nofollow(path: Path | str, *, sole_name: bool = True) -> bytes:
+    """The bytes of a memory file, refusing a link anywhere from `memory/` down, and anything
+    `refuse_unusual` refuses (`sole_name=False`: a second hard link is allowed)."""
     refuse_links(Path(path).parent)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
         if exc.errno == errno.ELOOP or os.path.islink(path):  # ELOOP: the final component is a link
             raise _refuse(Path(path)) from None
+        raise
+    try:
+        refuse_unusual(fd, path, sole_name=sole_name)
+    except BaseException:
+        os.close(fd)
         raise
     with os.fdopen(fd, "rb") as fh:
         return fh.read()

@@ -44,7 +44,9 @@ from typing import Any
 from filelock import FileLock
 
 from dreamdeck.core.errors import BadFile, BadInput
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.atomic import atomic_write_text
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.store.audit import NO_APPROVAL, AuditEntry, append_entries
 from dreamdeck.core.workspace import lock_file
 
@@ -133,11 +135,11 @@ def _kind(old_sha: str | None, new_sha: str | None) -> str:
 def _load(root: Path) -> dict[str, Any] | None:
     path = baseline_path(root)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes_nofollow(path).decode("utf-8", "replace")
     except FileNotFoundError:
         return None
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         raise BaselineError(f"{BASELINE_RELPATH} is not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("files"), dict):

@@ -111,7 +111,7 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
         started = clock()
         stamp = _lstamp(path)  # taken again right before the read that is recorded under it
         try:
-            data = read_bytes_nofollow(path)
+            data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
         except FileNotFoundError:
             data = b""
         rel = ws.rel(path)

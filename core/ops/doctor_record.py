@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.cache import Stamp
 from dreamdeck.core.workspace import Workspace
 
@@ -89,7 +90,7 @@ class Record:
         self._new_cites = []
 
     def shard_findings(self) -> dict[str, list[Row]]:
-        return {rel: json.loads(found) for rel, found in
+        return {rel: load_json(found) for rel, found in
                 self.db.execute("SELECT rel, findings FROM shard WHERE findings != '[]'")}
 
     def uncited_citations(self) -> list[tuple[str, str, str]]:
@@ -119,7 +120,7 @@ class Record:
             "WHERE day = ?", ((day,) for day in days))
 
     def stream_problems(self) -> dict[str, list[Row]]:
-        return {day: json.loads(found) for day, found in
+        return {day: load_json(found) for day, found in
                 self.db.execute("SELECT day, problems FROM stream WHERE problems != '[]'")}
 
     def held(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:

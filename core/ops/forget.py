@@ -85,6 +85,7 @@ class ForgetResult:
     deleted: list[str] = field(default_factory=list)
     orphaned: list[str] = field(default_factory=list)  # shards left with prose but no citation
     purged: bool = False
+    waiting: bool = False  # hard: a line to purge waits in a stream a writer may hold open
     warnings: list[str] = field(default_factory=list)
     remains: list[str] = field(default_factory=list)  # hard: where the text still is, and the way out
     apply: ApplyResult | None = None
@@ -94,7 +95,7 @@ class ForgetResult:
             "message": self.message, "sha": self.sha,
             "tombstoned": [f"{d}#{i}" for d, i in self.tombstoned], "edited": self.edited,
             "deleted": self.deleted, "orphaned": self.orphaned, "purged": self.purged,
-            "warnings": self.warnings, "remains": self.remains,
+            "waiting": self.waiting, "warnings": self.warnings, "remains": self.remains,
         }
 
 
@@ -243,6 +244,7 @@ def forget_fragment(
         [e.path for e in edits if e.new is None], orphaned, purged, apply=result,
     )
     out.warnings += waiting
+    out.waiting = bool(waiting)
     if hard:
         out.remains = what_remains(ws, day, fid, pieces, malformed_lines(ws, day, fid))
     if orphaned:
@@ -341,6 +343,7 @@ def forget_topic(
         [e.path for e in edits if e.new is None], orphaned, bool(purged), apply=result,
     )
     out.warnings += waiting
+    out.waiting = bool(waiting)
     if hard and stones:
         remains = [line for _, s in stones for line in what_remains(ws, s.date, s.id, texts.get(s.key, []),
                                                                  malformed_lines(ws, s.date, s.id))]

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.scrub import scrub
 from dreamdeck.core.formats.stream_lines import FRAGMENT_PREFIX
 from dreamdeck.core.git.notes import NOTES_REF
@@ -135,7 +136,7 @@ def meta_scrubs(ws: Workspace, pieces: list[str]) -> dict[str, str]:
             new = scrub(text, pieces)
             if path.suffix == ".json":
                 try:
-                    new = json.dumps(_scrub_json(json.loads(text), pieces), ensure_ascii=False, indent=2) + "\n"
+                    new = json.dumps(_scrub_json(load_json(text), pieces), ensure_ascii=False, indent=2) + "\n"
                 except ValueError:
                     pass
             if new != text:

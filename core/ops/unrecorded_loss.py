@@ -15,11 +15,11 @@ first commit, there is nothing to compare with and nothing is said.
 """
 from __future__ import annotations
 
-import json
 import os
 
 from dreamdeck.core.door.journal import TornJournal, read_journal
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, fragment_line_ids
 from dreamdeck.core.git.blobs import blob_id, show_file, tree_blob_ids
 from dreamdeck.core.git.index_stat import index_entries
@@ -88,7 +88,7 @@ def _ids(data: bytes | None) -> set[str]:
 
 def _working(ws: Workspace, rel: str) -> bytes | None:
     try:
-        return read_bytes_nofollow(ws.root / rel)
+        return read_bytes_nofollow(ws.root / rel, sole_name=False)  # a stream: a rewrite links it a moment
     except (OSError, LinkRefused):  # gone, or a link (doctor reports links on their own)
         return None
 
@@ -113,7 +113,7 @@ def _explained(ws: Workspace, base: str, receipts: list[str]) -> set[Key]:
 
 def _receipt_keys(data: bytes | None) -> set[Key]:
     try:
-        receipt = json.loads(data or b"")
+        receipt = load_json(data or b"")
     except ValueError:
         return set()
     refs = list(receipt.get("fragments_dropped") or []) if isinstance(receipt, dict) else []

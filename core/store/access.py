@@ -30,8 +30,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_unusual
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
 OPS = ("recall", "inject")
@@ -76,7 +78,7 @@ def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: 
 
 def _parse(line: bytes) -> AccessRecord | None:
     try:
-        data = json.loads(line)
+        data = load_json(line)
         rec = AccessRecord(data["ts"], data["day"], data["op"], data["query"], tuple(data["items"]), data.get("detail") or {})
     except (ValueError, KeyError, TypeError):
         return None
@@ -88,7 +90,7 @@ def _parse(line: bytes) -> AccessRecord | None:
 def read_access(ws: Workspace, limit: int | None = None) -> list[AccessRecord]:
     """Records, newest first (at most `limit`)."""
     try:
-        data = access_path(ws.memory).read_bytes()
+        data = read_bytes_nofollow(access_path(ws.memory))
     except FileNotFoundError:
         return []
     out = []
@@ -141,11 +143,12 @@ def access_summary(memory_dir: Path) -> dict[str, Usage]:
     path = access_path(memory_dir)
     with _LOCK:
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             _TAILS.pop(str(path), None)
             return {}
         try:
+            refuse_unusual(fd, path, sole_name=False)  # a FIFO or a folder: one line, never a wait
             st = os.fstat(fd)
             tail = _TAILS.get(str(path))
             if tail is None or not _still_prefix(fd, st, tail):

@@ -24,6 +24,7 @@ from filelock import FileLock
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.workspace import lock_file, parse_date
 
 AUDIT_RELPATH = "memory/meta/audit.log"
@@ -159,7 +160,7 @@ def parse_log(text: str) -> tuple[list[AuditEntry], list[AuditProblem]]:
 
 def read_log(root: Path | str) -> tuple[list[AuditEntry], list[AuditProblem]]:
     try:
-        text = audit_path(root).read_text(encoding="utf-8", errors="replace")
+        text = read_bytes_nofollow(audit_path(root)).decode("utf-8", "replace")
     except FileNotFoundError:
         return [], []
     return parse_log(text)

@@ -22,7 +22,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from dreamdeck.core.errors import BadFile, Refused
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.workspace import DATE_RE, Workspace
 
 BACKLOG = "meta/compaction-backlog.json"  # under memory/
@@ -59,10 +62,10 @@ def load_backlog(ws: Workspace) -> tuple[Backlog, str | None]:
     """(the days waiting, a problem to report or None)."""
     path = ws.memory / BACKLOG
     try:
-        data = json.loads(path.read_bytes())
+        data = load_json(read_bytes_nofollow(path, sole_name=False))
     except FileNotFoundError:
         return {}, None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, BadFile, Refused) as exc:
         return {}, f"memory/{BACKLOG}: unreadable ({exc}); deferred compactions will be found again"
     days = data.get("days") if isinstance(data, dict) and data.get("version") == VERSION else None
     if not isinstance(days, dict):
@@ -89,9 +92,9 @@ def save_backlog(ws: Workspace, backlog: Backlog) -> None:
         return
     text = render_backlog(backlog)
     try:
-        if path.read_text(encoding="utf-8") == text:
+        if read_bytes_nofollow(path, sole_name=False) == text.encode("utf-8"):
             return
-    except (OSError, UnicodeDecodeError):
+    except (OSError, BadFile, Refused):
         pass
     atomic_write_text(path, text)
 

@@ -34,6 +34,7 @@ from dreamdeck.core.formats.pending_memories import (
 from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.atomic import atomic_write_text
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.workspace import lock_file
 
 PENDING_RELPATH = "memory/meta/pending-memories.md"
@@ -55,7 +56,7 @@ def pending_path(root: Path | str) -> Path:
 
 def read_pending(root: Path | str) -> ParseResult:
     try:
-        text = pending_path(root).read_text(encoding="utf-8", errors="replace")
+        text = read_bytes_nofollow(pending_path(root)).decode("utf-8", "replace")
     except FileNotFoundError:
         return ParseResult([], [], [])
     return parse_pending(text)
@@ -69,8 +70,7 @@ def _lock(root: Path | str) -> FileLock:
 
 def _read(path: Path) -> str | None:
     try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-            return fh.read()
+        return read_bytes_nofollow(path).decode("utf-8", "replace")
     except FileNotFoundError:
         return None
 

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dreamdeck.core.errors import BadInput
+from dreamdeck.core.errors import BadFile, BadInput, Refused
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.git.diff import FileDiff, diff_many, diff_texts
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.workspace import Workspace
 
 OPEN = ("pending",)
@@ -118,7 +122,7 @@ class Reflection:
 
     @classmethod
     def from_json(cls, text: str) -> Reflection:
-        d = json.loads(text)
+        d = load_json(text)
         _check_types(d)
         return cls(
             id=d["id"], created=d["created"], status=d.get("status", "pending"), dreamer=d.get("dreamer", ""),
@@ -175,15 +179,20 @@ def _check_types(d: object) -> None:
 
 
 # --- storage --------------------------------------------------------------------------------
+def _read(path: Path) -> str:
+    """A reflection file's text: never through a link, never waiting on a FIFO (BadFile, Refused)."""
+    return read_bytes_nofollow(path).decode("utf-8")
+
+
 def load_reflection(ws: Workspace, rid: str) -> Reflection:
     if not _RID.match(rid or ""):
         raise ReflectionError(f"{rid!r} is not a reflection id (r-N)")
     path = reflections_dir(ws) / f"{rid}.json"
     try:
-        return Reflection.from_json(path.read_text(encoding="utf-8"))
+        return Reflection.from_json(_read(path))
     except FileNotFoundError:
         raise ReflectionError(f"no reflection {rid}") from None
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError) as exc:
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError, BadFile, Refused) as exc:
         raise ReflectionError(f"memory/meta/reflections/{rid}.json is unreadable: {exc}") from None
 
 
@@ -197,8 +206,8 @@ def list_reflections(ws: Workspace, *, include_decided: bool = False) -> tuple[l
         if not include_decided and peek_status(path) not in (None, *OPEN):
             continue  # decided: months of them would otherwise be parsed whole on every apply
         try:
-            r = Reflection.from_json(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError) as exc:
+            r = Reflection.from_json(_read(path))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError, BadFile, Refused) as exc:
             problems.append(f"{ws.rel(path)}: unreadable ({exc})")
             continue
         if include_decided or r.status in OPEN:
@@ -214,10 +223,15 @@ def peek_status(path) -> str | None:
     """A reflection's status from the first bytes of its file, as `to_json` lays them out; None
     when the head is laid out otherwise (hand-edited, foreign) and only a full parse can tell."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(512).decode("utf-8", "replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO: no wait
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None  # the full read names it
+        head = os.read(fd, 512).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
     m = _HEAD.match(head)
     return m.group(1) if m else None
 
@@ -238,8 +252,8 @@ def held_keys(ws: Workspace) -> set[Key]:
         if peek_status(path) == "approved":
             continue  # an approval leaves nothing held
         try:
-            r = Reflection.from_json(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+            r = Reflection.from_json(_read(path))
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError, BadFile, Refused):
             continue  # an unreadable reflection is reported by `review` and `doctor`
         if r.holds:
             keys |= r.held_keys()

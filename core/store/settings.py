@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from dreamdeck.core.errors import BadFile
+from dreamdeck.core.io.no_links import read_bytes_nofollow
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 REVIEW_POLICIES = ("none", "all", "judgement")
@@ -164,7 +165,11 @@ def _check(s: Settings) -> None:
 def load_settings(root: Path) -> Settings:
     path = root / "dreamdeck.toml"
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_bytes_nofollow(path, sole_name=False)  # a FIFO or a folder is one line, never a wait
     except FileNotFoundError:
         return Settings()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"dreamdeck.toml: not UTF-8 text (byte {exc.start})") from None
     return parse_settings(text)

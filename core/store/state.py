@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.atomic import atomic_write_bytes
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow
@@ -67,7 +68,7 @@ class LazyDays(Mapping):
             if day not in self._spans:
                 raise KeyError(day)
             start, end = self._spans[day]
-            parsed = _validate({"version": 2, "dreamedThrough": json.loads(b"{" + self._raw[start:end] + b"}")})
+            parsed = _validate({"version": 2, "dreamedThrough": load_json(b"{" + self._raw[start:end] + b"}")})
             entry = self._entries[day] = dict(parsed.days)[day]
         return entry
 
@@ -223,9 +224,7 @@ def _load(path: Path) -> tuple[DreamingState, str | None]:
     except UnicodeDecodeError as exc:
         return DreamingState(), f"{path.name}: unreadable ({exc})"
     try:
-        data = json.loads(text)
-    except RecursionError:
-        return DreamingState(), f"{path.name}: nested too deeply to be a dreaming state; every fragment would be re-dreamed"
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         return DreamingState(), f"{path.name}: invalid JSON at line {exc.lineno} ({exc.msg}); every fragment would be re-dreamed"
     try:

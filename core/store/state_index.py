@@ -20,6 +20,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.private import private_dir
 
 VERSION = 1
@@ -67,7 +68,7 @@ def forget_index(state_path: Path) -> None:
 
 def read_index(state_path: Path) -> StateIndex | None:
     try:
-        data = json.loads(index_path(state_path).read_bytes())
+        data = load_json(index_path(state_path).read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("version") != VERSION:

@@ -25,7 +25,6 @@ Lines a hard forget purges are also blanked in the old inode, so the kept link h
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import threading
 import time
@@ -35,17 +34,23 @@ from pathlib import Path
 
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, parse_stream_bytes
-from dreamdeck.core.git.runner import git_dir
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.atomic import fsync_dir
+from dreamdeck.core.io.no_links import refuse_unusual
 from dreamdeck.core.io.open_writers import writers_holding
 from dreamdeck.core.io.private import ensure_private
+from dreamdeck.core.store.replaced_links import (
+    LINK_NAME,
+    drop_unrenamed_links,
+    link_places,
+    replaced_links,
+    same_inode,
+    unlink_quietly,
+)
 from dreamdeck.core.store.streams import read_path_for, read_stream_lines, stream_lock, write_path_for
 from dreamdeck.core.workspace import Workspace
 
 LINK_QUIET_SECONDS = 7 * 24 * 3600  # a replaced inode nobody wrote to for a week is let go
-_GIT_PLACE = "dreamdeck-replaced-streams"
-_LINK_NAME = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})\.([0-9]+)\.([0-9]+)\.replaced$")
 _NO_PLACE = ("no folder on the stream's file system to keep its replaced inode in (the git folder "
              "and dreamdeck's private folder are elsewhere); set DREAMDECK_CACHE_DIR to one on it")
 
@@ -76,11 +81,12 @@ def rewrite_stream(
     list), the grace period is watched by a thread appended to it, which the caller joins
     (`join_late_carriers`) before it ends."""
     with stream_lock(ws):
-        try:
-            old = open(path, "rb")
+        try:  # never through a link, never blocking on a FIFO (refused below as not a file)
+            old = open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb")
         except FileNotFoundError:
             return RewriteResult(False, [], [], 0)
         with old:
+            refuse_unusual(old.fileno(), path, sole_name=False)
             data = old.read()
             cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
             lines = parse_stream_bytes(data[:cut])
@@ -91,6 +97,9 @@ def rewrite_stream(
             dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
             if not dropped:
                 return RewriteResult(False, kept, [], 0)
+            shared = _shared_with(ws, path, old.fileno())
+            if shared:
+                return RewriteResult(False, lines, [], 0, blocked=shared)
             place = _link_place(ws, path)
             if place is None:
                 return RewriteResult(False, lines, [], 0, blocked=_NO_PLACE)
@@ -109,6 +118,20 @@ def rewrite_stream(
             else:
                 carried += _carry_until(ws, link, deadline, locked=True)
     return RewriteResult(True, kept, dropped, carried)
+
+
+def _shared_with(ws: Workspace, path: Path, fd: int) -> str | None:
+    """Why the stream may not be rewritten when its inode has another name (None when it has
+    not): the old inode is kept and its purged lines blanked in place, so a hard link to a file
+    outside would have that file written, and what it gains later carried into memory. A link of
+    our own left by a crash before its rename is removed first."""
+    if os.fstat(fd).st_nlink > 1:
+        drop_unrenamed_links(ws, path)
+    links = os.fstat(fd).st_nlink
+    if links <= 1:
+        return None
+    return (f"{path.name} has {links} hard links: another name shares its bytes, so it is never rewritten "
+            "(replace it with a copy of its own: cp, then mv over it)")
 
 
 def _day_of(path: Path) -> str:
@@ -142,9 +165,9 @@ def _replace(path: Path, old, head: list[bytes], consumed: int, place: Path, day
             return None
         os.replace(tmp, path)
     except BaseException:
-        _unlink_quietly(tmp)
+        unlink_quietly(tmp)
         if link is not None:
-            _unlink_quietly(link)
+            unlink_quietly(link)
         raise
     fsync_dir(path.parent)
     return link, carried
@@ -170,7 +193,7 @@ def _link_old_inode(path: Path, ino: int, place: Path, day: str, size: int) -> P
     except FileExistsError:
         pass  # the same inode and size, left by an attempt that did not get to rename
     if os.lstat(link).st_ino != ino:
-        _unlink_quietly(link)
+        unlink_quietly(link)
         return None
     fsync_dir(place)
     return link
@@ -189,24 +212,13 @@ def _blank(link: Path, lines: list[StreamLine]) -> None:
         os.close(fd)
 
 
-def _unlink_quietly(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
-# --- where replaced inodes are kept -----------------------------------------------------------
-def _places(ws: Workspace) -> list[Path]:
-    """Where replaced inodes may be kept, in order of preference (not created here)."""
-    found = git_dir(ws.root)
-    return ([found / _GIT_PLACE] if found is not None else []) + [ws.lock_dir / "replaced-streams"]
-
-
+# --- where replaced inodes are kept (core.store.replaced_links) ------------------------------------
 def _link_place(ws: Workspace, path: Path) -> Path | None:
     """The first place on `path`'s file system (a hard link cannot cross one), created 0700."""
     device = os.stat(path.parent).st_dev
-    for place in _places(ws):
+    for place in link_places(ws):
         try:
             if os.stat(place.parent).st_dev == device:
                 return ensure_private(place)
@@ -215,22 +227,11 @@ def _link_place(ws: Workspace, path: Path) -> Path | None:
     return None
 
 
-def _links(ws: Workspace) -> list[Path]:
-    out = []
-    for place in _places(ws):
-        try:
-            names = os.listdir(place)
-        except OSError:
-            continue
-        out += [place / name for name in sorted(names) if _LINK_NAME.match(name)]
-    return out
-
-
 # --- carrying what lands on a replaced inode ----------------------------------------------------
 def carry_replaced_streams(ws: Workspace, *, now: float | None = None) -> int:
     """Carry into each day's current file the lines written to its replaced inodes since; let go
     of the links nobody wrote to for `LINK_QUIET_SECONDS`. Returns the bytes carried."""
-    links = _links(ws)
+    links = replaced_links(ws)
     if not links:
         return 0
     cutoff = (time.time() if now is None else now) - LINK_QUIET_SECONDS
@@ -247,7 +248,7 @@ def carry_replaced_streams(ws: Workspace, *, now: float | None = None) -> int:
             if str(link) not in held:
                 n, link = _carry_link(ws, link, final=True)
                 carried += n
-                _unlink_quietly(link)
+                unlink_quietly(link)
     return carried
 
 
@@ -263,7 +264,7 @@ def _carry_link(ws: Workspace, link: Path, *, final: bool = False) -> tuple[int,
     """Append the whole lines beyond the link's recorded size (all of it when `final`) that the
     day's current file does not hold yet, and rename the link to the size carried. The stream
     lock is held. Returns (bytes appended, the link's name now)."""
-    m = _LINK_NAME.match(link.name)
+    m = LINK_NAME.match(link.name)
     if m is None:
         return 0, link
     day, size = m.group(1), int(m.group(3))
@@ -274,8 +275,8 @@ def _carry_link(ws: Workspace, link: Path, *, final: bool = False) -> tuple[int,
     with fh:
         st = os.fstat(fh.fileno())
         target = read_path_for(ws, day) or write_path_for(ws, day)
-        if _same_inode(target, st):  # the rename never happened (a crash between link and rename)
-            _unlink_quietly(link)
+        if same_inode(target, st):  # the rename never happened (a crash between link and rename)
+            unlink_quietly(link)
             return 0, link
         if st.st_size <= size:
             return 0, link
@@ -293,12 +294,6 @@ def _carry_link(ws: Workspace, link: Path, *, final: bool = False) -> tuple[int,
     return len(missing), moved
 
 
-def _same_inode(path: Path, st: os.stat_result) -> bool:
-    try:
-        now = os.stat(path)
-    except OSError:
-        return False
-    return (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
 
 
 def _identity(ln: StreamLine) -> tuple[str, object]:

@@ -30,7 +30,8 @@ from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, StreamProblem, parse_stream_bytes
 from dreamdeck.core.io.append import append_durably
-from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder, refuse_links
+from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow, real_folder, refuse_links
+from dreamdeck.core.store.replaced_links import drop_unrenamed_links
 from dreamdeck.core.workspace import Workspace, parse_date
 
 
@@ -84,7 +85,7 @@ def write_path_for(ws: Workspace, day: str) -> Path:
 
 def read_stream_lines(path: Path) -> list[StreamLine]:
     try:
-        data = read_bytes_nofollow(path)
+        data = read_bytes_nofollow(path, sole_name=False)  # a rewrite links the old inode a moment
     except FileNotFoundError:
         return []
     return parse_stream_bytes(data)
@@ -178,8 +179,19 @@ def append_fragment(
             eid, timestamp_from_id(eid), source=source, entry=entry or eid[-8:],
             topic=topic, body=body, references=refs, who=who, where=where,
         )
-        append_durably(path, (serialize_event(ev) + "\n").encode("utf-8"))
+        _append_stream(ws, path, (serialize_event(ev) + "\n").encode("utf-8"))
     return Fragment.from_event(day, ev)
+
+
+def _append_stream(ws: Workspace, path: Path, data: bytes) -> None:
+    """`append_durably` to a stream, the stream lock held. A second hard link is refused, unless
+    it is one a stream rewrite made and a crash left before its rename (removed, then appended)."""
+    try:
+        append_durably(path, data)
+    except LinkRefused:
+        if not drop_unrenamed_links(ws, path):
+            raise
+        append_durably(path, data)
 
 
 def _refuse_secrets(**fields: str | list[str] | None) -> None:
@@ -241,4 +253,4 @@ def append_raw_lines(ws: Workspace, day: str, lines: list[bytes]) -> None:
     if not lines:
         return
     with stream_lock(ws):
-        append_durably(write_path_for(ws, day), b"".join(line.rstrip(b"\n") + b"\n" for line in lines))
+        _append_stream(ws, write_path_for(ws, day), b"".join(line.rstrip(b"\n") + b"\n" for line in lines))

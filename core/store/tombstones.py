@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dreamdeck.core.formats.events import fragment_content_hash
+from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.workspace import Workspace
 
@@ -53,7 +54,7 @@ def load_tombstones(ws: Workspace) -> dict[tuple[str, str], Tombstone]:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = load_json(line)
             key = (rec["date"], rec["id"])
         except (json.JSONDecodeError, KeyError, TypeError):
             continue
@@ -64,11 +65,16 @@ def load_tombstones(ws: Workspace) -> dict[tuple[str, str], Tombstone]:
             if stone is not None and not stone.hard:
                 del live[key]
             continue
-        fields = {k: rec.get(k) for k in Tombstone.__dataclass_fields__}
-        fields["hard"] = bool(fields.get("hard"))
-        fields = {k: ("" if v is None and k not in ("hard",) else v) for k, v in fields.items()}
-        live[key] = Tombstone(**fields)
+        # a field of the wrong type is read as empty: the id still holds, and no reader meets a list
+        live[key] = Tombstone(key[0], key[1], _text(rec, "hash"), _text(rec, "reason"), _text(rec, "actor"),
+                              _text(rec, "ts"), bool(rec.get("hard")), _text(rec, "topic"))
     return live
+
+
+def _text(rec: dict, name: str) -> str:
+    """A record's field as text: a field of the wrong type is read as empty (the id still holds)."""
+    value = rec.get(name)
+    return value if isinstance(value, str) else ""
 
 
 @dataclass(frozen=True)
@@ -128,7 +134,7 @@ class Forgotten:
         if self.topics is not None and not any(t in data for t in self.topics):
             return False
         try:
-            ev = json.loads(data)
+            ev = load_json(data)
         except (ValueError, RecursionError):
             return False
         return self.holds_event(ev)

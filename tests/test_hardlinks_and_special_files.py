@@ -1,0 +1,147 @@
+"""Issue 10 item 7, by the other side doors: hard links and files that are not files.
+
+A hard link is a second name for the same bytes: today's stream hard-linked to a file outside
+the folder makes an append land outside, and a shard hard-linked to a credentials file carries
+its bytes into git as surely as a symbolic link does. A FIFO named like a stream blocks any
+reader forever; a folder named like today's stream fails an append. Each is refused with one
+line naming it; nothing is written outside and no verb hangs or prints a traceback.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dreamdeck.core.errors import BadFile, Refused
+from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.io.no_links import read_bytes_nofollow
+from tests.support.git import git
+from tests.support.memory import cite, commit_all, fragment_line, make_quiet, shard_text, uuid_at, write_shard, write_stream
+
+D = "2026-05-22"
+SECRET = b"aws_password=hunter2-outside-secret\n"
+
+
+def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(root), "--today", D, *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def one_line_refusal(proc: subprocess.CompletedProcess, names: str) -> None:
+    assert proc.returncode not in (0, 70), proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert names in proc.stderr, proc.stderr
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "passwd").write_bytes(SECRET)
+    return folder
+
+
+@pytest.fixture
+def seeded(agent_dir: Path) -> Path:
+    write_stream(agent_dir, D, [fragment_line(D, 1, "tea", "the user drinks green tea")])
+    write_shard(agent_dir, "tea", shard_text("The user drinks green tea", [cite(D, 1)]))
+    commit_all(agent_dir)
+    return agent_dir
+
+
+def test_an_append_to_a_hard_linked_file_is_refused_and_the_outside_file_is_unchanged(seeded, outside):
+    stream = seeded / "memory" / "streams" / "2026-05-23.jsonl"
+    os.link(outside / "passwd", stream)
+
+    with pytest.raises(Refused, match="2026-05-23.jsonl has 2 hard links"):
+        append_durably(stream, b"{}\n")
+
+    assert (outside / "passwd").read_bytes() == SECRET
+
+
+def test_remember_into_a_hard_linked_todays_stream_writes_nothing_outside(seeded, outside):
+    today = seeded / "memory" / "streams" / f"{D}.jsonl"
+    today.unlink()
+    os.link(outside / "passwd", today)
+
+    proc = run_cli(seeded, "remember", "--topic", "tea", "the user switched to black tea")
+
+    one_line_refusal(proc, f"{D}.jsonl has 2 hard links")
+    assert (outside / "passwd").read_bytes() == SECRET
+
+
+def test_a_hard_linked_shard_is_never_read_into_git(seeded, outside):
+    os.link(outside / "passwd", seeded / "memory" / "topics" / "creds.md")
+
+    fixed = run_cli(seeded, "doctor", "--fix")
+
+    assert "Traceback" not in fixed.stderr
+    assert "creds.md has 2 hard links" in fixed.stdout + fixed.stderr
+    assert "hunter2" not in git(seeded, "log", "-p", "--all")
+    assert (outside / "passwd").read_bytes() == SECRET
+
+
+def test_a_memory_read_refuses_a_hard_linked_file(seeded, outside):
+    shard = seeded / "memory" / "topics" / "creds.md"
+    os.link(outside / "passwd", shard)
+
+    with pytest.raises(Refused, match="creds.md has 2 hard links"):
+        read_bytes_nofollow(shard)
+
+
+def test_a_fifo_named_like_a_stream_is_one_line_never_a_hang(seeded):
+    fifo = seeded / "memory" / "streams" / "2026-05-21.jsonl"
+    os.mkfifo(fifo)
+
+    with pytest.raises(BadFile, match="2026-05-21.jsonl is not a regular file"):
+        read_bytes_nofollow(fifo)
+    with pytest.raises(BadFile, match="2026-05-21.jsonl is not a regular file"):
+        append_durably(fifo, b"{}\n")
+    doctor = run_cli(seeded, "doctor")
+    assert doctor.returncode != 70 and "Traceback" not in doctor.stderr, doctor.stderr
+
+
+def test_a_folder_named_like_todays_stream_is_one_line_naming_it(seeded):
+    today = seeded / "memory" / "streams" / f"{D}.jsonl"
+    today.unlink()
+    today.mkdir()
+
+    proc = run_cli(seeded, "remember", "--topic", "tea", "the user switched to black tea")
+
+    one_line_refusal(proc, f"{D}.jsonl is not a regular file")
+
+
+def test_a_rewrites_own_link_left_by_a_crash_before_its_rename_does_not_block_remember(seeded):
+    from dreamdeck.core.git.runner import git_dir
+    from dreamdeck.core.store.replaced_links import GIT_PLACE
+
+    today = seeded / "memory" / "streams" / f"{D}.jsonl"
+    place = git_dir(seeded) / GIT_PLACE
+    place.mkdir(mode=0o700, exist_ok=True)
+    st = os.stat(today)
+    os.link(today, place / f"{D}.{st.st_ino}.{st.st_size}.replaced")  # the rewrite stopped right here
+
+    proc = run_cli(seeded, "remember", "--topic", "tea", "the user switched to black tea")
+
+    assert proc.returncode == 0, proc.stderr
+    assert b"black tea" in today.read_bytes()
+    assert os.stat(today).st_nlink == 1
+
+
+def test_a_hard_forget_in_a_stream_hard_linked_outside_never_writes_the_outside_file(agent_dir, outside):
+    day = "2026-05-20"
+    write_stream(agent_dir, day, [fragment_line(day, 1, "tea", "the user drinks green tea"),
+                                  fragment_line(day, 2, "tea", "the user drinks oolong")])
+    commit_all(agent_dir)
+    os.link(agent_dir / "memory" / "streams" / f"{day}.jsonl", outside / "copy.jsonl")
+    before = (outside / "copy.jsonl").read_bytes()
+    make_quiet(agent_dir)
+
+    proc = run_cli(agent_dir, "forget", f"{day}#{uuid_at(day, 1)}", "--reason", "private", "--hard")
+
+    assert proc.returncode == 0, proc.stderr
+    assert (outside / "copy.jsonl").read_bytes() == before  # not blanked through the shared inode
+    assert "has 2 hard links" in proc.stderr and "waits in the stream" in proc.stdout
