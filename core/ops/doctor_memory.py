@@ -3,9 +3,10 @@
 Findings, in this order: each shard's (TypeClaw cannot parse it; stale frontmatter), citations
 no stream holds (sorted), malformed stream lines (day by day), a corrupt dreaming state. Each
 file's part is kept in `doctor_record` under the file's stamp; a run reads every stream and
-shard file whose stamp moved (or that is new, or whose record is missing), and then checks
-again only the citations of the shards it read and the citations pointing into the stream days
-it read. The same code runs on a throwaway in-memory record when the record cannot be used.
+shard file whose stamp moved (or that is new, or whose record is missing). The citations are
+checked again only where that can change the answer: the shards read, the shards missing
+something on a stream day read, and, when ids left a day, the shards citing one of them. The
+same code runs on a throwaway in-memory record when the record cannot be used.
 """
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
-from dreamdeck.core.formats.citations import CITATION, Key, citation_keys
+from dreamdeck.core.formats.citations import CITATION, Key, citation_key_texts
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
-from dreamdeck.core.formats.stream_lines import fragment_line_ids, stream_problems
+from dreamdeck.core.formats.stream_lines import fragment_ids_and_problems
 from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
 from dreamdeck.core.io.no_links import read_bytes_nofollow
@@ -44,8 +45,8 @@ def held_in_streams(ws: Workspace, keys: Iterable[Key]) -> set[Key]:
     keys = list(keys)
 
     def ask(ws: Workspace, record: Record) -> set[Key]:
-        record.recheck_citations(_refresh_streams(ws, record, _stream_files(ws)))
-        return record.held(keys)
+        held = _refresh_streams(ws, record, _stream_files(ws))
+        return {(day, fid) for day, fid in keys if f"{day}#{fid}" in held.of_day(day)}
 
     return _with_record(ws, ask)
 
@@ -61,13 +62,42 @@ def _with_record(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T:
         return work(ws, record)
 
 
+class Held:
+    """The `DATE#ID` keys the streams hold as recorded this run: each day's ids as read this run,
+    else as the record kept them, loaded once and only when a citation asks for that day."""
+
+    def __init__(self, record: Record, fresh: dict[str, list[str]]):
+        self.record = record
+        self.fresh = fresh  # day -> ids, of the stream days read this run
+        self.keys: set[str] = set()
+        self.loaded: set[str] = set()
+
+    def of_day(self, day: str) -> set[str]:
+        self._load(day)
+        return self.keys
+
+    def missing(self, keys: list[str]) -> list[str]:
+        """The keys (sorted in, sorted out) no stream holds."""
+        if self.keys.issuperset(keys):
+            return []
+        for day in {key[:10] for key in keys if key not in self.keys}:  # a key's day: its first ten characters
+            self._load(day)
+        return [key for key in keys if key not in self.keys]
+
+    def _load(self, day: str) -> None:
+        if day not in self.loaded:
+            self.loaded.add(day)
+            ids = self.fresh[day] if day in self.fresh else self.record.stream_ids(day)
+            self.keys.update(map(f"{day}#".__add__, ids))
+
+
 def _examine(ws: Workspace, record: Record) -> list[Row]:
     today = ws.today()
     shards = [(f"{area}/{slug}.md", path, _lstamp(path))  # strings: 10,000 Paths cost more than the stats
               for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
     streams = _stream_files(ws)
-    record.recheck_citations(_refresh_streams(ws, record, streams))
-    _refresh_shards(record, shards, today)
+    held = _refresh_streams(ws, record, streams)
+    _refresh_shards(record, shards, today, held)
     rows: list[Row] = []
     found = record.shard_findings()
     for rel, _shard, _stamp in shards:
@@ -99,10 +129,12 @@ def _recordable(stamp: Stamp | None, started: int) -> str | None:
     return stamp_text(stamp) if stamp is not None and settled(stamp, started) else None
 
 
-def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> set[str]:
-    """Read every stream file not recorded under its stamp now; the days read or gone."""
+def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> Held:
+    """Read every stream file not recorded under its stamp now, and check again the citations
+    whose answer that can change; what the streams hold, as recorded now."""
     known = record.stream_rows()
-    changed: set[str] = set()
+    fresh: dict[str, list[str]] = {}
+    left: set[str] = set()  # DATE#ID keys that left a day read again
     for day, path, stamp in streams:
         source = str(path)
         was = known.pop(day, None)
@@ -114,17 +146,34 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
             data = read_bytes_nofollow(path)
         except FileNotFoundError:
             data = b""
+        ids, problems = fragment_ids_and_problems(data)
         rel = ws.rel(path)
-        problems = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in stream_problems(data)]
-        record.put_stream(day, source, _recordable(stamp, started), fragment_line_ids(data), problems)
-        changed.add(day)
+        rows = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in problems]
+        fresh[day] = ids = sorted(set(ids))
+        if was is not None:
+            left.update(map(f"{day}#".__add__, set(record.stream_ids(day)).difference(ids)))
+        record.put_stream(day, source, _recordable(stamp, started), ids, rows)
     for day in known:  # its file is gone
+        fresh[day] = []
+        left.update(map(f"{day}#".__add__, record.stream_ids(day)))
         record.drop_stream(day)
-        changed.add(day)
-    return changed
+    held = Held(record, fresh)
+    if fresh:
+        _recheck_citations(record, held, set(fresh), left)
+    return held
 
 
-def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]], today: str) -> None:
+def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str]) -> None:
+    """Each recorded shard whose missing keys can have changed: one missing something on a day
+    read again (it may be back), or citing a key that left (a scan of every shard's keys)."""
+    again = {rel for rel, missing in record.shards_missing().items() if any(key[:10] in days for key in missing)}
+    if left:
+        again.update(rel for rel, keys in record.shard_keys() if not left.isdisjoint(keys))
+    for rel, keys in list(record.shard_keys(sorted(again))):
+        record.set_missing(rel, held.missing(keys))
+
+
+def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]], today: str, held: Held) -> None:
     """Read every shard file not recorded under its stamp (and, when it matters, today's date)."""
     known = record.shard_rows()
     for rel, path, stamp in shards:
@@ -139,8 +188,9 @@ def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]],
             record.drop_shard(rel)  # removed since the listing
             continue
         findings, uses_today = examine_shard(rel, rel.rsplit("/", 1)[1][:-3], text, today)
+        keys = sorted(citation_key_texts(text))
         record.put_shard(rel, _recordable(stamp, started), today if uses_today else None,
-                         findings, citation_keys(text))
+                         findings, keys, held.missing(keys))
     for rel in known:  # its file is gone
         record.drop_shard(rel)
     record.flush()
@@ -162,10 +212,10 @@ def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row]
 
 
 def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
-    missing = sorted((rel, day, fid) for rel, day, fid in record.uncited_citations() if (day, fid) not in stones)
+    missing = sorted((rel, key[:10], key[11:]) for rel, keys in record.shards_missing().items() for key in keys)
     return [["missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds",
              not rel.startswith("topics/")]  # outside topics/: restored from git history
-            for rel, day, fid in missing]
+            for rel, day, fid in missing if (day, fid) not in stones]
 
 
 def _state_problem(ws: Workspace, record: Record) -> str | None:
