@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from dreamdeck.core.formats.citations import CITATION, Key, citation_key_texts
-from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
+from dreamdeck.core.formats.shards import ShardParseError, canonical_meta, parse_shard, recompute_shard_text
 from dreamdeck.core.formats.stream_lines import fragment_ids_and_problems
 from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
@@ -187,8 +187,7 @@ def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]],
         except FileNotFoundError:
             record.drop_shard(rel)  # removed since the listing
             continue
-        findings, uses_today = examine_shard(rel, rel.rsplit("/", 1)[1][:-3], text, today)
-        keys = sorted(citation_key_texts(text))
+        findings, uses_today, keys = examine_shard(rel, rel.rsplit("/", 1)[1][:-3], text, today)
         record.put_shard(rel, _recordable(stamp, started), today if uses_today else None,
                          findings, keys, held.missing(keys))
     for rel in known:  # its file is gone
@@ -196,19 +195,45 @@ def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]],
     record.flush()
 
 
-def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool]:
-    """(one shard's findings, whether they depend on today's date: a shard whose body cites
-    nothing is reinforced "today" by TypeClaw's recompute)."""
+def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, list[str]]:
+    """(one shard's findings, whether they depend on today's date — a shard whose body cites
+    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys sorted)."""
+    quick = _canonical_shard(rel, text, today)
+    if quick is not None:
+        return quick
+    keys = sorted(citation_key_texts(text))
     try:
         _meta, body = parse_shard(text)
     except ShardParseError as exc:
         return [["unparseable", f"memory/{rel}",
-                 f"TypeClaw cannot parse it ({exc}); its citations do not protect their fragments", True]], False
-    if recompute_shard_text(text, slug, today)[0] != text:
-        found = [["stale-frontmatter", f"memory/{rel}", "cites/days/lastReinforced disagree with the body", True]]
-    else:
-        found = []
-    return found, CITATION.search(body) is None
+                 f"TypeClaw cannot parse it ({exc}); its citations do not protect their fragments", True]], False, keys
+    found = [] if recompute_shard_text(text, slug, today)[0] == text else [_stale(rel)]
+    return found, CITATION.search(body) is None, keys
+
+
+def _stale(rel: str) -> Row:
+    return ["stale-frontmatter", f"memory/{rel}", "cites/days/lastReinforced disagree with the body", True]
+
+
+def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, list[str]] | None:
+    """`examine_shard` for a shard in the canonical shape (`shards.canonical_meta`: what TypeClaw's
+    recompute and dreamdeck write, no CR, closed by exactly `---` and a newline), or None. Then
+    the strict parse is that meta, and the recompute writes these very bytes exactly when the
+    counts agree: cites = the body's distinct keys, days = their distinct dates, lastReinforced =
+    the latest (today when none). tests/test_doctor_shard_fast_path.py holds it to the strict path."""
+    if not text.startswith("---\n") or "\r" in text:
+        return None
+    end = text.find("\n---", 4)
+    if end < 0 or text[end + 4:end + 5] != "\n":
+        return None
+    meta = canonical_meta(text[4:end])
+    if meta is None:
+        return None
+    body_keys = citation_key_texts(text[end + 5:])
+    days = {key[:10] for key in body_keys}  # a key's date: its first ten characters
+    current = (meta.cites, meta.days, meta.last_reinforced) == (len(body_keys), len(days), max(days, default=today))
+    keys = body_keys | citation_key_texts(text[:end + 5]) if "/" in meta.heading else body_keys
+    return [] if current else [_stale(rel)], not body_keys, sorted(keys)
 
 
 def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
