@@ -38,7 +38,7 @@ def test_a_canonical_shard_is_judged_without_the_line_rules_or_a_recompute(monke
     monkeypatch.setattr(doctor_memory, "parse_shard", refuse)
     monkeypatch.setattr(doctor_memory, "recompute_shard_text", refuse)
     monkeypatch.setattr(shards, "parse_frontmatter", refuse)
-    assert examine_shard(REL, "s", text, TODAY) == ([], False, ["2026-05-20#a", "2026-05-20#b", "2026-05-21#c"])
+    assert examine_shard(REL, "s", text, TODAY) == ([], False, {"2026-05-20#a", "2026-05-20#b", "2026-05-21#c"})
     stale = text.replace("cites: 3", "cites: 4")
     assert examine_shard(REL, "s", stale, TODAY)[0][0][0] == "stale-frontmatter"
 

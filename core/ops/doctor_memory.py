@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from operator import itemgetter
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -76,19 +77,21 @@ class Held:
         self._load(day)
         return self.keys
 
-    def missing(self, keys: list[str]) -> list[str]:
-        """The keys (sorted in, sorted out) no stream holds."""
+    def missing(self, keys: Collection[str]) -> list[str]:
+        """The keys no stream holds, sorted."""
         if self.keys.issuperset(keys):
             return []
         for day in {key[:10] for key in keys if key not in self.keys}:  # a key's day: its first ten characters
             self._load(day)
-        return [key for key in keys if key not in self.keys]
+        return sorted(key for key in keys if key not in self.keys)
 
     def _load(self, day: str) -> None:
         if day not in self.loaded:
             self.loaded.add(day)
             ids = self.fresh[day] if day in self.fresh else self.record.stream_ids(day)
-            self.keys.update(map(f"{day}#".__add__, ids))
+            if ids:  # every id prefixed with its day by one replace and one split, in C
+                prefix = f"{day}#"
+                self.keys.update((prefix + "\n".join(ids).replace("\n", "\n" + prefix)).split("\n"))
 
 
 def _examine(ws: Workspace, record: Record) -> list[Row]:
@@ -149,7 +152,7 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
         ids, problems = fragment_ids_and_problems(data)
         rel = ws.rel(path)
         rows = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in problems]
-        fresh[day] = ids = sorted(set(ids))
+        fresh[day] = ids
         if was is not None:
             left.update(map(f"{day}#".__add__, set(record.stream_ids(day)).difference(ids)))
         record.put_stream(day, source, _recordable(stamp, started), ids, rows)
@@ -195,13 +198,13 @@ def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]],
     record.flush()
 
 
-def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, list[str]]:
+def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, set[str]]:
     """(one shard's findings, whether they depend on today's date — a shard whose body cites
-    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys sorted)."""
+    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys)."""
     quick = _canonical_shard(rel, text, today)
     if quick is not None:
         return quick
-    keys = sorted(citation_key_texts(text))
+    keys = citation_key_texts(text)
     try:
         _meta, body = parse_shard(text)
     except ShardParseError as exc:
@@ -215,7 +218,10 @@ def _stale(rel: str) -> Row:
     return ["stale-frontmatter", f"memory/{rel}", "cites/days/lastReinforced disagree with the body", True]
 
 
-def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, list[str]] | None:
+_DATE_OF_KEY = itemgetter(slice(0, 10))  # a DATE#ID key's date: its first ten characters
+
+
+def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, set[str]] | None:
     """`examine_shard` for a shard in the canonical shape (`shards.canonical_meta`: what TypeClaw's
     recompute and dreamdeck write, no CR, closed by exactly `---` and a newline), or None. Then
     the strict parse is that meta, and the recompute writes these very bytes exactly when the
@@ -230,10 +236,10 @@ def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, 
     if meta is None:
         return None
     body_keys = citation_key_texts(text[end + 5:])
-    days = {key[:10] for key in body_keys}  # a key's date: its first ten characters
+    days = set(map(_DATE_OF_KEY, body_keys))
     current = (meta.cites, meta.days, meta.last_reinforced) == (len(body_keys), len(days), max(days, default=today))
     keys = body_keys | citation_key_texts(text[:end + 5]) if "/" in meta.heading else body_keys
-    return [] if current else [_stale(rel)], not body_keys, sorted(keys)
+    return [] if current else [_stale(rel)], not body_keys, keys
 
 
 def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:

@@ -6,11 +6,11 @@ dreamdeck's private folder (`ws.lock_dir`), one row per file read, under the fil
 (`core.io.cache`: size, mtime, ctime, inode):
 - `shard`: per shard file (topics/, vault/, archive/), its findings (unparseable, stale
   frontmatter) and, when those depend on the date (a shard citing nothing), the date used; its
-  citation keys (`DATE#ID` lines, sorted) and, of those, the ones no stream held when last
+  citation keys (`DATE#ID` lines) and, of those, the ones no stream held when last
   checked (`missing`, almost always empty);
 - `stream`: per stream day, the path of the file read, its malformed-line problems, and the ids
   it holds (what the fast fragment-line scan finds, as the fragment index does) as one blob of
-  sorted lines: a day is read, kept and compared whole, never a row per fragment;
+  lines: a day is read, kept and compared whole, never a row per fragment;
 - `single`: the dreaming state file's problem.
 Each shard's `missing` is kept equal to its keys the recorded streams do not hold: a stream day
 read again checks the shards missing something on that day, and, when ids left it, every
@@ -71,8 +71,8 @@ class Record:
         return {rel: (stamp, today) for rel, stamp, today in self.db.execute("SELECT rel, stamp, today FROM shard")}
 
     def put_shard(self, rel: str, stamp: str | None, today: str | None, findings: list[Row],
-                  keys: list[str], missing: list[str]) -> None:
-        """`keys`: the shard's `DATE#ID` citation keys, sorted; `missing`: those no stream holds."""
+                  keys: Iterable[str], missing: list[str]) -> None:
+        """`keys`: the shard's `DATE#ID` citation keys; `missing`: those no stream holds."""
         self._new_shards.append((rel, stamp, today, json.dumps(findings), "\n".join(keys), "\n".join(missing)))
 
     def drop_shard(self, rel: str) -> None:
@@ -116,7 +116,7 @@ class Record:
         return _lines(row[0].decode("utf-8")) if row is not None else []
 
     def put_stream(self, day: str, source: str, stamp: str | None, ids: list[str], problems: list[Row]) -> None:
-        """`ids`: the day's fragment ids, sorted."""
+        """`ids`: the day's fragment ids."""
         self.db.execute("INSERT OR REPLACE INTO stream(day, source, stamp, problems, ids) VALUES (?, ?, ?, ?, ?)",
                         (day, source, stamp, json.dumps(problems), "\n".join(ids).encode("utf-8")))
 
