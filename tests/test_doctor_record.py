@@ -3,6 +3,7 @@ record can only ever cost speed — damaged, foreign or unusable, it is built ag
 still finds what is really wrong."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -12,13 +13,14 @@ import pytest
 
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes, stream_problems
 from dreamdeck.core.io.cache import RACY_NS, set_clock
-from dreamdeck.core.ops import doctor_record
+from dreamdeck.core.ops import doctor_memory, doctor_record
 from dreamdeck.core.ops.doctor import examine
 from dreamdeck.core.store.reflections import Reflection, reflections_dir
 from dreamdeck.core.store.tombstones import Tombstone, record
 from dreamdeck.core.workspace import Workspace
 from tests.support.agent import agent_folder
 from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.processes import start_cli
 
 DAY = "2026-05-20"
 
@@ -182,6 +184,43 @@ def test_stream_problems_are_the_malformed_lines_a_full_parse_reports():
     data = "\n".join(lines).encode() + b"\n\xff\xfe\n"
     expected = [(ln.lineno, ln.error) for ln in parse_stream_bytes(data) if ln.error]
     assert stream_problems(data) == expected and len(expected) == 9
+
+
+def test_two_doctors_at_once_share_the_record_and_a_third_run_reuses_it(memory, ws, monkeypatch):
+    """Two real processes start on a workspace with no record: both say the same, the record they
+    leave is whole, and a third run answers from it without reading a file again."""
+    write_stream(memory, "2026-05-19", ["{not json", fragment_line("2026-05-19", 1, "t", "b")])
+    write_shard(memory, "ghost", shard_text("Ghost", [cite("2026-05-19", 9)]))
+    time.sleep(2.1)  # past the racy window, so what the processes read may be recorded
+    procs = [start_cli(memory, "doctor", "--json", today="2026-05-22") for _ in range(2)]
+    outs = [proc.communicate(timeout=120) for proc in procs]
+    assert [proc.returncode for proc in procs] == [1, 1] and not any(b"Traceback" in err for _, err in outs)
+    assert outs[0][0] == outs[1][0]
+    reported = json.loads(outs[0][0])["findings"]
+    assert {f["kind"] for f in reported} == {"missing-fragment", "malformed-line"}
+    with sqlite3.connect(doctor_record.record_path(ws)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+    def refuse(*_args):
+        raise AssertionError("a recorded file was read again")
+
+    monkeypatch.setattr(doctor_memory, "fragment_ids_and_problems", refuse)
+    monkeypatch.setattr(doctor_memory, "examine_shard", refuse)
+    assert [f.__dict__ for f in examine(ws).findings] == reported
+
+
+def test_a_record_another_doctor_holds_is_bypassed_not_waited_on(memory, ws, monkeypatch, settled):
+    assert findings(ws) == []
+    drop_line(memory / "memory/streams" / f"{DAY}.jsonl", uuid_at(DAY, 2))
+    monkeypatch.setattr(doctor_record, "BUSY_WAIT_S", 0.2)
+    holder = sqlite3.connect(doctor_record.record_path(ws), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another doctor, mid-run
+    try:
+        assert missing_of(findings(ws), "home", 2)  # found without the record
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert missing_of(findings(ws), "home", 2)  # and with it, once it is free
 
 
 def _checkpoint(ws) -> None:
