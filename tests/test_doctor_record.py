@@ -232,3 +232,13 @@ def _checkpoint(ws) -> None:
 def _set_user_version(path, version: int) -> None:
     with sqlite3.connect(path) as db:
         db.execute(f"PRAGMA user_version = {version}")
+
+
+def test_an_id_holding_a_newline_never_makes_a_citation_look_held(agent_dir, ws, settled):
+    """JSON can spell an id with a newline in it; the record keeps a day's ids one a line."""
+    tricky = fragment_line(DAY, 1, "t", "b").replace(uuid_at(DAY, 1), "x\\nghost")
+    write_stream(agent_dir, DAY, [tricky])
+    write_shard(agent_dir, "ghost", shard_text("Ghost", [f"streams/{DAY}#ghost"]))
+    for _ in range(2):  # from the files read, then from the record
+        assert ("missing-fragment", "memory/topics/ghost.md", f"cites streams/{DAY}#ghost, which no stream holds") \
+            in findings(ws)

@@ -47,7 +47,7 @@ def held_in_streams(ws: Workspace, keys: Iterable[Key]) -> set[Key]:
 
     def ask(ws: Workspace, record: Record) -> set[Key]:
         held = _refresh_streams(ws, record, _stream_files(ws))
-        return {(day, fid) for day, fid in keys if f"{day}#{fid}" in held.of_day(day)}
+        return {(day, fid) for day, fid in keys if held.holds(f"{day}#{fid}")}
 
     return _with_record(ws, ask)
 
@@ -64,31 +64,39 @@ def _with_record(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T:
 
 
 class Held:
-    """The `DATE#ID` keys the streams hold as recorded this run: each day's ids as read this run,
-    else as the record kept them, loaded once and only when a citation asks for that day."""
+    """Whether the streams hold a `DATE#ID` key, as recorded this run. A day read this run is
+    asked through a set of its keys (a first run asks a million); a day the record kept is asked
+    by a search in its ids as stored (a run after a few shards changed asks thousands, over most
+    days: building their sets would cost more than the searches)."""
 
     def __init__(self, record: Record, fresh: dict[str, list[str]]):
         self.record = record
         self.fresh = fresh  # day -> ids, of the stream days read this run
-        self.keys: set[str] = set()
+        self.keys: set[str] = set()  # the keys of the fresh days asked for so far
         self.loaded: set[str] = set()
+        self.stored: dict[str, str] = {}  # day -> "\n" + its recorded ids, one a line + "\n"
 
-    def of_day(self, day: str) -> set[str]:
-        self._load(day)
-        return self.keys
+    def holds(self, key: str) -> bool:
+        if key in self.keys:
+            return True
+        day = key[:10]  # a key's date: its first ten characters
+        if day in self.fresh:
+            self._load(day)
+            return key in self.keys
+        if day not in self.stored:
+            self.stored[day] = "\n" + "\n".join(self.record.stream_ids(day)) + "\n"
+        return f"\n{key[11:]}\n" in self.stored[day]
 
     def missing(self, keys: Collection[str]) -> list[str]:
         """The keys no stream holds, sorted."""
         if self.keys.issuperset(keys):
             return []
-        for day in {key[:10] for key in keys if key not in self.keys}:  # a key's day: its first ten characters
-            self._load(day)
-        return sorted(key for key in keys if key not in self.keys)
+        return sorted(key for key in keys if not self.holds(key))
 
     def _load(self, day: str) -> None:
         if day not in self.loaded:
             self.loaded.add(day)
-            ids = self.fresh[day] if day in self.fresh else self.record.stream_ids(day)
+            ids = self.fresh[day]
             if ids:  # every id prefixed with its day by one replace and one split, in C
                 prefix = f"{day}#"
                 self.keys.update((prefix + "\n".join(ids).replace("\n", "\n" + prefix)).split("\n"))
@@ -152,7 +160,7 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
         ids, problems = fragment_ids_and_problems(data)
         rel = ws.rel(path)
         rows = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in problems]
-        fresh[day] = ids
+        fresh[day] = ids = _one_a_line(ids)
         if was is not None:
             left.update(map(f"{day}#".__add__, set(record.stream_ids(day)).difference(ids)))
         record.put_stream(day, source, _recordable(stamp, started), ids, rows)
@@ -164,6 +172,12 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
     if fresh:
         _recheck_citations(record, held, set(fresh), left)
     return held
+
+
+def _one_a_line(ids: list[str]) -> list[str]:
+    """The ids without any holding a newline (JSON can spell one; no citation can name it, and
+    the record keeps a day's ids one a line)."""
+    return ids if "\n".join(ids).count("\n") == max(len(ids) - 1, 0) else [fid for fid in ids if "\n" not in fid]
 
 
 def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str]) -> None:
