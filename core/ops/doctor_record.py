@@ -18,7 +18,7 @@ shard citing one of them (`doctor_memory`).
 A row whose file had not settled when it was read (the racy window) is stored with no stamp,
 so it is read again next time. A record that SQLite finds damaged, one of another schema
 version or another workspace, or one that cannot be opened, is removed and built again (or the
-examination runs on an in-memory database): it can only ever cost speed. A new record is made
+examination runs on an in-memory database): it can only ever cost speed. A first record is built
 whole under a temporary name and linked into place, so two doctors starting at once never see
 (nor remove) a half-made one; a record another doctor is writing is waited for at most
 `BUSY_WAIT_S`, then this run goes on without it.
@@ -148,19 +148,28 @@ def opened(ws: Workspace, *, in_memory: bool = False) -> Iterator[Record]:
     """The workspace's record (a fresh one when there was none, or it was damaged or foreign),
     in one transaction: committed when the block ends, rolled back when it raises. Another
     `doctor` writing it is waited for (`busy` when that takes too long). `in_memory`: a
-    throwaway record."""
-    db = _in_memory_db() if in_memory else _file_db(ws)
-    with closing(db):
-        db.execute("BEGIN IMMEDIATE")  # one run at a time: all of its rows, or none
-        try:
-            yield Record(db)
-        except BaseException:
+    throwaway record. A first record is built under a temporary name with no journal (a run that
+    fails leaves nothing to roll back to) and linked into place when the run ends, unless another
+    doctor put one there first: its first run writes each row once."""
+    db, new = (_in_memory_db(), None) if in_memory else _file_db(ws)
+    try:
+        with closing(db):
+            db.execute("BEGIN IMMEDIATE")  # one run at a time: all of its rows, or none
             try:
-                db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass  # a damaged record: the caller drops it
-            raise
-        db.execute("COMMIT")
+                yield Record(db)
+            except BaseException:
+                with suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")  # a damaged record: the caller drops it
+                raise
+            db.execute("COMMIT")
+            if new is not None:
+                db.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later opener finds it so
+        if new is not None:
+            _put_in_place(new, record_path(ws))
+    finally:
+        if new is not None:
+            with suppress(FileNotFoundError):
+                os.remove(new)
 
 
 def busy(exc: sqlite3.Error) -> bool:
@@ -168,39 +177,46 @@ def busy(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
-def _file_db(ws: Workspace) -> sqlite3.Connection:
+def _file_db(ws: Workspace) -> tuple[sqlite3.Connection, Path | None]:
+    """(the record open, the temporary path of a new one to link into place when the run ends)."""
     path = record_path(ws)
     for _attempt in range(2):  # a damaged or foreign record is removed and made again once
         try:
             if not os.path.lexists(path):
-                _make(path, ws)
+                return _new_record(path, ws)
             db = _connect(path)
             if _belongs(db, ws):
-                return db
+                return db, None
             db.close()
         except sqlite3.Error as exc:
             if busy(exc):
-                return _in_memory_db()  # another doctor holds it: this run keeps nothing
+                return _in_memory_db(), None  # another doctor holds it: this run keeps nothing
         except OSError:
             break  # the private folder is unusable
         discard(ws)
-    return _in_memory_db()  # this run keeps nothing
+    return _in_memory_db(), None  # this run keeps nothing
 
 
-def _make(path: Path, ws: Workspace) -> None:
-    """A whole, empty record at `path`, unless another process put one there first."""
+def _new_record(path: Path, ws: Workspace) -> tuple[sqlite3.Connection, Path]:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.new")
     with suppress(FileNotFoundError):
         os.remove(tmp)  # left by a crashed run that had this process id
-    with closing(sqlite3.connect(str(tmp), isolation_level=None)) as db:
-        db.execute("PRAGMA journal_mode=WAL")  # kept in the file: every opener finds it in WAL mode
-        _create(db, ws)
+    db = sqlite3.connect(str(tmp), isolation_level=None)
+    db.execute("PRAGMA journal_mode=OFF")
+    db.execute("PRAGMA synchronous=OFF")  # made durable once, before it is linked into place
+    db.execute("PRAGMA cache_size=-65536")
+    _create(db, ws)
+    return db, tmp
+
+
+def _put_in_place(tmp: Path, path: Path) -> None:
+    fd = os.open(tmp, os.O_RDONLY)
     try:
-        os.link(tmp, path)
-    except FileExistsError:
-        pass  # another doctor made it: use theirs
+        os.fsync(fd)  # whole on disk before any other run can open it
     finally:
-        os.remove(tmp)
+        os.close(fd)
+    with suppress(FileExistsError):
+        os.link(tmp, path)  # another doctor put theirs first: this run's is dropped
 
 
 def _connect(path: Path) -> sqlite3.Connection:
