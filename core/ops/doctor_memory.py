@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from operator import itemgetter
 from collections.abc import Callable, Collection, Iterable
+from operator import itemgetter
 from pathlib import Path
 from typing import TypeVar
 
