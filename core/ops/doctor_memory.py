@@ -104,14 +104,14 @@ class Held:
 
 def _examine(ws: Workspace, record: Record) -> list[Row]:
     today = ws.today()
-    shards = [(f"{area}/{slug}.md", path, _lstamp(path))  # strings: 10,000 Paths cost more than the stats
+    shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
               for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
     streams = _stream_files(ws)
     held = _refresh_streams(ws, record, streams)
     _refresh_shards(record, shards, today, held)
     rows: list[Row] = []
     found = record.shard_findings()
-    for rel, _shard, _stamp in shards:
+    for rel, _shard in shards:
         rows += found.get(rel, [])
     rows += _missing_rows(record, tombstoned_keys(ws))
     problems = record.stream_problems()
@@ -190,13 +190,13 @@ def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str
         record.set_missing(rel, held.missing(keys))
 
 
-def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]], today: str, held: Held) -> None:
+def _refresh_shards(record: Record, shards: list[tuple[str, str]], today: str, held: Held) -> None:
     """Read every shard file not recorded under its stamp (and, when it matters, today's date)."""
     known = record.shard_rows()
-    for rel, path, stamp in shards:
+    for rel, path in shards:
         was = known.pop(rel, None)
-        if stamp is not None and was is not None and was[0] == stamp_text(stamp) and was[1] in (None, today):
-            continue
+        if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(_lstamp(path)):
+            continue  # a shard with no row yet (a first run) is not stat'ed twice
         started = clock()
         stamp = _lstamp(path)
         try:
