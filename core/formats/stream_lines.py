@@ -82,19 +82,24 @@ def fragment_ids_and_problems(data: bytes) -> tuple[list[str], list[tuple[int, s
 
 
 # --- proving lines valid without parsing them -------------------------------------------------
-# The append tool writes `{"type":"fragment","id":…,"ts":…,"source":…,"entry":…,"topic":…,"body":…}`.
+# The append tool writes `{"type":"fragment","id":…,"ts":…,"source":…,"entry":…,"topic":…,"body":…}`,
+# then `references`, `who` and `where` (its keys in their order) when it has them.
 # Such a line is valid (the strict parser accepts it) when the expression below matches it AND it
 # holds no backslash (so no string has an escape, and `[^"]*` is exactly a string's content), no
 # control character (JSON refuses them raw; the line's own newline aside), and is UTF-8. Those
 # three are proven over the whole bytes at C speed. `ts` is `events._ISO_Z`'s datetime, its date
 # alternatives reordered (the common one first: the same dates, fewer attempts). Anything else —
-# an escape, an optional key, another key order, a watermark — is parsed (tests/test_stream_fast_path.py).
+# an escape, another key, another key order, a watermark — is parsed (tests/test_stream_fast_path.py).
 _COMMON_DATE = (r"[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
                 r"|02-(?:0[1-9]|1[0-9]|2[0-8]))")
 _LEAP_DAY = r"(?:[0-9]{2}(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29"
 _TIME = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?Z"
+_STR = r'"[^"]*"'
+_OPTIONAL = (rf'(?:,"references":\[(?:{_STR}(?:,{_STR})*)?\])?(?:,"who":"[^"]+")?'  # the append tool's order
+             rf'(?:,"where":\{{"adapter":{_STR},"workspace":{_STR},"chat":{_STR}(?:,"thread":(?:{_STR}|null))?'
+             rf'(?:,"workspaceName":{_STR})?(?:,"chatName":{_STR})?(?:,"parentChat":{_STR})?(?:,"parentChatName":{_STR})?\}})?')
 _PLAIN = (rf'\{{"type":"fragment","id":"([^"]+)","ts":"(?:{_COMMON_DATE}|{_LEAP_DAY}){_TIME}",'
-          r'"source":"[^"]*","entry":"[^"]*","topic":"[^"]*","body":"[^"]*"\}')
+          rf'"source":{_STR},"entry":{_STR},"topic":{_STR},"body":{_STR}{_OPTIONAL}\}}')
 _PLAIN_LINE = re.compile(_PLAIN.encode())
 _PLAIN_LINES = re.compile((_PLAIN + "\n").encode())  # split on it: the ids between empty pieces
 _CONTROL = bytes(b for b in range(0x20) if b != 0x0A)
