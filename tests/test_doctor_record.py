@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sqlite3
+import subprocess
 import time
 
 import pytest
@@ -221,6 +222,23 @@ def test_a_record_another_doctor_holds_is_bypassed_not_waited_on(memory, ws, mon
         holder.execute("ROLLBACK")
         holder.close()
     assert missing_of(findings(ws), "home", 2)  # and with it, once it is free
+
+
+def test_a_first_record_a_killed_run_left_half_built_is_removed(memory, ws):
+    """A first record is built under `doctor-record.sqlite.PID.new`; SIGKILL leaves it behind."""
+    gone = _finished_pid()
+    folder = doctor_record.record_path(ws).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    orphan = folder / f"{doctor_record.RECORD}.{gone}.new"
+    orphan.write_bytes(b"half a record" * 1000)
+    assert findings(ws) == []
+    assert not orphan.exists() and doctor_record.record_path(ws).is_file()
+
+
+def _finished_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
 
 
 def _checkpoint(ws) -> None:

@@ -198,15 +198,36 @@ def _file_db(ws: Workspace) -> tuple[sqlite3.Connection, Path | None]:
 
 
 def _new_record(path: Path, ws: Workspace) -> tuple[sqlite3.Connection, Path]:
+    _remove_orphans(path)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.new")
     with suppress(FileNotFoundError):
-        os.remove(tmp)  # left by a crashed run that had this process id
+        os.remove(tmp)  # left by a killed run that had this process id
     db = sqlite3.connect(str(tmp), isolation_level=None)
     db.execute("PRAGMA journal_mode=OFF")
     db.execute("PRAGMA synchronous=OFF")  # made durable once, before it is linked into place
     db.execute("PRAGMA cache_size=-65536")
     _create(db, ws)
     return db, tmp
+
+
+def _remove_orphans(path: Path) -> None:
+    """Remove the first records a killed run left half-built (the process named is gone): each
+    can be as big as the record."""
+    for tmp in path.parent.glob(f"{path.name}.*.new"):
+        pid = tmp.name[len(path.name) + 1:-len(".new")]
+        if pid.isdigit() and not _running(int(pid)):
+            with suppress(OSError):
+                os.remove(tmp)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's, or not a process id we can ask about: left alone
+    return True
 
 
 def _put_in_place(tmp: Path, path: Path) -> None:
