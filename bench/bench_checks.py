@@ -4,14 +4,16 @@ The workspace is bench_memory's: 10,000 shards citing 1,000,000 fragments over a
 in one run, as seconds and as ratios against the floor of merely reading every shard file:
 - `verify` (HEAD), and `verify` after 50 shards changed (one citation moved between two shards
   in each, so nothing is lost but every changed file is checked on both sides);
-- `doctor --json` the first time (no record yet: every stream line parsed once), then again with
+- `doctor --json` the first time (no record yet: every stream line and shard read once; the
+  record removed before each of `--first-runs` runs, and its size reported), then again with
   nothing changed (the per-file record answers), after 50 shards changed, and after one stream
   file got 100 new lines (only the changed files are read; only their citations checked again);
 - in-process, from cold caches: `held_keys` and doctor's protection check (`missing_protected`,
   `pinned_drift`) with 20 pending reflections holding 2,000 fragments and 50 pinned topics, once
   doctor's record exists (`missing_protected` asks it whether the streams still hold them).
 Each command is the whole command in a fresh process. Target (issue 10): both at most 2 s.
-Run: `.venv/bin/python bench/bench_checks.py [--keep DIR] [--shards N] [--fragments N]`
+The load average (`os.getloadavg`) is printed before and after: on a shared machine, compare the
+CPU seconds. Run: `.venv/bin/python bench/bench_checks.py [--keep DIR] [--shards N] [--fragments N] [--first-runs N]`
 (`--keep` reuses a workspace already built there). Nothing here is a test.
 """
 from __future__ import annotations
@@ -32,6 +34,7 @@ from bench_memory import TODAY, build, read_floor  # noqa: E402
 
 from dreamdeck.core.formats.events import serialize_event  # noqa: E402
 from dreamdeck.core.io.cache import clear_all  # noqa: E402
+from dreamdeck.core.ops import doctor_record  # noqa: E402
 from dreamdeck.core.ops.protected import missing_protected, pinned_drift  # noqa: E402
 from dreamdeck.core.store.reflections import Reflection, held_keys, reflections_dir  # noqa: E402
 from dreamdeck.core.workspace import Workspace  # noqa: E402
@@ -98,6 +101,10 @@ def add_protection(ws: Workspace) -> None:
         (folder / f"{refl.id}.json").write_text(refl.to_json(), encoding="utf-8")
 
 
+def load() -> str:
+    return " ".join(f"{avg:.2f}" for avg in os.getloadavg())
+
+
 def in_process(fn) -> float:
     clear_all()
     started = time.perf_counter()
@@ -110,6 +117,7 @@ def main() -> None:
     ap.add_argument("--shards", type=int, default=10_000)
     ap.add_argument("--fragments", type=int, default=1_000_000)
     ap.add_argument("--keep", help="build into this folder (or reuse the workspace there) and keep it")
+    ap.add_argument("--first-runs", type=int, default=2, help="doctor's first run, measured this many times")
     args = ap.parse_args()
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dreamdeck-bench-")) / "agent"
     if not (root / "memory" / "topics").is_dir():
@@ -124,7 +132,12 @@ def main() -> None:
     floor = read_floor(ws)
     rows = [("read every shard file (floor)", floor)]
     run(rows, "`verify` (HEAD, nothing changed)", root, "verify")
-    run(rows, "`doctor --json`, first run (no record)", root, "doctor", "--json")
+    print(f"load average before: {load()}")
+    for n in range(1, args.first_runs + 1):
+        doctor_record.discard(ws)
+        run(rows, f"`doctor --json`, first run (no record) #{n}", root, "doctor", "--json")
+    size = sum(p.stat().st_size for p in doctor_record.record_path(ws).parent.glob(doctor_record.RECORD + "*"))
+    print(f"doctor's record after its first run: {size / 1e6:.1f} MB")
     time.sleep(2.1)  # past the racy window, so the first run's findings could be recorded
     run(rows, "`doctor --json`, nothing changed since", root, "doctor", "--json")
     held = len(held_keys(ws))
@@ -142,6 +155,7 @@ def main() -> None:
         cpu = f"{CPU[name]:8.3f}" if name in CPU else ""
         print(f"{name:52} {seconds:8.3f} {seconds / floor:8.1f} {cpu}")
     print("target: verify and doctor at most 2 s (issue 10 item 14)")
+    print(f"load average after: {load()}")
     subprocess.run(["git", "-C", str(root), "checkout", "-q", "--", "memory/topics", "memory/streams"], check=False)
 
 

@@ -3,22 +3,25 @@ record can only ever cost speed — damaged, foreign or unusable, it is built ag
 still finds what is really wrong."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
+import subprocess
 import time
 
 import pytest
 
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes, stream_problems
 from dreamdeck.core.io.cache import RACY_NS, set_clock
-from dreamdeck.core.ops import doctor_record
+from dreamdeck.core.ops import doctor_memory, doctor_record
 from dreamdeck.core.ops.doctor import examine
 from dreamdeck.core.store.reflections import Reflection, reflections_dir
 from dreamdeck.core.store.tombstones import Tombstone, record
 from dreamdeck.core.workspace import Workspace
 from tests.support.agent import agent_folder
 from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
+from tests.support.processes import start_cli
 
 DAY = "2026-05-20"
 
@@ -184,6 +187,60 @@ def test_stream_problems_are_the_malformed_lines_a_full_parse_reports():
     assert stream_problems(data) == expected and len(expected) == 9
 
 
+def test_two_doctors_at_once_share_the_record_and_a_third_run_reuses_it(memory, ws, monkeypatch):
+    """Two real processes start on a workspace with no record: both say the same, the record they
+    leave is whole, and a third run answers from it without reading a file again."""
+    write_stream(memory, "2026-05-19", ["{not json", fragment_line("2026-05-19", 1, "t", "b")])
+    write_shard(memory, "ghost", shard_text("Ghost", [cite("2026-05-19", 9)]))
+    time.sleep(2.1)  # past the racy window, so what the processes read may be recorded
+    procs = [start_cli(memory, "doctor", "--json", today="2026-05-22") for _ in range(2)]
+    outs = [proc.communicate(timeout=120) for proc in procs]
+    assert [proc.returncode for proc in procs] == [1, 1] and not any(b"Traceback" in err for _, err in outs)
+    assert outs[0][0] == outs[1][0]
+    reported = json.loads(outs[0][0])["findings"]
+    assert {f["kind"] for f in reported} == {"missing-fragment", "malformed-line"}
+    with sqlite3.connect(doctor_record.record_path(ws)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+    def refuse(*_args):
+        raise AssertionError("a recorded file was read again")
+
+    monkeypatch.setattr(doctor_memory, "fragment_ids_and_problems", refuse)
+    monkeypatch.setattr(doctor_memory, "examine_shard", refuse)
+    assert [f.__dict__ for f in examine(ws).findings] == reported
+
+
+def test_a_record_another_doctor_holds_is_bypassed_not_waited_on(memory, ws, monkeypatch, settled):
+    assert findings(ws) == []
+    drop_line(memory / "memory/streams" / f"{DAY}.jsonl", uuid_at(DAY, 2))
+    monkeypatch.setattr(doctor_record, "BUSY_WAIT_S", 0.2)
+    holder = sqlite3.connect(doctor_record.record_path(ws), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another doctor, mid-run
+    try:
+        assert missing_of(findings(ws), "home", 2)  # found without the record
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert missing_of(findings(ws), "home", 2)  # and with it, once it is free
+
+
+def test_a_first_record_a_killed_run_left_half_built_is_removed(memory, ws):
+    """A first record is built under `doctor-record.sqlite.PID.new`; SIGKILL leaves it behind."""
+    gone = _finished_pid()
+    folder = doctor_record.record_path(ws).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    orphan = folder / f"{doctor_record.RECORD}.{gone}.new"
+    orphan.write_bytes(b"half a record" * 1000)
+    assert findings(ws) == []
+    assert not orphan.exists() and doctor_record.record_path(ws).is_file()
+
+
+def _finished_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
 def _checkpoint(ws) -> None:
     """Fold SQLite's write-ahead log into the record file, so damaging the file damages it all."""
     with sqlite3.connect(doctor_record.record_path(ws)) as db:
@@ -193,3 +250,13 @@ def _checkpoint(ws) -> None:
 def _set_user_version(path, version: int) -> None:
     with sqlite3.connect(path) as db:
         db.execute(f"PRAGMA user_version = {version}")
+
+
+def test_an_id_holding_a_newline_never_makes_a_citation_look_held(agent_dir, ws, settled):
+    """JSON can spell an id with a newline in it; the record keeps a day's ids one a line."""
+    tricky = fragment_line(DAY, 1, "t", "b").replace(uuid_at(DAY, 1), "x\\nghost")
+    write_stream(agent_dir, DAY, [tricky])
+    write_shard(agent_dir, "ghost", shard_text("Ghost", [f"streams/{DAY}#ghost"]))
+    for _ in range(2):  # from the files read, then from the record
+        assert ("missing-fragment", "memory/topics/ghost.md", f"cites streams/{DAY}#ghost, which no stream holds") \
+            in findings(ws)

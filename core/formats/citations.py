@@ -40,6 +40,14 @@ def citation_keys(text: str) -> set[Key]:
     return {(day, cid) for _, day, cid in CITATION.findall(text)}
 
 
+_CITATION_KEY = re.compile(r"(?:streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2}#[A-Za-z0-9_-]+)")  # CITATION, key as one group
+
+
+def citation_key_texts(text: str) -> set[str]:
+    """`citation_keys` as `DATE#ID` strings (doctor's record keeps them so), from one search."""
+    return set(_CITATION_KEY.findall(text))
+
+
 def count(cmap: CitationMap) -> int:
     return sum(len(ids) for ids in cmap.values())
 

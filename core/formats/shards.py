@@ -225,7 +225,7 @@ def meta_from_head(head: str | bytes) -> ShardMeta | None:
         if end < 0 or "\r" in head[:end]:
             return None
         raw = head[4:end]
-    meta: ShardMeta | None = _canonical_meta(raw)
+    meta: ShardMeta | None = canonical_meta(raw)
     if meta is not None:
         return meta  # cheaper than the memo's lookup
     hit = _META_MEMO.get(raw, ())
@@ -246,7 +246,7 @@ _CANONICAL = re.compile(
 )
 
 
-def _canonical_meta(fm: str) -> ShardMeta | None:
+def canonical_meta(fm: str) -> ShardMeta | None:
     """`parse_frontmatter`'s answer for the canonical shape, or None: then the line rules decide."""
     m = _CANONICAL.fullmatch(fm)
     if m is None:

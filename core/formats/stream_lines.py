@@ -60,14 +60,73 @@ def parse_stream_bytes(data: bytes, start_offset: int = 0) -> list[StreamLine]:
 
 def stream_problems(data: bytes) -> list[tuple[int, str]]:
     """(line number, reason) of every malformed line of `data`, as `parse_stream_bytes` reports
-    them, without keeping the lines (doctor asks this of a year of streams)."""
+    them, without keeping the lines (doctor asks this of a year of streams). A line proven to be
+    a plain fragment (`_proven_plain`) is not parsed."""
     out = []
     for lineno, raw in enumerate(data.split(b"\n"), 1):
-        if raw.strip():
+        if raw.strip() and not (_PLAIN_LINE.fullmatch(raw) and _proven_plain(raw)):
             error = _parsed_line(raw)[1]
             if error is not None:
                 out.append((lineno, error))
     return out
+
+
+def fragment_ids_and_problems(data: bytes) -> tuple[list[str], list[tuple[int, str]]]:
+    """(`fragment_line_ids(data)`, `stream_problems(data)`). When every line of `data` is a plain
+    fragment, both come from one regular expression over the whole bytes (doctor's first run
+    reads a million lines); any other bytes take the two functions."""
+    ids = _all_plain_ids(data)
+    if ids is not None:
+        return ids, []
+    return fragment_line_ids(data), stream_problems(data)
+
+
+# --- proving lines valid without parsing them -------------------------------------------------
+# The append tool writes `{"type":"fragment","id":…,"ts":…,"source":…,"entry":…,"topic":…,"body":…}`,
+# then `references`, `who` and `where` (its keys in their order) when it has them.
+# Such a line is valid (the strict parser accepts it) when the expression below matches it AND it
+# holds no backslash (so no string has an escape, and `[^"]*` is exactly a string's content), no
+# control character (JSON refuses them raw; the line's own newline aside), and is UTF-8. Those
+# three are proven over the whole bytes at C speed. `ts` is `events._ISO_Z`'s datetime, its date
+# alternatives reordered (the common one first: the same dates, fewer attempts). Anything else —
+# an escape, another key, another key order, a watermark — is parsed (tests/test_stream_fast_path.py).
+_COMMON_DATE = (r"[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+                r"|02-(?:0[1-9]|1[0-9]|2[0-8]))")
+_LEAP_DAY = r"(?:[0-9]{2}(?:[2468][048]|[13579][26]|0[48])|(?:[02468][048]|[13579][26])00)-02-29"
+_TIME = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?Z"
+_STR = r'"[^"]*"'
+_OPTIONAL = (rf'(?:,"references":\[(?:{_STR}(?:,{_STR})*)?\])?(?:,"who":"[^"]+")?'  # the append tool's order
+             rf'(?:,"where":\{{"adapter":{_STR},"workspace":{_STR},"chat":{_STR}(?:,"thread":(?:{_STR}|null))?'
+             rf'(?:,"workspaceName":{_STR})?(?:,"chatName":{_STR})?(?:,"parentChat":{_STR})?(?:,"parentChatName":{_STR})?\}})?')
+_PLAIN = (rf'\{{"type":"fragment","id":"([^"]+)","ts":"(?:{_COMMON_DATE}|{_LEAP_DAY}){_TIME}",'
+          rf'"source":{_STR},"entry":{_STR},"topic":{_STR},"body":{_STR}{_OPTIONAL}\}}')
+_PLAIN_LINE = re.compile(_PLAIN.encode())
+_PLAIN_LINES = re.compile((_PLAIN + "\n").encode())  # split on it: the ids between empty pieces
+_CONTROL = bytes(b for b in range(0x20) if b != 0x0A)
+
+
+def _proven_plain(data: bytes) -> bool:
+    """No backslash, no control character but newlines, and UTF-8: what the expression cannot see."""
+    if b"\\" in data or len(data.translate(None, _CONTROL)) != len(data):
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _all_plain_ids(data: bytes) -> list[str] | None:
+    """The ids of `data` when every line of it is a plain fragment ending in a newline, else None.
+    Split on the line expression, the bytes leave only empty pieces between the ids; as many ids
+    as newlines means no match spans two lines (a string holding a newline)."""
+    if not data or not _proven_plain(data):
+        return None
+    pieces = _PLAIN_LINES.split(data)
+    ids = pieces[1::2]
+    if any(pieces[0::2]) or len(ids) != data.count(b"\n"):
+        return None
+    return b"\n".join(ids).decode("utf-8").split("\n")
 
 
 def _parsed_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:

@@ -38,15 +38,16 @@ class LinkRefused(Refused):
     """A symbolic link sits where dreamdeck would read or write; nothing was done."""
 
 
-def _checked_parts(path: Path) -> list[Path]:
-    """`path` and its ancestors from the first `memory` component down (the final one last);
-    only `path` itself when it is not under a `memory` folder."""
-    parts = path.parts
+def _checked_parts(path: str) -> list[str]:
+    """`path` (absolute, normalized) and its ancestors from the first `memory` component down
+    (the final one last); only `path` itself when it is not under a `memory` folder. Strings, not
+    Paths: doctor's first run checks 10,000 shard files."""
+    parts = path.split(os.sep)
     try:
         start = parts.index(MEMORY)
     except ValueError:
         return [path]
-    return [Path(*parts[: i + 1]) for i in range(start, len(parts))]
+    return [os.sep.join(parts[: i + 1]) for i in range(start, len(parts))]
 
 
 def _refuse(link: Path) -> LinkRefused:
@@ -62,7 +63,7 @@ def _refuse(link: Path) -> LinkRefused:
 def refuse_links(path: Path | str) -> None:
     """LinkRefused if `path`, or a folder between `memory/` and it, is a symbolic link.
     Missing components are fine (they will be created as real ones)."""
-    for part in _checked_parts(Path(os.path.abspath(path))):
+    for part in _checked_parts(os.path.abspath(path)):
         try:
             st = os.lstat(part)
         except FileNotFoundError:
@@ -70,7 +71,7 @@ def refuse_links(path: Path | str) -> None:
         except OSError:
             return  # a loop or a permission problem shows at the open, as one line there
         if stat.S_ISLNK(st.st_mode):
-            raise _refuse(part)
+            raise _refuse(Path(part))
 
 
 def real_folder(path: Path | str) -> bool:
@@ -103,7 +104,7 @@ def refuse_unusual(fd: int, path: Path | str, *, sole_name: bool = True) -> None
 def read_bytes_nofollow(path: Path | str, *, sole_name: bool = True) -> bytes:
     """The bytes of a memory file, refusing a link anywhere from `memory/` down, and anything
     `refuse_unusual` refuses (`sole_name=False`: a second hard link is allowed)."""
-    refuse_links(Path(path).parent)
+    refuse_links(os.path.dirname(os.path.abspath(path)))
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:

@@ -3,21 +3,23 @@
 Findings, in this order: each shard's (TypeClaw cannot parse it; stale frontmatter), citations
 no stream holds (sorted), malformed stream lines (day by day), a corrupt dreaming state. Each
 file's part is kept in `doctor_record` under the file's stamp; a run reads every stream and
-shard file whose stamp moved (or that is new, or whose record is missing), and then checks
-again only the citations of the shards it read and the citations pointing into the stream days
-it read. The same code runs on a throwaway in-memory record when the record cannot be used.
+shard file whose stamp moved (or that is new, or whose record is missing). The citations are
+checked again only where that can change the answer: the shards read, the shards missing
+something on a stream day read, and, when ids left a day, the shards citing one of them. The
+same code runs on a throwaway in-memory record when the record cannot be used.
 """
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
+from operator import itemgetter
 from pathlib import Path
 from typing import TypeVar
 
-from dreamdeck.core.formats.citations import CITATION, Key, citation_keys
-from dreamdeck.core.formats.shards import ShardParseError, parse_shard, recompute_shard_text
-from dreamdeck.core.formats.stream_lines import fragment_line_ids, stream_problems
+from dreamdeck.core.formats.citations import CITATION, Key, citation_key_texts
+from dreamdeck.core.formats.shards import ShardParseError, canonical_meta, parse_shard, recompute_shard_text
+from dreamdeck.core.formats.stream_lines import fragment_ids_and_problems
 from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
 from dreamdeck.core.io.no_links import read_bytes_nofollow
@@ -44,8 +46,8 @@ def held_in_streams(ws: Workspace, keys: Iterable[Key]) -> set[Key]:
     keys = list(keys)
 
     def ask(ws: Workspace, record: Record) -> set[Key]:
-        record.recheck_citations(_refresh_streams(ws, record, _stream_files(ws)))
-        return record.held(keys)
+        held = _refresh_streams(ws, record, _stream_files(ws))
+        return {(day, fid) for day, fid in keys if held.holds(f"{day}#{fid}")}
 
     return _with_record(ws, ask)
 
@@ -61,16 +63,55 @@ def _with_record(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T:
         return work(ws, record)
 
 
+class Held:
+    """Whether the streams hold a `DATE#ID` key, as recorded this run. A day read this run is
+    asked through a set of its keys (a first run asks a million); a day the record kept is asked
+    by a search in its ids as stored (a run after a few shards changed asks thousands, over most
+    days: building their sets would cost more than the searches)."""
+
+    def __init__(self, record: Record, fresh: dict[str, list[str]]):
+        self.record = record
+        self.fresh = fresh  # day -> ids, of the stream days read this run
+        self.keys: set[str] = set()  # the keys of the fresh days asked for so far
+        self.loaded: set[str] = set()
+        self.stored: dict[str, str] = {}  # day -> "\n" + its recorded ids, one a line + "\n"
+
+    def holds(self, key: str) -> bool:
+        if key in self.keys:
+            return True
+        day = key[:10]  # a key's date: its first ten characters
+        if day in self.fresh:
+            self._load(day)
+            return key in self.keys
+        if day not in self.stored:
+            self.stored[day] = "\n" + "\n".join(self.record.stream_ids(day)) + "\n"
+        return f"\n{key[11:]}\n" in self.stored[day]
+
+    def missing(self, keys: Collection[str]) -> list[str]:
+        """The keys no stream holds, sorted."""
+        if self.keys.issuperset(keys):
+            return []
+        return sorted(key for key in keys if not self.holds(key))
+
+    def _load(self, day: str) -> None:
+        if day not in self.loaded:
+            self.loaded.add(day)
+            ids = self.fresh[day]
+            if ids:  # every id prefixed with its day by one replace and one split, in C
+                prefix = f"{day}#"
+                self.keys.update((prefix + "\n".join(ids).replace("\n", "\n" + prefix)).split("\n"))
+
+
 def _examine(ws: Workspace, record: Record) -> list[Row]:
     today = ws.today()
-    shards = [(f"{area}/{slug}.md", path, _lstamp(path))  # strings: 10,000 Paths cost more than the stats
+    shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
               for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
     streams = _stream_files(ws)
-    record.recheck_citations(_refresh_streams(ws, record, streams))
-    _refresh_shards(record, shards, today)
+    held = _refresh_streams(ws, record, streams)
+    _refresh_shards(record, shards, today, held)
     rows: list[Row] = []
     found = record.shard_findings()
-    for rel, _shard, _stamp in shards:
+    for rel, _shard in shards:
         rows += found.get(rel, [])
     rows += _missing_rows(record, tombstoned_keys(ws))
     problems = record.stream_problems()
@@ -99,10 +140,12 @@ def _recordable(stamp: Stamp | None, started: int) -> str | None:
     return stamp_text(stamp) if stamp is not None and settled(stamp, started) else None
 
 
-def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> set[str]:
-    """Read every stream file not recorded under its stamp now; the days read or gone."""
+def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> Held:
+    """Read every stream file not recorded under its stamp now, and check again the citations
+    whose answer that can change; what the streams hold, as recorded now."""
     known = record.stream_rows()
-    changed: set[str] = set()
+    fresh: dict[str, list[str]] = {}
+    left: set[str] = set()  # DATE#ID keys that left a day read again
     for day, path, stamp in streams:
         source = str(path)
         was = known.pop(day, None)
@@ -114,23 +157,46 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
             data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
         except FileNotFoundError:
             data = b""
+        ids, problems = fragment_ids_and_problems(data)
         rel = ws.rel(path)
-        problems = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in stream_problems(data)]
-        record.put_stream(day, source, _recordable(stamp, started), fragment_line_ids(data), problems)
-        changed.add(day)
+        rows = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in problems]
+        fresh[day] = ids = _one_a_line(ids)
+        if was is not None:
+            left.update(map(f"{day}#".__add__, set(record.stream_ids(day)).difference(ids)))
+        record.put_stream(day, source, _recordable(stamp, started), ids, rows)
     for day in known:  # its file is gone
+        fresh[day] = []
+        left.update(map(f"{day}#".__add__, record.stream_ids(day)))
         record.drop_stream(day)
-        changed.add(day)
-    return changed
+    held = Held(record, fresh)
+    if fresh:
+        _recheck_citations(record, held, set(fresh), left)
+    return held
 
 
-def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]], today: str) -> None:
+def _one_a_line(ids: list[str]) -> list[str]:
+    """The ids without any holding a newline (JSON can spell one; no citation can name it, and
+    the record keeps a day's ids one a line)."""
+    return ids if "\n".join(ids).count("\n") == max(len(ids) - 1, 0) else [fid for fid in ids if "\n" not in fid]
+
+
+def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str]) -> None:
+    """Each recorded shard whose missing keys can have changed: one missing something on a day
+    read again (it may be back), or citing a key that left (a scan of every shard's keys)."""
+    again = {rel for rel, missing in record.shards_missing().items() if any(key[:10] in days for key in missing)}
+    if left:
+        again.update(rel for rel, keys in record.shard_keys() if not left.isdisjoint(keys))
+    for rel, keys in list(record.shard_keys(sorted(again))):
+        record.set_missing(rel, held.missing(keys))
+
+
+def _refresh_shards(record: Record, shards: list[tuple[str, str]], today: str, held: Held) -> None:
     """Read every shard file not recorded under its stamp (and, when it matters, today's date)."""
     known = record.shard_rows()
-    for rel, path, stamp in shards:
+    for rel, path in shards:
         was = known.pop(rel, None)
-        if stamp is not None and was is not None and was[0] == stamp_text(stamp) and was[1] in (None, today):
-            continue
+        if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(_lstamp(path)):
+            continue  # a shard with no row yet (a first run) is not stat'ed twice
         started = clock()
         stamp = _lstamp(path)
         try:
@@ -138,34 +204,63 @@ def _refresh_shards(record: Record, shards: list[tuple[str, str, Stamp | None]],
         except FileNotFoundError:
             record.drop_shard(rel)  # removed since the listing
             continue
-        findings, uses_today = examine_shard(rel, rel.rsplit("/", 1)[1][:-3], text, today)
+        findings, uses_today, keys = examine_shard(rel, rel.rsplit("/", 1)[1][:-3], text, today)
         record.put_shard(rel, _recordable(stamp, started), today if uses_today else None,
-                         findings, citation_keys(text))
+                         findings, keys, held.missing(keys))
     for rel in known:  # its file is gone
         record.drop_shard(rel)
     record.flush()
 
 
-def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool]:
-    """(one shard's findings, whether they depend on today's date: a shard whose body cites
-    nothing is reinforced "today" by TypeClaw's recompute)."""
+def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, set[str]]:
+    """(one shard's findings, whether they depend on today's date — a shard whose body cites
+    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys)."""
+    quick = _canonical_shard(rel, text, today)
+    if quick is not None:
+        return quick
+    keys = citation_key_texts(text)
     try:
         _meta, body = parse_shard(text)
     except ShardParseError as exc:
         return [["unparseable", f"memory/{rel}",
-                 f"TypeClaw cannot parse it ({exc}); its citations do not protect their fragments", True]], False
-    if recompute_shard_text(text, slug, today)[0] != text:
-        found = [["stale-frontmatter", f"memory/{rel}", "cites/days/lastReinforced disagree with the body", True]]
-    else:
-        found = []
-    return found, CITATION.search(body) is None
+                 f"TypeClaw cannot parse it ({exc}); its citations do not protect their fragments", True]], False, keys
+    found = [] if recompute_shard_text(text, slug, today)[0] == text else [_stale(rel)]
+    return found, CITATION.search(body) is None, keys
+
+
+def _stale(rel: str) -> Row:
+    return ["stale-frontmatter", f"memory/{rel}", "cites/days/lastReinforced disagree with the body", True]
+
+
+_DATE_OF_KEY = itemgetter(slice(0, 10))  # a DATE#ID key's date: its first ten characters
+
+
+def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, set[str]] | None:
+    """`examine_shard` for a shard in the canonical shape (`shards.canonical_meta`: what TypeClaw's
+    recompute and dreamdeck write, no CR, closed by exactly `---` and a newline), or None. Then
+    the strict parse is that meta, and the recompute writes these very bytes exactly when the
+    counts agree: cites = the body's distinct keys, days = their distinct dates, lastReinforced =
+    the latest (today when none). tests/test_doctor_shard_fast_path.py holds it to the strict path."""
+    if not text.startswith("---\n") or "\r" in text:
+        return None
+    end = text.find("\n---", 4)
+    if end < 0 or text[end + 4:end + 5] != "\n":
+        return None
+    meta = canonical_meta(text[4:end])
+    if meta is None:
+        return None
+    body_keys = citation_key_texts(text[end + 5:])
+    days = set(map(_DATE_OF_KEY, body_keys))
+    current = (meta.cites, meta.days, meta.last_reinforced) == (len(body_keys), len(days), max(days, default=today))
+    keys = body_keys | citation_key_texts(text[:end + 5]) if "/" in meta.heading else body_keys
+    return [] if current else [_stale(rel)], not body_keys, keys
 
 
 def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
-    missing = sorted((rel, day, fid) for rel, day, fid in record.uncited_citations() if (day, fid) not in stones)
+    missing = sorted((rel, key[:10], key[11:]) for rel, keys in record.shards_missing().items() for key in keys)
     return [["missing-fragment", f"memory/{rel}", f"cites streams/{day}#{fid}, which no stream holds",
              not rel.startswith("topics/")]  # outside topics/: restored from git history
-            for rel, day, fid in missing]
+            for rel, day, fid in missing if (day, fid) not in stones]
 
 
 def _state_problem(ws: Workspace, record: Record) -> str | None:

@@ -1,21 +1,27 @@
 """`doctor`'s record: what it last found in each memory file, kept under that file's stamp.
 
-Examining a year of memory means parsing a million stream lines and every shard; a `doctor`
+Examining a year of memory means reading a million stream lines and every shard; a `doctor`
 after a few files changed must pay only for those. The record is a SQLite database in
 dreamdeck's private folder (`ws.lock_dir`), one row per file read, under the file's stamp
 (`core.io.cache`: size, mtime, ctime, inode):
 - `shard`: per shard file (topics/, vault/, archive/), its findings (unparseable, stale
-  frontmatter) and, when those depend on the date (a shard citing nothing), the date used;
-- `cite`: each shard's citation keys (also kept in its `shard` row as `DATE#ID` lines, to
-  remove them), with
-  `held` = does that day's stream hold the id now;
-- `stream`: per stream day, the path of the file read and its malformed-line problems; `frag`: the ids it
-  holds (what the fast fragment-line scan finds, as the fragment index does);
+  frontmatter) and, when those depend on the date (a shard citing nothing), the date used; its
+  citation keys (`DATE#ID` lines) and, of those, the ones no stream held when last
+  checked (`missing`, almost always empty);
+- `stream`: per stream day, the path of the file read, its malformed-line problems, and the ids
+  it holds (what the fast fragment-line scan finds, as the fragment index does) as one blob of
+  lines: a day is read, kept and compared whole, never a row per fragment;
 - `single`: the dreaming state file's problem.
+Each shard's `missing` is kept equal to its keys the recorded streams do not hold: a stream day
+read again checks the shards missing something on that day, and, when ids left it, every
+shard citing one of them (`doctor_memory`).
 A row whose file had not settled when it was read (the racy window) is stored with no stamp,
 so it is read again next time. A record that SQLite finds damaged, one of another schema
 version or another workspace, or one that cannot be opened, is removed and built again (or the
-examination runs on an in-memory database): it can only ever cost speed.
+examination runs on an in-memory database): it can only ever cost speed. A first record is built
+whole under a temporary name and linked into place, so two doctors starting at once never see
+(nor remove) a half-made one; a record another doctor is writing is waited for at most
+`BUSY_WAIT_S`, then this run goes on without it.
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
 from dreamdeck.core.formats.json_data import load_json
@@ -31,18 +37,16 @@ from dreamdeck.core.io.cache import Stamp
 from dreamdeck.core.workspace import Workspace
 
 RECORD = "doctor-record.sqlite"
-VERSION = 3
+VERSION = 4
+BUSY_WAIT_S = 5.0  # another doctor's first run takes seconds; then this one goes on without the record
 Row = list  # [kind, where, detail, fixable]
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE shard(id INTEGER PRIMARY KEY, rel TEXT NOT NULL UNIQUE, stamp TEXT, today TEXT, findings TEXT NOT NULL,
-                   keys TEXT NOT NULL);
-CREATE TABLE cite(day TEXT NOT NULL, fid TEXT NOT NULL, shard INTEGER NOT NULL, held INTEGER NOT NULL,
-                  PRIMARY KEY(day, fid, shard)) WITHOUT ROWID;
-CREATE INDEX cite_missing ON cite(held) WHERE held = 0;
-CREATE TABLE stream(day TEXT PRIMARY KEY, source TEXT NOT NULL, stamp TEXT, problems TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE frag(day TEXT NOT NULL, fid TEXT NOT NULL, PRIMARY KEY(day, fid)) WITHOUT ROWID;
+CREATE TABLE shard(rel TEXT PRIMARY KEY, stamp TEXT, today TEXT, findings TEXT NOT NULL, keys TEXT NOT NULL,
+                   missing TEXT NOT NULL);
+CREATE INDEX shard_missing ON shard(missing) WHERE missing != '';
+CREATE TABLE stream(day TEXT PRIMARY KEY, source TEXT NOT NULL, stamp TEXT, problems TEXT NOT NULL, ids BLOB NOT NULL);
 CREATE TABLE single(name TEXT PRIMARY KEY, stamp TEXT, value TEXT) WITHOUT ROWID;
 """
 
@@ -51,12 +55,16 @@ def stamp_text(stamp: Stamp | None) -> str | None:
     return None if stamp is None else ",".join(map(str, stamp))
 
 
+def _lines(text: str) -> list[str]:
+    return text.split("\n") if text else []
+
+
 class Record:
     """One open record; every change is made in one transaction (`opened` commits or rolls back)."""
 
     def __init__(self, db: sqlite3.Connection):
         self.db = db
-        self._new_cites: list[tuple[str, str, int]] = []  # inserted together, in key order (`flush`)
+        self._new_shards: list[tuple] = []  # inserted together (`flush`)
 
     # --- shards ---------------------------------------------------------------------------
     def shard_rows(self) -> dict[str, tuple[str | None, str | None]]:
@@ -64,77 +72,61 @@ class Record:
         return {rel: (stamp, today) for rel, stamp, today in self.db.execute("SELECT rel, stamp, today FROM shard")}
 
     def put_shard(self, rel: str, stamp: str | None, today: str | None, findings: list[Row],
-                  keys: Iterable[tuple[str, str]]) -> None:
-        self.drop_shard(rel)
-        keys = sorted(keys)
-        cur = self.db.execute("INSERT INTO shard(rel, stamp, today, findings, keys) VALUES (?, ?, ?, ?, ?)",
-                              (rel, stamp, today, json.dumps(findings), "\n".join(f"{d}#{f}" for d, f in keys)))
-        sid = cur.lastrowid
-        self._new_cites += [(day, fid, sid) for day, fid in keys]  # type: ignore[misc]
+                  keys: Iterable[str], missing: list[str]) -> None:
+        """`keys`: the shard's `DATE#ID` citation keys; `missing`: those no stream holds."""
+        self._new_shards.append((rel, stamp, today, json.dumps(findings), "\n".join(keys), "\n".join(missing)))
 
     def drop_shard(self, rel: str) -> None:
-        row = self.db.execute("SELECT id, keys FROM shard WHERE rel = ?", (rel,)).fetchone()
-        if row is not None:
-            sid, keys = row
-            self.db.executemany("DELETE FROM cite WHERE day = ? AND fid = ? AND shard = ?",
-                                ((*key.split("#", 1), sid) for key in keys.split("\n") if key))
-            self.db.execute("DELETE FROM shard WHERE id = ?", (sid,))
+        self.db.execute("DELETE FROM shard WHERE rel = ?", (rel,))
 
     def flush(self) -> None:
-        """Insert the citations of the shards put since, each marked held or not by the streams
-        as recorded now (a B-tree fills fastest in key order)."""
-        self._new_cites.sort()
-        self.db.executemany(
-            "INSERT INTO cite(day, fid, shard, held) "
-            "VALUES (?1, ?2, ?3, EXISTS(SELECT 1 FROM frag WHERE day = ?1 AND fid = ?2))", self._new_cites)
-        self._new_cites = []
+        self.db.executemany("INSERT OR REPLACE INTO shard(rel, stamp, today, findings, keys, missing) "
+                            "VALUES (?, ?, ?, ?, ?, ?)", self._new_shards)
+        self._new_shards = []
 
     def shard_findings(self) -> dict[str, list[Row]]:
         return {rel: load_json(found) for rel, found in
                 self.db.execute("SELECT rel, findings FROM shard WHERE findings != '[]'")}
 
-    def uncited_citations(self) -> list[tuple[str, str, str]]:
-        """(shard rel, day, id) of every citation whose day's stream does not hold the id."""
-        return self.db.execute("SELECT s.rel, c.day, c.fid FROM cite c JOIN shard s ON s.id = c.shard "
-                               "WHERE c.held = 0").fetchall()
+    def shards_missing(self) -> dict[str, list[str]]:
+        """rel -> its citation keys no stream held when last checked (shards missing nothing left out)."""
+        return {rel: _lines(missing) for rel, missing in self.db.execute("SELECT rel, missing FROM shard WHERE missing != ''")}
+
+    def shard_keys(self, rels: Iterable[str] | None = None) -> Iterator[tuple[str, list[str]]]:
+        """(rel, citation keys) of these shards, or of every shard."""
+        if rels is None:
+            for rel, keys in self.db.execute("SELECT rel, keys FROM shard"):
+                yield rel, _lines(keys)
+            return
+        for rel in rels:
+            row = self.db.execute("SELECT keys FROM shard WHERE rel = ?", (rel,)).fetchone()
+            if row is not None:
+                yield rel, _lines(row[0])
+
+    def set_missing(self, rel: str, missing: list[str]) -> None:
+        self.db.execute("UPDATE shard SET missing = ? WHERE rel = ?", ("\n".join(missing), rel))
 
     # --- streams --------------------------------------------------------------------------
     def stream_rows(self) -> dict[str, tuple[str, str | None]]:
         """day -> (path of the file read, stamp)."""
         return {day: (source, stamp) for day, source, stamp in self.db.execute("SELECT day, source, stamp FROM stream")}
 
-    def put_stream(self, day: str, source: str, stamp: str | None, ids: Iterable[str], problems: list[Row]) -> None:
-        self.drop_stream(day)
-        self.db.execute("INSERT INTO stream(day, source, stamp, problems) VALUES (?, ?, ?, ?)",
-                        (day, source, stamp, json.dumps(problems)))
-        self.db.executemany("INSERT OR IGNORE INTO frag(day, fid) VALUES (?, ?)", ((day, fid) for fid in ids))
+    def stream_ids(self, day: str) -> list[str]:
+        """The ids the day's stream held when last read (none when it has no row)."""
+        row = self.db.execute("SELECT ids FROM stream WHERE day = ?", (day,)).fetchone()
+        return _lines(row[0].decode("utf-8")) if row is not None else []
+
+    def put_stream(self, day: str, source: str, stamp: str | None, ids: list[str], problems: list[Row]) -> None:
+        """`ids`: the day's fragment ids."""
+        self.db.execute("INSERT OR REPLACE INTO stream(day, source, stamp, problems, ids) VALUES (?, ?, ?, ?, ?)",
+                        (day, source, stamp, json.dumps(problems), "\n".join(ids).encode("utf-8")))
 
     def drop_stream(self, day: str) -> None:
         self.db.execute("DELETE FROM stream WHERE day = ?", (day,))
-        self.db.execute("DELETE FROM frag WHERE day = ?", (day,))
-
-    def recheck_citations(self, days: Iterable[str]) -> None:
-        """Whether each citation into these days is held, from their streams as recorded now."""
-        self.db.executemany(
-            "UPDATE cite SET held = EXISTS(SELECT 1 FROM frag f WHERE f.day = cite.day AND f.fid = cite.fid) "
-            "WHERE day = ?", ((day,) for day in days))
 
     def stream_problems(self) -> dict[str, list[Row]]:
         return {day: load_json(found) for day, found in
                 self.db.execute("SELECT day, problems FROM stream WHERE problems != '[]'")}
-
-    def held(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-        """The keys some stream holds, as recorded this run."""
-        by_day: dict[str, list[str]] = {}
-        for day, fid in keys:
-            by_day.setdefault(day, []).append(fid)
-        found: set[tuple[str, str]] = set()
-        for day, fids in by_day.items():
-            for at in range(0, len(fids), 500):  # well under SQLite's limit of bound values
-                chunk = fids[at:at + 500]
-                ask = f"SELECT fid FROM frag WHERE day = ? AND fid IN ({','.join('?' * len(chunk))})"
-                found.update((day, fid) for (fid,) in self.db.execute(ask, (day, *chunk)))
-        return found
 
     # --- single files ---------------------------------------------------------------------
     def single(self, name: str, stamp: str | None) -> tuple[bool, str | None]:
@@ -157,19 +149,28 @@ def opened(ws: Workspace, *, in_memory: bool = False) -> Iterator[Record]:
     """The workspace's record (a fresh one when there was none, or it was damaged or foreign),
     in one transaction: committed when the block ends, rolled back when it raises. Another
     `doctor` writing it is waited for (`busy` when that takes too long). `in_memory`: a
-    throwaway record."""
-    db = _in_memory_db() if in_memory else _file_db(ws)
-    with closing(db):
-        db.execute("BEGIN IMMEDIATE")  # one run at a time: all of its rows, or none
-        try:
-            yield Record(db)
-        except BaseException:
+    throwaway record. A first record is built under a temporary name with no journal (a run that
+    fails leaves nothing to roll back to) and linked into place when the run ends, unless another
+    doctor put one there first: its first run writes each row once."""
+    db, new = (_in_memory_db(), None) if in_memory else _file_db(ws)
+    try:
+        with closing(db):
+            db.execute("BEGIN IMMEDIATE")  # one run at a time: all of its rows, or none
             try:
-                db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass  # a damaged record: the caller drops it
-            raise
-        db.execute("COMMIT")
+                yield Record(db)
+            except BaseException:
+                with suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")  # a damaged record: the caller drops it
+                raise
+            db.execute("COMMIT")
+            if new is not None:
+                db.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later opener finds it so
+        if new is not None:
+            _put_in_place(new, record_path(ws))
+    finally:
+        if new is not None:
+            with suppress(FileNotFoundError):
+                os.remove(new)
 
 
 def busy(exc: sqlite3.Error) -> bool:
@@ -177,31 +178,74 @@ def busy(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
-def _file_db(ws: Workspace) -> sqlite3.Connection:
+def _file_db(ws: Workspace) -> tuple[sqlite3.Connection, Path | None]:
+    """(the record open, the temporary path of a new one to link into place when the run ends)."""
     path = record_path(ws)
-    try:
-        db = _connect(path)
-        if _belongs(db, ws):
-            return db
-        db.close()
-    except sqlite3.Error as exc:
-        if busy(exc):
-            return _in_memory_db()  # another doctor is building it: this run keeps nothing
-    discard(ws)
-    try:
-        db = _connect(path)
-        _create(db, ws)
-        return db
-    except sqlite3.Error:
+    for _attempt in range(2):  # a damaged or foreign record is removed and made again once
+        try:
+            if not os.path.lexists(path):
+                return _new_record(path, ws)
+            db = _connect(path)
+            if _belongs(db, ws):
+                return db, None
+            db.close()
+        except sqlite3.Error as exc:
+            if busy(exc):
+                return _in_memory_db(), None  # another doctor holds it: this run keeps nothing
+        except OSError:
+            break  # the private folder is unusable
         discard(ws)
-        return _in_memory_db()  # the private folder is unusable: this run keeps nothing
+    return _in_memory_db(), None  # this run keeps nothing
+
+
+def _new_record(path: Path, ws: Workspace) -> tuple[sqlite3.Connection, Path]:
+    _remove_orphans(path)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.new")
+    with suppress(FileNotFoundError):
+        os.remove(tmp)  # left by a killed run that had this process id
+    db = sqlite3.connect(str(tmp), isolation_level=None)
+    db.execute("PRAGMA journal_mode=OFF")
+    db.execute("PRAGMA synchronous=OFF")  # made durable once, before it is linked into place
+    db.execute("PRAGMA cache_size=-65536")
+    _create(db, ws)
+    return db, tmp
+
+
+def _remove_orphans(path: Path) -> None:
+    """Remove the first records a killed run left half-built (the process named is gone): each
+    can be as big as the record."""
+    for tmp in path.parent.glob(f"{path.name}.*.new"):
+        pid = tmp.name[len(path.name) + 1:-len(".new")]
+        if pid.isdigit() and not _running(int(pid)):
+            with suppress(OSError):
+                os.remove(tmp)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's, or not a process id we can ask about: left alone
+    return True
+
+
+def _put_in_place(tmp: Path, path: Path) -> None:
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)  # whole on disk before any other run can open it
+    finally:
+        os.close(fd)
+    with suppress(FileExistsError):
+        os.link(tmp, path)  # another doctor put theirs first: this run's is dropped
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(str(path), timeout=5, isolation_level=None)
+    db = sqlite3.connect(str(path), timeout=BUSY_WAIT_S, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")  # a crash or power loss leaves the last whole run
     db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("PRAGMA cache_size=-65536")  # 64 MiB: a first run inserts a million citations
+    db.execute("PRAGMA cache_size=-65536")  # 64 MiB
     return db
 
 
