@@ -195,12 +195,42 @@ def test_a_waiting_compactions_reason_quoting_the_text_loses_it_too(agent_dir):
     assert json.loads(backlog.read_text())["days"][TODAY]["purge"] == [uuid_at(TODAY, 2)]
 
 
-def test_a_hard_forget_whose_purge_waits_for_todays_writer_says_so_not_that_no_line_was_there(agent_dir):
-    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 1, "infra", BODY)])
+def test_a_hard_forget_of_todays_line_never_puts_its_text_into_git_and_keeps_the_writers_file(agent_dir):
+    """Today's stream is never replaced (a writer may hold it open), so its purge waits; the
+    forgotten bytes are overwritten in place with spaces under the stream lock first, so the
+    forget's own commit never adds them to history, and a descriptor a writer kept still appends."""
+    write_stream(agent_dir, D, [fragment_line(D, 5, "misc", "An older note.")])
     commit_all(agent_dir)
+    path = agent_dir / "memory" / "streams" / f"{TODAY}.jsonl"
+    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 1, "infra", BODY), fragment_line(TODAY, 2, "misc", "Lunch is at noon.")])
+    size, inode = path.stat().st_size, path.stat().st_ino
+    writer = open(path, "a", encoding="utf-8")  # noqa: SIM115 (held open across the forget, as a logger does)
 
     proc = run(agent_dir, "forget", f"{TODAY}#{uuid_at(TODAY, 1)}", "--reason", "private", "--hard")
+    writer.write(fragment_line(TODAY, 3, "misc", "Written after the forget.") + "\n")
+    writer.close()
 
     assert proc.returncode == 0, proc.stderr
-    assert "no line of it was in the stream" not in proc.stdout
-    assert "waits in the stream" in proc.stdout
+    assert "no line of it was in the stream" not in proc.stdout and "overwritten" in proc.stdout
+    assert "Frankfurt" not in path.read_text() and path.stat().st_ino == inode
+    assert path.read_text().splitlines()[1:] == [fragment_line(TODAY, 2, "misc", "Lunch is at noon."),
+                                                 fragment_line(TODAY, 3, "misc", "Written after the forget.")]
+    assert path.stat().st_size == size + len(fragment_line(TODAY, 3, "misc", "Written after the forget.")) + 1
+    history = subprocess.run(["git", "log", "--all", "-p", "-S", "Frankfurt"], cwd=agent_dir, capture_output=True, text=True)
+    assert history.stdout == ""  # no commit ever held the text
+
+
+def test_the_blanked_line_is_dropped_by_the_compaction_that_waited(agent_dir):
+    from dreamdeck.core.door.backlog import compact_backlog
+    from dreamdeck.core.workspace import Workspace
+
+    write_stream(agent_dir, D, [fragment_line(D, 5, "misc", "An older note.")])
+    commit_all(agent_dir)
+    path = agent_dir / "memory" / "streams" / f"{TODAY}.jsonl"
+    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 1, "infra", BODY), fragment_line(TODAY, 2, "misc", "Lunch is at noon.")])
+    run(agent_dir, "forget", f"{TODAY}#{uuid_at(TODAY, 1)}", "--reason", "private", "--hard")
+    make_quiet(agent_dir)
+
+    result = compact_backlog(Workspace.open(agent_dir, today="2026-05-23"), actor="human:cli", trigger="doctor")
+
+    assert result is not None and path.read_text() == fragment_line(TODAY, 2, "misc", "Lunch is at noon.") + "\n"

@@ -228,7 +228,8 @@ def test_todays_compaction_waits_in_the_committed_backlog_and_a_later_run_with_n
 
     assert first.status == "applied" and first.fragments_dropped == [] and path.read_bytes() == before
     committed = json.loads(git(agent_dir, "show", f"HEAD:memory/{BACKLOG}"))
-    assert committed["days"] == {D: {"fragmentGc": True, "purge": []}}
+    # (with the reason its dream gave for the fragment it will take, for the compaction that waits)
+    assert committed["days"] == {D: {"fragmentGc": True, "purge": [], "reasons": {uuid_at(D, 2): "noise: scripted: not cited"}}}
 
     second = run_dream(the_next_day(ws), dreamer=Scripted(), review="none")
 

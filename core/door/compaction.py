@@ -43,6 +43,7 @@ class CompactionResult:
     watermarks_dropped: int = 0
     fragment_lines_dropped: dict[Key, str] = field(default_factory=dict)  # key -> its exact line, in order
     deferred: dict[str, str] = field(default_factory=dict)  # day -> why its compaction waits
+    blanked: list[Key] = field(default_factory=list)  # hard-forgotten lines overwritten in place meanwhile
 
     @property
     def fragments_dropped(self) -> list[Key]:

@@ -14,14 +14,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from filelock import FileLock
 
 from dreamdeck.core.door.changeset import ApplyResult
 from dreamdeck.core.door.collection import given_reasons, plan_collection, reason_of, work_of
-from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days
+from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days, is_meant
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
 from dreamdeck.core.door.state import next_state
+from dreamdeck.core.formats.citations import Key
 from dreamdeck.core.formats.events import try_parse_event_line
 from dreamdeck.core.formats.scrub import scrub
 from dreamdeck.core.git.blobs import stage_in_background
@@ -33,7 +35,7 @@ from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries, audit_path
 from dreamdeck.core.store.compaction_backlog import Backlog, load_backlog, merge_work, save_backlog
 from dreamdeck.core.store.state import DreamingState, save_state
-from dreamdeck.core.store.stream_rewrite import carry_replaced_streams, join_late_carriers
+from dreamdeck.core.store.stream_rewrite import blank_in_place, carry_replaced_streams, join_late_carriers
 from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
 from dreamdeck.core.store.tombstones import load_tombstones, record
 from dreamdeck.core.workspace import Workspace, lock_file
@@ -161,6 +163,7 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
         result.compaction = CompactionResult()
     result.compaction.deferred.update(cp.waiting)
     deferred = {day: work[day] for day in result.compaction.deferred}
+    result.compaction.blanked = _blank_waiting_purges(ws, deferred)
     _journal_deferral(ws, journal, result, backlog, deferred)
     save_backlog(ws, deferred)
     step("gc")
@@ -169,6 +172,19 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
         result.reasons[f"{key[0]}#{key[1]}"] = reason_of(key, key in purged, given)
     took = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
     return earlier + [pair for pair in took if pair not in earlier]
+
+
+def _blank_waiting_purges(ws: Workspace, deferred: Backlog) -> list[Key]:
+    """A hard forget whose day waits for its writers: its line's bytes are overwritten in place
+    now (the file is not replaced), so this change's commit never stages the forgotten text."""
+    stones = load_tombstones(ws)
+    meant = {k: s.hash for k, s in stones.items() if s.hard and s.hash}
+    blanked: list[Key] = []
+    for day, w in sorted(deferred.items()):
+        if w.purge:
+            lines = blank_in_place(ws, day, partial(is_meant, day, purge=w.purge, meant=meant))
+            blanked += [(day, ln.event["id"]) for ln in lines if ln.event is not None]
+    return blanked
 
 
 def _journal_deferral(ws: Workspace, journal: Journal, result: ApplyResult, before: Backlog, after: Backlog) -> None:

@@ -74,6 +74,8 @@ __all__ = [
 ]
 
 _FID = re.compile(r"^[A-Za-z0-9_-]+$")
+# A hard forget in a stream a writer may hold open: the bytes go now, the emptied line later.
+BLANKED = "its bytes overwritten in place; the emptied line goes when the stream can be rewritten"
 
 
 @dataclass
@@ -86,6 +88,7 @@ class ForgetResult:
     orphaned: list[str] = field(default_factory=list)  # shards left with prose but no citation
     purged: bool = False
     waiting: bool = False  # hard: a line to purge waits in a stream a writer may hold open
+    blanked: bool = False  # hard: meanwhile its bytes were overwritten in place (never committed)
     warnings: list[str] = field(default_factory=list)
     remains: list[str] = field(default_factory=list)  # hard: where the text still is, and the way out
     apply: ApplyResult | None = None
@@ -95,7 +98,7 @@ class ForgetResult:
             "message": self.message, "sha": self.sha,
             "tombstoned": [f"{d}#{i}" for d, i in self.tombstoned], "edited": self.edited,
             "deleted": self.deleted, "orphaned": self.orphaned, "purged": self.purged,
-            "waiting": self.waiting, "warnings": self.warnings, "remains": self.remains,
+            "waiting": self.waiting, "blanked": self.blanked, "warnings": self.warnings, "remains": self.remains,
         }
 
 
@@ -230,8 +233,10 @@ def forget_fragment(
     result = apply_changeset(ws, cs, fault=fault)
     waiting = _purge_waiting(result, cs.evidence.purge)
     purged = key in result.compaction.fragment_lines_dropped
+    blanked = key in result.compaction.blanked
     if hard:
         what += (" (its line purged from the stream)" if purged else
+                 f" ({BLANKED})" if blanked else
                  " (its line waits in the stream, hidden, until it can be purged)" if waiting else
                  " (no line of it was in the stream)")
     msg = f"{what} streams/{day}#{fid}"
@@ -245,6 +250,7 @@ def forget_fragment(
     )
     out.warnings += waiting
     out.waiting = bool(waiting)
+    out.blanked = blanked
     if hard:
         out.remains = what_remains(ws, day, fid, pieces, malformed_lines(ws, day, fid))
     if orphaned:
@@ -344,6 +350,7 @@ def forget_topic(
     )
     out.warnings += waiting
     out.waiting = bool(waiting)
+    out.blanked = bool(set(result.compaction.blanked) & purge)
     if hard and stones:
         remains = [line for _, s in stones for line in what_remains(ws, s.date, s.id, texts.get(s.key, []),
                                                                  malformed_lines(ws, s.date, s.id))]
@@ -357,7 +364,8 @@ def _purge_waiting(result: ApplyResult, purge: set[Key]) -> list[str]:
     """What a hard forget could not purge yet: a stream a writer may still hold open is never
     rewritten (invariant 8); its purge waits in the compaction backlog for the first change
     (or `doctor --fix`) after the file has gone quiet. Until then the tombstone hides the line."""
-    days = sorted({d for d, _ in purge} & set(result.compaction.deferred))
+    blanked = set(result.compaction.blanked)
+    days = sorted({d for d, i in purge if (d, i) not in blanked} & set(result.compaction.deferred))
     return [f"the bytes stay in memory/streams/{d}.jsonl until it can be rewritten "
             f"({result.compaction.deferred[d]}); the first change after that, or `dreamdeck doctor --fix`, "
             "purges them" for d in days]

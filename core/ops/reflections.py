@@ -235,12 +235,9 @@ def approval_changeset(
     except Refused as exc:
         raise blame(exc) from None
 
-    def record_collected(result: ApplyResult) -> None:
-        # The decision's own record says what the approval took from the streams and why (the
-        # reflection's receipt, as a dream's receipt does); written after the GC, before the commit.
+    def record_collected(result: ApplyResult) -> None:  # after the GC, before the commit: what went, and why
         r.decisions[-1]["collected"] = dict(sorted(result.reasons.items()))
         atomic_write_text(ws.meta_dir / f"reflections/{r.id}.json", r.to_json())
-
     cs.before_commit = record_collected
     return cs, blame
 

@@ -25,6 +25,7 @@ Lines a hard forget purges are also blanked in the old inode, so the kept link h
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import threading
 import time
@@ -32,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from dreamdeck.core.errors import Refused
+from dreamdeck.core.errors import BadInput, Refused
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, parse_stream_bytes
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.atomic import fsync_dir
@@ -95,8 +96,8 @@ def rewrite_stream(
             verdicts = [ln.event is None or rule(ln) for ln in lines]
             kept = [ln for ln, ok in zip(lines, verdicts) if ok]
             dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
-            if not dropped:
-                return RewriteResult(False, kept, [], 0)
+            if not dropped and not _emptied_lines(data[:cut]):
+                return RewriteResult(False, kept, [], 0)  # (an emptied line, see blank_in_place, goes too)
             shared = _shared_with(ws, path, old.fileno())
             if shared:
                 return RewriteResult(False, lines, [], 0, blocked=shared)
@@ -118,6 +119,14 @@ def rewrite_stream(
             else:
                 carried += _carry_until(ws, link, deadline, locked=True)
     return RewriteResult(True, kept, dropped, carried)
+
+
+_EMPTIED = re.compile(rb"(?:^|\n) +(?=\n)")
+
+
+def _emptied_lines(data: bytes) -> bool:
+    """Does `data` hold a line of spaces only: a line `blank_in_place` emptied, left for a rewrite?"""
+    return _EMPTIED.search(data) is not None
 
 
 def _shared_with(ws: Workspace, path: Path, fd: int) -> str | None:
@@ -199,17 +208,49 @@ def _link_old_inode(path: Path, ino: int, place: Path, day: str, size: int) -> P
     return link
 
 
+def blank_in_place(ws: Workspace, day: str, doomed: Callable[[StreamLine], bool]) -> list[StreamLine]:
+    """Overwrite with spaces, in place, the lines of `day`'s stream that `doomed` picks: a hard
+    forget's line in a file whose rewrite must wait for its writers (invariant 8). The inode a
+    writer holds stays (its appends land at the end, never inside), every other line keeps its
+    offset, and the forgotten bytes leave the file now, so no commit ever stages them; the
+    compaction that waited drops the emptied line. A file another name shares (a hard link) is
+    left alone: the outside name would lose the bytes too. Returns the lines overwritten."""
+    with stream_lock(ws):
+        path = read_path_for(ws, day)
+        if path is None:
+            return []
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            try:
+                refuse_unusual(fd, path)
+            except (Refused, BadInput):  # shared or not a file: its compaction says why it waits
+                return []
+            data = os.pread(fd, os.fstat(fd).st_size, 0)
+            lines = [ln for ln in parse_stream_bytes(data) if doomed(ln)]
+            _blank_fd(fd, lines)
+            return lines
+        finally:
+            os.close(fd)
+
+
 def _blank(link: Path, lines: list[StreamLine]) -> None:
     """Overwrite `lines` in the replaced inode with spaces (same length: offsets stay)."""
     if not lines:
         return
     fd = os.open(link, os.O_WRONLY | os.O_NOFOLLOW)
     try:
-        for ln in lines:
-            os.pwrite(fd, b" " * len(ln.raw), ln.offset)
-        os.fsync(fd)
+        _blank_fd(fd, lines)
     finally:
         os.close(fd)
+
+
+def _blank_fd(fd: int, lines: list[StreamLine]) -> None:
+    """Spaces over each line's bytes (same length: offsets stay), then durable."""
+    if not lines:
+        return
+    for ln in lines:
+        os.pwrite(fd, b" " * len(ln.raw), ln.offset)
+    os.fsync(fd)
 
 
 

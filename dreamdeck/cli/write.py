@@ -430,7 +430,8 @@ def cmd_forget(args) -> int:
         return 0
     hard = ""
     if args.hard:
-        hard = (" (hard: its line waits in the stream, hidden, until it can be purged)" if result.waiting else
+        hard = (f" (hard: {forget.BLANKED})" if result.blanked else
+                " (hard: its line waits in the stream, hidden, until it can be purged)" if result.waiting else
                 " (hard: bytes removed)" if result.purged or not key else " (hard: no line of it was in the stream)")
     say(f"forgot {args.target}{hard}" + _sha(result))
     _warn(result)
