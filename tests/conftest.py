@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,13 @@ def pytest_runtest_makereport(item, call):
     if marker is not None and report.failed and call.when == "call":
         reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
         report.sections.append(("performance contract", f"PERFORMANCE REGRESSION: {reason}"))
+
+
+@pytest.fixture
+def settled_clock():
+    """Pretend every file was written long ago, so stamps are trusted (`io.cache` racy rule)."""
+    from dreamdeck.core.io.cache import set_clock
+
+    set_clock(lambda: time.time_ns() + 10 * 10**9)
+    yield
+    set_clock(None)

@@ -4,26 +4,17 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 
 import pytest
 
 from dreamdeck.core.index.keyword_lane import read_turn_memory
 from dreamdeck.core.index.tc_documents import topic_facts, whole_documents
 from dreamdeck.core.index.tc_projection import projection_path
-from dreamdeck.core.io.cache import clear_all, set_clock
+from dreamdeck.core.io.cache import clear_all
 from dreamdeck.core.ops.inject import inject
 from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 TODAY = "2026-05-22"
-
-
-@pytest.fixture
-def settled_clock():
-    """Pretend every file was written long ago, so stamps are trusted (`io.cache` racy rule)."""
-    set_clock(lambda: time.time_ns() + 10 * 10**9)
-    yield
-    set_clock(None)
 
 
 @pytest.fixture

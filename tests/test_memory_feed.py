@@ -3,24 +3,14 @@ changed skips the stamp sweep, and a change made just before a recall is always 
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
 from dreamdeck.api import Memory
 from dreamdeck.core.index.search import close_all, open_index
-from dreamdeck.core.io.cache import set_clock
 from tests.support.memory import shard_text, write_shard
 
 TODAY = "2026-05-22"
-
-
-@pytest.fixture
-def settled_clock():
-    """Pretend every file was written long ago, so stamps are trusted (`io.cache` racy rule)."""
-    set_clock(lambda: time.time_ns() + 10 * 10**9)
-    yield
-    set_clock(None)
 
 
 @pytest.fixture

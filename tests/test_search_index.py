@@ -3,13 +3,11 @@ holding active beliefs, the vault, references and the undreamed tail — and not
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.index.search import SearchIndex, close_all, index_path, open_index
-from dreamdeck.core.io.cache import set_clock
 from dreamdeck.core.store.state import DreamingState, save_state
 from dreamdeck.core.store.tombstones import Tombstone, record
 from tests.support.memory import fragment_line, shard_text, uuid_at, write_shard, write_stream
@@ -23,14 +21,6 @@ def cite(day: str, n: int) -> str:
 
 def keys(index: SearchIndex, query: str) -> list[tuple[str, str]]:
     return [(h.kind, h.key) for h in index.search(query)]
-
-
-@pytest.fixture
-def settled_clock():
-    """Pretend every file was written long ago, so stamps are trusted (`io.cache` racy rule)."""
-    set_clock(lambda: time.time_ns() + 10 * 10**9)
-    yield
-    set_clock(None)
 
 
 @pytest.fixture
