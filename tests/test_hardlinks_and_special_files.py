@@ -9,8 +9,6 @@ line naming it; nothing is written outside and no verb hangs or prints a traceba
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,37 +17,20 @@ from dreamdeck.core.errors import BadFile, Refused
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 from tests.support.git import git
-from tests.support.memory import cite, commit_all, fragment_line, make_quiet, shard_text, uuid_at, write_shard, write_stream
+from tests.support.memory import commit_all, fragment_line, make_quiet, uuid_at, write_stream
+from tests.support.outside import D, one_line_refusal, outside_folder, run_cli, seeded_agent
 
-D = "2026-05-22"
 SECRET = b"aws_password=hunter2-outside-secret\n"
-
-
-def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dreamdeck", "-w", str(root), "--today", D, *args],
-                          capture_output=True, text=True, timeout=60)
-
-
-def one_line_refusal(proc: subprocess.CompletedProcess, names: str) -> None:
-    assert proc.returncode not in (0, 70), proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert names in proc.stderr, proc.stderr
 
 
 @pytest.fixture
 def outside(tmp_path: Path) -> Path:
-    folder = tmp_path / "outside"
-    folder.mkdir()
-    (folder / "passwd").write_bytes(SECRET)
-    return folder
+    return outside_folder(tmp_path, SECRET)
 
 
 @pytest.fixture
 def seeded(agent_dir: Path) -> Path:
-    write_stream(agent_dir, D, [fragment_line(D, 1, "tea", "the user drinks green tea")])
-    write_shard(agent_dir, "tea", shard_text("The user drinks green tea", [cite(D, 1)]))
-    commit_all(agent_dir)
-    return agent_dir
+    return seeded_agent(agent_dir)
 
 
 def test_an_append_to_a_hard_linked_file_is_refused_and_the_outside_file_is_unchanged(seeded, outside):
