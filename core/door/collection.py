@@ -69,7 +69,7 @@ def work_of(gc_days: set[str], topics_changed: bool, purge: set[Key], reasons: d
     return work
 
 
-def given_reasons(work: Backlog) -> dict[str, str]:
+def reasons_of_work(work: Backlog) -> dict[str, str]:
     """"day#id" -> the reason given for it, by this change or by the one whose compaction waited."""
     return {f"{day}#{fid}": why for day, w in work.items() for fid, why in w.reasons.items()}
 

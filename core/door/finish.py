@@ -19,7 +19,7 @@ from functools import partial
 from filelock import FileLock
 
 from dreamdeck.core.door.changeset import ApplyResult
-from dreamdeck.core.door.collection import given_reasons, plan_collection, reason_of, work_of
+from dreamdeck.core.door.collection import plan_collection, reason_of, reasons_of_work, work_of
 from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days, is_meant
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
 from dreamdeck.core.door.state import next_state
@@ -151,7 +151,7 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
     work = merge_work(backlog, work_of(e.gc_days, journal.topics_changed, e.purge, e.gc_reasons))
     if not work:
         return earlier
-    given = given_reasons(work)
+    given = reasons_of_work(work)
     cp = plan_collection(ws, work, max(journal.today, ws.today()), state, reads=reads)
     if cp.ready:
         assert cp.state is not None
@@ -177,8 +177,9 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
 def _blank_waiting_purges(ws: Workspace, deferred: Backlog) -> list[Key]:
     """A hard forget whose day waits for its writers: its line's bytes are overwritten in place
     now (the file is not replaced), so this change's commit never stages the forgotten text."""
-    stones = load_tombstones(ws)
-    meant = {k: s.hash for k, s in stones.items() if s.hard and s.hash}
+    if not any(w.purge for w in deferred.values()):
+        return []  # (the usual case: a dream's compaction of today waits; no tombstones read)
+    meant = {k: s.hash for k, s in load_tombstones(ws).items() if s.hard and s.hash}
     blanked: list[Key] = []
     for day, w in sorted(deferred.items()):
         if w.purge:

@@ -14,8 +14,8 @@ from dreamdeck.core.door.collection import (
     CollectionPreview,
     collected_later,
     collected_now,
-    given_reasons,
     plan_collection,
+    reasons_of_work,
     work_of,
 )
 from dreamdeck.core.door.state import next_state
@@ -51,5 +51,5 @@ def preview_collection(ws: Workspace, cs: ChangeSet, today: str | None = None) -
         return CollectionPreview()
     state = next_state(ws, e.advance, e.release, e.state_ts) if e.advance or e.release else load_state(ws.state_path)[0]
     cp = plan_collection(ws, work, today, state, overlay=overlay)
-    given = given_reasons(work)
+    given = reasons_of_work(work)
     return CollectionPreview(collected_now(ws, cp, given), collected_later(ws, work, cp.waiting, state, overlay, given))
