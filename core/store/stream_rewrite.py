@@ -219,7 +219,10 @@ def blank_in_place(ws: Workspace, day: str, doomed: Callable[[StreamLine], bool]
         path = read_path_for(ws, day)
         if path is None:
             return []
-        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:  # gone, or a link planted since it was read: nothing is written through it
+            return []
         try:
             try:
                 refuse_unusual(fd, path)
