@@ -185,3 +185,19 @@ def test_gitstore_layout_is_supported(tmp_path):
                          capture_output=True, text=True).stdout
     assert log.startswith("dream: 1 fragment")
     assert json.loads(run(root, "dreams", "--json").stdout)[0]["categories"] == ["fragments"]
+
+
+def test_a_word_that_is_neither_a_command_nor_a_folder_says_so_and_suggests_the_command(tmp_path, monkeypatch, capsys):
+    from dreamdeck.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["proposals"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("dreamdeck: 'proposals' is neither a command nor a folder here (did you mean `propose`? "
+                   "`dreamdeck --help` lists the commands)")
+    assert main(["statuz"]) == 2
+    assert capsys.readouterr().err.strip() == ("dreamdeck: 'statuz' is neither a command nor a folder here "
+                                               "(`dreamdeck --help` lists the commands)")
+    assert main([str(tmp_path / "gone")]) == 2  # a path: the folder is what is missing
+    assert "does not exist" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -55,6 +55,46 @@ def test_the_morning_is_in_git_dated_that_morning(demo):
     assert git(demo.ws.root, "status", "--porcelain").split() == ["M", "AGENTS.md"]  # edited outside dreamdeck
 
 
+def test_every_record_of_the_morning_is_dated_that_morning_not_when_the_demo_was_built(demo):
+    from datetime import UTC, datetime
+
+    from dreamdeck.core.store.audit import read_log
+    from dreamdeck.demo.build import _local
+
+    morning = (_local(TODAY, 9, 0), _local(TODAY, 10, 0))
+    stamps = [datetime.fromisoformat(s.ts) for s in load_tombstones(demo.ws).values()]
+    audited = [datetime.strptime(e.timestamp, "%Y-%m-%dT%H:%MZ").replace(tzinfo=UTC) for e in read_log(demo.ws.root)[0]]
+    stamps += [t for t in audited if t >= _local(TODAY, 0, 0)]
+    assert stamps and all(morning[0] <= t <= morning[1] for t in stamps), sorted(stamps)
+
+
+def test_stream_files_are_dated_by_their_last_line_so_yesterdays_file_is_quiet(demo):
+    from datetime import datetime
+
+    from dreamdeck.core.store.streams import read_day
+
+    morning = git(demo.ws.root, "log", f"--since={TODAY}T00:00", "--name-only", "--format=").split()
+    for path in sorted((demo.ws.memory / "streams").glob("*.jsonl"))[-5:]:
+        if f"memory/streams/{path.name}" in morning:
+            continue  # rewritten this morning (the dream's compaction), so dated now
+        frags, _ = read_day(demo.ws, path.stem)
+        written = datetime.fromtimestamp(path.stat().st_mtime).astimezone()
+        assert written.date().isoformat() == path.stem, path.name
+        assert written >= max(datetime.fromisoformat(f.ts) for f in frags), path.name
+    assert "written to" not in (demo.ws.memory / "meta/audit.log").read_text(encoding="utf-8")
+
+
+def test_a_demo_made_before_the_morning_is_over_dates_the_morning_in_the_past():
+    from datetime import timedelta
+
+    from dreamdeck.demo.build import _local
+    from dreamdeck.demo.stage import morning_shift
+
+    assert morning_shift(TODAY, _local(TODAY, 15, 0)) == timedelta(0)
+    early = _local(TODAY, 7, 38)
+    assert _local(TODAY, 10, 0) - morning_shift(TODAY, early) < early
+
+
 def test_the_agents_recalls_are_recorded_and_the_pending_dream_changes_their_answers(demo):
     from dreamdeck.core.ops.recall_impact import recall_impact
     from dreamdeck.core.store.access import read_access

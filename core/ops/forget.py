@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Writes
@@ -182,20 +183,22 @@ def _find_fragment(ws: Workspace, day: str, fid: str, content: str | None = None
     return try_parse_event_line(raw), raw, False
 
 
-def _stone(day: str, fid: str, event: dict | None, reason: str, actor: str, hard: bool) -> Tombstone:
+def _stone(day: str, fid: str, event: dict | None, reason: str, actor: str, hard: bool,
+           now: datetime | None) -> Tombstone:
     topic = str(event.get("topic", "")) if event else ""
     content_hash = fragment_content_hash(event["topic"], event["body"]) if event else ""
-    return Tombstone(day, fid, content_hash, reason, actor, local_datetime_iso(), hard, topic)
+    return Tombstone(day, fid, content_hash, reason, actor, local_datetime_iso(now), hard, topic)
 
 
 # --- forget ----------------------------------------------------------------------------------
 def forget_fragment(
     ws: Workspace, day: str, fid: str, reason: str, actor: str = "human:cli", *, hard: bool = False,
-    content: str | None = None, fault: Callable[[str], None] | None = None,
+    content: str | None = None, fault: Callable[[str], None] | None = None, now: datetime | None = None,
 ) -> ForgetResult:
     """Tombstone one fragment and remove its citations (hard: purge its line and its text too).
     `content`: a content-hash prefix saying which line is meant when several share the id.
-    `fault`: called with each step of the door by name (fault injection in tests)."""
+    `fault`: called with each step of the door by name (fault injection in tests).
+    `now`: when it happens (the tombstone and the audit lines), default the clock."""
     _check_fragment_ref(day, fid)
     reason = _require_reason(reason)
     key = (day, fid)
@@ -214,7 +217,7 @@ def forget_fragment(
             f"refused: streams/{day}#{fid} is cited by the vault ({', '.join(sorted(vault))}); unpin it first"
         )
     edits, orphaned = _strip_edits(ws, {key})
-    stone = _stone(day, fid, event, reason, actor, hard)
+    stone = _stone(day, fid, event, reason, actor, hard, now)
     if existing is not None and not stone.hash:  # upgrade of a soft tombstone: keep what it knew
         stone = Tombstone(day, fid, existing.hash, reason, actor, stone.ts, True, existing.topic)
     pieces = text_pieces(event) if hard else []
@@ -230,7 +233,7 @@ def forget_fragment(
                  scrub=pieces),
         Audit(extra=audit),
     )
-    result = apply_changeset(ws, cs, fault=fault)
+    result = apply_changeset(ws, cs, fault=fault, now=now)
     waiting = _purge_waiting(result, cs.evidence.purge)
     purged = key in result.compaction.fragment_lines_dropped
     blanked = key in result.compaction.blanked
@@ -260,7 +263,8 @@ def forget_fragment(
     return out
 
 
-def _topic_fragment_stones(ws: Workspace, slug: str, keys: set[Key], reason: str, actor: str, hard: bool):
+def _topic_fragment_stones(ws: Workspace, slug: str, keys: set[Key], reason: str, actor: str, hard: bool,
+                           now: datetime | None):
     """The tombstones for a topic's fragments forgotten with it (those not already forgotten as
     hard as this), the stream lines a hard forget purges, and the text of each (hard: to leave
     memory/meta too). Refused when the vault cites one of them."""
@@ -277,7 +281,7 @@ def _topic_fragment_stones(ws: Workspace, slug: str, keys: set[Key], reason: str
         if (day, fid) in live and (live[(day, fid)].hard or not hard):
             continue
         event, _raw, in_stream = _find_fragment(ws, day, fid)
-        stones.append(("forget", _stone(day, fid, event, reason, actor, hard)))
+        stones.append(("forget", _stone(day, fid, event, reason, actor, hard, now)))
         if hard and in_stream:
             purge.add((day, fid))
         if hard:
@@ -302,9 +306,10 @@ def _topic_edits(ws: Workspace, rel: str, archive_rel: str, text: str, keys: set
 
 def forget_topic(
     ws: Workspace, slug: str, reason: str, actor: str = "human:cli", *, hard: bool = False,
-    fragments: bool = False,
+    fragments: bool = False, now: datetime | None = None,
 ) -> ForgetResult:
-    """Soft: topics/<slug>.md moves to archive/. Hard: deleted, citations explicitly dropped."""
+    """Soft: topics/<slug>.md moves to archive/. Hard: deleted, citations explicitly dropped.
+    `now`: when it happens (the audit lines), default the clock."""
     slug = _slug(slug)
     reason = _require_reason(reason)
     rel = f"topics/{slug}.md"
@@ -316,7 +321,7 @@ def forget_topic(
     text = read_text_nofollow(path)
     cited = citation_keys(text)
     keys = set(cited) if fragments else set()
-    stones, purge, texts = _topic_fragment_stones(ws, slug, keys, reason, actor, hard)
+    stones, purge, texts = _topic_fragment_stones(ws, slug, keys, reason, actor, hard, now)
     archive_rel = f"archive/{slug}.md"
     edits = _topic_edits(ws, rel, archive_rel, text, keys, hard)
     other, orphaned = _strip_edits(ws, keys, skip={rel})
@@ -338,7 +343,7 @@ def forget_topic(
         # soft: every file line says ARCHIVE (the topic moves there); hard: each file's own (DELETE, EDIT)
         Audit(file_verb=None if hard else "ARCHIVE", extra=audit),
     )
-    result = apply_changeset(ws, cs)
+    result = apply_changeset(ws, cs, now=now)
     waiting = _purge_waiting(result, purge)
     purged = purge & set(result.compaction.fragment_lines_dropped)
     msg = f"{slug}: {'deleted' if hard else f'moved to memory/{archive_rel}'}"

@@ -101,17 +101,20 @@ def pinned_slugs(ws: Workspace) -> frozenset[str]:
     return frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
 
 
-def _pin(ws: Workspace, slug: str, text: str, recompute: bool, actor: str, what: str, base: str | None = None) -> ApplyResult:
+def _pin(ws: Workspace, slug: str, text: str, recompute: bool, actor: str, what: str, base: str | None = None,
+         now: datetime | None = None) -> ApplyResult:
     cs = ChangeSet(
         Commit("pin", actor, "approved", "pin", f"pin {what}", subject=f"memory: pin {slug}"),
         Writes([FileEdit(f"vault/{slug}.md", base, text, recompute=recompute)], allow_vault=True),
         audit=Audit(file_verb="PIN"),
     )
-    return apply_changeset(ws, cs)
+    return apply_changeset(ws, cs, now=now)
 
 
-def pin_topic(ws: Workspace, slug: str, actor: str = "human:cli", *, refresh: bool = False) -> VaultResult:
-    """Copy topics/<slug>.md byte for byte into the vault.
+def pin_topic(
+    ws: Workspace, slug: str, actor: str = "human:cli", *, refresh: bool = False, now: datetime | None = None,
+) -> VaultResult:
+    """Copy topics/<slug>.md byte for byte into the vault (`now`: when, for the audit; default the clock).
 
     Already pinned with the same bytes: a no-op. With different bytes: refused, unless
     `refresh` (the human takes the topic's current version into the vault).
@@ -128,7 +131,7 @@ def pin_topic(ws: Workspace, slug: str, actor: str = "human:cli", *, refresh: bo
             f"refused: {slug!r} is already pinned and the topic has changed since; "
             "pin with refresh to take the topic's current version into the vault"
         )
-    result = _pin(ws, slug, topic, False, actor, f"topic {slug}" + (" (refresh)" if current else ""), current)
+    result = _pin(ws, slug, topic, False, actor, f"topic {slug}" + (" (refresh)" if current else ""), current, now)
     verb = "re-pinned" if current is not None else "pinned"
     return VaultResult(slug, f"{verb} {slug} (memory/vault/{slug}.md)", result.sha, apply=result)
 

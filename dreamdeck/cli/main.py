@@ -280,12 +280,26 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _not_a_command_nor_a_folder(word: str, commands: set[str]) -> str | None:
+    """`dreamdeck proposals`: a bare word that names no folder here was meant as a command, not as
+    a workspace to open; say so (with the command it looks like) instead of "workspace … does not exist"."""
+    if word.startswith(("-", ".", "~")) or os.sep in word or os.path.lexists(word):
+        return None
+    stem = word.lower()[:4]
+    alike = sorted(c for c in commands if len(stem) == 4 and c[:4] == stem)
+    hint = f"did you mean `{'` or `'.join(alike)}`? " if alike else ""
+    return f"{word!r} is neither a command nor a folder here ({hint}`dreamdeck --help` lists the commands)"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     argv = _command_first(argv, commands)
     if not argv or (argv[0] not in commands and argv[0] not in ("-h", "--help")):
+        if argv and (mistyped := _not_a_command_nor_a_folder(argv[0], commands)):
+            print(f"dreamdeck: {mistyped}", file=sys.stderr)
+            return 2
         argv = ["open", *argv]  # `dreamdeck [PATH]` opens the app
     args = parser.parse_args(argv)
     try:

@@ -602,6 +602,9 @@ def _write_stream(root: Path, day: str, lines: list[dict[str, Any]]) -> None:
     path = root / "memory" / "streams" / f"{day}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(serialize_event(ev) + "\n" for ev in lines), encoding="utf-8")
+    if lines:  # the file was last written when its logger wrote its last line: old days are quiet
+        last = datetime.fromisoformat(max(ev["ts"] for ev in lines).replace("Z", "+00:00")).timestamp()
+        os.utime(path, (last, last))
 
 
 def build_demo(root: Path, *, today: str | None = None, seed: int = 7) -> Path:

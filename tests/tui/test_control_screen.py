@@ -10,8 +10,9 @@ import pytest
 from dreamdeck.core.dreaming.watcher import WatchEvent
 from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.workspace import Workspace
+from tests.support.agent import two_fragments_to_dream
 from tests.support.git import git
-from tests.support.memory import fragment_line, uuid_at, write_stream
+from tests.support.memory import uuid_at
 from tests.support.tui import Notes, make_app
 from tests.support.waits import wait_for, wait_workers
 from tests.tui.apps import control_app
@@ -22,14 +23,7 @@ TODAY = "2026-05-22"
 
 def automatic_workspace(agent_dir: Path, **dreaming) -> Workspace:
     """Offline dreamer, review "none": a dream applies and commits by itself."""
-    settings = {"dreamer": "offline", "review": "none", **dreaming}
-    (agent_dir / "dreamdeck.toml").write_text(
-        "[dreaming]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items()), encoding="utf-8")
-    write_stream(agent_dir, TODAY, [
-        fragment_line(TODAY, 1, "coffee", "Drinks oat flat whites, no sugar."),
-        fragment_line(TODAY, 2, "editor", "Uses Helix with the default keymap."),
-    ])
-    return Workspace.open(agent_dir, today=TODAY)
+    return two_fragments_to_dream(agent_dir, TODAY, **{"dreamer": "offline", "review": "none", **dreaming})
 
 
 async def open_control(pilot):

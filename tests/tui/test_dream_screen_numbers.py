@@ -4,7 +4,6 @@ receipt, the log keeps words apart, a skipped dream is not "finished", and a dry
 points to a reflection it did not create."""
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from dreamdeck.core.store.streams import append_fragment
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.screens import control
 from dreamdeck.tui.widgets.tab_bar import TabBar
+from tests.support.agent import two_fragments_to_dream
 from tests.support.git import git
 from tests.support.memory import fragment_line, uuid_at, write_stream
 from tests.support.waits import settle, wait_for
@@ -23,14 +23,7 @@ TODAY = "2026-05-22"
 
 
 def workspace(agent_dir: Path, **dreaming) -> Workspace:
-    settings = {"dreamer": "offline", "review": "all", **dreaming}
-    (agent_dir / "dreamdeck.toml").write_text(
-        "[dreaming]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items()), encoding="utf-8")
-    write_stream(agent_dir, TODAY, [
-        fragment_line(TODAY, 1, "coffee", "Drinks oat flat whites, no sugar."),
-        fragment_line(TODAY, 2, "editor", "Uses Helix with the default keymap."),
-    ])
-    return Workspace.open(agent_dir, today=TODAY)
+    return two_fragments_to_dream(agent_dir, TODAY, **{"dreamer": "offline", "review": "all", **dreaming})
 
 
 def make_app(agent_dir: Path, **kwargs):
