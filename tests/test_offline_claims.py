@@ -244,3 +244,33 @@ def test_a_new_claim_never_takes_a_pinned_slug():
     outcome = OfflineDreamer().dream(DreamInput(TODAY, [frag(2, 1, "Heartbeat", "heartbeat: ok")], "",
                                                 pinned=frozenset({"heartbeat"})), scratch)
     assert list(scratch.files) == ["heartbeat-2"] and outcome.questions == []
+
+
+# --- a measured value: the same subject and value is one claim ------------------------------------
+
+def test_a_rule_restated_with_the_same_subject_and_value_reinforces_its_belief():
+    files, outcome = dream([
+        frag(4, 1, "Rules", "Keep replies in Slack under five sentences."),
+        frag(12, 1, "Hard", "Slack replies stay short: five sentences at most."),
+    ])
+    assert list(headings(files).values()) == ["Observed on 2 days: Keep replies in Slack under five sentences"]
+    assert outcome.contradictions == []
+
+
+def test_opposite_verbs_on_the_same_measured_subject_stay_two_claims():
+    files, outcome = dream([
+        frag(4, 1, "Retention", "keep logs 30 days"),
+        frag(12, 1, "Retention", "delete logs after 30 days"),
+    ])
+    assert sorted(headings(files).values()) == ["Mentioned once: delete logs after 30 days", "Mentioned once: keep logs 30 days"]
+    assert outcome.contradictions == []
+
+
+def test_a_new_number_for_the_same_measured_subject_supersedes_the_old_one():
+    files, outcome = dream([
+        frag(4, 1, "Rules", "Keep Slack replies under five sentences."),
+        frag(12, 1, "Rules", "Slack replies stay short: three sentences at most."),
+    ])
+    [(slug, text)] = files.items()
+    assert sections(text) == ([("2026-03-12", "f12-1")], [("2026-03-04", "f04-1")])
+    assert len(outcome.contradictions) == 1
