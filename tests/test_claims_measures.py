@@ -73,3 +73,8 @@ def test_opposite_verbs_and_siblings_are_neither_the_same_claim_nor_a_contradict
 def test_reports_of_events_with_numbers_stay_observations():
     assert not contradicts("Answered 12 support tickets.", "Answered seven support tickets.", same_topic=True)
     assert not same_claim(extract("Answered 12 support tickets."), extract("Answered seven support tickets."))
+
+
+def test_a_value_that_refines_the_other_is_the_same_claim():
+    assert not contradicts("Project deadline is March 15", "Project deadline is March 15, 2026", same_topic=True)
+    assert same_claim(extract("Project deadline is March 15"), extract("Project deadline is March 15, 2026"))

@@ -10,7 +10,8 @@
   verbs that only hold a state ("keep", "stay", "保持", "유지"). Any other verb stays in it, so
   "keep logs 30 days" ({log}) and "delete logs after 30 days" ({delete, log}) name different
   subjects and are never one claim.
-`measure_relation(a, b)` on the same subject (equal, non-empty): "same" values (one claim),
+`measure_relation(a, b)` on the same subject (equal, non-empty): "same" values, or one set
+refining the other ("March 15" / "March 15, 2026"): one claim;
 "changed" (values of the same kinds that differ: a new number or time for the same setting, a
 contradiction) or "other" (another kind of value: neither). Events, additive claims and negation on one side only are
 left to the other rules (`sameness`, `contradiction`).
@@ -47,6 +48,7 @@ _HOLD_VERBS = frozenset(
     {stem(w) for w in "keep keeps kept keeping stay stays stayed remain remains hold holds".split()}
     | {"保持", "维持", "유지"})
 _DAY_VALUES = frozenset("mon tue wed thu fri sat sun weekday weekend".split())
+_MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ def _value(norm: str, unit: Token | None) -> tuple[str, str]:
             return "time", norm
         if norm in _DAY_VALUES or norm.rstrip("s") in _DAY_VALUES or not norm[:1].isdigit() and norm[:1] in "周星礼요":
             return "day", norm
+        if norm in _MONTHS:
+            return "month", norm
         if norm.startswith("v"):
             return "version", norm
         return ("money", norm) if norm[:1] in "$€£¥" else ("other", norm)
@@ -125,6 +129,7 @@ def measure_relation(a: str, b: str) -> str | None:
     pair = _same_subject(a, b)
     if pair is None:
         return None
-    if pair[0].values == pair[1].values:
-        return "same"
+    a, b = pair[0].values, pair[1].values
+    if a <= b or b <= a:
+        return "same"  # one refines the other ("March 15" / "March 15, 2026")
     return "changed" if pair[0].kinds == pair[1].kinds else "other"
