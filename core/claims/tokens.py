@@ -3,12 +3,14 @@
 `tokenize(text)` returns `Token`s in order, each with its surface text, its normal form and a
 kind:
 - `word`: a Latin word, lowercased and lightly stemmed ("uses"/"using"/"used" -> "us"); an
-  identifier with digits stays whole ("PLAT-412", "spam_bot_42", "e2e");
+  identifier with digits stays whole ("PLAT-412", "spam_bot_42", "e2e"), and so does a channel
+  or handle, without its sign ("#ops-alerts" -> "ops-alerts", "@dana" -> "dana");
 - `cjk`: a Han/kana run in character bigrams (one character alone stays a unigram), and a
   Hangul word without its trailing particle in bigrams ("시간을" -> "시간"), so restatements
   that differ in grammar still share most of their terms;
 - `value`: a number, time, date, version, amount, month or weekday ("02:00", "60s", "v2.3",
-  "$50", "March", "Friday", "周五", "9시"). Values say *what* a setting is, never *that* two
+  "$50", "March", "Friday", "周五", "9시"), a number word ("five" -> "5"; not "one") and a Han
+  numeral before a measure word ("五句" -> "5句"). Values say *what* a setting is, never *that* two
   notes speak of the same thing: bare digits and dates are not evidence of sameness;
 - `neg`: a negation ("not", "never", "n't", 不要, 하지 마);
 - `stop`: stopwords, ladder words and emphasis fillers ("reminder", "again", "important", 再次,
@@ -73,6 +75,7 @@ _TOKEN = re.compile(
     r"|(?P<version>\bv\d+(?:\.\d+)*\b)"
     rf"|(?P<number>\d+(?:[.,]\d+)*(?:%|[a-z]{{1,3}}\b|[秒分时天个次号시분초일개월년]|点|小时|分钟)?)"
     rf"|(?P<zhnum>[{_ZH_DIGITS}]+(?:{_ZH_MEASURE}))"
+    r"|(?P<handle>(?<![\w#@])[#@][^\W\d_][\w\-]*(?<=[^\W_]))"
     r"|(?P<neg>\b(?:n't|not|never|no|nor|cannot|without)\b)"
     rf"|(?P<cjk>(?:(?![{_ZH_DIGITS}]+(?:{_ZH_MEASURE}))[{_CJK}])+)"
     rf"|(?P<hangul>[{_HANGUL}]+)"
@@ -181,6 +184,8 @@ def tokenize(text: str) -> tuple[Token, ...]:
             out.append(Token(surface, f"{zh_number(digits)}{surface[len(digits):]}", "value"))
         elif kind == "neg":
             out.append(Token(surface, surface.lower(), "neg"))
+        elif kind == "handle":  # a channel or a handle is one name: "#ops-alerts" is not "ops", "alerts"
+            out.append(Token(surface, surface[1:].lower(), "word"))
         elif kind == "word":
             out.extend(_word_tokens(surface))
         elif kind == "cjk":
