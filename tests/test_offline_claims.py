@@ -165,7 +165,7 @@ def test_a_new_value_for_the_same_key_on_a_later_day_supersedes():
 def test_a_status_that_flips_back_is_an_update_each_time():
     files, _ = dream([frag(1, 1, "Heartbeat", "heartbeat: ok"), frag(2, 1, "Heartbeat", "heartbeat: failed (gateway timeout)"),
                       frag(3, 1, "Heartbeat", "heartbeat: ok"), frag(4, 1, "Heartbeat", "heartbeat: ok")])
-    assert headings(files) == {"heartbeat": "Observed on 2 days: Heartbeat is not failed (gateway timeout) anymore; heartbeat: ok"}
+    assert headings(files) == {"heartbeat": "Observed on 2 days: Heartbeat is not failed anymore; heartbeat: ok"}
     assert sections(files["heartbeat"])[1] == [("2026-03-01", "f01-1"), ("2026-03-02", "f02-1")]
 
 
@@ -274,3 +274,11 @@ def test_a_new_number_for_the_same_measured_subject_supersedes_the_old_one():
     [(slug, text)] = files.items()
     assert sections(text) == ([("2026-03-12", "f12-1")], [("2026-03-04", "f04-1")])
     assert len(outcome.contradictions) == 1
+
+
+def test_a_bare_link_restated_on_another_day_reinforces_its_belief():
+    files, _ = dream([frag(2, 1, "Links", "https://grafana.acme.dev/d/api-latency"),
+                      frag(3, 1, "Links", "[status page](https://status.acme.dev)"),
+                      frag(4, 1, "Links", "https://grafana.acme.dev/d/api-latency")])
+    assert sorted(headings(files).values()) == [
+        "Mentioned once: [status page](https://status.acme.dev)", "Observed on 2 days: https://grafana.acme.dev/d/api-latency"]

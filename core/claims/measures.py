@@ -123,13 +123,14 @@ def _same_subject(a: str, b: str) -> tuple[Measure, Measure] | None:
 
 
 def measure_relation(a: str, b: str) -> str | None:
-    """How two measured claims on the same subject relate: "same" (the same values),
+    """How two measured claims on the same subject relate: "same" (the same values, or one
+    refining the other),
     "changed" (values of the same kinds that differ) or "other" (values of other kinds);
     None when either states no value or their subjects differ."""
     pair = _same_subject(a, b)
     if pair is None:
         return None
-    a, b = pair[0].values, pair[1].values
-    if a <= b or b <= a:
+    old, new = pair[0].values, pair[1].values
+    if old <= new or new <= old:
         return "same"  # one refines the other ("March 15" / "March 15, 2026")
     return "changed" if pair[0].kinds == pair[1].kinds else "other"

@@ -10,7 +10,8 @@ kind:
   that differ in grammar still share most of their terms;
 - `value`: a number, time, date, version, amount, month or weekday ("02:00", "60s", "v2.3",
   "$50", "March", "Friday", "周五", "9시"), a number word ("five" -> "5"; not "one") and a Han
-  numeral before a measure word ("五句" -> "5句"). Values say *what* a setting is, never *that* two
+  numeral before a measure word ("五句" -> "5句"), and a link ("https://…": it says *which*
+  page, like a number). Values say *what* a setting is, never *that* two
   notes speak of the same thing: bare digits and dates are not evidence of sameness;
 - `neg`: a negation ("not", "never", "n't", 不要, 하지 마);
 - `stop`: stopwords, ladder words and emphasis fillers ("reminder", "again", "important", 再次,
@@ -69,7 +70,8 @@ _ZH_MEASURE = "小时|分钟|个|次|条|句|天|秒|周|人|篇|份|遍|行|字
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HANGUL = r"\uac00-\ud7a3"
 _TOKEN = re.compile(
-    r"(?P<date>\d{4}-\d{2}-\d{2})"
+    r"(?P<url>\b(?:https?://|www\.)[^\s<>()\[\]（）]*[^\s<>()\[\]（）.,;:!?。，；：！？])"
+    r"|(?P<date>\d{4}-\d{2}-\d{2})"
     r"|(?P<time>\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?)"
     r"|(?P<money>[$€£¥]\s?\d+(?:[.,]\d+)?[kmb]?)"
     r"|(?P<version>\bv\d+(?:\.\d+)*\b)"
@@ -177,7 +179,9 @@ def tokenize(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
         kind, surface = m.lastgroup or "", m.group(0)
-        if kind in ("date", "time", "money", "version", "number"):
+        if kind == "url":
+            out.append(Token(surface, surface.lower(), "value"))
+        elif kind in ("date", "time", "money", "version", "number"):
             out.append(Token(surface, _value_norm(surface), "value"))
         elif kind == "zhnum":
             digits = surface.rstrip("".join(set(_ZH_MEASURE) - {"|"}))

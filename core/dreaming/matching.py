@@ -3,7 +3,8 @@
 `ShardMatcher` holds, for one run, an index of the shards' beliefs (`claims.index`: each
 shard's heading read cheaply for its terms and subject, the whole claim extracted only for the
 few shards a fragment is compared with) and answers `choose(claim, topic label)`:
-- the candidates are the shards sharing rare terms or a subject with the claim, and the shards
+- the candidates are the shards sharing rare terms (a claim of values only, such as a bare
+  link: its values) or a subject with the claim, and the shards
   named for its topic label that share a rare term with it (or any of them when the claim
   announces a change: a summary may name the old place, tool or person only);
 - each is related by the claim rules: a contradiction (`claims.contradiction`), the same claim
@@ -26,7 +27,7 @@ from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
 from dreamdeck.core.claims.naming import slug_words
 from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, same_claim, same_slot, subjects_match, supports_topic
-from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms
+from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms, values
 from dreamdeck.core.dreaming.protocol import UndreamedFragment
 from dreamdeck.core.index.ladder import strip_prefix
 
@@ -81,6 +82,12 @@ def volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]
     }
 
 
+def _lookup(claim_terms: frozenset[str], text: str) -> frozenset[str]:
+    """What indexes a claim: its terms; a claim of values only (a bare link, "02:00") by its
+    values, marked so that a value never meets a word."""
+    return claim_terms or frozenset("=" + v for v in values(text))
+
+
 @dataclass
 class Match:
     kind: str  # "contradict" | "same" | "cite_only"
@@ -109,7 +116,7 @@ class ShardMatcher:
                 text, prefixed = strip_prefix(heading)
                 self.prefixed[slug], self.headings[slug] = prefixed, text
                 self.terms[slug] = terms(text)
-                self.index.add(slug, self.terms[slug], subject_terms(text), label_words(slug))
+                self.index.add(slug, _lookup(self.terms[slug], text), subject_terms(text), label_words(slug))
 
     def claim_of(self, slug: str) -> Claim | None:
         """The claim a shard's belief states (its heading, without the ladder prefix)."""
@@ -128,11 +135,12 @@ class ShardMatcher:
             slugs = self.by_topic[label]
             if slug not in slugs and self.same_topic(slug, label_words(label), label_slug(label)):
                 slugs.append(slug)
-        self.index.add(slug, claim.terms, claim.subject or frozenset(), label_words(slug))
+        self.index.add(slug, _lookup(claim.terms, claim.text), claim.subject or frozenset(), label_words(slug))
 
     def choose(self, claim: Claim, label: str) -> Match | None:
         lwords, lslug = label_words(label), label_slug(label)
-        slugs = set(self.index.candidates(claim.terms, claim.subject or frozenset(), loose=bool(claim.rejected)))
+        slugs = set(self.index.candidates(_lookup(claim.terms, claim.text), claim.subject or frozenset(),
+                                          loose=bool(claim.rejected)))
         rare = self.index.rare(claim.terms)
         slugs |= {s for s in self.topic_slugs(label) if claim.marker or rare & self.terms.get(s, frozenset())}
         if lslug in self.files:
