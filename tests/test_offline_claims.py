@@ -282,3 +282,33 @@ def test_a_bare_link_restated_on_another_day_reinforces_its_belief():
                       frag(4, 1, "Links", "https://grafana.acme.dev/d/api-latency")])
     assert sorted(headings(files).values()) == [
         "Mentioned once: [status page](https://status.acme.dev)", "Observed on 2 days: https://grafana.acme.dev/d/api-latency"]
+
+
+def test_a_key_that_takes_a_new_unannounced_value_each_dream_is_a_log_after_its_second_change():
+    """Dreamed daily, as the watcher does: one run cannot see that a job's last-run time
+    changes every day, but a belief that already flipped unannounced can."""
+    files: dict = {}
+    flagged = []
+    for day, time in ((2, "03:41"), (3, "03:16"), (4, "03:55"), (5, "03:02")):
+        files, outcome = dream([frag(day, 1, "Jobs", f"| reindex | {time} | ok |")], files)
+        flagged.append(len(outcome.contradictions))
+    assert flagged == [0, 1, 0, 0]
+    assert sorted(headings(files).values()) == [
+        "Mentioned once: Reindex is not 03:41, ok anymore; reindex: 03:16, ok",
+        "Mentioned once: reindex: 03:02, ok", "Mentioned once: reindex: 03:55, ok"]
+
+
+def test_a_status_that_flips_back_in_daily_dreams_is_still_an_update():
+    files: dict = {}
+    for day, status in ((2, "ok"), (3, "failed"), (4, "ok")):
+        files, _ = dream([frag(day, 1, "Heartbeat", f"heartbeat: {status}")], files)
+    [text] = files.values()
+    assert sections(text)[0] == [("2026-03-04", "f04-1")]
+
+
+def test_a_table_row_that_flips_back_to_a_stopword_value_in_daily_dreams_is_still_an_update():
+    files: dict = {}
+    for day, status in ((2, "up"), (3, "degraded"), (4, "up")):
+        files, _ = dream([frag(day, 1, "Services", f"| worker | {status} |")], files)
+    [text] = files.values()
+    assert sections(text)[0] == [("2026-03-04", "f04-1")]

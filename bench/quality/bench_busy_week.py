@@ -3,7 +3,8 @@
 `busy_notes.py` writes seven daily notes per agent with timestamps in bullets, links, code
 spans, emoji, a jobs table whose last-run times change daily, TODO and checkbox lines, quoted
 chat and paragraph lines of two sentences. They are logged as TypeClaw fragments (`logger.py`)
-and dreamed once at the week's end by the real `run_dream(ws, dreamer_name="offline")`. Nothing
+and dreamed once at the week's end (`--daily`: after each day, as the watcher does) by the real
+`run_dream(ws, dreamer_name="offline")`. Nothing
 in the week changes a setting, so the checks are: no statement lost (cited, or folded as a
 same-day duplicate), no superseded fragment (each would be a false contradiction), no flagged
 contradiction, and readable slugs (not `untitled-<hash>`, not all digits, no link debris).
@@ -34,13 +35,17 @@ from dreamdeck.core.workspace import Workspace  # noqa: E402
 _UNREADABLE = re.compile(r"^(untitled-[0-9a-f]{6}(-\d+)?|[0-9]+(-[0-9]+)*|[0-9a-f]{6})$|(^|-)(https?|www|com)(-|$)")
 
 
-def run_agent(name: str, base: Path) -> dict:
+def run_agent(name: str, base: Path, daily: bool) -> dict:
     days = [log_note(note, f"session-{name}") for note in AGENTS[name]()]
     root = base / name
     _agent_folder(root)
-    for day in days:
+    flagged = dreamer_ms = 0
+    for d, day in enumerate(days):
         write_day(root, day, f"session-{name}")
-    receipt = run_dream(Workspace.open(root, today=day_of(DAYS - 1)), dreamer_name="offline", review="none")
+        if daily or d == DAYS - 1:
+            receipt = run_dream(Workspace.open(root, today=day_of(d)), dreamer_name="offline", review="none")
+            flagged += len(receipt.contradictions or [])
+            dreamer_ms += receipt.dreamer_ms or 0
     shards = read_shards(root)
     fragments = [f for day in days for f in day]
     measure = Measure(fragments, shards)
@@ -48,8 +53,8 @@ def run_agent(name: str, base: Path) -> dict:
     unreadable = [s.slug for s in shards if _UNREADABLE.search(s.slug)]
     superseded = sorted(f"{s.slug}: {k[0]}#{k[1]}" for s in shards for k in s.superseded)
     return {
-        "row": row | {"flagged": len(receipt.contradictions or []), "unreadable": len(unreadable),
-                      "dreamer_ms": receipt.dreamer_ms, "fragments_logged": len(fragments)},
+        "row": row | {"flagged": flagged, "unreadable": len(unreadable),
+                      "dreamer_ms": dreamer_ms, "fragments_logged": len(fragments)},
         "problems": [*measure.problems(), *(f"unreadable slug {u}" for u in unreadable),
                      *(f"superseded {x}" for x in superseded), *_lost(measure, fragments)],
         "shards": [(s.slug, s.heading) for s in shards],
@@ -71,10 +76,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--problems", action="store_true")
     parser.add_argument("--shards", action="store_true")
+    parser.add_argument("--daily", action="store_true", help="dream after each day (as the watcher does), not once")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="dreamdeck-busy-"))
     try:
-        results = {name: run_agent(name, base) for name in AGENTS}
+        results = {name: run_agent(name, base, args.daily) for name in AGENTS}
     finally:
         shutil.rmtree(base, ignore_errors=True)
     print("| agent | fragments | statements | cited % | lost | folded | superseded (false) | flagged contradictions "

@@ -147,6 +147,7 @@ class Claim:
     keyed: bool = False  # a `key: value` line or a table row
     setting: bool = False  # a subject with a state for its value, not a sentence: it can change
     names: frozenset[str] = frozenset()  # capitalized names inside the sentence ("Lisbon")
+    unannounced: bool = False  # a guard over a change nobody announced ("X is not 03:41 anymore; X: 03:16")
 
     @property
     def affirmed(self) -> frozenset[str]:
@@ -352,7 +353,7 @@ def _guarded_claim(cleaned: str, guard: re.Match[str]) -> Claim:
         inner, text=cleaned, subject=subject, subject_text=subj.strip(), predicate="=",
         value=value - rejected, value_text=inner.value_text or inner.text, rejected=rejected,
         rejected_text=guard.group("old"), marker=True, negated=False,
-        setting=inner.setting or inner.predicate != "=",
+        setting=inner.setting or inner.predicate != "=", unannounced=not inner.marker,
     )
 
 

@@ -66,7 +66,8 @@ def volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]
     """Keys that take a new value nearly every time they are written within the run ("tokens
     used: …" every day), and whose change is never announced ("raised …", "moved … to"): each
     line is its own observation and a new value supersedes nothing. A setting keeps its value
-    for a while, or its change is announced."""
+    for a while, or its change is announced. Across runs (the watcher dreams daily), a belief
+    that records one unannounced change is the history: `_changes_every_time`."""
     lines: dict[frozenset[str], list[frozenset[str]]] = {}
     announced: list[frozenset[str]] = []
     for f in fragments:
@@ -86,6 +87,14 @@ def _lookup(claim_terms: frozenset[str], text: str) -> frozenset[str]:
     """What indexes a claim: its terms; a claim of values only (a bare link, "02:00") by its
     values, marked so that a value never meets a word."""
     return claim_terms or frozenset("=" + v for v in values(text))
+
+
+def _changes_every_time(old: Claim, new: Claim) -> bool:
+    """A key whose belief already records one unannounced change, now given a third value,
+    again unannounced (not a flip back to the value it replaced): a log across dream runs
+    ("| reindex | 03:16 | ok |" each day), its lines separate observations."""
+    flips_back = bool(new.value & old.rejected) or new.value_text.casefold() == old.rejected_text.casefold()
+    return old.unannounced and not new.marker and not flips_back
 
 
 @dataclass
@@ -145,12 +154,24 @@ class ShardMatcher:
         slugs |= {s for s in self.topic_slugs(label) if claim.marker or rare & self.terms.get(s, frozenset())}
         if lslug in self.files:
             slugs.add(lslug)
+        self.note_log_key(claim, slugs)
         best: Match | None = None
         for slug in sorted(slugs):
             found = self.relate(claim, slug, lwords, lslug)
             if found and (best is None or found.rank > best.rank):
                 best = found
         return best
+
+    def note_log_key(self, claim: Claim, slugs: set[str]) -> None:
+        """A key one of whose beliefs shows it changes every time is a log for this run: no
+        shard of that key is superseded by a new value of it."""
+        if claim.predicate != "=" or not claim.subject or claim.subject in self.volatile:
+            return
+        for slug in sorted(slugs):
+            other = self.claim_of(slug)
+            if other is not None and other.subject == claim.subject and _changes_every_time(other, claim):
+                self.volatile.add(claim.subject)
+                return
 
     def topic_slugs(self, label: str) -> list[str]:
         """The shards named for this topic label (kept up to date as the run adds shards)."""
