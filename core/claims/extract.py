@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from dreamdeck.core.claims.cleaning import clean
-from dreamdeck.core.claims.tokens import STOPWORDS, is_past, lemma, names, negated, terms, tokenize, values
+from dreamdeck.core.claims.tokens import is_past, lemma, names, negated, terms, tokenize, values
 
 __all__ = ["Claim", "clean", "extract", "subject_terms"]
 
@@ -397,6 +397,3 @@ def extract(text: str) -> Claim:
         names=names(cleaned),
     )
 
-
-def is_stopword(word: str) -> bool:
-    return word.lower() in STOPWORDS
