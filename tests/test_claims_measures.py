@@ -78,3 +78,15 @@ def test_reports_of_events_with_numbers_stay_observations():
 def test_a_value_that_refines_the_other_is_the_same_claim():
     assert not contradicts("Project deadline is March 15", "Project deadline is March 15, 2026", same_topic=True)
     assert same_claim(extract("Project deadline is March 15"), extract("Project deadline is March 15, 2026"))
+
+
+def test_a_key_given_another_kind_of_value_is_still_a_new_value_for_that_setting():
+    assert contradiction_reason("deploy window: Tuesday", "deploy window: 14:00", same_topic=True) == "value"
+    assert contradiction_reason("parallel jobs: 45 jobs", "parallel jobs: 150s", same_topic=True) == "value"
+
+
+def test_a_value_the_claim_rules_out_is_none_of_its_values():
+    guard = "Parallel jobs is not 40 jobs anymore; parallel jobs: 196s"
+    assert contradiction_reason(guard, "parallel jobs: 40 jobs", same_topic=True) == "value"
+    assert not same_claim(extract(guard), extract("parallel jobs: 40 jobs"), same_topic=True)
+    assert measure("daily report goes out at 09:00 instead of 08:00", frozenset({"08:00"})).values == {("time", "09:00")}

@@ -312,3 +312,12 @@ def test_a_table_row_that_flips_back_to_a_stopword_value_in_daily_dreams_is_stil
         files, _ = dream([frag(day, 1, "Services", f"| worker | {status} |")], files)
     [text] = files.values()
     assert sections(text)[0] == [("2026-03-04", "f04-1")]
+
+
+def test_restating_a_changed_value_in_daily_dreams_does_not_make_its_key_a_log():
+    files: dict = {}
+    for day, value in ((2, "4"), (3, "8"), (4, "8"), (5, "4")):
+        files, outcome = dream([frag(day, 1, "Settings", f"max parallel jobs: {value}")], files)
+    assert len(files) == 1 and len(outcome.contradictions) == 1
+    [text] = files.values()
+    assert sections(text)[0] == [("2026-03-05", "f05-1")]

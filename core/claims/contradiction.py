@@ -75,9 +75,10 @@ def _negation(old: Claim, new: Claim, same_topic: bool) -> bool:
 def _value(old: Claim, new: Claim, same_topic: bool) -> bool:
     if new.additive or old.event or new.event:
         return False
-    measured = measure_relation(old.text, new.text) if old.negated == new.negated else None
-    if measured is not None:
+    measured = measure_relation(old, new) if old.negated == new.negated else None
+    if measured in ("same", "changed"):
         return measured == "changed"  # the same subject: its measured value decides
+    # Another kind of value ("30 days" / "30 MB") is left to the forms below: a key keeps its rule.
     if old.predicate == "=" and new.predicate == "=":
         return (
             old.setting and new.setting

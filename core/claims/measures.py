@@ -1,6 +1,7 @@
 """A claim read as a subject with a measured value: "Keep Slack replies under five sentences".
 
-`measure(text)` returns the claim's `Measure`, or None when it states no value:
+`measure(text)` returns the claim's `Measure`, or None when it states no value (a value the
+claim rules out, "09:00 instead of 08:00", or a guard's old value, is none of its values):
 - **values**: each a (kind, normal form) pair: a quantity (a number or number word, Han
   numeral or digits, with the unit after it: `("count:sentenc", "5")`), a duration in seconds
   (`("duration", "2592000")` for "30 days", "720 hours", "30天", "30일"), a clock time, a date,
@@ -22,6 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from dreamdeck.core.claims.extract import Claim
 from dreamdeck.core.claims.tokens import Token, stem, terms, tokenize
 
 __all__ = ["Measure", "measure", "measure_relation"]
@@ -96,13 +98,20 @@ def _value(norm: str, unit: Token | None) -> tuple[str, str]:
     return (f"count:{unit.norm}", number) if unit is not None else ("number", number)
 
 
+# A guard the dreamer wrote ("X is not Y anymore; <claim>"): the claim is what follows it.
+_GUARD_PREFIX = re.compile(r"^[^;]*\banymore;\s*|^[^;；]*不再是[^;；]*[;；]\s*|^[^;]*: 더 이상 [^;]* 아님;\s*", re.IGNORECASE)
+
+
 @lru_cache(maxsize=65536)
-def measure(text: str) -> Measure | None:
+def measure(text: str, ruled_out: frozenset[str] = frozenset()) -> Measure | None:
+    """`text` read as a subject with values; values in `ruled_out` (token normal forms: what
+    the claim says is no longer so) are not its values."""
+    text = _GUARD_PREFIX.sub("", text)
     tokens = tokenize(text)
     found: list[tuple[str, str]] = []
     units: set[str] = set()
     for i, tok in enumerate(tokens):
-        if tok.kind != "value":
+        if tok.kind != "value" or tok.norm in ruled_out:
             continue
         bare = _NUMBER.match(tok.norm)
         unit = _unit_after(tokens, i) if bare and not bare.group("unit") else None
@@ -115,14 +124,14 @@ def measure(text: str) -> Measure | None:
     return Measure(frozenset(subject), frozenset(found))
 
 
-def _same_subject(a: str, b: str) -> tuple[Measure, Measure] | None:
-    ma, mb = measure(a), measure(b)
+def _same_subject(a: Claim, b: Claim) -> tuple[Measure, Measure] | None:
+    ma, mb = measure(a.text, a.rejected), measure(b.text, b.rejected)
     if ma is None or mb is None or not ma.subject or ma.subject != mb.subject:
         return None
     return ma, mb
 
 
-def measure_relation(a: str, b: str) -> str | None:
+def measure_relation(a: Claim, b: Claim) -> str | None:
     """How two measured claims on the same subject relate: "same" (the same values, or one
     refining the other),
     "changed" (values of the same kinds that differ) or "other" (values of other kinds);

@@ -63,7 +63,7 @@ def same_claim(a: Claim, b: Claim, *, same_topic: bool = False) -> bool:
     if not (a.event or b.event) and a.negated == b.negated:
         # A measured value decides: the same subject and value is the same claim however it is
         # worded; another value of the same kind is an update, never the same claim.
-        measured = measure_relation(a.text, b.text)
+        measured = measure_relation(a, b)
         if measured is not None:
             return measured == "same"
     if a.predicate == "=" and b.predicate == "=" and a.subject and b.subject:

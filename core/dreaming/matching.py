@@ -94,7 +94,8 @@ def _changes_every_time(old: Claim, new: Claim) -> bool:
     again unannounced (not a flip back to the value it replaced): a log across dream runs
     ("| reindex | 03:16 | ok |" each day), its lines separate observations."""
     flips_back = bool(new.value & old.rejected) or new.value_text.casefold() == old.rejected_text.casefold()
-    return old.unannounced and not new.marker and not flips_back
+    restates = new.value <= old.value or old.value <= new.value
+    return old.unannounced and not new.marker and not flips_back and not restates
 
 
 @dataclass
@@ -118,6 +119,7 @@ class ShardMatcher:
         self.claims: dict[str, Claim] = {}
         self.prefixed: dict[str, bool] = {}  # the belief carries a ladder prefix: one claim
         self.by_topic: dict[str, list[str]] = {}  # topic label -> the shards named for it
+        self.rewritten: set[str] = set()  # beliefs this run wrote
         self.labels_by_word: dict[str, set[str]] = {}
         for slug in sorted(files):
             heading = heading_of(files[slug])
@@ -139,6 +141,7 @@ class ShardMatcher:
         """(Re)index a belief the run wrote: one claim with a ladder prefix."""
         claim = extract(sentence)
         self.headings[slug], self.claims[slug], self.terms[slug] = sentence, claim, claim.terms
+        self.rewritten.add(slug)
         self.prefixed[slug] = True
         for label in sorted(set().union(*(self.labels_by_word.get(w, ()) for w in label_words(slug)))):
             slugs = self.by_topic[label]
@@ -163,12 +166,12 @@ class ShardMatcher:
         return best
 
     def note_log_key(self, claim: Claim, slugs: set[str]) -> None:
-        """A key one of whose beliefs shows it changes every time is a log for this run: no
-        shard of that key is superseded by a new value of it."""
+        """A key one of whose beliefs (as an earlier run left it) shows it changes every time is a
+        log for this run: no shard of that key is superseded by a new value of it."""
         if claim.predicate != "=" or not claim.subject or claim.subject in self.volatile:
             return
         for slug in sorted(slugs):
-            other = self.claim_of(slug)
+            other = None if slug in self.rewritten else self.claim_of(slug)  # within a run: volatile_subjects
             if other is not None and other.subject == claim.subject and _changes_every_time(other, claim):
                 self.volatile.add(claim.subject)
                 return
