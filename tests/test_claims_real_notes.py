@@ -5,6 +5,7 @@ from __future__ import annotations
 from dreamdeck.core.claims.cleaning import clean
 from dreamdeck.core.claims.contradiction import contradicts
 from dreamdeck.core.claims.extract import extract
+from dreamdeck.core.claims.measures import measure
 from dreamdeck.core.claims.naming import claim_slug
 from dreamdeck.core.claims.sameness import same_claim
 from dreamdeck.core.claims.tokens import terms, values
@@ -43,3 +44,7 @@ def test_a_chinese_report_of_what_was_done_is_an_event_not_a_setting():
     assert not contradicts("✅ 2026-03-02的备份已验证", "✅ 2026-03-04的备份已验证", same_topic=True)
     assert not extract("用户 @spam_bot 已被永久封禁，不要解封。").event  # a state, not a report
     assert not extract("为了稳定，备份时间：04:30").event
+
+
+def test_a_link_is_measured_as_a_link_not_a_time():
+    assert measure("design doc: https://docs.acme.dev/search-v2").values == {("link", "https://docs.acme.dev/search-v2")}

@@ -5,17 +5,17 @@ claim rules out, "09:00 instead of 08:00", or a guard's old value, is none of it
 - **values**: each a (kind, normal form) pair: a quantity (a number or number word, Han
   numeral or digits, with the unit after it: `("count:sentenc", "5")`), a duration in seconds
   (`("duration", "2592000")` for "30 days", "720 hours", "30天", "30일"), a clock time, a date,
-  a day, an amount, a version, or a bare number (`("number", "4")`);
+  a day, a month, an amount, a version, a link, or a bare number (`("number", "4")`);
 - **subject**: the claim's noun phrase: its terms without the values and their units, without
   bound words ("under", "at most", "short", "最多", "不超过", "이내", "후") and without the
   verbs that only hold a state ("keep", "stay", "保持", "유지"). Any other verb stays in it, so
   "keep logs 30 days" ({log}) and "delete logs after 30 days" ({delete, log}) name different
   subjects and are never one claim.
-`measure_relation(a, b)` on the same subject (equal, non-empty): "same" values, or one set
-refining the other ("March 15" / "March 15, 2026"): one claim;
-"changed" (values of the same kinds that differ: a new number or time for the same setting, a
-contradiction) or "other" (another kind of value: neither). Events, additive claims and negation on one side only are
-left to the other rules (`sameness`, `contradiction`).
+`measure_relation(a, b)` on the same subject (equal, non-empty): "same" (the same values, or
+one set refining the other: "March 15" / "March 15, 2026"): one claim; "changed" (values of
+the same kinds that differ: a new number or time for the same setting): a contradiction;
+"other" (another kind of value): neither, and a `key: value` line keeps its own rule. Events,
+additive claims and negation on one side only are left to `sameness` and `contradiction`.
 """
 from __future__ import annotations
 
@@ -76,6 +76,8 @@ def _value(norm: str, unit: Token | None) -> tuple[str, str]:
     """A value token (and the word after it) as (kind, normal form)."""
     m = _NUMBER.match(norm)
     if not m:
+        if norm.startswith(("http", "www.")):
+            return "link", norm
         if re.match(r"^\d{4}-\d{2}-\d{2}$", norm):
             return "date", norm
         if ":" in norm:
