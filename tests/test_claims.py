@@ -224,3 +224,11 @@ def test_a_long_unbroken_body_is_read_in_one_pass_not_once_per_character():
 @pytest.mark.parametrize("text", ["npm 대신 pnpm을 쓴다", "npm대신 pnpm을 쓴다", "이제 npm 대신 pnpm"])
 def test_a_korean_rejection_still_rules_out_the_word_before_daesin(text):
     assert extract(text).rejected == frozenset({"npm"})
+
+
+def test_a_channel_or_handle_is_one_name_so_ruling_one_out_spares_its_sibling():
+    assert {"ops-alerts", "ops-pager", "spam_bot_42"} <= terms("#ops-alerts or #ops-pager, @spam_bot_42")
+    guard = "Alerts go to #ops-pager now, not #ops-alerts anymore"
+    assert not contradicts(guard, "Alerts go to #ops-pager.", same_topic=True)
+    assert same_claim(extract(guard), extract("Alerts go to #ops-pager."), same_topic=True)
+    assert contradiction_reason("Alerts go to #ops-alerts.", guard, same_topic=True) is not None

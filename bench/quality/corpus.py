@@ -6,6 +6,9 @@ Two agents keep a Markdown note per day for three weeks, the way real agents do:
   schedule moved, a timeout raised then disabled, a tool abandoned, ...), sibling bullets and
   table rows about different subjects, one-off events and paragraph lines, and the same claims
   under near-duplicate headings ("Deploy process" / "Deployment process" / "deploy-process").
+- both also write paragraph lines of two or three sentences (each a claim with its own truth),
+  a sentence leaning on the one before (one claim with it), and a header line with an
+  indented list under it (one claim), so the dreamer's per-statement rule is measured.
 - `xiaoming` (Chinese, with Korean sections): the same kinds of notes in CJK and Hangul, with
   numbered headings ("1. 今日工作") and full-width punctuation.
 
@@ -34,8 +37,8 @@ class Truth:
 
 @dataclass
 class Line:
-    text: str  # the Markdown line as the agent wrote it
-    truth: Truth | None  # None: not an observation (a table separator)
+    text: str  # the Markdown line as the agent wrote it (an indented list may follow it)
+    truth: Truth | tuple[Truth, ...] | None  # one per statement; None: not an observation
 
 
 @dataclass
@@ -44,19 +47,20 @@ class DayNote:
     title: str
     sections: dict[str, list[Line]] = field(default_factory=dict)
 
-    def add(self, heading: str, text: str, truth: Truth | None) -> None:
+    def add(self, heading: str, text: str, truth: Truth | tuple[Truth, ...] | None) -> None:
         self.sections.setdefault(heading, []).append(Line(text, truth))
 
-    def markdown(self) -> tuple[str, dict[int, Truth]]:
-        """The note's text and the truth of each of its lines (by 0-based line number)."""
+    def markdown(self) -> tuple[str, dict[int, tuple[Truth, ...]]]:
+        """The note's text and the truths of each of its lines (by 0-based line number), one
+        per statement the line makes."""
         lines = [f"# {self.title}", ""]
-        truths: dict[int, Truth] = {}
+        truths: dict[int, tuple[Truth, ...]] = {}
         for heading, items in self.sections.items():
             lines.append(f"## {heading}")
             for item in items:
                 if item.truth is not None:
-                    truths[len(lines)] = item.truth
-                lines.append(item.text)
+                    truths[len(lines)] = item.truth if isinstance(item.truth, tuple) else (item.truth,)
+                lines.extend(item.text.split("\n"))
             lines.append("")
         return "\n".join(lines), truths
 
@@ -267,6 +271,43 @@ def _hard(note: DayNote, d: int, rng: random.Random) -> None:
         note.add("Rules", "- Slack replies stay short: five sentences at most.", Truth(s, "en:rule-slack", 0, "five sentences"))
 
 
+# Paragraph lines of several sentences, a sentence leaning on the one before, a header with its
+# list: (days, heading, line, truths). A truth's value is the phrase the belief citing the
+# fragment for that statement must hold.
+_ALERTS_V1 = 15
+
+
+def _statement_lines(d: int) -> list[tuple[str, str, tuple[Truth, ...]]]:
+    s = "statements"
+    alerts = Truth(s, "en:st-alerts", 1 if d >= _ALERTS_V1 else 0, "#ops-pager" if d >= _ALERTS_V1 else "#ops-alerts")
+    flags = Truth(s, "en:st-flags", 0, "launchdarkly")
+    staging = Truth(s, "en:st-staging", 0, "staging database is reset")
+    out = []
+    if d in (1, 8, 15):
+        first = ("Alerts go to #ops-pager now, not #ops-alerts anymore." if d == _ALERTS_V1
+                 else "Alerts go to #ops-alerts.")
+        out.append(("Infra", f"The staging database is reset every Monday. Feature flags live in LaunchDarkly. {first}",
+                    (staging, flags, alerts)))
+    if d in (4, 11, 18):
+        out.append(("Infra", "Feature flags live in LaunchDarkly. " + (
+            "Alerts go to #ops-pager." if d >= _ALERTS_V1 else "Alerts go to #ops-alerts."), (flags, alerts)))
+    if d in (2, 9):  # the second sentence leans on the first: one claim
+        out.append(("Storage", "The scratch bucket holds build artifacts. It is wiped on Sundays.",
+                    (Truth(s, "en:st-scratch", 0, "wiped on sundays"),)))
+    if d in (3, 10, 17):  # a header with its list: one claim
+        out.append(("Release", "- Release checklist:\n  - bump the version\n  - tag the commit\n  - post in #releases",
+                    (Truth(s, "en:st-checklist", 0, "tag the commit"),)))
+    if d in (5, 12):
+        out.append(("Team", "Carol is on call this week. The pager rotation changes on Mondays.",
+                    (Truth(s, "en:st-oncall", 0, "carol is on call"), Truth(s, "en:st-rotation", 0, "rotation"))))
+    return out
+
+
+def _statements(note: DayNote, d: int, rng: random.Random) -> None:
+    for heading, line, truths in _statement_lines(d):
+        note.add(heading, line, truths)
+
+
 def atlas_notes(seed: int = 11) -> list[DayNote]:
     rng = random.Random(seed)
     notes = []
@@ -279,6 +320,7 @@ def atlas_notes(seed: int = 11) -> list[DayNote]:
         _events(note, d, rng)
         _spellings(note, d, rng)
         _hard(note, d, rng)
+        _statements(note, d, rng)
         notes.append(note)
     return notes
 
@@ -365,11 +407,27 @@ def xiaoming_notes(seed: int = 12) -> list[DayNote]:
         _settings(note, d, rng, "ko", "설정", _KO_SETTINGS)
         for text in _cjk_items(_KO_WORK, _KO_AREAS, d, 1 + d % 2):
             note.add("오늘", f"- {text}", Truth("ko", "ko:today-" + text))
+        for heading, line, truths in _zh_statement_lines(d):
+            note.add(heading, line, truths)
         if d % 7 == 3:
             for name, role in _KO_TEAM:
                 note.add("팀", f"- {name}: {role}", Truth("ko", f"ko:team-{name}", 0, role))
         notes.append(note)
     return notes
+
+
+def _zh_statement_lines(d: int) -> list[tuple[str, str, tuple[Truth, ...]]]:
+    s = "zh-statements"
+    out = []
+    if d in (1, 8, 15):
+        out.append(("基础设施", "测试数据库每周一重置。功能开关放在 LaunchDarkly 里。",
+                    (Truth(s, "zh:st-staging", 0, "重置"), Truth(s, "zh:st-flags", 0, "launchdarkly"))))
+    if d in (2, 9):  # 它 leans on the sentence before: one claim
+        out.append(("存储", "构建产物放在临时存储桶。它每周日清空。", (Truth(s, "zh:st-scratch", 0, "每周日清空"),)))
+    if d in (3, 10, 17):
+        out.append(("发布", "- 发布清单：\n  - 更新版本号\n  - 打标签\n  - 在群里通知",
+                    (Truth(s, "zh:st-checklist", 0, "打标签"),)))
+    return out
 
 
 AGENTS = {"atlas": atlas_notes, "xiaoming": xiaoming_notes}

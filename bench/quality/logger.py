@@ -1,7 +1,7 @@
 """Daily notes to stream fragments, the way an agent's logger converts them.
 
-One fragment per bullet, paragraph line or table row (table separators skipped), its topic the
-nearest heading above it (the `#` title only when there is none). The logger's own rules hold:
+One fragment per bullet, paragraph line or table row (table separators skipped), a line ending in
+":" with the indented list under it as one fragment, its topic the nearest heading above it (the `#` title only when there is none). The logger's own rules hold:
 an exact duplicate (same topic and body on the same day) is refused, as TypeClaw's append tool
 refuses it. Lines are written in TypeClaw's stream format with UUIDv7 ids whose time falls on
 the note's day, so the streams are what a real agent folder would hold.
@@ -29,7 +29,11 @@ class LoggedFragment:
     id: str
     topic: str
     body: str
-    truth: Truth
+    statements: tuple[Truth, ...]  # one per statement the body makes
+
+    @property
+    def truth(self) -> Truth:
+        return self.statements[0]
 
 
 def _uuid7(day: str, n: int) -> str:
@@ -45,8 +49,10 @@ def log_note(note: DayNote, source: str) -> list[LoggedFragment]:
     out: list[LoggedFragment] = []
     seen: set[str] = set()
     title, topic = "", ""
-    for number, line in enumerate(text.split("\n")):
-        if not line.strip():
+    lines = text.split("\n")
+    taken: set[int] = set()
+    for number, line in enumerate(lines):
+        if not line.strip() or number in taken:
             continue
         heading = _HEADING.match(line)
         if heading:
@@ -59,6 +65,11 @@ def log_note(note: DayNote, source: str) -> list[LoggedFragment]:
             continue
         bullet = _BULLET.match(line)
         body = bullet.group(1).strip() if bullet else line.strip()
+        if body.endswith((":", "：")):  # a header line takes the indented list under it
+            nested = [n for n in range(number + 1, len(lines)) if lines[n].startswith("  ")]
+            nested = [n for i, n in enumerate(nested) if n == number + 1 + i]
+            taken.update(nested)
+            body = "\n".join([body, *(lines[n].strip() for n in nested)])
         label = topic or title
         digest = fragment_content_hash(label, body)
         if digest in seen:

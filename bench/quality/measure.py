@@ -1,6 +1,8 @@
 """What the benchmark measures, from the shards on disk and the truth labels of the fragments.
 
-A *unit* is one distinct observation: a claim at one version on one day (the same claim twice on
+A *unit* is one distinct observation: a claim at one version on one day, stated by one statement
+of a fragment (a fragment of several statements is cited for each by the belief holding it: the
+shard whose heading holds that statement's truth value) (the same claim twice on
 a day is one observation, the second a true duplicate). Every figure is computed per scenario
 (a shard belongs to the scenario of the claim most of its active citations support) and overall.
 - cited: units with a fragment still cited, active, or under `superseded:` in a shard whose
@@ -31,6 +33,7 @@ from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.index.strength import ladder_tier
 
 Key = tuple[str, str]
+Pair = tuple[Key, str]  # a fragment and the claim (one of its statements) it is cited for
 
 _PREFIX = re.compile(
     r"^\s*(mentioned once|observed on (\d+) days?|consistently \((\d+) days?\)|always \((\d+) days?\))\s*:\s*", re.I)
@@ -73,31 +76,52 @@ def tier_of(heading: str) -> tuple[str | None, int | None, bool]:
 
 class Measure:
     def __init__(self, fragments: list[LoggedFragment], shards: list[ShardView]):
-        self.truth: dict[Key, Truth] = {(f.day, f.id): f.truth for f in fragments}
+        self.truths: dict[Key, tuple[Truth, ...]] = {(f.day, f.id): f.statements for f in fragments}
         self.fragments = fragments
         self.shards = shards
-        self.active: set[Key] = set().union(*(s.active for s in shards)) if shards else set()
+        # What each shard cites each fragment for: the statement its belief holds.
+        self.read: dict[str, dict[Key, Truth]] = {
+            s.slug: {k: self.truth_in(s, k) for k in s.active | s.superseded if k in self.truths} for s in shards}
+        self.active: set[Pair] = {(k, self.read[s.slug][k].claim) for s in shards for k in s.active if k in self.truths}
         self.units: dict[tuple, list[Key]] = defaultdict(list)
         self.days: dict[tuple[str, int], set[str]] = defaultdict(set)
         for f in fragments:
-            self.units[(f.truth.claim, f.truth.version, f.day)].append((f.day, f.id))
-            self.days[(f.truth.claim, f.truth.version)].add(f.day)
-        self.good_superseded: set[Key] = set()
-        self.bad_superseded: set[Key] = set()
+            for t in f.statements:
+                self.units[(t.claim, t.version, f.day)].append((f.day, f.id))
+                self.days[(t.claim, t.version)].add(f.day)
+        self.good_superseded: set[Pair] = set()
+        self.bad_superseded: set[Pair] = set()
         for s in shards:
             newest = defaultdict(lambda: -1)
-            for k in s.active:
-                t = self.truth.get(k)
-                if t:
-                    newest[t.claim] = max(newest[t.claim], t.version)
-            for k in s.superseded:
-                t = self.truth.get(k)
-                if t is None:
-                    continue
-                (self.good_superseded if newest[t.claim] > t.version else self.bad_superseded).add(k)
+            for k in s.active & self.truths.keys():
+                t = self.read[s.slug][k]
+                newest[t.claim] = max(newest[t.claim], t.version)
+            for k in s.superseded & self.truths.keys():
+                t = self.read[s.slug][k]
+                (self.good_superseded if newest[t.claim] > t.version else self.bad_superseded).add((k, t.claim))
+
+    def truth_in(self, shard: ShardView, key: Key) -> Truth:
+        """The statement of fragment `key` that `shard` cites it for: the one whose value its
+        belief holds, else (overturned evidence) one of a claim the shard's belief holds; a
+        fragment of one statement: that one."""
+        truths = self.truths[key]
+        if len(truths) == 1:
+            return truths[0]
+        heading = shard.heading.casefold()
+        held = [t for t in truths if t.value and t.value.casefold() in heading]
+        if held or key in shard.active:
+            return (held or truths)[0]
+        claims = {self.truth_in(shard, k).claim for k in shard.active if k in self.truths}
+        return next((t for t in truths if t.claim in claims), truths[0])
+
+    def truth_of(self, pair: Pair) -> Truth:
+        return next(t for t in self.truths[pair[0]] if t.claim == pair[1])
+
+    def active_truths(self, shard: ShardView) -> list[Truth]:
+        return [self.read[shard.slug][k] for k in sorted(shard.active) if k in self.truths]
 
     def scenario_of(self, shard: ShardView) -> str:
-        claims = Counter(self.truth[k].scenario for k in shard.active if k in self.truth)
+        claims = Counter(t.scenario for t in self.active_truths(shard))
         return claims.most_common(1)[0][0] if claims else "?"
 
     def report(self, scenario: str | None) -> dict:
@@ -105,15 +129,15 @@ class Measure:
             return scenario is None or t.scenario == scenario
 
         cited_ok = self.active | self.good_superseded
-        units = [(u, keys) for u, keys in self.units.items() if mine(self.truth[keys[0]])]
-        cited = sum(1 for _, keys in units if any(k in cited_ok for k in keys))
+        units = [(u, keys) for u, keys in self.units.items() if mine(self.truth_of((keys[0], u[0])))]
+        cited = sum(1 for (claim, _v, _d), keys in units if any((k, claim) in cited_ok for k in keys))
         all_cited = self.active | self.good_superseded | self.bad_superseded
-        shown = [k for _, keys in units for k in keys]
-        uncited = [k for k in shown if k not in all_cited]
-        unit_of = {k: u for u, keys in units for k in keys}
-        folded = [k for k in uncited if any(o in cited_ok for o in self.units[unit_of[k]])]
-        good = [k for k in self.good_superseded if mine(self.truth[k])]
-        bad = [k for k in self.bad_superseded if mine(self.truth[k])]
+        shown = [(k, u[0]) for u, keys in units for k in keys]
+        uncited = [p for p in shown if p not in all_cited]
+        unit_of = {(k, u[0]): u for u, keys in units for k in keys}
+        folded = [p for p in uncited if any((o, p[1]) in cited_ok for o in self.units[unit_of[p]])]
+        good = [p for p in self.good_superseded if mine(self.truth_of(p))]
+        bad = [p for p in self.bad_superseded if mine(self.truth_of(p))]
 
         versions: dict[str, int] = defaultdict(int)
         for (claim, version, _day), _keys in units:
@@ -129,7 +153,7 @@ class Measure:
                 if not older or not self.days.get((claim, v)):
                     continue
                 transitions += 1
-                if not any(k in self.active for k in older) and any(k in self.good_superseded for k in older):
+                if not any((k, claim) in self.active for k in older) and any((k, claim) in self.good_superseded for k in older):
                     detected += 1
             became += self._became(claim, top)
 
@@ -139,12 +163,13 @@ class Measure:
             if self.scenario_of(s) != (scenario or self.scenario_of(s)):
                 continue
             shard_count += 1
-            claims = Counter(self.truth[k].claim for k in s.active if k in self.truth)
+            truths = self.active_truths(s)
+            claims = Counter(t.claim for t in truths)
             if not claims:
                 continue
             mixed += len(claims) > 1
             claim = claims.most_common(1)[0][0]
-            version = max(self.truth[k].version for k in s.active if k in self.truth and self.truth[k].claim == claim)
+            version = max(t.version for t in truths if t.claim == claim)
             truth_days = len(self.days[(claim, version)])
             tier, shown_days, is_stacked = tier_of(s.heading)
             stacked += is_stacked
@@ -179,33 +204,36 @@ class Measure:
         superseded by something that is not a later version of it."""
         out = []
         for s in self.shards:
-            claims = Counter(self.truth[k].claim for k in s.active if k in self.truth)
+            truths = self.active_truths(s)
+            claims = Counter(t.claim for t in truths)
             if not claims:
                 continue
             claim = claims.most_common(1)[0][0]
-            version = max(self.truth[k].version for k in s.active if k in self.truth and self.truth[k].claim == claim)
+            version = max(t.version for t in truths if t.claim == claim)
             days = len(self.days[(claim, version)])
             tier, shown, stacked = tier_of(s.heading)
             if len(claims) > 1:
                 out.append(f"mixed   {s.slug}: {dict(claims)}")
             if tier != ladder_tier(days) or stacked or (shown is not None and tier != "mentioned" and shown != days):
                 out.append(f"ladder  {s.slug}: {s.heading[:70]!r} but {claim} v{version} seen on {days} days")
-            for k in sorted(s.superseded & self.bad_superseded):
-                out.append(f"falsely superseded in {s.slug}: {self.truth[k].claim} v{self.truth[k].version}")
+            for k in sorted(s.superseded & self.truths.keys()):
+                t = self.read[s.slug][k]
+                if (k, t.claim) in self.bad_superseded:
+                    out.append(f"falsely superseded in {s.slug}: {t.claim} v{t.version}")
         for (claim, version, _day) in sorted(self.units):
-            if version and any(k in self.active for (c, v, _d), ks in self.units.items()
+            if version and any((k, claim) in self.active for (c, v, _d), ks in self.units.items()
                                if c == claim and v < version for k in ks):
                 out.append(f"missed update {claim} -> v{version}")
         return sorted(set(out))
 
     def _became(self, claim: str, top: int) -> int:
-        latest = [k for k, t in self.truth.items() if t.claim == claim and t.version == top]
-        older = [k for k, t in self.truth.items() if t.claim == claim and t.version < top]
-        if any(k in self.active for k in older):
+        versions = [(k, t) for k, ts in self.truths.items() for t in ts if t.claim == claim]
+        latest = {k for k, t in versions if t.version == top}
+        if any((k, claim) in self.active for k, t in versions if t.version < top):
             return 0
-        value = next(t.value for k, t in self.truth.items() if t.claim == claim and t.version == top)
+        value = next(t.value for _k, t in versions if t.version == top)
         for s in self.shards:
-            if s.active & set(latest) and value.casefold() in s.heading.casefold():
+            if any((k, claim) in self.active for k in s.active & latest) and value.casefold() in s.heading.casefold():
                 return 1
         return 0
 

@@ -1,6 +1,7 @@
 """A note's line as a claim reads it: no bullet, timestamp, emphasis, emoji or bookkeeping.
 
-`clean(text)` drops what says nothing about the claim: a leading bullet or list number, a
+`clean(text)` drops what says nothing about the claim: a leading bullet, list number or quote
+marker (">"), a
 leading timestamp ("09:12", "[2026-03-02 09:12]"), Markdown emphasis (`**`, `__`, `~~`, backticks,
 single `*`/`_`), emoji and other symbols, and bookkeeping prefixes that only add emphasis
 ("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:"), repeatedly, so stacked ones go too.
@@ -12,7 +13,7 @@ import unicodedata
 
 __all__ = ["clean"]
 
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+")  # ">": a quoted chat line
 _STAMP = re.compile(r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:|]?\s+")
 _FILLER_PREFIX = re.compile(
     r"^\s*(?:\(\s*(?:again|note|reminder|fyi|update)\s*\)|"

@@ -9,7 +9,9 @@ subjects never do. `contradiction_reason(old, new)` names the rule that fired:
   same key, "X is Y" copulas with the same subject, a change ("X moved/switched/raised ... to
   Z", "disabled X", "X 从 Y 改为 Z", "X을 Y에서 Z으로 변경") of the same subject; or the same
   verb on the same subject whose object differs only in a number, time or day ("uses Node 18"
-  / "uses Node 20"). Values must really differ: neither includes the other ("March 15" /
+  / "uses Node 20"); or the same noun-phrase subject with a measured value of the same kind
+  that differs (`measures`: "Keep Slack replies under five sentences" / "Slack replies: three
+  sentences at most"; "keep logs 30 days" / "delete logs after 30 days" name two subjects). Values must really differ: neither includes the other ("March 15" /
   "March 15, 2026" is a refinement). A value that is a sentence ("Dana: approved the budget",
   "Next step: ask Dana") is a report, not a setting, and never takes part; a one-word key
   ("Bob: backend" / "Bob: out sick") names the same setting only within one topic.
@@ -31,6 +33,7 @@ one-word subject include another and allows the **correction** rule on overlappi
 from __future__ import annotations
 
 from dreamdeck.core.claims.extract import Claim, extract
+from dreamdeck.core.claims.measures import measure_relation
 from dreamdeck.core.claims.sameness import subjects_match
 from dreamdeck.core.claims.tokens import STOPWORDS, stem
 
@@ -72,6 +75,10 @@ def _negation(old: Claim, new: Claim, same_topic: bool) -> bool:
 def _value(old: Claim, new: Claim, same_topic: bool) -> bool:
     if new.additive or old.event or new.event:
         return False
+    measured = measure_relation(old, new) if old.negated == new.negated else None
+    if measured in ("same", "changed"):
+        return measured == "changed"  # the same subject: its measured value decides
+    # Another kind of value ("30 days" / "30 MB") is left to the forms below: a key keeps its rule.
     if old.predicate == "=" and new.predicate == "=":
         return (
             old.setting and new.setting

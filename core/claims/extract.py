@@ -6,11 +6,13 @@ order (the first that fits wins):
 2. a table row `| key | value | ... |` (the first cell is the key unless it is only a value);
 3. a change: "<X> moved/switched/changed/raised/... [from Y] to Z", "disabled/enabled/paused X",
    "X 从 Y 改为 Z", "X 调整为 Z", "X을 Y에서 Z으로 변경": subject X, value Z, Y ruled out;
-4. `key: value` (also `：`, `=`, `->`) with a short key that is not a bookkeeping word
+4. `key: value` (also `：`, `=`, `->`; never a link's "://"; a closing "(aside)" is no part of
+   the value) with a short key that is not a bookkeeping word
    ("Reminder:", "Rule:", "Note:" are emphasis, not keys);
 5. a copula "X is/are/was/stays Z" with a short subject;
 6. a verb: "[subject] verb object", the first known verb of the first clause ("uses bun",
-   "Dana promoted v2.14 to prod"); a past-tense verb marks an event, not a setting;
+   "Dana promoted v2.14 to prod"); a past-tense verb marks an event, not a setting, and so
+   does a Chinese verb with 了 or after 已 ("回复了8个工单", "备份已验证");
 7. otherwise a plain statement (no subject).
 Across every form: ", not Y", "(not Y)", "instead of Y", "rather than Y", "no longer Y",
 "not Y anymore", "不再 Y", "而不是 Y" rule Y out; "no longer"/"instead"/"anymore"/"actually"/a
@@ -26,7 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from dreamdeck.core.claims.cleaning import clean
-from dreamdeck.core.claims.tokens import STOPWORDS, is_past, lemma, names, negated, terms, tokenize, values
+from dreamdeck.core.claims.tokens import is_past, lemma, names, negated, terms, tokenize, values
 
 __all__ = ["Claim", "clean", "extract", "subject_terms"]
 
@@ -51,7 +53,8 @@ _ZH_CHANGE_TO = re.compile(r"^(?P<subj>.+?)(?:改为|改成|换成|调整为|调
 _KO_CHANGE = re.compile(
     r"^(?P<subj>.+?)\s+(?P<old>\S+?)에서\s*(?P<new>\S+?)(?:으로|로)\s*(?:변경|바꿈|바꿨|바꾸|수정|옮김|옮겼|이동|조정)")
 # A ":" between digits is a time, never the key separator ("goes out at 09:00").
-_KEY_VALUE = re.compile(r"^(?P<key>[^:=→]{1,48}?)\s*(?:(?<!\d):|:(?!\d)|=|->|→)\s*(?P<value>\S.*)$")
+# Nor is the ":" of a link ("https://…").
+_KEY_VALUE = re.compile(r"^(?P<key>[^:=→]{1,48}?)\s*(?:(?<!\d):(?!//)|:(?!\d|//)|=|->|→)\s*(?P<value>\S.*)$")
 _COPULA = re.compile(
     r"^(?P<subj>.{1,60}?)\s+(?:is|are|was|were|stays|stay|remains|remain|has become|became)\s+(?P<value>\S.*)$",
     re.IGNORECASE)
@@ -144,6 +147,7 @@ class Claim:
     keyed: bool = False  # a `key: value` line or a table row
     setting: bool = False  # a subject with a state for its value, not a sentence: it can change
     names: frozenset[str] = frozenset()  # capitalized names inside the sentence ("Lisbon")
+    unannounced: bool = False  # a guard over a change nobody announced ("X is not 03:41 anymore; X: 03:16")
 
     @property
     def affirmed(self) -> frozenset[str]:
@@ -238,8 +242,15 @@ def _is_setting(value: str) -> bool:
     )
 
 
+_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
+# A Chinese report of what was done: a verb with 了 ("回复了", not 为了/除了/了解), or 已 before a
+# verb ("已验证", not the state "已被封禁").
+_ZH_PAST = re.compile(r"[\u4e00-\u9fff](?<![为除])了(?!解)|已(?:经)?(?!被)[\u4e00-\u9fff]")
+
+
 def _slot(subj: str, val: str, **kw) -> dict:
     value = val.strip(" .,;:!?")
+    value = _ASIDE.sub("", value) or value  # "back (ticket PLAT-151)": the aside is detail, not the value
     return {"subject_text": subj.strip(" .,:;!?\x27\""), "value_text": value, "predicate": "=",
             "event": _reports_an_event(value), "setting": _is_setting(value), **kw}
 
@@ -267,7 +278,10 @@ def _structure(text: str) -> dict:
         m = pattern.match(clause)
         if m and 0 < len(_content(m.group("subj"))) <= 5 and not _is_value_only(m.group("subj")):
             return _slot(m.group("subj"), m.group("value"))
-    return _verb_form(clause)
+    found = _verb_form(clause)
+    if not found and cjk and _ZH_PAST.search(clause):
+        return {"event": True}
+    return found
 
 
 def _change(clause: str, cjk: bool) -> dict:
@@ -304,7 +318,7 @@ def _verb_form(clause: str) -> dict:
     return {}
 
 
-_CHEAP_KEY = re.compile(r"^\|?\s*(?P<key>[^|:=→;]{1,48}?)\s*(?:\||(?<!\d):|:(?!\d)|=|->|→)")
+_CHEAP_KEY = re.compile(r"^\|?\s*(?P<key>[^|:=→;]{1,48}?)\s*(?:\||(?<!\d):(?!//)|:(?!\d|//)|=|->|→)")
 
 
 def subject_terms(text: str) -> frozenset[str]:
@@ -339,7 +353,7 @@ def _guarded_claim(cleaned: str, guard: re.Match[str]) -> Claim:
         inner, text=cleaned, subject=subject, subject_text=subj.strip(), predicate="=",
         value=value - rejected, value_text=inner.value_text or inner.text, rejected=rejected,
         rejected_text=guard.group("old"), marker=True, negated=False,
-        setting=inner.setting or inner.predicate != "=",
+        setting=inner.setting or inner.predicate != "=", unannounced=not inner.marker,
     )
 
 
@@ -383,6 +397,3 @@ def extract(text: str) -> Claim:
         names=names(cleaned),
     )
 
-
-def is_stopword(word: str) -> bool:
-    return word.lower() in STOPWORDS

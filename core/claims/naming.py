@@ -9,6 +9,7 @@ with no Latin letters into `untitled-<hash>`. The dreamer names its shards here 
   of its Mandarin reading, the usual Chinese abbreviation (GB2312 orders its common characters by
   reading), plus a short hash of the claim so that two claims never share a name by accident:
   "心跳" -> `xt-<hash>`;
+- a link is never part of a name ("read https://example.com/…" -> `read`);
 - bare numbers are never a name ("1. 今日工作" is named by 今日工作); a slug that would be empty
   or only digits gets the hash.
 The first claim seen under a topic label takes the label's slug when it is free; other claims
@@ -41,6 +42,7 @@ _HANGUL_VOWEL = ["a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae
 _HANGUL_FINAL = ["", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
                  "t", "t", "ng", "t", "t", "k", "t", "p", "t"]
 _PIECE = re.compile(r"[\uac00-\ud7a3]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
+_LINK = re.compile(r"\b(?:https?://|www\.)\S*")
 _MAX_WORDS = 6
 _MAX_WORD = 16
 
@@ -76,7 +78,7 @@ def slug_words(text: str) -> tuple[tuple[str, ...], bool]:
     )
     words: list[str] = []
     from_han = False
-    for piece in _PIECE.findall(plain):
+    for piece in _PIECE.findall(_LINK.sub(" ", plain)):
         if "\uac00" <= piece[0] <= "\ud7a3":
             word = romanize_hangul(piece)
         elif piece[0].isascii():

@@ -1,6 +1,8 @@
 """Are two notes the same claim, a true duplicate, or evidence for a topic?
 
-- `same_claim(a, b)`: the same subject with a compatible value (one value includes the other:
+- `same_claim(a, b)`: the same noun-phrase subject with the same measured value, however
+  worded (`measures`: "Keep Slack replies under five sentences" / "Slack replies stay short:
+  five sentences at most"; never with another value); or the same subject with a compatible value (one value includes the other:
   "heartbeat: ok" / "heartbeat: ok (all green)"), or the same statement: Jaccard similarity of
   their terms (`tokens.terms`: words and CJK/Hangul bigrams, never bare numbers or dates) of at
   least `SAME_STATEMENT` (`SAME_STATEMENT_HINTED` when the topic labels agree), with the same
@@ -16,6 +18,7 @@
 from __future__ import annotations
 
 from dreamdeck.core.claims.extract import Claim
+from dreamdeck.core.claims.measures import measure_relation
 from dreamdeck.core.claims.tokens import stem
 
 __all__ = [
@@ -57,6 +60,12 @@ def same_slot(a: Claim, b: Claim, same_topic: bool = False) -> bool:
 def same_claim(a: Claim, b: Claim, *, same_topic: bool = False) -> bool:
     if a.text.casefold() == b.text.casefold():
         return True
+    if not (a.event or b.event) and a.negated == b.negated:
+        # A measured value decides: the same subject and value is the same claim however it is
+        # worded; another value of the same kind is an update, never the same claim.
+        measured = measure_relation(a, b)
+        if measured is not None:
+            return measured == "same"
     if a.predicate == "=" and b.predicate == "=" and a.subject and b.subject:
         # Two keys: the same claim only on the same key, with a compatible value.
         return (subjects_match(a.subject, b.subject, same_topic)

@@ -3,12 +3,15 @@
 `tokenize(text)` returns `Token`s in order, each with its surface text, its normal form and a
 kind:
 - `word`: a Latin word, lowercased and lightly stemmed ("uses"/"using"/"used" -> "us"); an
-  identifier with digits stays whole ("PLAT-412", "spam_bot_42", "e2e");
+  identifier with digits stays whole ("PLAT-412", "spam_bot_42", "e2e"), and so does a channel
+  or handle, without its sign ("#ops-alerts" -> "ops-alerts", "@dana" -> "dana");
 - `cjk`: a Han/kana run in character bigrams (one character alone stays a unigram), and a
   Hangul word without its trailing particle in bigrams ("시간을" -> "시간"), so restatements
   that differ in grammar still share most of their terms;
 - `value`: a number, time, date, version, amount, month or weekday ("02:00", "60s", "v2.3",
-  "$50", "March", "Friday", "周五", "9시"). Values say *what* a setting is, never *that* two
+  "$50", "March", "Friday", "周五", "9시"), a number word ("five" -> "5"; not "one") and a Han
+  numeral before a measure word ("五句" -> "5句"), and a link ("https://…": it says *which*
+  page, like a number). Values say *what* a setting is, never *that* two
   notes speak of the same thing: bare digits and dates are not evidence of sameness;
 - `neg`: a negation ("not", "never", "n't", 不要, 하지 마);
 - `stop`: stopwords, ladder words and emphasis fillers ("reminder", "again", "important", 再次,
@@ -61,21 +64,47 @@ _IRREGULAR_PAST = {
 _NOT_PAST = frozenset({"need", "feed", "seed", "speed", "bleed", "breed", "shed", "bed", "red", "shred",
                        "embed", "proceed", "succeed", "exceed", "ted", "led", "wed", "fed"})
 
+# A Han numeral counts only before a measure word ("五句", "三个"): "一直", "统一" are words.
+_ZH_DIGITS = "零一二两三四五六七八九十百千"
+_ZH_MEASURE = "小时|分钟|个|次|条|句|天|秒|周|人|篇|份|遍|行|字|页|台|项|名|位|点"
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HANGUL = r"\uac00-\ud7a3"
 _TOKEN = re.compile(
-    r"(?P<date>\d{4}-\d{2}-\d{2})"
+    r"(?P<url>\b(?:https?://|www\.)[^\s<>()\[\]（）]*[^\s<>()\[\]（）.,;:!?。，；：！？])"
+    r"|(?P<date>\d{4}-\d{2}-\d{2})"
     r"|(?P<time>\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?)"
     r"|(?P<money>[$€£¥]\s?\d+(?:[.,]\d+)?[kmb]?)"
     r"|(?P<version>\bv\d+(?:\.\d+)*\b)"
     rf"|(?P<number>\d+(?:[.,]\d+)*(?:%|[a-z]{{1,3}}\b|[秒分时天个次号시분초일개월년]|点|小时|分钟)?)"
+    rf"|(?P<zhnum>[{_ZH_DIGITS}]+(?:{_ZH_MEASURE}))"
+    r"|(?P<handle>(?<![\w#@])[#@][^\W\d_][\w\-]*(?<=[^\W_]))"
     r"|(?P<neg>\b(?:n't|not|never|no|nor|cannot|without)\b)"
-    rf"|(?P<cjk>[{_CJK}]+)"
+    rf"|(?P<cjk>(?:(?![{_ZH_DIGITS}]+(?:{_ZH_MEASURE}))[{_CJK}])+)"
     rf"|(?P<hangul>[{_HANGUL}]+)"
     rf"|(?P<word>[^\W\d_{_CJK}{_HANGUL}][^\W{_CJK}{_HANGUL}]*(?:['’.\-][^\W{_CJK}{_HANGUL}]+)*)",
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+# Number words are numbers ("five sentences" says what "5 sentences" says); "one" is left out,
+# it is as often a pronoun or part of a word ("one-off", "no one") as a count.
+NUMBER_WORDS = {w: n for n, w in enumerate(
+    "_ _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split()) if n >= 2} | {
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100, "thousand": 1000}
+_ZH_VALUE = {ch: i for i, ch in enumerate("零一二三四五六七八九")} | {"两": 2}
+_ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
+
+
+def zh_number(text: str) -> int:
+    """A Han numeral's value: "五" 5, "十五" 15, "二十" 20, "一百零五" 105."""
+    total, digit = 0, 0
+    for ch in text:
+        if ch in _ZH_UNIT:
+            total += (digit or 1) * _ZH_UNIT[ch]
+            digit = 0
+        else:
+            digit = _ZH_VALUE[ch]
+    return total + digit
 _JOINERS = re.compile(r"['.\-_]+")
 _ZH_NEG = re.compile(r"不要|不能|不得|不准|不许|从不|永远不|别|勿|禁止|不再")
 _KO_NEG = re.compile(r"하지\s?마|하지\s?말|않|금지|못\s")
@@ -150,10 +179,17 @@ def tokenize(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
         kind, surface = m.lastgroup or "", m.group(0)
-        if kind in ("date", "time", "money", "version", "number"):
+        if kind == "url":
+            out.append(Token(surface, surface.lower(), "value"))
+        elif kind in ("date", "time", "money", "version", "number"):
             out.append(Token(surface, _value_norm(surface), "value"))
+        elif kind == "zhnum":
+            digits = surface.rstrip("".join(set(_ZH_MEASURE) - {"|"}))
+            out.append(Token(surface, f"{zh_number(digits)}{surface[len(digits):]}", "value"))
         elif kind == "neg":
             out.append(Token(surface, surface.lower(), "neg"))
+        elif kind == "handle":  # a channel or a handle is one name: "#ops-alerts" is not "ops", "alerts"
+            out.append(Token(surface, surface[1:].lower(), "word"))
         elif kind == "word":
             out.extend(_word_tokens(surface))
         elif kind == "cjk":
@@ -173,6 +209,8 @@ def _word_tokens(surface: str) -> tuple[Token, ...]:
         return (Token(surface, low, "word"),)  # an identifier: PLAT-412, spam_bot_42, e2e
     if low in _WEEKDAYS and (len(low) > 4 or surface[0].isupper()):
         return (Token(surface, low[:3] if low[:3] in _DAY_NAMES else low.rstrip("s"), "value"),)
+    if low in NUMBER_WORDS:
+        return (Token(surface, str(NUMBER_WORDS[low]), "value"),)
     if low in _MONTHS and surface[0].isupper():  # "may", "march": only a capital makes a month
         return (Token(surface, low[:3], "value"),)
     out = []

@@ -3,7 +3,8 @@
 `ShardMatcher` holds, for one run, an index of the shards' beliefs (`claims.index`: each
 shard's heading read cheaply for its terms and subject, the whole claim extracted only for the
 few shards a fragment is compared with) and answers `choose(claim, topic label)`:
-- the candidates are the shards sharing rare terms or a subject with the claim, and the shards
+- the candidates are the shards sharing rare terms (a claim of values only, such as a bare
+  link: its values) or a subject with the claim, and the shards
   named for its topic label that share a rare term with it (or any of them when the claim
   announces a change: a summary may name the old place, tool or person only);
 - each is related by the claim rules: a contradiction (`claims.contradiction`), the same claim
@@ -26,7 +27,7 @@ from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
 from dreamdeck.core.claims.naming import slug_words
 from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, same_claim, same_slot, subjects_match, supports_topic
-from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms
+from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms, values
 from dreamdeck.core.dreaming.protocol import UndreamedFragment
 from dreamdeck.core.index.ladder import strip_prefix
 
@@ -65,7 +66,8 @@ def volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]
     """Keys that take a new value nearly every time they are written within the run ("tokens
     used: …" every day), and whose change is never announced ("raised …", "moved … to"): each
     line is its own observation and a new value supersedes nothing. A setting keeps its value
-    for a while, or its change is announced."""
+    for a while, or its change is announced. Across runs (the watcher dreams daily), a belief
+    that records one unannounced change is the history: `_changes_every_time`."""
     lines: dict[frozenset[str], list[frozenset[str]]] = {}
     announced: list[frozenset[str]] = []
     for f in fragments:
@@ -79,6 +81,21 @@ def volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]
         if len(set(values)) >= VOLATILE_VALUES and len(set(values)) >= 0.8 * len(values)
         and not any(subjects_match(subject, other) for other in announced)
     }
+
+
+def _lookup(claim_terms: frozenset[str], text: str) -> frozenset[str]:
+    """What indexes a claim: its terms; a claim of values only (a bare link, "02:00") by its
+    values, marked so that a value never meets a word."""
+    return claim_terms or frozenset("=" + v for v in values(text))
+
+
+def _changes_every_time(old: Claim, new: Claim) -> bool:
+    """A key whose belief already records one unannounced change, now given a third value,
+    again unannounced (not a flip back to the value it replaced): a log across dream runs
+    ("| reindex | 03:16 | ok |" each day), its lines separate observations."""
+    flips_back = bool(new.value & old.rejected) or new.value_text.casefold() == old.rejected_text.casefold()
+    restates = new.value <= old.value or old.value <= new.value
+    return old.unannounced and not new.marker and not flips_back and not restates
 
 
 @dataclass
@@ -102,6 +119,7 @@ class ShardMatcher:
         self.claims: dict[str, Claim] = {}
         self.prefixed: dict[str, bool] = {}  # the belief carries a ladder prefix: one claim
         self.by_topic: dict[str, list[str]] = {}  # topic label -> the shards named for it
+        self.rewritten: set[str] = set()  # beliefs this run wrote
         self.labels_by_word: dict[str, set[str]] = {}
         for slug in sorted(files):
             heading = heading_of(files[slug])
@@ -109,7 +127,7 @@ class ShardMatcher:
                 text, prefixed = strip_prefix(heading)
                 self.prefixed[slug], self.headings[slug] = prefixed, text
                 self.terms[slug] = terms(text)
-                self.index.add(slug, self.terms[slug], subject_terms(text), label_words(slug))
+                self.index.add(slug, _lookup(self.terms[slug], text), subject_terms(text), label_words(slug))
 
     def claim_of(self, slug: str) -> Claim | None:
         """The claim a shard's belief states (its heading, without the ladder prefix)."""
@@ -123,26 +141,40 @@ class ShardMatcher:
         """(Re)index a belief the run wrote: one claim with a ladder prefix."""
         claim = extract(sentence)
         self.headings[slug], self.claims[slug], self.terms[slug] = sentence, claim, claim.terms
+        self.rewritten.add(slug)
         self.prefixed[slug] = True
         for label in sorted(set().union(*(self.labels_by_word.get(w, ()) for w in label_words(slug)))):
             slugs = self.by_topic[label]
             if slug not in slugs and self.same_topic(slug, label_words(label), label_slug(label)):
                 slugs.append(slug)
-        self.index.add(slug, claim.terms, claim.subject or frozenset(), label_words(slug))
+        self.index.add(slug, _lookup(claim.terms, claim.text), claim.subject or frozenset(), label_words(slug))
 
     def choose(self, claim: Claim, label: str) -> Match | None:
         lwords, lslug = label_words(label), label_slug(label)
-        slugs = set(self.index.candidates(claim.terms, claim.subject or frozenset(), loose=bool(claim.rejected)))
+        slugs = set(self.index.candidates(_lookup(claim.terms, claim.text), claim.subject or frozenset(),
+                                          loose=bool(claim.rejected)))
         rare = self.index.rare(claim.terms)
         slugs |= {s for s in self.topic_slugs(label) if claim.marker or rare & self.terms.get(s, frozenset())}
         if lslug in self.files:
             slugs.add(lslug)
+        self.note_log_key(claim, slugs)
         best: Match | None = None
         for slug in sorted(slugs):
             found = self.relate(claim, slug, lwords, lslug)
             if found and (best is None or found.rank > best.rank):
                 best = found
         return best
+
+    def note_log_key(self, claim: Claim, slugs: set[str]) -> None:
+        """A key one of whose beliefs (as an earlier run left it) shows it changes every time is a
+        log for this run: no shard of that key is superseded by a new value of it."""
+        if claim.predicate != "=" or not claim.subject or claim.subject in self.volatile:
+            return
+        for slug in sorted(slugs):
+            other = None if slug in self.rewritten else self.claim_of(slug)  # within a run: volatile_subjects
+            if other is not None and other.subject == claim.subject and _changes_every_time(other, claim):
+                self.volatile.add(claim.subject)
+                return
 
     def topic_slugs(self, label: str) -> list[str]:
         """The shards named for this topic label (kept up to date as the run adds shards)."""

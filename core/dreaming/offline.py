@@ -8,12 +8,17 @@ Its rules (the claim rules themselves live in `core.claims`):
   PR." after "never push to main, open a PR"). Each is compared only
   with the shards sharing a rare term, a subject or its topic label (`matching`, over an index
   built once per run). The topic label is a hint that loosens sameness, never an identity.
+- **A measured value decides** (`claims.measures`): the same noun-phrase subject with the same
+  quantity, time or duration is the same claim however worded; another value of that kind is a
+  contradiction; any verb but keep/stay is part of the subject ("keep logs 30 days" and
+  "delete logs after 30 days" are two claims).
 - **Contradiction** (the same subject with another value, `claims.contradiction`): the newer
   claim wins; the overturned ids move to `superseded:` and the new belief keeps a guard ("X is
   not Y anymore; …"). A fragment older than the belief's newest evidence loses: it is cited
   under `superseded:` and the belief stays.
   A key that takes a new value nearly every time within one run, never announced as a change,
-  is a log ("tokens used: …"), not a setting: its lines are separate observations.
+  is a log ("tokens used: …"), not a setting: its lines are separate observations; so is a key
+  whose belief already records one unannounced change and that takes a third value unannounced.
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.

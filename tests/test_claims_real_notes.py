@@ -1,0 +1,50 @@
+"""Lines real agents keep (links, quoted chat, ticket references, Chinese reports of what was
+done) read as the claims they are: no false contradiction, no link debris in a belief or slug."""
+from __future__ import annotations
+
+from dreamdeck.core.claims.cleaning import clean
+from dreamdeck.core.claims.contradiction import contradicts
+from dreamdeck.core.claims.extract import extract
+from dreamdeck.core.claims.measures import measure
+from dreamdeck.core.claims.naming import claim_slug
+from dreamdeck.core.claims.sameness import same_claim
+from dreamdeck.core.claims.tokens import terms, values
+
+
+def test_a_link_is_a_value_never_words_of_the_claim():
+    assert terms("read https://example.com/blog/postgres-vacuum and took notes") == terms("read and took notes")
+    assert values("see https://grafana.acme.dev/d/api-latency") == {"https://grafana.acme.dev/d/api-latency"}
+
+
+def test_a_link_is_no_key_value_line_and_two_links_do_not_contradict():
+    assert extract("https://grafana.acme.dev/d/api-latency").subject is None
+    assert not contradicts("https://grafana.acme.dev/d/api-latency", "[status page](https://status.acme.dev)", same_topic=True)
+    assert extract("design doc: https://docs.acme.dev/search-v2").subject == {"design", "doc"}
+
+
+def test_a_slug_never_carries_link_debris():
+    slug = claim_slug("Links", extract("read https://example.com/blog/postgres-vacuum and took notes"), {"links"})
+    assert "https" not in slug.split("-") and "com" not in slug.split("-")
+
+
+def test_a_quoted_chat_line_loses_its_quote_marker():
+    assert clean("> Dana: can we ship Friday?") == "Dana: can we ship Friday?"
+
+
+def test_a_parenthetical_reference_is_no_part_of_the_value():
+    a, b = "the CSV export timeout is back (ticket PLAT-151)", "the CSV export timeout is back (ticket PLAT-367)"
+    assert not contradicts(a, b, same_topic=True)
+    assert same_claim(extract(a), extract(b), same_topic=True)
+    assert contradicts("heartbeat: ok", "heartbeat: failed (gateway timeout at 18:40)", same_topic=True)
+
+
+def test_a_chinese_report_of_what_was_done_is_an_event_not_a_setting():
+    assert extract("回复了8个工单").event and extract("2026-03-04的备份已验证").event
+    assert not contradicts("回复了8个工单", "回复了11个工单", same_topic=True)
+    assert not contradicts("✅ 2026-03-02的备份已验证", "✅ 2026-03-04的备份已验证", same_topic=True)
+    assert not extract("用户 @spam_bot 已被永久封禁，不要解封。").event  # a state, not a report
+    assert not extract("为了稳定，备份时间：04:30").event
+
+
+def test_a_link_is_measured_as_a_link_not_a_time():
+    assert measure("design doc: https://docs.acme.dev/search-v2").values == {("link", "https://docs.acme.dev/search-v2")}
