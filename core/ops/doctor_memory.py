@@ -200,7 +200,8 @@ def _refresh_shards(record: Record, shards: list[tuple[str, str]], today: str, h
         started = clock()
         stamp = _lstamp(path)
         try:
-            text = read_bytes_nofollow(path).decode("utf-8", "replace")
+            text = read_bytes_nofollow(path, sole_name=False).decode("utf-8", "replace")  # examined only:
+            # a hard-linked shard is listed (`doctor`) and never written, and the rest is still checked
         except FileNotFoundError:
             record.drop_shard(rel)  # removed since the listing
             continue
