@@ -13,16 +13,17 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterable
+from contextlib import ExitStack
 from operator import itemgetter
 from pathlib import Path
 from typing import TypeVar
 
 from dreamdeck.core.formats.citations import CITATION, Key, citation_key_texts
 from dreamdeck.core.formats.shards import ShardParseError, canonical_meta, parse_shard, recompute_shard_text
-from dreamdeck.core.formats.stream_lines import fragment_ids_and_problems
+from dreamdeck.core.formats.stream_lines import fragment_id_lines_and_problems
 from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
-from dreamdeck.core.io.no_links import read_bytes_nofollow
+from dreamdeck.core.io.no_links import OpenFolder, read_bytes_nofollow
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
 from dreamdeck.core.store.shard_files import list_shard_paths
@@ -69,9 +70,9 @@ class Held:
     by a search in its ids as stored (a run after a few shards changed asks thousands, over most
     days: building their sets would cost more than the searches)."""
 
-    def __init__(self, record: Record, fresh: dict[str, list[str]]):
+    def __init__(self, record: Record, fresh: dict[str, str]):
         self.record = record
-        self.fresh = fresh  # day -> ids, of the stream days read this run
+        self.fresh = fresh  # day -> its ids one a line, of the stream days read this run
         self.keys: set[str] = set()  # the keys of the fresh days asked for so far
         self.loaded: set[str] = set()
         self.stored: dict[str, str] = {}  # day -> "\n" + its recorded ids, one a line + "\n"
@@ -87,6 +88,17 @@ class Held:
             self.stored[day] = "\n" + "\n".join(self.record.stream_ids(day)) + "\n"
         return f"\n{key[11:]}\n" in self.stored[day]
 
+    def absent(self, keys: set[str]) -> set[str]:
+        """The keys no stream holds. Each day read this run takes its keys out of them, straight
+        from its ids (a first run: a million keys, and no set of them built); each key left is
+        then asked for (on a day the record kept)."""
+        rest = keys.difference(self.keys)
+        for day, ids in self.fresh.items():
+            if ids and day not in self.loaded and rest:
+                prefix = f"{day}#"
+                rest.difference_update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
+        return {key for key in rest if not self.holds(key)}
+
     def missing(self, keys: Collection[str]) -> list[str]:
         """The keys no stream holds, sorted."""
         if self.keys.issuperset(keys):
@@ -99,7 +111,7 @@ class Held:
             ids = self.fresh[day]
             if ids:  # every id prefixed with its day by one replace and one split, in C
                 prefix = f"{day}#"
-                self.keys.update((prefix + "\n".join(ids).replace("\n", "\n" + prefix)).split("\n"))
+                self.keys.update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
 
 
 def _examine(ws: Workspace, record: Record) -> list[Row]:
@@ -144,7 +156,7 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
     """Read every stream file not recorded under its stamp now, and check again the citations
     whose answer that can change; what the streams hold, as recorded now."""
     known = record.stream_rows()
-    fresh: dict[str, list[str]] = {}
+    fresh: dict[str, str] = {}
     left: set[str] = set()  # DATE#ID keys that left a day read again
     for day, path, stamp in streams:
         source = str(path)
@@ -157,27 +169,21 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
             data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
         except FileNotFoundError:
             data = b""
-        ids, problems = fragment_ids_and_problems(data)
+        ids, problems = fragment_id_lines_and_problems(data)
         rel = ws.rel(path)
         rows = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in problems]
-        fresh[day] = ids = _one_a_line(ids)
+        fresh[day] = ids
         if was is not None:
-            left.update(map(f"{day}#".__add__, set(record.stream_ids(day)).difference(ids)))
+            left.update(map(f"{day}#".__add__, set(record.stream_ids(day)).difference(ids.split("\n"))))
         record.put_stream(day, source, _recordable(stamp, started), ids, rows)
     for day in known:  # its file is gone
-        fresh[day] = []
+        fresh[day] = ""
         left.update(map(f"{day}#".__add__, record.stream_ids(day)))
         record.drop_stream(day)
     held = Held(record, fresh)
     if fresh:
         _recheck_citations(record, held, set(fresh), left)
     return held
-
-
-def _one_a_line(ids: list[str]) -> list[str]:
-    """The ids without any holding a newline (JSON can spell one; no citation can name it, and
-    the record keeps a day's ids one a line)."""
-    return ids if "\n".join(ids).count("\n") == max(len(ids) - 1, 0) else [fid for fid in ids if "\n" not in fid]
 
 
 def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str]) -> None:
@@ -191,23 +197,30 @@ def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str
 
 
 def _refresh_shards(record: Record, shards: list[tuple[str, str]], today: str, held: Held) -> None:
-    """Read every shard file not recorded under its stamp (and, when it matters, today's date)."""
+    """Read every shard file not recorded under its stamp (and, when it matters, today's date);
+    their citations are checked together, as one set against what the streams hold."""
     known = record.shard_rows()
-    for rel, path in shards:
-        was = known.pop(rel, None)
-        if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(_lstamp(path)):
-            continue  # a shard with no row yet (a first run) is not stat'ed twice
-        started = clock()
-        stamp = _lstamp(path)
-        try:
-            text = read_bytes_nofollow(path, sole_name=False).decode("utf-8", "replace")  # examined only:
-            # a hard-linked shard is listed (`doctor`) and never written, and the rest is still checked
-        except FileNotFoundError:
-            record.drop_shard(rel)  # removed since the listing
-            continue
-        findings, uses_today, keys = examine_shard(rel, rel.rsplit("/", 1)[1][:-3], text, today)
-        record.put_shard(rel, _recordable(stamp, started), today if uses_today else None,
-                         findings, keys, held.missing(keys))
+    judged: list[tuple[str, str | None, str | None, list[Row], set[str]]] = []
+    with ExitStack() as open_folders:
+        folders: dict[str, OpenFolder] = {}
+        for rel, path in shards:
+            was = known.pop(rel, None)
+            if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(_lstamp(path)):
+                continue  # a shard with no row yet (a first run) is not stat'ed twice
+            folder, name = os.path.split(path)
+            if folder not in folders:
+                folders[folder] = open_folders.enter_context(OpenFolder(folder))
+            started = clock()
+            try:  # examined only: a hard-linked shard is listed (`doctor`), never written, and the rest still checked
+                st, data = folders[folder].read(name, sole_name=False)
+            except FileNotFoundError:
+                record.drop_shard(rel)  # removed since the listing
+                continue
+            findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today)
+            judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings, keys))
+    absent = held.absent(set().union(*(keys for *_, keys in judged)))
+    for rel, stamp, day, findings, keys in judged:
+        record.put_shard(rel, stamp, day, findings, keys, sorted(keys & absent) if absent else [])
     for rel in known:  # its file is gone
         record.drop_shard(rel)
     record.flush()

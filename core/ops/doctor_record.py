@@ -116,10 +116,10 @@ class Record:
         row = self.db.execute("SELECT ids FROM stream WHERE day = ?", (day,)).fetchone()
         return _lines(row[0].decode("utf-8")) if row is not None else []
 
-    def put_stream(self, day: str, source: str, stamp: str | None, ids: list[str], problems: list[Row]) -> None:
-        """`ids`: the day's fragment ids."""
+    def put_stream(self, day: str, source: str, stamp: str | None, ids: str, problems: list[Row]) -> None:
+        """`ids`: the day's fragment ids, one a line."""
         self.db.execute("INSERT OR REPLACE INTO stream(day, source, stamp, problems, ids) VALUES (?, ?, ?, ?, ?)",
-                        (day, source, stamp, json.dumps(problems), "\n".join(ids).encode("utf-8")))
+                        (day, source, stamp, json.dumps(problems), ids.encode("utf-8")))
 
     def drop_stream(self, day: str) -> None:
         self.db.execute("DELETE FROM stream WHERE day = ?", (day,))
