@@ -20,14 +20,13 @@ from typing import TypeVar
 
 from dreamdeck.core.formats.citations import CITATION, Key, citation_key_texts
 from dreamdeck.core.formats.shards import ShardParseError, canonical_meta, parse_shard, recompute_shard_text
-from dreamdeck.core.formats.stream_lines import fragment_id_lines_and_problems
 from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
-from dreamdeck.core.io.no_links import OpenFolder, read_bytes_nofollow
+from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
+from dreamdeck.core.ops.doctor_streams import Reads, lstamp, read_day
 from dreamdeck.core.store.shard_files import list_shard_paths
-from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace
@@ -119,8 +118,11 @@ def _examine(ws: Workspace, record: Record) -> list[Row]:
     shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
               for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
     streams = _stream_files(ws)
-    held = _refresh_streams(ws, record, streams)
-    _refresh_shards(record, shards, today, held)
+    with Reads(_to_read(record, streams), _state_to_read(ws, record)) as reads:  # in a worker when many bytes
+        judged, gone = _judge_shards(record, shards, today)  # meanwhile, here
+        held = _refresh_streams(ws, record, streams, reads)
+        _record_shards(record, judged, gone, held)
+        state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
     for rel, _shard in shards:
@@ -129,22 +131,13 @@ def _examine(ws: Workspace, record: Record) -> list[Row]:
     problems = record.stream_problems()
     for day, _stream, _stamp in streams:
         rows += problems.get(day, [])
-    state_problem = _state_problem(ws, record)
     if state_problem:
         rows.append(["corrupt-state", "memory/.dreaming-state.json", state_problem, False])
     return rows
 
 
 def _stream_files(ws: Workspace) -> list[tuple[str, Path, Stamp | None]]:
-    return [(day, path, _lstamp(path)) for day, path in list_stream_days(ws)]
-
-
-def _lstamp(path: str | Path) -> Stamp | None:
-    """The file's own stamp (a link put in its place has another inode, so it is read and refused)."""
-    try:
-        return stamp_of(os.lstat(path))
-    except FileNotFoundError:
-        return None
+    return [(day, path, lstamp(path)) for day, path in list_stream_days(ws)]
 
 
 def _recordable(stamp: Stamp | None, started: int) -> str | None:
@@ -152,9 +145,16 @@ def _recordable(stamp: Stamp | None, started: int) -> str | None:
     return stamp_text(stamp) if stamp is not None and settled(stamp, started) else None
 
 
-def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> Held:
-    """Read every stream file not recorded under its stamp now, and check again the citations
-    whose answer that can change; what the streams hold, as recorded now."""
+def _to_read(record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> list[str]:
+    """The stream files not recorded under their stamp now."""
+    known = record.stream_rows()
+    return [str(path) for day, path, stamp in streams if stamp is None or known.get(day) != (str(path), stamp_text(stamp))]
+
+
+def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]],
+                     reads: Reads | None = None) -> Held:
+    """Read every stream file not recorded under its stamp now (`reads`: what a worker read), and
+    check again the citations whose answer that can change; what the streams hold, as recorded now."""
     known = record.stream_rows()
     fresh: dict[str, str] = {}
     left: set[str] = set()  # DATE#ID keys that left a day read again
@@ -163,13 +163,7 @@ def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Pat
         was = known.pop(day, None)
         if stamp is not None and was == (source, stamp_text(stamp)):
             continue
-        started = clock()
-        stamp = _lstamp(path)  # taken again right before the read that is recorded under it
-        try:
-            data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
-        except FileNotFoundError:
-            data = b""
-        ids, problems = fragment_id_lines_and_problems(data)
+        stamp, started, ids, problems = reads.day(source) if reads is not None else read_day(source)
         rel = ws.rel(path)
         rows = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in problems]
         fresh[day] = ids
@@ -196,16 +190,20 @@ def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str
         record.set_missing(rel, held.missing(keys))
 
 
-def _refresh_shards(record: Record, shards: list[tuple[str, str]], today: str, held: Held) -> None:
-    """Read every shard file not recorded under its stamp (and, when it matters, today's date);
-    their citations are checked together, as one set against what the streams hold."""
+Judged = tuple[str, "str | None", "str | None", list[Row], set[str]]  # rel, stamp, date used, findings, keys
+
+
+def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> tuple[list[Judged], list[str]]:
+    """(each shard file not recorded under its stamp — and, when it matters, today's date — read
+    and judged; the recorded shards whose file is gone). Nothing is written here."""
     known = record.shard_rows()
-    judged: list[tuple[str, str | None, str | None, list[Row], set[str]]] = []
+    judged: list[Judged] = []
+    gone: list[str] = []
     with ExitStack() as open_folders:
         folders: dict[str, OpenFolder] = {}
         for rel, path in shards:
             was = known.pop(rel, None)
-            if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(_lstamp(path)):
+            if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(lstamp(path)):
                 continue  # a shard with no row yet (a first run) is not stat'ed twice
             folder, name = os.path.split(path)
             if folder not in folders:
@@ -214,14 +212,20 @@ def _refresh_shards(record: Record, shards: list[tuple[str, str]], today: str, h
             try:  # examined only: a hard-linked shard is listed (`doctor`), never written, and the rest still checked
                 st, data = folders[folder].read(name, sole_name=False)
             except FileNotFoundError:
-                record.drop_shard(rel)  # removed since the listing
+                gone.append(rel)  # removed since the listing
                 continue
             findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today)
             judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings, keys))
+    return judged, gone + list(known)
+
+
+def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held) -> None:
+    """Record the shards judged, their citations checked together (one set against what the
+    streams hold), and forget the ones gone."""
     absent = held.absent(set().union(*(keys for *_, keys in judged)))
     for rel, stamp, day, findings, keys in judged:
         record.put_shard(rel, stamp, day, findings, keys, sorted(keys & absent) if absent else [])
-    for rel in known:  # its file is gone
+    for rel in gone:
         record.drop_shard(rel)
     record.flush()
 
@@ -277,12 +281,15 @@ def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
             for rel, day, fid in missing if (day, fid) not in stones]
 
 
-def _state_problem(ws: Workspace, record: Record) -> str | None:
-    started = clock()
-    stamp = _lstamp(ws.state_path)
-    known, problem = record.single("state", stamp_text(stamp))
+def _state_to_read(ws: Workspace, record: Record) -> str | None:
+    """The dreaming state file's path when it is not recorded under its stamp now."""
+    return None if record.single("state", stamp_text(lstamp(ws.state_path)))[0] else str(ws.state_path)
+
+
+def _state_problem(ws: Workspace, record: Record, reads: Reads) -> str | None:
+    known, problem = record.single("state", stamp_text(lstamp(ws.state_path)))
     if known:
         return problem
-    problem = load_state(ws.state_path)[1]
+    stamp, started, problem = reads.state()
     record.put_single("state", _recordable(stamp, started), problem)
     return problem

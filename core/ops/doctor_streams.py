@@ -1,0 +1,151 @@
+"""Reading `doctor`'s stream days (and the dreaming state) in a second process.
+
+Doctor's first run reads a year of streams (a million lines, ~230 MB) and judges every shard: the
+two do not depend on each other until the citations are checked, so on a machine with a second
+core the streams are read by a worker while the shards are judged here. The worker is a fresh
+interpreter (`python -m` this module: no fork of a process holding SQLite, and none of the
+command line's imports), started only when the bytes to read are worth its start-up (~0.1 s of
+CPU: `WORKER_BYTES`); it answers each day as compact data (its stamp, its ids one a line, its
+malformed lines) in one pickle on its stdout. Whatever goes wrong in it (a link, a FIFO, a
+file it cannot read, a worker that cannot start), the same reads are done here instead, where
+they fail or succeed exactly as they always did: the worker can only ever cost speed.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Iterable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from dreamdeck.core.formats.stream_lines import fragment_id_lines_and_problems
+from dreamdeck.core.io.cache import Stamp, clock, stamp_of
+from dreamdeck.core.io.no_links import read_bytes_nofollow
+
+WORKER_BYTES = 16_000_000  # below this, reading here costs less than starting a worker
+DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
+StateRead = tuple[Stamp | None, int, str | None]  # (stamp, read started at, its problem)
+
+
+def lstamp(path: str | Path) -> Stamp | None:
+    """The file's own stamp (a link put in its place has another inode, so it is read and refused)."""
+    try:
+        return stamp_of(os.lstat(path))
+    except FileNotFoundError:
+        return None
+
+
+def read_day(path: str) -> DayRead:
+    """One stream file: its stamp taken right before the read that is recorded under it."""
+    started = clock()
+    stamp = lstamp(path)
+    try:
+        data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
+    except FileNotFoundError:
+        data = b""
+    ids, problems = fragment_id_lines_and_problems(data)
+    return stamp, started, ids, problems
+
+
+def read_state(path: str) -> StateRead:
+    from dreamdeck.core.store.state import load_state
+
+    started = clock()
+    stamp = lstamp(path)
+    return stamp, started, load_state(Path(path))[1]
+
+
+class Reads:
+    """The stream days (and the state file, when asked) doctor must read this run: started in a
+    worker when they are many bytes, answered by `day` and `state` (here, when the worker did not
+    answer). A context: leaving it stops a worker whose answer was not wanted."""
+
+    def __init__(self, paths: Iterable[str], state: str | None = None):
+        self.paths = list(paths)
+        self.state_path = state
+        self.answer: tuple[dict[str, DayRead], StateRead | None] | None = None
+        self.worker: subprocess.Popen | None = None
+        if _size(self.paths) >= WORKER_BYTES:
+            self.worker = _start(self.paths, state)
+
+    def __enter__(self) -> Reads:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if self.worker is not None:
+            _stop(self.worker)
+
+    @property
+    def by_worker(self) -> bool:
+        """Did a worker answer (so far)?"""
+        return self.answer is not None
+
+    def day(self, path: str) -> DayRead:
+        days = self._answered()[0]
+        return days[path] if path in days else read_day(path)
+
+    def state(self) -> StateRead:
+        found = self._answered()[1]
+        return found if found is not None else read_state(str(self.state_path))
+
+    def _answered(self) -> tuple[dict[str, DayRead], StateRead | None]:
+        if self.answer is None and self.worker is not None:
+            worker, self.worker = self.worker, None
+            assert worker.stdout is not None
+            with worker.stdout:
+                out = worker.stdout.read()
+            if worker.wait() == 0:
+                with suppress(pickle.UnpicklingError, EOFError, ValueError, TypeError):
+                    self.answer = pickle.loads(out)
+        return self.answer if self.answer is not None else ({}, None)
+
+
+def _size(paths: list[str]) -> int:
+    total = 0
+    for path in paths:
+        with suppress(OSError):
+            total += os.lstat(path).st_size
+    return total
+
+
+def _start(paths: list[str], state: str | None) -> subprocess.Popen | None:
+    try:
+        worker = subprocess.Popen([sys.executable, "-I", "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+    except OSError:
+        return None  # read here
+    assert worker.stdin is not None
+    try:
+        with worker.stdin:
+            worker.stdin.write(pickle.dumps((paths, state)))
+    except OSError:
+        _stop(worker)
+        return None
+    return worker
+
+
+def _stop(worker: subprocess.Popen) -> None:
+    worker.kill()
+    if worker.stdout is not None:
+        worker.stdout.close()
+    worker.wait()
+
+
+def _serve() -> int:
+    """The worker: read the days asked on stdin, answer them all on stdout; any failure is a
+    non-zero exit (the caller then reads them itself)."""
+    paths, state = pickle.loads(sys.stdin.buffer.read())
+    try:
+        answer: Any = ({path: read_day(path) for path in paths}, read_state(state) if state else None)
+    except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
+        return 3
+    sys.stdout.buffer.write(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+    sys.stdout.buffer.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_serve())
