@@ -47,7 +47,7 @@ def test_a_workers_answer_is_what_this_process_reads(memory, monkeypatch):
     paths = [str(memory / "memory" / "streams" / f"{day}.jsonl") for day in (DAY, OTHER)]
     state = str(memory / "memory" / ".dreaming-state.json")
 
-    with Reads(paths, state) as reads:
+    with Reads(zip((DAY, OTHER), paths), state) as reads:
         answered = [reads.day(path) for path in paths], reads.state()
         assert reads.by_worker
 
@@ -70,10 +70,22 @@ def test_a_file_the_worker_cannot_read_gives_what_this_process_gives(memory, ws,
 
 def test_a_worker_whose_answer_is_not_wanted_is_stopped(memory, monkeypatch):
     monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
-    paths = [str(memory / "memory" / "streams" / f"{DAY}.jsonl")]
-
-    with Reads(paths) as reads:
+    with Reads([(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]) as reads:
         worker = reads.worker
         assert worker is not None
 
     assert worker.poll() is not None
+
+
+def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, monkeypatch):
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(day, str(memory / "memory" / "streams" / f"{day}.jsonl")) for day in (DAY, OTHER)]
+    held = [f"{DAY}#{uuid_at(DAY, 1)}", f"{OTHER}#{uuid_at(OTHER, 1)}"]
+    not_held = [f"{OTHER}#{uuid_at(DAY, 1)}", f"{DAY}#{uuid_at(DAY, 9)}", f"2026-05-23#{uuid_at(DAY, 2)}"]
+
+    with Reads(days) as reads:
+        assert reads.not_held("\n".join(held)) is None  # nothing answered yet: the caller checks
+        reads.day(days[0][1])
+        answer = reads.not_held("\n".join(held + not_held + held))
+
+    assert answer == set(not_held)

@@ -121,7 +121,7 @@ def _examine(ws: Workspace, record: Record) -> list[Row]:
     with Reads(_to_read(record, streams), _state_to_read(ws, record)) as reads:  # in a worker when many bytes
         judged, gone = _judge_shards(record, shards, today)  # meanwhile, here
         held = _refresh_streams(ws, record, streams, reads)
-        _record_shards(record, judged, gone, held)
+        _record_shards(record, judged, gone, held, reads)
         state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
@@ -145,10 +145,11 @@ def _recordable(stamp: Stamp | None, started: int) -> str | None:
     return stamp_text(stamp) if stamp is not None and settled(stamp, started) else None
 
 
-def _to_read(record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> list[str]:
-    """The stream files not recorded under their stamp now."""
+def _to_read(record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> list[tuple[str, str]]:
+    """(day, path) of the stream files not recorded under their stamp now."""
     known = record.stream_rows()
-    return [str(path) for day, path, stamp in streams if stamp is None or known.get(day) != (str(path), stamp_text(stamp))]
+    return [(day, str(path)) for day, path, stamp in streams
+            if stamp is None or known.get(day) != (str(path), stamp_text(stamp))]
 
 
 def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]],
@@ -219,12 +220,17 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> 
     return judged, gone + list(known)
 
 
-def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held) -> None:
-    """Record the shards judged, their citations checked together (one set against what the
-    streams hold), and forget the ones gone."""
-    absent = held.absent(set().union(*(keys for *_, keys in judged)))
-    for rel, stamp, day, findings, keys in judged:
-        record.put_shard(rel, stamp, day, findings, keys, sorted(keys & absent) if absent else [])
+def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held, reads: Reads) -> None:
+    """Record the shards judged, their citations checked together (the worker that read the
+    streams, when one did, answers which keys its days do not hold), and forget the ones gone."""
+    texts = ["\n".join(keys) for *_, keys in judged]
+    not_read = reads.not_held("\n".join(texts)) if judged else set()
+    if not_read is None:
+        absent = held.absent(set().union(*(keys for *_, keys in judged)))
+    else:
+        absent = {key for key in not_read if not held.holds(key)}  # a day the record kept
+    for (rel, stamp, day, findings, keys), text in zip(judged, texts):
+        record.put_shard(rel, stamp, day, findings, text, sorted(keys & absent) if absent else [])
     for rel in gone:
         record.drop_shard(rel)
     record.flush()

@@ -72,9 +72,9 @@ class Record:
         return {rel: (stamp, today) for rel, stamp, today in self.db.execute("SELECT rel, stamp, today FROM shard")}
 
     def put_shard(self, rel: str, stamp: str | None, today: str | None, findings: list[Row],
-                  keys: Iterable[str], missing: list[str]) -> None:
-        """`keys`: the shard's `DATE#ID` citation keys; `missing`: those no stream holds."""
-        self._new_shards.append((rel, stamp, today, json.dumps(findings), "\n".join(keys), "\n".join(missing)))
+                  keys: str, missing: list[str]) -> None:
+        """`keys`: the shard's `DATE#ID` citation keys, one a line; `missing`: those no stream holds."""
+        self._new_shards.append((rel, stamp, today, json.dumps(findings), keys, "\n".join(missing)))
 
     def drop_shard(self, rel: str) -> None:
         self.db.execute("DELETE FROM shard WHERE rel = ?", (rel,))

@@ -61,22 +61,22 @@ def read_state(path: str) -> StateRead:
 class Reads:
     """The stream days (and the state file, when asked) doctor must read this run: started in a
     worker when they are many bytes, answered by `day` and `state` (here, when the worker did not
-    answer). A context: leaving it stops a worker whose answer was not wanted."""
+    answer). The worker keeps what it read, so `not_held` can then ask it which of the citation
+    keys those days do not hold. A context: leaving it stops the worker."""
 
-    def __init__(self, paths: Iterable[str], state: str | None = None):
-        self.paths = list(paths)
+    def __init__(self, days: Iterable[tuple[str, str]], state: str | None = None):
+        self.days = dict((path, day) for day, path in days)  # path -> its day
         self.state_path = state
         self.answer: tuple[dict[str, DayRead], StateRead | None] | None = None
         self.worker: subprocess.Popen | None = None
-        if _size(self.paths) >= WORKER_BYTES:
-            self.worker = _start(self.paths, state)
+        if _size(list(self.days)) >= WORKER_BYTES:
+            self.worker = _start(self.days, state)
 
     def __enter__(self) -> Reads:
         return self
 
     def __exit__(self, *_exc) -> None:
-        if self.worker is not None:
-            _stop(self.worker)
+        self._stop()
 
     @property
     def by_worker(self) -> bool:
@@ -91,16 +91,38 @@ class Reads:
         found = self._answered()[1]
         return found if found is not None else read_state(str(self.state_path))
 
+    def not_held(self, keys: str) -> set[str] | None:
+        """Of `keys` (`DATE#ID`, one a line), those no day the worker read holds; None when no
+        worker answered (then the caller checks them itself)."""
+        worker = self.worker
+        if self.answer is None or worker is None or worker.stdin is None or worker.stdout is None:
+            return None
+        try:
+            with worker.stdin:
+                pickle.dump(keys, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            found = pickle.load(worker.stdout)
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+            found = None
+        self._stop()
+        return found if isinstance(found, set) else None
+
     def _answered(self) -> tuple[dict[str, DayRead], StateRead | None]:
-        if self.answer is None and self.worker is not None:
-            worker, self.worker = self.worker, None
-            assert worker.stdout is not None
-            with worker.stdout:
-                out = worker.stdout.read()
-            if worker.wait() == 0:
-                with suppress(pickle.UnpicklingError, EOFError, ValueError, TypeError):
-                    self.answer = pickle.loads(out)
+        if self.answer is None and self.worker is not None and self.worker.stdout is not None:
+            try:
+                self.answer = pickle.load(self.worker.stdout)
+            except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+                self._stop()  # it failed: read here
         return self.answer if self.answer is not None else ({}, None)
+
+    def _stop(self) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.kill()
+            for pipe in (worker.stdin, worker.stdout):
+                with suppress(OSError):
+                    if pipe is not None:
+                        pipe.close()
+            worker.wait()
 
 
 def _size(paths: list[str]) -> int:
@@ -111,7 +133,7 @@ def _size(paths: list[str]) -> int:
     return total
 
 
-def _start(paths: list[str], state: str | None) -> subprocess.Popen | None:
+def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
     try:
         worker = subprocess.Popen([sys.executable, "-I", "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL)
@@ -119,31 +141,40 @@ def _start(paths: list[str], state: str | None) -> subprocess.Popen | None:
         return None  # read here
     assert worker.stdin is not None
     try:
-        with worker.stdin:
-            worker.stdin.write(pickle.dumps((paths, state)))
+        pickle.dump((days, state), worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        worker.stdin.flush()
     except OSError:
-        _stop(worker)
+        worker.kill()
+        worker.wait()
         return None
     return worker
 
 
-def _stop(worker: subprocess.Popen) -> None:
-    worker.kill()
-    if worker.stdout is not None:
-        worker.stdout.close()
-    worker.wait()
-
-
 def _serve() -> int:
-    """The worker: read the days asked on stdin, answer them all on stdout; any failure is a
-    non-zero exit (the caller then reads them itself)."""
-    paths, state = pickle.loads(sys.stdin.buffer.read())
+    """The worker: read the days asked on stdin and answer them all on stdout (any failure is a
+    non-zero exit: the caller then reads them itself); then, if asked, which citation keys those
+    days do not hold."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    days, state = pickle.load(stdin)
     try:
-        answer: Any = ({path: read_day(path) for path in paths}, read_state(state) if state else None)
+        read = {path: read_day(path) for path in days}
+        answer: Any = (read, read_state(state) if state else None)
     except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
         return 3
-    sys.stdout.buffer.write(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
-    sys.stdout.buffer.flush()
+    pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
+    stdout.flush()
+    try:
+        keys = pickle.load(stdin)
+    except EOFError:
+        return 0  # not asked
+    rest = set(keys.split("\n"))
+    rest.discard("")
+    for path, (_stamp, _started, ids, _problems) in read.items():
+        if ids and rest:  # every id prefixed with its day by one replace and one split, in C
+            prefix = f"{days[path]}#"
+            rest.difference_update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
+    pickle.dump(rest, stdout, protocol=pickle.HIGHEST_PROTOCOL)
+    stdout.flush()
     return 0
 
 
