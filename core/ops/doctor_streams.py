@@ -134,6 +134,8 @@ def _size(paths: list[str]) -> int:
 
 
 def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
+    if not sys.executable:
+        return None  # an embedding interpreter that cannot name itself: read here
     try:
         worker = subprocess.Popen([sys.executable, "-I", "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL)
