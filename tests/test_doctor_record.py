@@ -14,7 +14,7 @@ import pytest
 
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes, stream_problems
 from dreamdeck.core.io.cache import RACY_NS, set_clock
-from dreamdeck.core.ops import doctor_memory, doctor_record
+from dreamdeck.core.ops import doctor_memory, doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
 from dreamdeck.core.store.reflections import Reflection, reflections_dir
 from dreamdeck.core.store.tombstones import Tombstone, record
@@ -205,7 +205,7 @@ def test_two_doctors_at_once_share_the_record_and_a_third_run_reuses_it(memory, 
     def refuse(*_args):
         raise AssertionError("a recorded file was read again")
 
-    monkeypatch.setattr(doctor_memory, "fragment_ids_and_problems", refuse)
+    monkeypatch.setattr(doctor_streams, "fragment_id_lines_and_problems", refuse)
     monkeypatch.setattr(doctor_memory, "examine_shard", refuse)
     assert [f.__dict__ for f in examine(ws).findings] == reported
 

@@ -3,11 +3,13 @@ fragment is not parsed, and what doctor learns — the ids and the malformed lin
 what the strict parser and the fragment-line scan say, for canonical lines and their near misses."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dreamdeck.core.formats import stream_lines
 from dreamdeck.core.formats.stream_lines import (
+    fragment_id_lines_and_problems,
     fragment_ids_and_problems,
     fragment_line_ids,
     parse_stream_bytes,
@@ -16,8 +18,10 @@ from dreamdeck.core.formats.stream_lines import (
 
 
 def strict(data: bytes) -> tuple[list[str], list[tuple[int, str]]]:
-    """The authorities: the fragment-line scan's ids and the strict parser's malformed lines."""
-    return fragment_line_ids(data), [(ln.lineno, ln.error) for ln in parse_stream_bytes(data) if ln.error]
+    """The authorities: the fragment-line scan's ids (one a line: an id holding a newline, which
+    no citation can name, is left out) and the strict parser's malformed lines."""
+    ids = [fid for fid in fragment_line_ids(data) if "\n" not in fid]
+    return ids, [(ln.lineno, ln.error) for ln in parse_stream_bytes(data) if ln.error]
 
 
 def line(fid: str = "019e-1", ts: str = "2026-05-20T01:00:00.000Z", source: str = "s", entry: str = "e",
@@ -125,3 +129,56 @@ def test_near_misses_of_the_plain_line_are_parsed_and_reported():
     ids, problems = fragment_ids_and_problems(data)
     assert (ids, problems) == strict(data)
     assert [lineno for lineno, _ in problems] == list(range(2, 13))
+
+
+def parsed_lines(monkeypatch) -> list[bytes]:
+    """The lines the strict parser is given from now on."""
+    seen: list[bytes] = []
+    parse = stream_lines._parsed_line
+
+    def counting(raw: bytes):
+        seen.append(raw)
+        return parse(raw)
+
+    monkeypatch.setattr(stream_lines, "_parsed_line", counting)
+    return seen
+
+
+def test_a_whole_file_with_a_few_other_lines_parses_only_those(monkeypatch):
+    others = [
+        b'{"type":"watermark","id":"w","ts":"2026-05-20T01:00:00Z","source":"s","entry":"e"}',
+        line(body='say \\"hi\\"'),  # an escape: valid, but only the parser may say so
+        line(body="a\x01control"),
+        b"x" + line(fid="mid-line"),  # a plain line's bytes, not at the start of the line
+        b"",
+        line(tail=',"who":""'),
+    ]
+    plain = [line(fid=f"p{k}") for k in range(40)]
+    data = b"\n".join(plain[:10] + others[:3] + plain[10:30] + others[3:] + plain[30:]) + b"\n" + line(fid="torn")[:-9]
+    seen = parsed_lines(monkeypatch)
+
+    ids, problems = fragment_ids_and_problems(data)
+    parsed = list(seen)
+
+    assert (ids, problems) == strict(data)
+    assert [lineno for lineno, _ in problems] == [13, 34, 36, 47]
+    assert ids[-2:] == ["p39", "torn"]
+    assert not any(raw.startswith(b'{"type":"fragment","id":"p') for raw in parsed)
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda plain: plain.replace(b'"body":"A plain note."', b'"body":"A plain\nnote."', 1),  # a string over two lines
+    lambda plain: plain.replace(b"A plain note.", b"not \xff utf-8", 1),
+    lambda plain: plain.replace(b"2026-05-20T", b"2026-04-31T", 1),  # one date not in the calendar
+])
+def test_the_whole_file_path_falls_back_to_the_line_by_line_one(spoil):
+    data = spoil(b"".join(line(fid=f"p{k}") + b"\n" for k in range(12)))
+
+    assert stream_lines._plain_lines(data) is None
+    assert fragment_ids_and_problems(data) == strict(data)
+
+
+def test_an_id_holding_a_newline_is_left_out_of_the_ids_one_a_line():
+    data = line(fid="p1") + b"\n" + line(fid="a\\nb") + b"\n" + line(fid="p2") + b"\n"
+
+    assert fragment_id_lines_and_problems(data) == ("p1\np2", [])

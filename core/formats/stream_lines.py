@@ -72,13 +72,23 @@ def stream_problems(data: bytes) -> list[tuple[int, str]]:
 
 
 def fragment_ids_and_problems(data: bytes) -> tuple[list[str], list[tuple[int, str]]]:
-    """(`fragment_line_ids(data)`, `stream_problems(data)`). When every line of `data` is a plain
-    fragment, both come from one regular expression over the whole bytes (doctor's first run
-    reads a million lines); any other bytes take the two functions."""
-    ids = _all_plain_ids(data)
-    if ids is not None:
-        return ids, []
-    return fragment_line_ids(data), stream_problems(data)
+    """(`fragment_line_ids(data)`, `stream_problems(data)`): `fragment_id_lines_and_problems`
+    with the ids as a list."""
+    ids, problems = fragment_id_lines_and_problems(data)
+    return (ids.split("\n") if ids else []), problems
+
+
+def fragment_id_lines_and_problems(data: bytes) -> tuple[str, list[tuple[int, str]]]:
+    """(the ids `fragment_line_ids(data)` finds, one a line — an id holding a newline, which JSON
+    can spell and no citation can name, left out —, `stream_problems(data)`). Doctor's first run
+    reads a million lines: one regular expression over the whole bytes proves the plain fragment
+    lines (`_plain_lines`); only the lines it leaves, and bytes it cannot vouch for, take the
+    two functions."""
+    found = _plain_lines(data)
+    if found is None:
+        ids, problems = fragment_line_ids(data), stream_problems(data)
+        return "\n".join(fid for fid in ids if "\n" not in fid), problems
+    return found
 
 
 # --- proving lines valid without parsing them -------------------------------------------------
@@ -101,8 +111,24 @@ _OPTIONAL = (rf'(?:,"references":\[(?:{_STR}(?:,{_STR})*)?\])?(?:,"who":"[^"]+")
 _PLAIN = (rf'\{{"type":"fragment","id":"([^"]+)","ts":"(?:{_COMMON_DATE}|{_LEAP_DAY}){_TIME}",'
           rf'"source":{_STR},"entry":{_STR},"topic":{_STR},"body":{_STR}{_OPTIONAL}\}}')
 _PLAIN_LINE = re.compile(_PLAIN.encode())
-_PLAIN_LINES = re.compile((_PLAIN + "\n").encode())  # split on it: the ids between empty pieces
 _CONTROL = bytes(b for b in range(0x20) if b != 0x0A)
+# The same line for a whole file, anchored at line starts, its date taken whole (each distinct one
+# checked after: far fewer tries than the calendar alternatives on every line). Where the file
+# holds no backslash and no control character, a string is `[^"]*` (one newline per match is
+# checked after); elsewhere a string also refuses both, so a line with an escape is left to the
+# parser and a string never runs past its line.
+_WHOLE_DATE = "([0-9]{4}-[0-9]{2}-[0-9]{2})"
+_VALID_DATE = re.compile(rf"(?:{_COMMON_DATE}|{_LEAP_DAY})".encode())
+
+
+def _whole_file_line(string: str) -> re.Pattern[bytes]:
+    plain = _PLAIN.replace(f"(?:{_COMMON_DATE}|{_LEAP_DAY})", _WHOLE_DATE)
+    plain = plain.replace('"[^"]*"', f'"{string}*"').replace('"[^"]+"', f'"{string}+"').replace('"([^"]+)"', f'"({string}+)"')
+    return re.compile(f"(?m)^{plain}\n".encode())
+
+
+_CLEAN_FILE_LINES = _whole_file_line('[^"]')
+_ANY_FILE_LINES = _whole_file_line('[^"\\\\\\x00-\\x1f]')
 
 
 def _proven_plain(data: bytes) -> bool:
@@ -116,17 +142,44 @@ def _proven_plain(data: bytes) -> bool:
     return True
 
 
-def _all_plain_ids(data: bytes) -> list[str] | None:
-    """The ids of `data` when every line of it is a plain fragment ending in a newline, else None.
-    Split on the line expression, the bytes leave only empty pieces between the ids; as many ids
-    as newlines means no match spans two lines (a string holding a newline)."""
-    if not data or not _proven_plain(data):
+def _plain_lines(data: bytes) -> tuple[str, list[tuple[int, str]]] | None:
+    """`fragment_id_lines_and_problems(data)` from one split on the whole-file line expression,
+    or None when the bytes are not UTF-8, a date is not in the calendar, or a match ran over two
+    lines. The split leaves (gap, id, date) triples: a gap is the lines between two plain ones
+    (usually none), given to the strict functions with its line numbers."""
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    clean = data.find(b"\\") == -1 and len(data.translate(None, _CONTROL)) == len(data)
+    pieces = (_CLEAN_FILE_LINES if clean else _ANY_FILE_LINES).split(data)
+    ids, gaps = pieces[1::3], pieces[0::3]
+    if not all(map(_VALID_DATE.fullmatch, set(pieces[2::3]))):
         return None
-    pieces = _PLAIN_LINES.split(data)
-    ids = pieces[1::2]
-    if any(pieces[0::2]) or len(ids) != data.count(b"\n"):
-        return None
-    return b"\n".join(ids).decode("utf-8").split("\n")
+    if not any(gaps):
+        return (b"\n".join(ids).decode("utf-8"), []) if len(ids) == data.count(b"\n") else None
+    return _with_gaps(data, ids, gaps, clean)
+
+
+def _with_gaps(data: bytes, ids: list[bytes], gaps: list[bytes], clean: bool) -> tuple[str, list[tuple[int, str]]] | None:
+    """The plain lines' ids and the gaps' own, in file order, and the gaps' problems."""
+    if clean and len(ids) + sum(gap.count(b"\n") for gap in gaps if gap) != data.count(b"\n"):
+        return None  # a string ran over a newline: the lines are not what the matches say
+    out: list[str] = []
+    problems: list[tuple[int, str]] = []
+    lineno = done = 0  # lines before the gap; plain ids taken so far
+    for k in compress(range(len(gaps)), gaps):
+        if k > done:
+            out.append(b"\n".join(ids[done:k]).decode("utf-8"))
+        lineno += k - done
+        done = k
+        out.extend(fid for fid in fragment_line_ids(gaps[k]) if "\n" not in fid)
+        problems += [(lineno + n, reason) for n, reason in stream_problems(gaps[k])]
+        lineno += gaps[k].count(b"\n")
+    if len(ids) > done:
+        out.append(b"\n".join(ids[done:]).decode("utf-8"))
+    return "\n".join(out), problems
 
 
 def _parsed_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:

@@ -4,7 +4,7 @@ Findings: an interrupted apply (journal), shards TypeClaw cannot parse (their ci
 protect nothing from TypeClaw's GC), stale runtime-owned frontmatter, malformed stream lines,
 citations whose fragment is gone, protected fragments TypeClaw's GC collected (held by a
 reflection, cited by the vault or the archive), a pinned topic changed outside dreamdeck, a
-corrupt state file, stray temp files of ours, symbolic links, stream compactions that waited
+corrupt state file, stray temp files of ours, symbolic links, hard-linked files, stream compactions that waited
 for writers and are due, an unreadable compaction backlog, fragments that left the streams with
 no recorded reason (`ops.unrecorded_loss`).
 --fix puts protected fragments back from git history (`ops.protected`), finishes an interrupted
@@ -13,8 +13,9 @@ inode carried over first), recomputes frontmatter to TypeClaw's exact bytes (thr
 door, so nothing cited can be lost), and removes the temp files dreamdeck's own writers name
 (through the door: one audit line each, one commit). An unreadable backlog is written again
 with the purges of hard forgets whose bytes may remain. It never guesses, never follows a link
-(a link is only reported: dreamdeck reads and writes nothing through one), and leaves any other
-`*.tmp` alone.
+(a link is only reported: dreamdeck reads and writes nothing through one), never writes a file
+another name shares (a hard link: its frontmatter is left as it is), and leaves any other `*.tmp`
+alone.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restor
 from dreamdeck.core.ops.unrecorded_loss import KIND as LOSS
 from dreamdeck.core.ops.unrecorded_loss import unrecorded_losses
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
-from dreamdeck.core.store.memory_scan import links_under, own_temp_files
+from dreamdeck.core.store.memory_scan import hard_links_under, links_under, own_temp_files
 from dreamdeck.core.store.streams import read_path_for
 from dreamdeck.core.store.tombstones import load_tombstones
 from dreamdeck.core.workspace import Workspace
@@ -43,7 +44,7 @@ from dreamdeck.core.workspace import Workspace
 @dataclass
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
-    #          | link | compaction-due | compaction-backlog | pinned-changed | unrecorded-loss
+    #          | link | hard-link | compaction-due | compaction-backlog | pinned-changed | unrecorded-loss
     where: str
     detail: str
     fixable: bool
@@ -78,6 +79,7 @@ def examine(ws: Workspace) -> DoctorReport:
     for rel, target in links_under(ws):
         add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
                                  "replace it with the real file or folder", False))
+    _hard_link_findings(ws, add)
     try:
         for kind, where, detail, fixable in examine_memory(ws):  # only changed files are read again
             add(Finding(kind, where, detail, bool(fixable)))
@@ -94,6 +96,14 @@ def examine(ws: Workspace) -> DoctorReport:
         add(Finding("compaction-due", f"memory/streams/{day}.jsonl",
                     "its compaction waited while a writer might hold it open, and can be done now", True))
     return report
+
+
+def _hard_link_findings(ws: Workspace, add) -> None:
+    """Files under memory/ that share their bytes with another name (one outside the folder would
+    carry a write out, or its bytes into git): listed, never written (issue 10 item 7)."""
+    for rel, names in hard_links_under(ws):
+        add(Finding("hard-link", rel, f"has {names} hard links: another name shares its bytes, so dreamdeck never "
+                                      "writes it; replace it with a copy of its own (cp, then mv over it)", False))
 
 
 def _protection_findings(ws: Workspace, add) -> None:
@@ -166,7 +176,11 @@ def _remove_all(ws: Workspace, rels: list[str]) -> None:
 def _recompute_frontmatter(ws: Workspace, fixed: list[str]) -> None:
     today = ws.today()
     edits = []
+    shared = dict(hard_links_under(ws))  # reported; never written
     for rel, path in shard_area_files(ws, ("topics", "archive")):
+        if f"memory/{rel}" in shared:
+            fixed.append(f"frontmatter not recomputed: memory/{rel} has {shared[f'memory/{rel}']} hard links")
+            continue
         text = read_bytes_nofollow(path).decode("utf-8", "replace")
         new = recompute_shard_text(text, path.stem, today)[0]
         if new != text:

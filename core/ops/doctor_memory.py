@@ -13,20 +13,20 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterable
+from contextlib import ExitStack
 from operator import itemgetter
 from pathlib import Path
 from typing import TypeVar
 
 from dreamdeck.core.formats.citations import CITATION, Key, citation_key_texts
 from dreamdeck.core.formats.shards import ShardParseError, canonical_meta, parse_shard, recompute_shard_text
-from dreamdeck.core.formats.stream_lines import fragment_ids_and_problems
 from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
-from dreamdeck.core.io.no_links import read_bytes_nofollow
+from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
+from dreamdeck.core.ops.doctor_streams import Reads, lstamp, read_day
 from dreamdeck.core.store.shard_files import list_shard_paths
-from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace
@@ -69,9 +69,9 @@ class Held:
     by a search in its ids as stored (a run after a few shards changed asks thousands, over most
     days: building their sets would cost more than the searches)."""
 
-    def __init__(self, record: Record, fresh: dict[str, list[str]]):
+    def __init__(self, record: Record, fresh: dict[str, str]):
         self.record = record
-        self.fresh = fresh  # day -> ids, of the stream days read this run
+        self.fresh = fresh  # day -> its ids one a line, of the stream days read this run
         self.keys: set[str] = set()  # the keys of the fresh days asked for so far
         self.loaded: set[str] = set()
         self.stored: dict[str, str] = {}  # day -> "\n" + its recorded ids, one a line + "\n"
@@ -87,6 +87,17 @@ class Held:
             self.stored[day] = "\n" + "\n".join(self.record.stream_ids(day)) + "\n"
         return f"\n{key[11:]}\n" in self.stored[day]
 
+    def absent(self, keys: set[str]) -> set[str]:
+        """The keys no stream holds. Each day read this run takes its keys out of them, straight
+        from its ids (a first run: a million keys, and no set of them built); each key left is
+        then asked for (on a day the record kept)."""
+        rest = keys.difference(self.keys)
+        for day, ids in self.fresh.items():
+            if ids and day not in self.loaded and rest:
+                prefix = f"{day}#"
+                rest.difference_update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
+        return {key for key in rest if not self.holds(key)}
+
     def missing(self, keys: Collection[str]) -> list[str]:
         """The keys no stream holds, sorted."""
         if self.keys.issuperset(keys):
@@ -99,7 +110,7 @@ class Held:
             ids = self.fresh[day]
             if ids:  # every id prefixed with its day by one replace and one split, in C
                 prefix = f"{day}#"
-                self.keys.update((prefix + "\n".join(ids).replace("\n", "\n" + prefix)).split("\n"))
+                self.keys.update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
 
 
 def _examine(ws: Workspace, record: Record) -> list[Row]:
@@ -107,8 +118,11 @@ def _examine(ws: Workspace, record: Record) -> list[Row]:
     shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
               for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
     streams = _stream_files(ws)
-    held = _refresh_streams(ws, record, streams)
-    _refresh_shards(record, shards, today, held)
+    with Reads(_to_read(record, streams), _state_to_read(ws, record)) as reads:  # in a worker when many bytes
+        judged, gone = _judge_shards(record, shards, today)  # meanwhile, here
+        held = _refresh_streams(ws, record, streams, reads)
+        _record_shards(record, judged, gone, held, reads)
+        state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
     for rel, _shard in shards:
@@ -117,22 +131,13 @@ def _examine(ws: Workspace, record: Record) -> list[Row]:
     problems = record.stream_problems()
     for day, _stream, _stamp in streams:
         rows += problems.get(day, [])
-    state_problem = _state_problem(ws, record)
     if state_problem:
         rows.append(["corrupt-state", "memory/.dreaming-state.json", state_problem, False])
     return rows
 
 
 def _stream_files(ws: Workspace) -> list[tuple[str, Path, Stamp | None]]:
-    return [(day, path, _lstamp(path)) for day, path in list_stream_days(ws)]
-
-
-def _lstamp(path: str | Path) -> Stamp | None:
-    """The file's own stamp (a link put in its place has another inode, so it is read and refused)."""
-    try:
-        return stamp_of(os.lstat(path))
-    except FileNotFoundError:
-        return None
+    return [(day, path, lstamp(path)) for day, path in list_stream_days(ws)]
 
 
 def _recordable(stamp: Stamp | None, started: int) -> str | None:
@@ -140,44 +145,40 @@ def _recordable(stamp: Stamp | None, started: int) -> str | None:
     return stamp_text(stamp) if stamp is not None and settled(stamp, started) else None
 
 
-def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> Held:
-    """Read every stream file not recorded under its stamp now, and check again the citations
-    whose answer that can change; what the streams hold, as recorded now."""
+def _to_read(record: Record, streams: list[tuple[str, Path, Stamp | None]]) -> list[tuple[str, str]]:
+    """(day, path) of the stream files not recorded under their stamp now."""
     known = record.stream_rows()
-    fresh: dict[str, list[str]] = {}
+    return [(day, str(path)) for day, path, stamp in streams
+            if stamp is None or known.get(day) != (str(path), stamp_text(stamp))]
+
+
+def _refresh_streams(ws: Workspace, record: Record, streams: list[tuple[str, Path, Stamp | None]],
+                     reads: Reads | None = None) -> Held:
+    """Read every stream file not recorded under its stamp now (`reads`: what a worker read), and
+    check again the citations whose answer that can change; what the streams hold, as recorded now."""
+    known = record.stream_rows()
+    fresh: dict[str, str] = {}
     left: set[str] = set()  # DATE#ID keys that left a day read again
     for day, path, stamp in streams:
         source = str(path)
         was = known.pop(day, None)
         if stamp is not None and was == (source, stamp_text(stamp)):
             continue
-        started = clock()
-        stamp = _lstamp(path)  # taken again right before the read that is recorded under it
-        try:
-            data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
-        except FileNotFoundError:
-            data = b""
-        ids, problems = fragment_ids_and_problems(data)
+        stamp, started, ids, problems = reads.day(source) if reads is not None else read_day(source)
         rel = ws.rel(path)
         rows = [["malformed-line", f"{rel}:{lineno}", reason, False] for lineno, reason in problems]
-        fresh[day] = ids = _one_a_line(ids)
+        fresh[day] = ids
         if was is not None:
-            left.update(map(f"{day}#".__add__, set(record.stream_ids(day)).difference(ids)))
+            left.update(map(f"{day}#".__add__, set(record.stream_ids(day)).difference(ids.split("\n"))))
         record.put_stream(day, source, _recordable(stamp, started), ids, rows)
     for day in known:  # its file is gone
-        fresh[day] = []
+        fresh[day] = ""
         left.update(map(f"{day}#".__add__, record.stream_ids(day)))
         record.drop_stream(day)
     held = Held(record, fresh)
     if fresh:
         _recheck_citations(record, held, set(fresh), left)
     return held
-
-
-def _one_a_line(ids: list[str]) -> list[str]:
-    """The ids without any holding a newline (JSON can spell one; no citation can name it, and
-    the record keeps a day's ids one a line)."""
-    return ids if "\n".join(ids).count("\n") == max(len(ids) - 1, 0) else [fid for fid in ids if "\n" not in fid]
 
 
 def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str]) -> None:
@@ -190,24 +191,47 @@ def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str
         record.set_missing(rel, held.missing(keys))
 
 
-def _refresh_shards(record: Record, shards: list[tuple[str, str]], today: str, held: Held) -> None:
-    """Read every shard file not recorded under its stamp (and, when it matters, today's date)."""
+Judged = tuple[str, "str | None", "str | None", list[Row], set[str]]  # rel, stamp, date used, findings, keys
+
+
+def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> tuple[list[Judged], list[str]]:
+    """(each shard file not recorded under its stamp — and, when it matters, today's date — read
+    and judged; the recorded shards whose file is gone). Nothing is written here."""
     known = record.shard_rows()
-    for rel, path in shards:
-        was = known.pop(rel, None)
-        if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(_lstamp(path)):
-            continue  # a shard with no row yet (a first run) is not stat'ed twice
-        started = clock()
-        stamp = _lstamp(path)
-        try:
-            text = read_bytes_nofollow(path).decode("utf-8", "replace")
-        except FileNotFoundError:
-            record.drop_shard(rel)  # removed since the listing
-            continue
-        findings, uses_today, keys = examine_shard(rel, rel.rsplit("/", 1)[1][:-3], text, today)
-        record.put_shard(rel, _recordable(stamp, started), today if uses_today else None,
-                         findings, keys, held.missing(keys))
-    for rel in known:  # its file is gone
+    judged: list[Judged] = []
+    gone: list[str] = []
+    with ExitStack() as open_folders:
+        folders: dict[str, OpenFolder] = {}
+        for rel, path in shards:
+            was = known.pop(rel, None)
+            if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(lstamp(path)):
+                continue  # a shard with no row yet (a first run) is not stat'ed twice
+            folder, name = os.path.split(path)
+            if folder not in folders:
+                folders[folder] = open_folders.enter_context(OpenFolder(folder))
+            started = clock()
+            try:  # examined only: a hard-linked shard is listed (`doctor`), never written, and the rest still checked
+                st, data = folders[folder].read(name, sole_name=False)
+            except FileNotFoundError:
+                gone.append(rel)  # removed since the listing
+                continue
+            findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today)
+            judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings, keys))
+    return judged, gone + list(known)
+
+
+def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held, reads: Reads) -> None:
+    """Record the shards judged, their citations checked together (the worker that read the
+    streams, when one did, answers which keys its days do not hold), and forget the ones gone."""
+    texts = ["\n".join(keys) for *_, keys in judged]
+    not_read = reads.not_held("\n".join(texts)) if judged else set()
+    if not_read is None:
+        absent = held.absent(set().union(*(keys for *_, keys in judged)))
+    else:
+        absent = {key for key in not_read if not held.holds(key)}  # a day the record kept
+    for (rel, stamp, day, findings, keys), text in zip(judged, texts):
+        record.put_shard(rel, stamp, day, findings, text, sorted(keys & absent) if absent else [])
+    for rel in gone:
         record.drop_shard(rel)
     record.flush()
 
@@ -263,12 +287,15 @@ def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
             for rel, day, fid in missing if (day, fid) not in stones]
 
 
-def _state_problem(ws: Workspace, record: Record) -> str | None:
-    started = clock()
-    stamp = _lstamp(ws.state_path)
-    known, problem = record.single("state", stamp_text(stamp))
+def _state_to_read(ws: Workspace, record: Record) -> str | None:
+    """The dreaming state file's path when it is not recorded under its stamp now."""
+    return None if record.single("state", stamp_text(lstamp(ws.state_path)))[0] else str(ws.state_path)
+
+
+def _state_problem(ws: Workspace, record: Record, reads: Reads) -> str | None:
+    known, problem = record.single("state", stamp_text(lstamp(ws.state_path)))
     if known:
         return problem
-    problem = load_state(ws.state_path)[1]
+    stamp, started, problem = reads.state()
     record.put_single("state", _recordable(stamp, started), problem)
     return problem

@@ -72,9 +72,9 @@ class Record:
         return {rel: (stamp, today) for rel, stamp, today in self.db.execute("SELECT rel, stamp, today FROM shard")}
 
     def put_shard(self, rel: str, stamp: str | None, today: str | None, findings: list[Row],
-                  keys: Iterable[str], missing: list[str]) -> None:
-        """`keys`: the shard's `DATE#ID` citation keys; `missing`: those no stream holds."""
-        self._new_shards.append((rel, stamp, today, json.dumps(findings), "\n".join(keys), "\n".join(missing)))
+                  keys: str, missing: list[str]) -> None:
+        """`keys`: the shard's `DATE#ID` citation keys, one a line; `missing`: those no stream holds."""
+        self._new_shards.append((rel, stamp, today, json.dumps(findings), keys, "\n".join(missing)))
 
     def drop_shard(self, rel: str) -> None:
         self.db.execute("DELETE FROM shard WHERE rel = ?", (rel,))
@@ -116,10 +116,10 @@ class Record:
         row = self.db.execute("SELECT ids FROM stream WHERE day = ?", (day,)).fetchone()
         return _lines(row[0].decode("utf-8")) if row is not None else []
 
-    def put_stream(self, day: str, source: str, stamp: str | None, ids: list[str], problems: list[Row]) -> None:
-        """`ids`: the day's fragment ids."""
+    def put_stream(self, day: str, source: str, stamp: str | None, ids: str, problems: list[Row]) -> None:
+        """`ids`: the day's fragment ids, one a line."""
         self.db.execute("INSERT OR REPLACE INTO stream(day, source, stamp, problems, ids) VALUES (?, ?, ?, ?, ?)",
-                        (day, source, stamp, json.dumps(problems), "\n".join(ids).encode("utf-8")))
+                        (day, source, stamp, json.dumps(problems), ids.encode("utf-8")))
 
     def drop_stream(self, day: str) -> None:
         self.db.execute("DELETE FROM stream WHERE day = ?", (day,))

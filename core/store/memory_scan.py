@@ -1,6 +1,7 @@
-"""What lies in `memory/` that is not memory: symbolic links, and temp files dreamdeck left.
+"""What lies in `memory/` that is not memory: symbolic links, hard-linked files, and temp files
+dreamdeck left.
 
-`doctor` reports both. Links are only ever reported: dreamdeck never reads or writes through one
+`doctor` reports all three. Links are only ever reported: dreamdeck never reads or writes through one
 (`core.io.no_links`), and never follows one while looking (the walk does not descend into a
 linked folder). A temp file is ours only when its name is one dreamdeck's writers make; any other
 `*.tmp` (a reference's, a skill's, a person's) is left alone.
@@ -12,9 +13,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from dreamdeck.core.store.replaced_links import LINK_NAME, replaced_links
 from dreamdeck.core.workspace import Workspace
 
-__all__ = ["links_under", "own_temp_files"]
+__all__ = ["links_under", "hard_links_under", "own_temp_files"]
 
 # `core.io.atomic` (mkstemp: `.<name>.<8 random>.tmp`), the stream rewrite (`.<name>.<hex>.tmp`),
 # and the fixed name older stream rewrites used (`<day>.jsonl.tmp`, in a stream folder only).
@@ -30,6 +32,35 @@ def links_under(ws: Workspace) -> list[tuple[str, str]]:
         return [("memory", _target(memory))]
     return sorted((Path(entry.path).relative_to(ws.root).as_posix(), _target(Path(entry.path)))
                   for entry in _entries(str(memory)) if entry.is_symlink())
+
+
+def hard_links_under(ws: Workspace) -> list[tuple[str, int]]:
+    """(path relative to the agent folder, its number of names) of every regular file in `memory/`
+    that another name shares, sorted. The name a stream rewrite gives the inode it replaces
+    (`store.replaced_links`) is dreamdeck's own and not counted. One lstat per file (the listing
+    does not carry the count)."""
+    if not ws.memory.is_dir() or ws.memory.is_symlink():
+        return []
+    found = []
+    own = _own_link_counts(ws)
+    for entry in _entries(str(ws.memory)):
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if entry.is_file(follow_symlinks=False) and st.st_nlink - own.get(st.st_ino, 0) > 1:
+            found.append((Path(entry.path).relative_to(ws.root).as_posix(), st.st_nlink))
+    return sorted(found)
+
+
+def _own_link_counts(ws: Workspace) -> dict[int, int]:
+    """inode -> how many names a stream rewrite keeps for it."""
+    counts: dict[int, int] = {}
+    for link in replaced_links(ws):
+        m = LINK_NAME.match(link.name)
+        if m is not None:
+            counts[int(m.group(2))] = counts.get(int(m.group(2)), 0) + 1
+    return counts
 
 
 def own_temp_files(ws: Workspace) -> list[Path]:

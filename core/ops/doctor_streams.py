@@ -1,0 +1,184 @@
+"""Reading `doctor`'s stream days (and the dreaming state) in a second process.
+
+Doctor's first run reads a year of streams (a million lines, ~230 MB) and judges every shard: the
+two do not depend on each other until the citations are checked, so on a machine with a second
+core the streams are read by a worker while the shards are judged here. The worker is a fresh
+interpreter (`python -m` this module: no fork of a process holding SQLite, and none of the
+command line's imports), started only when the bytes to read are worth its start-up (~0.1 s of
+CPU: `WORKER_BYTES`); it answers each day as compact data (its stamp, its ids one a line, its
+malformed lines) in one pickle on its stdout. Whatever goes wrong in it (a link, a FIFO, a
+file it cannot read, a worker that cannot start), the same reads are done here instead, where
+they fail or succeed exactly as they always did: the worker can only ever cost speed.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Iterable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from dreamdeck.core.formats.stream_lines import fragment_id_lines_and_problems
+from dreamdeck.core.io.cache import Stamp, clock, stamp_of
+from dreamdeck.core.io.no_links import read_bytes_nofollow
+
+WORKER_BYTES = 16_000_000  # below this, reading here costs less than starting a worker
+DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
+StateRead = tuple[Stamp | None, int, str | None]  # (stamp, read started at, its problem)
+
+
+def lstamp(path: str | Path) -> Stamp | None:
+    """The file's own stamp (a link put in its place has another inode, so it is read and refused)."""
+    try:
+        return stamp_of(os.lstat(path))
+    except FileNotFoundError:
+        return None
+
+
+def read_day(path: str) -> DayRead:
+    """One stream file: its stamp taken right before the read that is recorded under it."""
+    started = clock()
+    stamp = lstamp(path)
+    try:
+        data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
+    except FileNotFoundError:
+        data = b""
+    ids, problems = fragment_id_lines_and_problems(data)
+    return stamp, started, ids, problems
+
+
+def read_state(path: str) -> StateRead:
+    from dreamdeck.core.store.state import load_state
+
+    started = clock()
+    stamp = lstamp(path)
+    return stamp, started, load_state(Path(path))[1]
+
+
+class Reads:
+    """The stream days (and the state file, when asked) doctor must read this run: started in a
+    worker when they are many bytes, answered by `day` and `state` (here, when the worker did not
+    answer). The worker keeps what it read, so `not_held` can then ask it which of the citation
+    keys those days do not hold. A context: leaving it stops the worker."""
+
+    def __init__(self, days: Iterable[tuple[str, str]], state: str | None = None):
+        self.days = dict((path, day) for day, path in days)  # path -> its day
+        self.state_path = state
+        self.answer: tuple[dict[str, DayRead], StateRead | None] | None = None
+        self.worker: subprocess.Popen | None = None
+        if _size(list(self.days)) >= WORKER_BYTES:
+            self.worker = _start(self.days, state)
+
+    def __enter__(self) -> Reads:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._stop()
+
+    @property
+    def by_worker(self) -> bool:
+        """Did a worker answer (so far)?"""
+        return self.answer is not None
+
+    def day(self, path: str) -> DayRead:
+        days = self._answered()[0]
+        return days[path] if path in days else read_day(path)
+
+    def state(self) -> StateRead:
+        found = self._answered()[1]
+        return found if found is not None else read_state(str(self.state_path))
+
+    def not_held(self, keys: str) -> set[str] | None:
+        """Of `keys` (`DATE#ID`, one a line), those no day the worker read holds; None when no
+        worker answered (then the caller checks them itself)."""
+        worker = self.worker
+        if self.answer is None or worker is None or worker.stdin is None or worker.stdout is None:
+            return None
+        try:
+            with worker.stdin:
+                pickle.dump(keys, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            found = pickle.load(worker.stdout)
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+            found = None
+        self._stop()
+        return found if isinstance(found, set) else None
+
+    def _answered(self) -> tuple[dict[str, DayRead], StateRead | None]:
+        if self.answer is None and self.worker is not None and self.worker.stdout is not None:
+            try:
+                self.answer = pickle.load(self.worker.stdout)
+            except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+                self._stop()  # it failed: read here
+        return self.answer if self.answer is not None else ({}, None)
+
+    def _stop(self) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.kill()
+            for pipe in (worker.stdin, worker.stdout):
+                with suppress(OSError):
+                    if pipe is not None:
+                        pipe.close()
+            worker.wait()
+
+
+def _size(paths: list[str]) -> int:
+    total = 0
+    for path in paths:
+        with suppress(OSError):
+            total += os.lstat(path).st_size
+    return total
+
+
+def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
+    if not sys.executable:
+        return None  # an embedding interpreter that cannot name itself: read here
+    try:
+        worker = subprocess.Popen([sys.executable, "-I", "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+    except OSError:
+        return None  # read here
+    assert worker.stdin is not None
+    try:
+        pickle.dump((days, state), worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        worker.stdin.flush()
+    except OSError:
+        worker.kill()
+        worker.wait()
+        return None
+    return worker
+
+
+def _serve() -> int:
+    """The worker: read the days asked on stdin and answer them all on stdout (any failure is a
+    non-zero exit: the caller then reads them itself); then, if asked, which citation keys those
+    days do not hold."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    days, state = pickle.load(stdin)
+    try:
+        read = {path: read_day(path) for path in days}
+        answer: Any = (read, read_state(state) if state else None)
+    except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
+        return 3
+    pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
+    stdout.flush()
+    try:
+        keys = pickle.load(stdin)
+    except EOFError:
+        return 0  # not asked
+    rest = set(keys.split("\n"))
+    rest.discard("")
+    for path, (_stamp, _started, ids, _problems) in read.items():
+        if ids and rest:  # every id prefixed with its day by one replace and one split, in C
+            prefix = f"{days[path]}#"
+            rest.difference_update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
+    pickle.dump(rest, stdout, protocol=pickle.HIGHEST_PROTOCOL)
+    stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_serve())

@@ -1,0 +1,91 @@
+"""doctor reads a year of streams in a second process (`ops.doctor_streams`) while it judges the
+shards: what the worker answers is exactly what this process would read, and whatever goes wrong
+in it (a FIFO, a link, a worker not wanted any more) costs only speed, never a finding."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from dreamdeck.core.ops import doctor_record, doctor_streams
+from dreamdeck.core.ops.doctor import examine
+from dreamdeck.core.ops.doctor_streams import Reads, read_day, read_state
+from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
+
+DAY, OTHER = "2026-05-20", "2026-05-21"
+
+
+@pytest.fixture
+def memory(agent_dir):
+    """Two days (one with a malformed line), a shard citing a fragment no stream holds, and a
+    corrupt dreaming state."""
+    write_stream(agent_dir, DAY, [fragment_line(DAY, 1, "tz", "Lives in Berlin."), '{"type":"fragment","id":',
+                                  fragment_line(DAY, 2, "tz", "Moved to Lisbon.")])
+    write_stream(agent_dir, OTHER, [fragment_line(OTHER, 1, "tea", "Drinks green tea.")])
+    write_shard(agent_dir, "home", shard_text("Lives in Lisbon", [cite(DAY, 1), cite(DAY, 2), cite(OTHER, 9)]))
+    (agent_dir / "memory" / ".dreaming-state.json").write_text("{not json", encoding="utf-8")
+    return agent_dir
+
+
+def findings(ws) -> list[dict]:
+    doctor_record.discard(ws)
+    return [f.__dict__ for f in examine(ws).findings]
+
+
+def test_doctor_finds_the_same_with_the_streams_read_by_a_worker(memory, ws, monkeypatch):
+    here = findings(ws)
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+
+    by_worker = findings(ws)
+
+    assert by_worker == here
+    assert {f["kind"] for f in here} == {"malformed-line", "missing-fragment", "corrupt-state"}
+
+
+def test_a_workers_answer_is_what_this_process_reads(memory, monkeypatch):
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    paths = [str(memory / "memory" / "streams" / f"{day}.jsonl") for day in (DAY, OTHER)]
+    state = str(memory / "memory" / ".dreaming-state.json")
+
+    with Reads(zip((DAY, OTHER), paths), state) as reads:
+        answered = [reads.day(path) for path in paths], reads.state()
+        assert reads.by_worker
+
+    assert [day[2:] for day in answered[0]] == [read_day(path)[2:] for path in paths]
+    assert answered[0][0][3] == [(2, answered[0][0][3][0][1])] and uuid_at(DAY, 2) in answered[0][0][2]
+    assert answered[1][2] == read_state(state)[2] is not None
+
+
+@pytest.mark.parametrize("plant", [
+    lambda streams: os.mkfifo(streams / "2026-05-22.jsonl"),
+    lambda streams: (streams / "2026-05-22.jsonl").symlink_to(streams / f"{OTHER}.jsonl"),
+])
+def test_a_file_the_worker_cannot_read_gives_what_this_process_gives(memory, ws, monkeypatch, plant):
+    plant(memory / "memory" / "streams")
+    here = findings(ws)
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+
+    assert findings(ws) == here
+
+
+def test_a_worker_whose_answer_is_not_wanted_is_stopped(memory, monkeypatch):
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    with Reads([(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]) as reads:
+        worker = reads.worker
+        assert worker is not None
+
+    assert worker.poll() is not None
+
+
+def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, monkeypatch):
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(day, str(memory / "memory" / "streams" / f"{day}.jsonl")) for day in (DAY, OTHER)]
+    held = [f"{DAY}#{uuid_at(DAY, 1)}", f"{OTHER}#{uuid_at(OTHER, 1)}"]
+    not_held = [f"{OTHER}#{uuid_at(DAY, 1)}", f"{DAY}#{uuid_at(DAY, 9)}", f"2026-05-23#{uuid_at(DAY, 2)}"]
+
+    with Reads(days) as reads:
+        assert reads.not_held("\n".join(held)) is None  # nothing answered yet: the caller checks
+        reads.day(days[0][1])
+        answer = reads.not_held("\n".join(held + not_held + held))
+
+    assert answer == set(not_held)
