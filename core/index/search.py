@@ -395,13 +395,15 @@ class SearchIndex:
 
 
 def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200) -> list[Hit]:
-    """Documents of the index in `conn` matching any word of `query`, best BM25 first."""
+    """Documents of the index in `conn` matching any word of `query`, best BM25 first; equal
+    BM25 in (kind, key) order, as recall breaks ties, so a recall that ranks only the first of
+    them knows which tied documents it has not seen (`ops.recall`)."""
     expr = match_expression(query)
     if expr is None:
         return []
     rows = conn.execute(
         "SELECT d.kind, d.key, d.path, d.heading, d.excerpt, d.info, bm25(fts, ?, ?) AS r "
-        "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r LIMIT ?",
+        "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r, d.kind, d.key LIMIT ?",
         (TITLE_WEIGHT, BODY_WEIGHT, expr, limit),
     ).fetchall()
     return [Hit(k, key, p, h, e, json.loads(i), -r) for k, key, p, h, e, i, r in rows]
