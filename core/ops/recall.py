@@ -132,7 +132,7 @@ def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | Non
         search = live.query
     else:
         search = index.search
-    rank = partial(_rank, access=access_summary(ws.memory), today=ws.today(), decay=load_settings(ws.root).decay,
+    rank = partial(_rank, access=access_summary(ws.memory, ws.lock_dir), today=ws.today(), decay=load_settings(ws.root).decay,
                    include_dormant=include_dormant, vault=_vault_slugs(ws))
     k = FIRST_CANDIDATES
     while True:
