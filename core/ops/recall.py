@@ -12,6 +12,10 @@ serve it as it is. The steps:
    `TAIL_RATIO` of the best, and the blocks' bytes never exceed the byte budget (the last block's
    excerpt is shortened to fit, or it is left out);
 5. what was returned is appended to the access record (`store.access`), which feeds decay.
+Steps 2–4 look only at the best `FIRST_CANDIDATES` documents by BM25 first, and at four times
+more while a document below them could still change the answer (`_rank`, `_cut`): decay and the
+vault only multiply BM25 by a weight in [0, 1], so one below scores at most the last one's BM25.
+The answer is always the one ranking every match would give.
 """
 from __future__ import annotations
 
