@@ -89,3 +89,40 @@ def test_a_recall_makes_no_commit_and_the_next_memory_commit_carries_the_record(
     assert git(ws.root, "rev-list", "--count", "HEAD") == before
     commit_memory(ws.root, "next", Trailers("human:t", "—", "test"))
     assert "memory/meta/access.jsonl" in git(ws.root, "show", "--name-only", "--format=", "HEAD")
+
+
+def _as_a_fresh_process() -> None:
+    from dreamdeck.core.io.cache import clear_all
+
+    clear_all()
+
+
+def test_a_fresh_process_takes_the_summary_from_its_projection_and_reads_only_what_was_appended(ws, settled_clock):
+    for n in range(3):
+        record_access(ws, "recall", "q", ["topic:a", f"topic:n{n}"])
+    before = access_summary(ws.memory, ws.lock_dir)
+    _as_a_fresh_process()
+    record_access(ws, "inject", "q", ["topic:a"])
+    summary = access_summary(ws.memory, ws.lock_dir)
+    assert summary["topic:a"].count == 4 and summary["topic:n2"] == before["topic:n2"]
+    # the projection is what a fresh process starts from: a count only it holds shows
+    projection = json.loads((ws.lock_dir / "access-summary.json").read_text())
+    projection["usage"]["topic:a"][0] = 40
+    (ws.lock_dir / "access-summary.json").write_text(json.dumps(projection))
+    _as_a_fresh_process()
+    assert access_summary(ws.memory, ws.lock_dir)["topic:a"].count == 41
+
+
+def test_a_projection_of_another_file_is_never_trusted(ws, settled_clock):
+    record_access(ws, "recall", "q", ["topic:a"])
+    access_summary(ws.memory, ws.lock_dir)
+    _as_a_fresh_process()
+    path = access_path(ws.memory)
+    replacement = path.with_name("new.jsonl")
+    replacement.write_text('{"ts":"t","day":"2026-05-01","op":"recall","query":"q","items":["topic:c"],"detail":{}}\n' * 3)
+    replacement.replace(path)
+    assert access_summary(ws.memory, ws.lock_dir) == {"topic:c": access_summary(ws.memory)["topic:c"]}
+    assert access_summary(ws.memory, ws.lock_dir)["topic:c"].count == 3
+    (ws.lock_dir / "access-summary.json").write_text("not json")
+    _as_a_fresh_process()
+    assert access_summary(ws.memory, ws.lock_dir)["topic:c"].count == 3

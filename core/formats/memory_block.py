@@ -7,6 +7,7 @@ ends with a newline; an empty input renders "". Pure text: what to show is decid
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from dreamdeck.core.formats.js_text import js_trim_end
@@ -99,6 +100,7 @@ def provenance_line(item: RetrievedItem) -> str | None:
     return f"_{' '.join(parts)}_" if parts else None
 
 
+@lru_cache(maxsize=1 << 17)  # the same 10,000 headings every turn that falls back to the index
 def topic_index_entry(heading: str, slug: str) -> str:
     """load-memory.ts `topicIndexEntry`: the slug alone when the heading only echoes it."""
     return f"- `{slug}`" if slug_is_heading_echo(heading, slug) else f"- {heading} `{slug}`"

@@ -48,6 +48,7 @@ from dreamdeck.core.index.tc_memory import (
     undreamed_days,
 )
 from dreamdeck.core.index.tc_provenance import DAYS_FILENAME
+from dreamdeck.core.io.cache import StampCache
 from dreamdeck.core.workspace import Workspace
 
 TOP_K = 10  # index.ts VECTOR_TURN_TOP_K
@@ -279,7 +280,9 @@ def _resolve(m: _Match, topics, parents, superseded, reg: Registry) -> list[tupl
     return [(f"stream:{item.key}", item)]
 
 
-_SEEDED: set[str] = set()
+# workspaces whose people this process took from the projection (emptied with every cache, as a
+# fresh process starts)
+_SEEDED: StampCache[bool] = StampCache("typeclaw-people-seeded")
 
 
 def read_turn_memory(ws: Workspace, shards: list[TcShard] | None = None) -> TurnMemory:
@@ -288,8 +291,8 @@ def read_turn_memory(ws: Workspace, shards: list[TcShard] | None = None) -> Turn
     if shards is None:
         shards, _ = load_all_shards(ws)
     files = stream_files(ws)
-    if str(ws.root) not in _SEEDED:  # a fresh process takes the people of old days from the projection
-        _SEEDED.add(str(ws.root))
+    if _SEEDED.get(str(ws.root), ()) is not True:  # a fresh process takes the people of old days from the projection
+        _SEEDED.put(str(ws.root), (), True)
         load_people_projection(ws, files)
     wheres, vocab = people_of(files)
     save_people_projection(ws, files)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from dreamdeck.core.formats.references import ReferenceParseError, parse_reference
@@ -23,6 +24,7 @@ EXCERPT_CHARS = 480
 
 _PLAIN = "\n- streams/"  # how nearly every citation line starts (most of a shard is these lines)
 _PLAIN_SIZE = len("2026-01-01#019e0000-0000-7000-8000-000000000001")
+_SHAPE = itemgetter(4, 10)  # where a plain piece has its date's "-" and the "#"
 # Any citation line or section heading, without crossing into the next line (formats.citations
 # has the same rules line by line); run on what the fast pass left.
 _NOISE_LINE = re.compile(
@@ -52,8 +54,12 @@ def prose_of(body: str) -> str:
     if "\r" in body:
         body = body.replace("\r\n", "\n")
     pieces = ("\n" + body).split(_PLAIN)
-    # a piece that is exactly `DATE#ID` with a UUID-long id, up to the next line of its kind
-    odd = [p for p in pieces[1:] if len(p) != _PLAIN_SIZE or p[10] != "#" or p[4] != "-"]
+    # a piece that is exactly `DATE#ID` with a UUID-long id, up to the next line of its kind;
+    # the ones between the first and the last are checked in C first (nearly always all of them)
+    lines, middle = pieces[1:], pieces[1:-1]
+    if set(map(len, middle)) <= {_PLAIN_SIZE} and set(map(_SHAPE, middle)) <= {("-", "#")}:
+        lines = lines[-1:]
+    odd = [p for p in lines if len(p) != _PLAIN_SIZE or p[10] != "#" or p[4] != "-"]
     rest = pieces[0] + "".join(_PLAIN + p for p in odd)
     return _BLANK_RUN.sub("\n\n", _NOISE_LINE.sub("", rest)).strip()
 

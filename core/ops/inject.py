@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from dreamdeck.core.errors import BadInput
@@ -139,8 +140,12 @@ def injection_plan(ws: Workspace, budget: int, feed: ChangeFeed | None = None) -
     return _plan(shards, budget, "topics"), warnings  # type: ignore[arg-type]
 
 
+# a body's bytes, remembered per body text (the same strings every turn while no shard changed)
+_body_bytes = lru_cache(maxsize=1 << 16)(utf8_len)
+
+
 def _plan(shards: list[IndexedShard], budget: int, source: str) -> Plan:
-    total = sum(utf8_len(s.body) for s in shards)
+    total = sum(map(_body_bytes, [s.body for s in shards]))
     return Plan("direct" if total <= budget else "index", shards, total, budget, source)
 
 

@@ -12,12 +12,18 @@ serve it as it is. The steps:
    `TAIL_RATIO` of the best, and the blocks' bytes never exceed the byte budget (the last block's
    excerpt is shortened to fit, or it is left out);
 5. what was returned is appended to the access record (`store.access`), which feeds decay.
+Steps 2–4 look only at the best `FIRST_CANDIDATES` documents by BM25 first, and at four times
+more while a document below them could still change the answer (`_rank`, `_cut`): decay and the
+vault only multiply BM25 by a weight in [0, 1], so one below scores at most the last one's BM25.
+The answer is always the one ranking every match would give.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Protocol
 
 from dreamdeck.core.errors import BadInput, NotFound
@@ -39,7 +45,7 @@ from dreamdeck.core.workspace import Workspace
 
 BUDGETS = ("lean", "balanced", "deep", "auto")
 TAIL_RATIO = 0.3
-CANDIDATES = 200  # BM25 hits considered before decay re-ranks them
+FIRST_CANDIDATES = 32  # BM25 hits ranked first; four times more each time one below could still overtake
 EXPLICIT_SOURCES = ("dreamdeck:cli", "human:")  # fragments a person wrote (`dreamdeck remember`)
 REFERENCE_BASE = {"curated": BASE_RELEVANCE["explicit"], "episode": BASE_RELEVANCE["auto"],
                   "external": BASE_RELEVANCE["inferred"]}
@@ -124,19 +130,42 @@ def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | Non
     `index` searches another index than the workspace's (a preview's `ScratchIndex`); `now` is
     when the recall happened, as recorded (default: the clock)."""
     profile = _check(ws, query, budget, limit, max_bytes)
-    decay = load_settings(ws.root).decay
-    access = access_summary(ws.memory)
-    source = open_index(ws) if index is None else index
-    ranked = _rank(source.search(query, CANDIDATES), access, ws.today(), decay, include_dormant)
-    blocks = _cut(ranked, profile, limit, max_bytes)
+    if index is None:
+        live = open_index(ws)
+        live.refresh()  # once: each wider look below asks the index as it stands
+        search = live.query
+    else:
+        search = index.search
+    rank = partial(_rank, access=access_summary(ws.memory, ws.lock_dir), today=ws.today(), decay=load_settings(ws.root).decay,
+                   include_dormant=include_dormant, vault=_vault_slugs(ws))
+    k = FIRST_CANDIDATES
+    while True:
+        hits = search(query, k)
+        ranked, bound = rank(hits, len(hits) < k)
+        blocks = _cut(ranked, profile, limit, max_bytes, bound)
+        if blocks is not None:
+            break
+        k *= 4
     if record:
         record_access(ws, "recall", query, [item_key(b.kind, b.key) for b in blocks],
                       {"budget": profile.name, "limit": limit, "include_dormant": include_dormant}, now=now)
     return blocks
 
 
-def _rank(hits: list[Hit], access: dict[str, Usage], today: str, decay: DecaySettings,
-          include_dormant: bool) -> list[RecallBlock]:
+def _vault_slugs(ws: Workspace) -> frozenset[str]:
+    try:
+        return frozenset(n[:-3] for n in os.listdir(ws.memory / "vault") if n.endswith(".md"))
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
+
+
+def _rank(hits: list[Hit], complete: bool, *, access: dict[str, Usage], today: str, decay: DecaySettings,
+          include_dormant: bool, vault: frozenset[str]) -> tuple[list[RecallBlock], float | None]:
+    """The hits as blocks, best first, and the most any block not among them may score (None:
+    the hits are every match). When they are only the best by BM25, only the blocks no other
+    match could overtake (decay and the vault only ever multiply BM25 by a weight in [0, 1]),
+    up to the first topic whose pinned copy might be among the others (its score is the bound)."""
+    bound = None
     pinned = {h.key for h in hits if h.kind == "vault"}
     out = []
     for hit in hits:
@@ -151,7 +180,20 @@ def _rank(hits: list[Hit], access: dict[str, Usage], today: str, decay: DecaySet
                "last_access": usage.last_day if usage else None}
         out.append(RecallBlock(hit.kind, hit.key, hit.heading, hit.excerpt, hit.relevance * weight, why, hit.path))
     out.sort(key=lambda b: (-b.score, b.kind, b.key))
-    return [RecallBlock(b.kind, b.key, b.heading, b.excerpt, _sig(b.score), b.why, b.path) for b in out]
+    if not complete and hits:
+        # A match not among the hits scores at most the last hit's BM25, and one that ties with
+        # it comes after it in (kind, key) order (`index.search.query_connection`).
+        last = hits[-1]
+        bound, sure = last.relevance, 0
+        while sure < len(out) and (out[sure].score > bound or (
+                out[sure].score == bound and (out[sure].kind, out[sure].key) <= (last.kind, last.key))):
+            if out[sure].kind == "topic" and out[sure].key in vault:
+                bound = out[sure].score  # it, and what follows it, may yet be shown
+                break
+            sure += 1
+        out = out[:sure]
+    blocks = [RecallBlock(b.kind, b.key, b.heading, b.excerpt, _sig(b.score), b.why, b.path) for b in out]
+    return blocks, bound
 
 
 def _sig(x: float) -> float:
@@ -187,7 +229,10 @@ def _decay_of(hit: Hit, access: dict[str, Usage], today: str, decay: DecaySettin
     return score, decay_status(score, decay), None, usage
 
 
-def _cut(ranked: list[RecallBlock], profile: Profile, limit: int | None, max_bytes: int | None) -> list[RecallBlock]:
+def _cut(ranked: list[RecallBlock], profile: Profile, limit: int | None, max_bytes: int | None,
+         bound: float | None = None) -> list[RecallBlock] | None:
+    """The blocks within the budget. `ranked` may be only the first blocks of the whole ranking,
+    every other one scoring `bound` at most: None when the answer depends on one of those."""
     max_hits = profile.max_hits if limit is None else limit
     min_hits = min(profile.min_hits, max_hits)
     budget = profile.max_bytes if max_bytes is None else max_bytes
@@ -195,15 +240,20 @@ def _cut(ranked: list[RecallBlock], profile: Profile, limit: int | None, max_byt
     used = 0
     for block in ranked[:max_hits]:
         if len(out) >= min_hits and block.score < TAIL_RATIO * ranked[0].score:
-            break
+            return out
         if used + block.size > budget:
             fitted = _fit(block, budget - used)
             if fitted is not None:
                 out.append(fitted)
-            break
+            return out
         out.append(block)
         used += block.size
-    return out
+    if bound is None or len(ranked) >= max_hits:
+        return out
+    # The next block is one not ranked here: it is cut for sure only by the tail rule.
+    if ranked and len(out) >= min_hits and _sig(bound) < TAIL_RATIO * ranked[0].score:
+        return out
+    return None
 
 
 def _fit(block: RecallBlock, room: int) -> RecallBlock | None:

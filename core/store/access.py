@@ -33,6 +33,8 @@ from typing import Any
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.io.atomic import atomic_write_text
+from dreamdeck.core.io.cache import MISS, StampCache
 from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_unusual
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
@@ -119,6 +121,7 @@ class _Tail:
         self.offset = 0
         self.check = b""
         self.usage: dict[str, Usage] = {}
+        self.saved = -1  # the offset last written to the projection (-1: never)
 
     def extend(self, data: bytes) -> None:
         end = data.rfind(b"\n") + 1  # a line still being written is read next time
@@ -134,30 +137,69 @@ class _Tail:
             self.check = data[max(0, end - 64):end]
 
 
-_TAILS: dict[str, _Tail] = {}
+_TAILS: StampCache[_Tail] = StampCache("access-summaries")  # path -> this process's summary
 _LOCK = threading.Lock()
+SUMMARY_FILE = "access-summary.json"  # the projection, in the private folder the caller names
+SAVE_EVERY = 64 * 1024  # bytes read past the projection before it is written again
 
 
-def access_summary(memory_dir: Path) -> dict[str, Usage]:
-    """item key -> Usage over the whole record, reading only what was appended since last time."""
+def access_summary(memory_dir: Path, projection_dir: Path | None = None) -> dict[str, Usage]:
+    """item key -> Usage over the whole record, reading only what was appended since last time.
+    With `projection_dir` (the workspace's private folder), a fresh process starts from the
+    summary an earlier one kept there, trusted only while the record still begins with what it
+    summed (the same file, at least as long, the same bytes before its end): the record only ever
+    grows, and reading all of it again would cost a little more with every recall."""
     path = access_path(memory_dir)
     with _LOCK:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
-            _TAILS.pop(str(path), None)
+            _TAILS.discard(str(path))
             return {}
         try:
             refuse_unusual(fd, path, sole_name=False)  # a FIFO or a folder: one line, never a wait
             st = os.fstat(fd)
-            tail = _TAILS.get(str(path))
-            if tail is None or not _still_prefix(fd, st, tail):
-                tail = _TAILS[str(path)] = _Tail(st.st_ino)
+            tail = _TAILS.get(str(path), ())
+            if isinstance(tail, _Tail) and not _still_prefix(fd, st, tail):
+                tail = MISS
+            if not isinstance(tail, _Tail):
+                tail = _projected(fd, st, path, projection_dir) or _Tail(st.st_ino)
+                _TAILS.put(str(path), (), tail)
             if st.st_size > tail.offset:
                 tail.extend(os.pread(fd, st.st_size - tail.offset, tail.offset))
+            if projection_dir is not None and (tail.saved < 0 or tail.offset - tail.saved >= SAVE_EVERY):
+                _save_projection(projection_dir, path, tail)
             return dict(tail.usage)
         finally:
             os.close(fd)
+
+
+def _projected(fd: int, st: os.stat_result, path: Path, folder: Path | None) -> _Tail | None:
+    """The summary kept in `folder` for the record at `path`, if it still holds for it."""
+    if folder is None:
+        return None
+    try:
+        data = load_json((folder / SUMMARY_FILE).read_bytes())
+        if data["path"] != str(path):
+            return None
+        tail = _Tail(int(data["ino"]))
+        tail.offset, tail.check = int(data["offset"]), bytes.fromhex(data["check"])
+        tail.usage = {key: Usage(int(count), str(day)) for key, (count, day) in data["usage"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    tail.saved = tail.offset
+    return tail if _still_prefix(fd, st, tail) else None
+
+
+def _save_projection(folder: Path, path: Path, tail: _Tail) -> None:
+    data = {"path": str(path), "ino": tail.ino, "offset": tail.offset, "check": tail.check.hex(),
+            "usage": {key: [u.count, u.last_day] for key, u in tail.usage.items()}}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(folder / SUMMARY_FILE, json.dumps(data, ensure_ascii=False), sync_dir=False)
+    except OSError:
+        return  # a projection: the next fresh process reads the record again
+    tail.saved = tail.offset
 
 
 def _still_prefix(fd: int, st: os.stat_result, tail: _Tail) -> bool:
