@@ -29,7 +29,6 @@ from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
 from dreamdeck.tui.critical_watch import start_critical_watch
 from dreamdeck.tui.dream_notice import receipt_notice
-from dreamdeck.tui.drift_watch import start_drift_watch
 from dreamdeck.tui.no_history import offer_git_init
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
@@ -169,6 +168,10 @@ class DreamdeckApp(App):
         (the watcher's start counts the undreamed fragments of the year), and its rows are what
         the user is waiting for. Every time, build the next screen nobody has opened yet."""
         if self._counts_after_first_load:
+            # Imported here, not at the top: the pinned-topic watch pulls in most of the door
+            # (~0.15 s), which a fresh app would otherwise pay before its first paint.
+            from dreamdeck.tui.drift_watch import start_drift_watch
+
             self._counts_after_first_load = False
             self.critical_watch = start_critical_watch(self)
             self.drift_watch = start_drift_watch(self)

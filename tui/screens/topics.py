@@ -1,6 +1,7 @@
 """Screen 1, Topics: the strength table beside the selected shard with its citations resolved."""
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -80,9 +81,10 @@ class StrengthRows(Sequence[Mapping[str, object]]):
     the first paint at 100,000 topics builds the rows on screen, not 100,000 dicts (a sort or a
     filter by a column builds the rest)."""
 
-    def __init__(self, rows: Sequence[StrengthRow], proven: bool = True):
+    def __init__(self, rows: Sequence[StrengthRow], proven: bool = True, painted: threading.Event | None = None):
         self._rows = rows
         self.proven = proven  # False: rows as the projection recorded them (see TopicsScreen.load)
+        self.painted = painted  # set once they are on screen
         self._dicts: list[dict[str, object] | None] = [None] * len(rows)
 
     def __len__(self) -> int:
@@ -192,8 +194,12 @@ class TopicsScreen(MemoryScreen):
         pinned = frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
         access = access_summary(ws.topics_dir.parent)
         if not self.proven and heads is not None and len(heads):
+            painted = threading.Event()
             self.post_message(self.Loaded(StrengthRows(projected_table(heads, today, decay, pinned, access),
-                                                       proven=False)))
+                                                       proven=False, painted=painted)))
+            # The first page on screen before the proof takes the interpreter's lock in turns with
+            # the UI thread (it would halve the paint's share); never longer than a second.
+            painted.wait(1.0)
         return StrengthRows(self.proven_rows(ws.topics_dir, today, decay, pinned, access, heads))
 
     def proven_rows(self, *args, **kwargs) -> list[StrengthRow]:
@@ -207,6 +213,8 @@ class TopicsScreen(MemoryScreen):
         table.set_source(ListRowSource(rows, filter_keys=("slug", "heading", "tier", "status")), keep_cursor_key="slug")
         self.proven = rows.proven
         self.refresh_bindings()
+        if rows.painted is not None:
+            self.call_after_refresh(rows.painted.set)
         if not rows:
             self._show_shard(None)
         else:
