@@ -323,6 +323,38 @@ async def test_rows_painted_from_the_projection_are_proven_before_any_action_on_
         assert (topics.vault_dir / f"{PM}.md").read_bytes() == path.read_bytes()
 
 
+def footer_key(app, action: str):
+    from textual.widgets._footer import FooterKey
+
+    return next(k for k in app.screen.query(FooterKey) if k.action == action)
+
+
+@pytest.mark.perf_contract(reason="the keys of a screen behind a modal are not recomposed while it is open")
+async def test_keys_that_change_behind_a_modal_are_shown_when_it_closes_and_not_rebuilt_before(
+        topics, settled_clock):
+    clear_all()
+    strength_table(topics.topics_dir, topics.today(), load_settings(topics.root).decay, heads=ShardHeads.of(topics))
+    clear_all()
+    HeldProof.release = threading.Event()
+    app = make_app(topics, app_class=HeldProofApp)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TopicsScreen) and table(app).row_count > 0,
+                       what="the first paint")
+        await pilot.pause()
+        screen = app.screen
+        assert footer_key(app, "pin").has_class("-disabled")  # not proven yet
+        keys = list(screen.query("FooterKey"))
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: app.screen is not screen, what="the help modal")
+        HeldProof.release.set()
+        await wait_for(pilot, lambda: screen.proven, what="the proof behind the modal")
+        await pilot.pause()
+        assert list(screen.query("FooterKey")) == keys  # the same widgets: nothing rebuilt behind the modal
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen and not footer_key(app, "pin").has_class("-disabled")
+
+
 # --- actions: files and git ----------------------------------------------------------------------
 async def test_p_pins_the_topic_byte_for_byte_in_a_new_commit(topics):
     before = commit_count(topics.root)

@@ -122,6 +122,7 @@ class MemoryScreen(Screen):
             self._stale = False
             self.reload()
         self.query_one(TabBar).refresh_bar()
+        self.call_after_refresh(self.query_one(DeckFooter).shown_again)
 
     def mark_stale(self) -> None:
         self._stale = True
