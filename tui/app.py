@@ -187,6 +187,9 @@ class DreamdeckApp(App):
         # acyclic garbage is freed by reference counting anyway, and the app unfreezes on exit.
         gc.collect(1)
         gc.freeze()
+        # The modals' module (and the rich Markdown and tables they draw with) before a first `?` or
+        # confirm would pay for the import: a third of a first help's opening.
+        import_module("dreamdeck.tui.modals")
         self.call_after_refresh(self._premount_next)
 
     # --- screens -----------------------------------------------------------------------------
