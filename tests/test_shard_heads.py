@@ -7,7 +7,7 @@ import time
 import pytest
 
 from dreamdeck.core.index.shard_heads import ShardHeads
-from dreamdeck.core.index.strength import strength_table
+from dreamdeck.core.index.strength import projected_table, strength_table
 from dreamdeck.core.io.cache import RACY_NS, clear_all, set_clock
 from dreamdeck.core.store.settings import DecaySettings
 from tests.support.memory import cite, shard_text, write_shard
@@ -115,3 +115,46 @@ def test_a_shard_whose_head_does_not_parse_is_read_whole_each_time(ws, agent_dir
     rows, heads = table(ws)
     assert (heads.reads, heads.hits) == (1, 3)
     assert rows == plain_table(ws) and [r for r in rows if r[0] == "broken"][0][5]  # its parse error shown
+
+
+def recorded_rows(ws) -> tuple[list[tuple], ShardHeads]:
+    """What a fresh process paints first: the rows as the projection last recorded them."""
+    clear_all()
+    heads = ShardHeads.of(ws)
+    assert heads is not None
+    rows = projected_table(heads, TODAY, DecaySettings(), access={})
+    return [(r.slug, r.heading, r.cites, r.days, r.last_reinforced, r.parse_error) for r in rows], heads
+
+
+def test_the_projection_holds_the_table_in_its_order_so_a_first_paint_opens_no_shard(ws, agent_dir, settled):
+    three_shards(agent_dir)
+    write_shard(agent_dir, "apple", shard_text("Likes apples", [cite("2026-05-20", 5), cite("2026-05-21", 6)]))
+    expected, _ = table(ws)
+    assert [r[0] for r in expected] == ["apple", "coffee", "tea", "home"]  # not the folder's listing order
+    rows, heads = recorded_rows(ws)
+    assert rows == expected and heads.reads == 0 and len(heads) == 4
+
+
+def test_the_recorded_rows_are_a_picture_the_table_proves_against_the_files(ws, agent_dir, settled):
+    three_shards(agent_dir)
+    table(ws)
+    path = agent_dir / "memory/topics/tea.md"
+    before = os.stat(path)
+    path.write_text(path.read_text().replace("heading: Hates tea", "heading: Loves tea"))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime put back; ctime moves on
+    pictured, _ = recorded_rows(ws)
+    assert ("tea", "Hates tea") in [(r[0], r[1]) for r in pictured]  # recorded before the edit
+    proven, heads = table(ws)
+    assert ("tea", "Loves tea") in [(r[0], r[1]) for r in proven] and heads.reads == 1
+    assert recorded_rows(ws)[0] == proven  # and the proof is what the next first paint shows
+
+
+def test_a_projection_of_the_first_format_is_rebuilt_in_the_tables_order(ws, agent_dir, settled):
+    three_shards(agent_dir)
+    expected, heads = table(ws)
+    data = heads.path.read_bytes()
+    heads.path.write_bytes(data.replace(b"dreamdeck-shard-heads 2\n", b"dreamdeck-shard-heads 1\n", 1))
+    assert recorded_rows(ws)[0] == []
+    rows, heads = table(ws)
+    assert rows == expected and heads.reads == 3
+    assert recorded_rows(ws)[0] == expected

@@ -29,7 +29,6 @@ from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
 from dreamdeck.tui.critical_watch import start_critical_watch
 from dreamdeck.tui.dream_notice import receipt_notice
-from dreamdeck.tui.drift_watch import start_drift_watch
 from dreamdeck.tui.no_history import offer_git_init
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.tab_bar import TABS, TabBar
@@ -169,6 +168,10 @@ class DreamdeckApp(App):
         (the watcher's start counts the undreamed fragments of the year), and its rows are what
         the user is waiting for. Every time, build the next screen nobody has opened yet."""
         if self._counts_after_first_load:
+            # Imported here, not at the top: the pinned-topic watch pulls in most of the door
+            # (~0.15 s), which a fresh app would otherwise pay before its first paint.
+            from dreamdeck.tui.drift_watch import start_drift_watch
+
             self._counts_after_first_load = False
             self.critical_watch = start_critical_watch(self)
             self.drift_watch = start_drift_watch(self)
@@ -184,6 +187,9 @@ class DreamdeckApp(App):
         # acyclic garbage is freed by reference counting anyway, and the app unfreezes on exit.
         gc.collect(1)
         gc.freeze()
+        # The modals' module (and the rich Markdown and tables they draw with) before a first `?` or
+        # confirm would pay for the import: a third of a first help's opening.
+        import_module("dreamdeck.tui.modals")
         self.call_after_refresh(self._premount_next)
 
     # --- screens -----------------------------------------------------------------------------

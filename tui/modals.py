@@ -1,17 +1,75 @@
 """Modal screens: confirm (destructive actions), reason (reject/forget), text preview, help."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.color import Color
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.renderables.background_screen import BackgroundScreen
+from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Button, Input, Label, Static
 
+DISTINCT_STYLES = 4096  # tinted styles kept per tint colour (a screen has a few hundred)
 
-class ConfirmModal(ModalScreen[object]):
+
+@lru_cache(maxsize=8)
+def _tint_of(color: Color):
+    """style -> Textual's tint of it by `color` (BackgroundScreen.process_segments, one style at a
+    time), each distinct style worked out once."""
+    tinted: dict[Style | None, Style | None] = {}
+
+    def tint(style: Style | None) -> Style | None:
+        try:
+            return tinted[style]
+        except KeyError:
+            pass
+        if len(tinted) >= DISTINCT_STYLES:
+            tinted.clear()
+        out = next(iter(BackgroundScreen.process_segments([Segment(" ", style)], color))).style
+        tinted[style] = out
+        return out
+
+    return tint
+
+
+class DimmedScreen(BackgroundScreen):
+    """The screen behind a modal, tinted exactly as Textual tints it, but each distinct style once:
+    Textual blends two colours per segment, thousands of segments on every open (a fifth of it)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.color.a == 0:
+            yield from super().__rich_console__(console, options)
+            return
+        yield from dim_segments(console.render(self.screen._compositor, options), self.color)  # noqa: SLF001
+
+
+def dim_segments(segments: Iterable[Segment], color: Color) -> Iterator[Segment]:
+    """`BackgroundScreen.process_segments(segments, color)` for a translucent `color`, by style."""
+    tint = _tint_of(color)
+    for text, style, control in segments:
+        yield Segment(text, style, control) if control else Segment(text, tint(style), None)
+
+
+class DeckModal(ModalScreen[ScreenResultType]):
+    """A dreamdeck modal: Textual's, with the screen behind it dimmed by DimmedScreen."""
+
+    def render(self):
+        rendered = super().render()
+        if type(rendered) is BackgroundScreen:
+            return DimmedScreen(rendered.screen, rendered.color)
+        return rendered
+
+
+class ConfirmModal(DeckModal[object]):
     """The one confirm layout: a title, what the action will do (text or a diff, scrolling: it
     never pushes the hint and the buttons off a short terminal), an optional hint, then buttons. `y` confirms (dismisses True), `n`/`esc` cancels (False); `other`
     adds a third choice `(key, label, value)` that dismisses with `value` (restore or accept)."""
@@ -77,7 +135,7 @@ class ConfirmModal(ModalScreen[object]):
             self.dismiss(self._other[2])
 
 
-class ReasonModal(ModalScreen[str | None]):
+class ReasonModal(DeckModal[str | None]):
     """Ask for a reason (required); enter submits, esc cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="reason.cancel")]
@@ -133,7 +191,7 @@ def key_columns(rows: list[tuple[str, str]], width: int) -> Table:
     return grid
 
 
-class HelpModal(ModalScreen[None]):
+class HelpModal(DeckModal[None]):
     """`?`: the tab's name, what it is for, every key that works on it now (one per line, in
     columns when there is room), then how it works."""
 
@@ -180,7 +238,7 @@ class HelpModal(ModalScreen[None]):
         self.dismiss(None)
 
 
-class TextModal(ModalScreen[None]):
+class TextModal(DeckModal[None]):
     """A read-only text (a fragment's JSON, a preview)."""
 
     BINDINGS = [Binding("escape,q", "close", "Close", id="text.close")]

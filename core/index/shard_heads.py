@@ -12,11 +12,15 @@ seen; an entry is recorded only once the file has settled, `RACY_NS` before the 
 stat is taken before the read). Only heads the strict parser accepts are recorded, without their
 tags (the table does not read them); any other shard is read whole each time, as before.
 
+The entries are kept in the strength table's order (TypeClaw's, as the last table sorted them),
+so a fresh process can paint the top of the table from this one file (`recorded`, the app's
+first paint) before the table is proven against the files.
+
 The file lives beside the locks (outside the agent folder), is written with tmp + rename and no
 fsync (a cache), and names the folder it describes. It is one compact file rather than JSON per
 entry, because a fresh process loads 100,000 entries:
 
-    b"dreamdeck-shard-heads 1\\n"
+    b"dreamdeck-shard-heads 2\\n"  (1 kept the folder's listing order: rebuilt)
     a JSON line: {"folder", "n", "order" (byte order), "sizes" (of the three text parts), "crc"}
     slugs, headings, lastReinforced values: UTF-8, each joined by NUL
     6 × n int64: size, mtime_ns, ctime_ns, ino, cites, days
@@ -40,7 +44,7 @@ from dreamdeck.core.formats.shards import ShardMeta
 from dreamdeck.core.io.cache import MISS, StampCache, file_stamp, settled, stamp_of
 from dreamdeck.core.store.shard_files import read_shard_meta
 
-MAGIC = b"dreamdeck-shard-heads 1\n"
+MAGIC = b"dreamdeck-shard-heads 2\n"
 FIELDS = 6  # ints per entry
 _INT64 = range(-(1 << 63), 1 << 63)
 
@@ -54,12 +58,13 @@ class _Entries:
     """The projection as loaded; built by C-level zips, as a fresh process loads 100,000 entries."""
 
     index: dict[str, int]  # slug -> its position in the lists below
+    slugs: list[str]
     ints: list[Entry]
     headings: list[str]
     lasts: list[str]
 
 
-_EMPTY = _Entries({}, [], [], [])
+_EMPTY = _Entries({}, [], [], [], [])
 
 # projection path -> its entries: the file only ever changes by a rename (a new inode), so an
 # unchanged stamp means the entries this process last read or wrote are still the file's.
@@ -88,6 +93,17 @@ class ShardHeads:
         except (Refused, OSError):
             return None
         return cls(private / f"shard-heads-{Path(folder).name}.bin", folder)
+
+    def __len__(self) -> int:
+        """Entries recorded by the last save."""
+        return len(self._old.slugs)
+
+    def recorded(self, i: int) -> tuple[str, Head]:
+        """The i-th entry of the last save, in its order (the strength table's): (slug, head) as
+        recorded then, not proven against the file now (`head` is the proof)."""
+        old = self._old
+        e = old.ints[i]
+        return old.slugs[i], (old.headings[i], e[4], e[5], old.lasts[i])
 
     def head(self, slug: str, path: str, started_ns: int) -> Head | None:
         """The strict head of shard `slug` at `path` as `read_shard_meta` reads it (heading, cites,
@@ -119,7 +135,8 @@ class ShardHeads:
         return head
 
     def save(self, names: list[str]) -> None:
-        """Write the entries of `names` (the slugs of the folder as listed) when anything changed."""
+        """Write the entries of `names` (every slug of the folder, in the strength table's order)
+        when anything changed."""
         old, new, kept = self._old, self._new, self._kept
         if not self.dirty and len(kept) == len(old.index):
             return
@@ -138,7 +155,7 @@ class ShardHeads:
             ints.append(entry)
             headings.append(heading)
             lasts.append(last)
-        entries = _Entries(dict(zip(slugs, range(len(slugs)))), ints, headings, lasts)
+        entries = _Entries(dict(zip(slugs, range(len(slugs)))), slugs, ints, headings, lasts)
         self._write(_encode(self.folder, entries, slugs), entries)
 
     def _write(self, data: bytes, entries: _Entries) -> None:
@@ -223,4 +240,4 @@ def _decode(data: bytes, folder: str) -> _Entries | None:
     ints = array("q")
     ints.frombytes(body[at:])
     six = [iter(ints)] * FIELDS
-    return _Entries(dict(zip(names, range(n))), list(zip(*six)), headings, lasts)
+    return _Entries(dict(zip(names, range(n))), names, list(zip(*six)), headings, lasts)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
+from typing import overload
 
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.jscompat import js_utc_day, locale_compare_key
@@ -234,9 +235,51 @@ def strength_table(
             rows.append(_row(slug, *head, today, decay, slug in pinned, None, usage, memo))
         else:
             rows.append(row_for(read_shard(slug, Path(path)), today, decay, slug in pinned, usage))
+    rows = sort_rows(rows)
     if heads is not None:
-        heads.save([slug for slug, _ in listed])
-    return sort_rows(rows)
+        heads.save([r.slug for r in rows])  # in the table's order: the next first paint reads it so
+    return rows
+
+
+class ProjectedRows(Sequence[StrengthRow]):
+    """The strength table as the projection last recorded it, in its order, each row built when
+    asked for: what a fresh process can paint before opening or even listing the shards. Not
+    proven: a shard may have changed, come or gone since; `strength_table` is the proof. Pinned
+    status and access are read now (the vault's listing, the access record)."""
+
+    def __init__(self, heads: ShardHeads, today: str, decay: DecaySettings,
+                 pinned: frozenset[str] | set[str] = frozenset(), access: dict[str, Usage] | None = None):
+        self._heads, self._today, self._decay, self._pinned = heads, today, decay, pinned
+        self._access = access or {}
+        self._n = len(heads)
+        self._memo: dict[tuple, tuple] = {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> StrengthRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[StrengthRow]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._n))]
+        if not -self._n <= index < self._n:
+            raise IndexError(index)
+        slug, head = self._heads.recorded(index)
+        usage = usage_of_belief(self._access, slug) if self._access else None
+        return _row(slug, *head, self._today, self._decay, slug in self._pinned, None, usage, self._memo)
+
+
+def projected_table(heads: ShardHeads, today: str, decay: DecaySettings,
+                    pinned: frozenset[str] | set[str] = frozenset(),
+                    access: dict[str, Usage] | None = None) -> ProjectedRows:
+    """The rows the projection recorded (see ProjectedRows); `access` as in `strength_table`."""
+    if access is None:
+        access = access_summary(Path(heads.folder).parent)
+    return ProjectedRows(heads, today, decay, pinned, access)
 
 
 # Slugs whose code-point order is already `localeCompare`'s (ICU puts `-` before digits before

@@ -2,23 +2,28 @@
 disk and the git history are the truth, not only the screen."""
 from __future__ import annotations
 
+import os
 import stat
+import threading
 from pathlib import Path
 
 import pytest
 from textual.widgets import Input, OptionList, Static
 
 from dreamdeck.core.formats.shards import parse_shard
+from dreamdeck.core.index.shard_heads import ShardHeads
 from dreamdeck.core.index.strength import strength_table
+from dreamdeck.core.io.cache import clear_all
 from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_files
+from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.modals import ReasonModal
 from dreamdeck.tui.screens.topics import COLUMNS, TopicsScreen, cell_style
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
 from tests.support.git import commit_count, git
 from tests.support.memory import uuid_at
 from tests.support.tui import Notes, make_app
-from tests.support.waits import on_screen, settle
+from tests.support.waits import on_screen, settle, wait_for
 from tests.tui.apps import topics_app
 
 SIZE = (140, 40)
@@ -269,6 +274,85 @@ async def test_enter_on_a_citation_opens_that_fragment_on_the_stream_screen(topi
         assert screen.jumped_key == "#".join(target) and app.pending_jump is None
         row = screen.table.current_row()
         assert (row["date"], row["id"]) == target
+
+
+# --- the first paint from the projection -----------------------------------------------------------
+class HeldProof(TopicsScreen):
+    """Topics whose proof against the files waits for the test, so the first paint (the rows the
+    projection recorded) stays on screen as long as the test looks at it."""
+
+    release = threading.Event()
+
+    def proven_rows(self, *args, **kwargs):
+        assert type(self).release.wait(20), "the test never released the proof"
+        return super().proven_rows(*args, **kwargs)
+
+
+class HeldProofApp(DreamdeckApp):
+    MODES = {**DreamdeckApp.MODES, "topics": HeldProof}
+
+
+async def test_rows_painted_from_the_projection_are_proven_before_any_action_on_them(topics, settled_clock):
+    """The rule: a fresh app paints the rows the projection recorded, then proves them against the
+    files (strength_table) and repaints. Until then pin, forget and edit are disabled, and the shard
+    pane is read from the file; so a row is never acted on as the projection pictured it."""
+    clear_all()
+    strength_table(topics.topics_dir, topics.today(), load_settings(topics.root).decay, heads=ShardHeads.of(topics))
+    path = topics.topics_dir / f"{PM}.md"
+    before = os.stat(path)
+    path.write_text(path.read_text().replace("uses pnpm, not bun", "uses yarn, not bun"))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime forced back; ctime moves on
+    clear_all()  # a fresh process
+    HeldProof.release = threading.Event()
+    app = make_app(topics, app_class=HeldProofApp)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TopicsScreen) and table(app).row_count > 0,
+                       what="the first paint")
+        screen = app.screen
+        assert not screen.proven and slugs(app)[0] == PM
+        assert table(app).current_row()["heading"] == "The user always uses pnpm, not bun"  # the picture
+        await wait_for(pilot, lambda: "yarn" in text_of(app, "#shard-title"), what="the pane, read from the file")
+        await pilot.press("p", "f", "e")
+        await pilot.pause()
+        assert not (topics.vault_dir / f"{PM}.md").exists() and not isinstance(app.screen, ReasonModal)
+        HeldProof.release.set()
+        await settle(app, pilot)
+        assert screen.proven and table(app).current_row()["heading"] == "The user always uses yarn, not bun"
+        await pilot.press("p")
+        await settle(app, pilot)
+        assert (topics.vault_dir / f"{PM}.md").read_bytes() == path.read_bytes()
+
+
+def footer_key(app, action: str):
+    from textual.widgets._footer import FooterKey
+
+    return next(k for k in app.screen.query(FooterKey) if k.action == action)
+
+
+@pytest.mark.perf_contract(reason="the keys of a screen behind a modal are not recomposed while it is open")
+async def test_keys_that_change_behind_a_modal_are_shown_when_it_closes_and_not_rebuilt_before(
+        topics, settled_clock):
+    clear_all()
+    strength_table(topics.topics_dir, topics.today(), load_settings(topics.root).decay, heads=ShardHeads.of(topics))
+    clear_all()
+    HeldProof.release = threading.Event()
+    app = make_app(topics, app_class=HeldProofApp)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TopicsScreen) and table(app).row_count > 0,
+                       what="the first paint")
+        await pilot.pause()
+        screen = app.screen
+        assert footer_key(app, "pin").has_class("-disabled")  # not proven yet
+        keys = list(screen.query("FooterKey"))
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: app.screen is not screen, what="the help modal")
+        HeldProof.release.set()
+        await wait_for(pilot, lambda: screen.proven, what="the proof behind the modal")
+        await pilot.pause()
+        assert list(screen.query("FooterKey")) == keys  # the same widgets: nothing rebuilt behind the modal
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen and not footer_key(app, "pin").has_class("-disabled")
 
 
 # --- actions: files and git ----------------------------------------------------------------------

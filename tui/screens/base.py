@@ -122,6 +122,15 @@ class MemoryScreen(Screen):
             self._stale = False
             self.reload()
         self.query_one(TabBar).refresh_bar()
+        self.call_after_refresh(self.query_one(DeckFooter).shown_again)
+
+    def _screen_resized(self, size) -> None:
+        """Textual re-lays out every screen beneath a modal when the modal first learns its size,
+        at the size they already have: a whole layout of this screen on every modal's opening.
+        Only a real change of size is laid out (a change of content lays itself out as usual)."""
+        if self.app.screen is not self and self.outer_size == size:
+            return
+        super()._screen_resized(size)
 
     def mark_stale(self) -> None:
         self._stale = True

@@ -11,9 +11,9 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from dreamdeck.tui.modals import DeckModal
 from dreamdeck.tui.screens.base import failure_toast
 
 CHANGE_STYLE = {"entered": "green", "left": "red", "moved": "yellow", "reworded": "cyan"}
@@ -48,7 +48,7 @@ def impact_text(impact) -> Text:
     return text
 
 
-class ImpactModal(ModalScreen[None]):
+class ImpactModal(DeckModal[None]):
     """What approving `hunks` of `rid` changes in recall (None: the whole reflection)."""
 
     BINDINGS = [Binding("escape,q,i", "close", "Close", id="impact.close")]

@@ -1,6 +1,7 @@
 """Screen 1, Topics: the strength table beside the selected shard with its citations resolved."""
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -80,8 +81,10 @@ class StrengthRows(Sequence[Mapping[str, object]]):
     the first paint at 100,000 topics builds the rows on screen, not 100,000 dicts (a sort or a
     filter by a column builds the rest)."""
 
-    def __init__(self, rows: list[StrengthRow]):
+    def __init__(self, rows: Sequence[StrengthRow], proven: bool = True, painted: threading.Event | None = None):
         self._rows = rows
+        self.proven = proven  # False: rows as the projection recorded them (see TopicsScreen.load)
+        self.painted = painted  # set once they are on screen
         self._dicts: list[dict[str, object] | None] = [None] * len(rows)
 
     def __len__(self) -> int:
@@ -172,21 +175,46 @@ class TopicsScreen(MemoryScreen):
                     yield CitationList(id="citations")
 
     # --- data ----------------------------------------------------------------------------
+    # The rule for a fresh app: the table is first painted from the head projection (the rows as
+    # the last table recorded them, in its order: one file read, no shard listed or opened), then
+    # proven against the files by `strength_table` in the same worker and repainted. Until it is
+    # proven, pin, forget and edit are disabled; the shard pane is always read from the file. So a
+    # row is never acted on as the projection pictured it. Later loads are proven from the start.
+    proven = False
+
     def load(self) -> Any:
         from dreamdeck.core.index.shard_heads import ShardHeads
-        from dreamdeck.core.index.strength import strength_table
+        from dreamdeck.core.index.strength import projected_table
+        from dreamdeck.core.store.access import access_summary
         from dreamdeck.core.store.settings import load_settings
         from dreamdeck.core.store.shard_files import list_shard_files
 
         ws = self.ws
+        today, decay, heads = ws.today(), load_settings(ws.root).decay, ShardHeads.of(ws)
         pinned = frozenset(slug for slug, _ in list_shard_files(ws.vault_dir))
-        rows = strength_table(ws.topics_dir, ws.today(), load_settings(ws.root).decay, pinned,
-                              heads=ShardHeads.of(ws))
-        return StrengthRows(rows)
+        access = access_summary(ws.topics_dir.parent)
+        if not self.proven and heads is not None and len(heads):
+            painted = threading.Event()
+            self.post_message(self.Loaded(StrengthRows(projected_table(heads, today, decay, pinned, access),
+                                                       proven=False, painted=painted)))
+            # The first page on screen before the proof takes the interpreter's lock in turns with
+            # the UI thread (it would halve the paint's share); never longer than a second.
+            painted.wait(1.0)
+        return StrengthRows(self.proven_rows(ws.topics_dir, today, decay, pinned, access, heads))
+
+    def proven_rows(self, *args, **kwargs) -> list[StrengthRow]:
+        """The strength table read against the files (`strength_table`'s arguments)."""
+        from dreamdeck.core.index.strength import strength_table
+
+        return strength_table(*args, **kwargs)
 
     def show(self, rows: StrengthRows) -> None:
         table = self.query_one("#strength", VirtualTable)
         table.set_source(ListRowSource(rows, filter_keys=("slug", "heading", "tier", "status")), keep_cursor_key="slug")
+        self.proven = rows.proven
+        self.refresh_bindings()
+        if rows.painted is not None:
+            self.call_after_refresh(rows.painted.set)
         if not rows:
             self._show_shard(None)
         else:
@@ -275,7 +303,9 @@ class TopicsScreen(MemoryScreen):
 
     def check_action(self, action: str, parameters) -> bool | None:
         if action in ("pin", "forget", "edit"):
-            return self._slug() is not None if self.is_mounted else True
+            if not self.is_mounted:
+                return True
+            return None if not self.proven else self._slug() is not None  # None: shown, disabled
         if action == "citations":
             return self.is_mounted and self.query_one("#citations", OptionList).option_count > 0
         return super().check_action(action, parameters)

@@ -30,10 +30,23 @@ class DeckFooter(Footer):
 
     def bindings_changed(self, screen: Screen) -> None:
         """As Textual's, but one recompose however many changes arrive: overlapping recomposes
-        (a load, a focus change and a resize at once) could leave the older keys on screen."""
+        (a load, a focus change and a resize at once) could leave the older keys on screen. Behind
+        a modal the keys are not recomposed (nobody can read or press them; it was a fifth of a
+        modal's opening) until the screen is on top again (`shown_again`)."""
         self._bindings_ready = True
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            self.refresh(recompose=True)
+        if not (screen.app.app_focus and self.is_attached and screen is self.screen):
+            return
+        top = screen.app.screen
+        if top is not screen and top.is_modal:
+            self._keys_stale = True
+            return
+        self._keys_stale = False
+        self.refresh(recompose=True)
+
+    def shown_again(self) -> None:
+        """Its screen is on top again: the keys that changed behind a modal, unless a change since did it."""
+        if getattr(self, "_keys_stale", False):
+            self.bindings_changed(self.screen)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
