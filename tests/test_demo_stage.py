@@ -144,7 +144,12 @@ async def test_the_app_says_where_the_demo_folder_is(demo):
 
     app = demo_app(demo.ws, watcher=False, user_config=UserConfig())
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        notes = [n for n in app._notifications if n.title == "Demo workspace"]
+        from tests.support.waits import wait_for
+
+        def said() -> list:
+            return [n for n in app._notifications if n.title == "Demo workspace"]
+
+        await wait_for(pilot, lambda: bool(said()), what="the demo's toast")
+        notes = said()
         assert notes and str(demo.ws.root) in notes[0].message
         assert app.workspace_name == "pico"
