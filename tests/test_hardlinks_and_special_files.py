@@ -126,3 +126,54 @@ def test_a_hard_forget_in_a_stream_hard_linked_outside_never_writes_the_outside_
     assert proc.returncode == 0, proc.stderr
     assert (outside / "copy.jsonl").read_bytes() == before  # not blanked through the shared inode
     assert "has 2 hard links" in proc.stderr and "waits in the stream" in proc.stdout
+
+
+def objects_hold(root: Path, needle: bytes) -> bool:
+    """Does any object in the repository (committed, staged or loose) hold `needle`?"""
+    import subprocess
+
+    out = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
+                         capture_output=True, check=True).stdout
+    return needle in out
+
+
+def test_a_stream_hard_linked_to_an_outside_file_never_has_its_bytes_committed(seeded, outside):
+    day = "2026-05-21"
+    log = outside / "app.jsonl"
+    log.write_text(fragment_line(day, 1, "tea", "the user drinks oolong") + "\n")
+    os.link(log, seeded / "memory" / "streams" / f"{day}.jsonl")
+    with open(log, "ab") as fh:  # the outside program keeps writing its own file
+        fh.write(SECRET)
+    head = git(seeded, "rev-parse", "HEAD")
+
+    proc = run_cli(seeded, "pin", "tea")
+
+    one_line_refusal(proc, f"memory/streams/{day}.jsonl")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert git(seeded, "rev-parse", "HEAD") == head
+    assert not objects_hold(seeded, b"hunter2")
+    assert not (seeded / "memory" / "vault" / "tea.md").exists()  # refused before anything was written
+
+
+def test_a_symbolic_link_in_memory_is_never_staged(seeded, outside):
+    os.symlink(outside / "passwd", seeded / "memory" / "notes.md")
+    head = git(seeded, "rev-parse", "HEAD")
+
+    proc = run_cli(seeded, "pin", "tea")
+
+    one_line_refusal(proc, "memory/notes.md")
+    assert git(seeded, "rev-parse", "HEAD") == head
+    assert "notes.md" not in git(seeded, "ls-files", "--stage")
+
+
+def test_the_staging_step_itself_refuses_a_hard_linked_file_before_staging_anything(seeded, outside):
+    from dreamdeck.core.git.commit import Trailers, commit_memory
+
+    os.link(outside / "passwd", seeded / "memory" / "topics" / "creds.md")
+    (seeded / "memory" / "topics" / "tea.md").write_text("edited\n")
+
+    with pytest.raises(Refused, match="memory/topics/creds.md has 2 hard links"):
+        commit_memory(seeded, "memory: test", Trailers("test", "approved", "test"))
+
+    assert git(seeded, "diff", "--cached", "--name-only") == ""
+    assert not objects_hold(seeded, b"hunter2") and not objects_hold(seeded, b"edited")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dreamdeck.core.workspace import Workspace
 
-__all__ = ["links_under", "own_temp_files"]
+__all__ = ["links_under", "linked_files", "own_temp_files"]
 
 # `core.io.atomic` (mkstemp: `.<name>.<8 random>.tmp`), the stream rewrite (`.<name>.<hex>.tmp`),
 # and the fixed name older stream rewrites used (`<day>.jsonl.tmp`, in a stream folder only).
@@ -30,6 +30,24 @@ def links_under(ws: Workspace) -> list[tuple[str, str]]:
         return [("memory", _target(memory))]
     return sorted((Path(entry.path).relative_to(ws.root).as_posix(), _target(Path(entry.path)))
                   for entry in _entries(str(memory)) if entry.is_symlink())
+
+
+def linked_files(ws: Workspace) -> list[str]:
+    """Every path in `memory/` (relative to the agent folder, sorted) that is a symbolic link or a
+    regular file with a second hard link; linked folders are listed, never entered."""
+    memory = ws.memory
+    if memory.is_symlink():
+        return ["memory"]
+    found = []
+    for entry in _entries(str(memory)):
+        try:
+            linked = entry.is_symlink() or (entry.is_file(follow_symlinks=False)
+                                            and entry.stat(follow_symlinks=False).st_nlink > 1)
+        except OSError:
+            continue
+        if linked:
+            found.append(Path(entry.path).relative_to(ws.root).as_posix())
+    return sorted(found)
 
 
 def own_temp_files(ws: Workspace) -> list[Path]:
