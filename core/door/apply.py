@@ -11,6 +11,7 @@ A kill anywhere leaves the journal; `recover_journal` (doctor --fix) finishes th
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -190,6 +191,9 @@ def refuse_if_git_busy(ws: Workspace) -> None:
     refuse_linked_changes(ws)
 
 
+SHARD_FILE = re.compile(r"^memory/(?:topics|vault|archive)/[^/]+\.md$")
+
+
 def refuse_linked_changes(ws: Workspace) -> None:
     """Refused, naming it, when a file the commit would stage is a symbolic link or has another
     hard link: its bytes may be a file's outside the folder. The staging step refuses the same
@@ -199,7 +203,11 @@ def refuse_linked_changes(ws: Workspace) -> None:
     for rel in linked:
         if STREAM_PATH.match(rel):
             drop_unrenamed_links(ws, ws.root / rel)
-    changed = changed_in_worktree(ws.root, [rel for rel in linked if link_refusal(ws.root, rel) is not None])
+    linked = [rel for rel in linked if link_refusal(ws.root, rel) is not None]
+    # A linked shard refuses every mutation, changed or not: a change reads every shard (the
+    # citation check, a forget's stripping), and the read views skip it (`store.shard_files`).
+    shards = [rel for rel in linked if SHARD_FILE.match(rel)]
+    changed = shards or changed_in_worktree(ws.root, linked)
     if changed:
         raise link_refusal(ws.root, changed[0])  # type: ignore[misc]
 

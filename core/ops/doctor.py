@@ -19,6 +19,7 @@ with the purges of hard forgets whose bytes may remain. It never guesses, never 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from dreamdeck.core.door.apply import apply_changeset, recover_journal
 from dreamdeck.core.door.backlog import backlog_status, compact_backlog
@@ -35,6 +36,7 @@ from dreamdeck.core.ops.unrecorded_loss import KIND as LOSS
 from dreamdeck.core.ops.unrecorded_loss import unrecorded_losses
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.memory_scan import links_under, own_temp_files
+from dreamdeck.core.store.shard_files import linked_shards
 from dreamdeck.core.store.streams import read_path_for
 from dreamdeck.core.store.tombstones import load_tombstones
 from dreamdeck.core.workspace import Workspace
@@ -70,6 +72,17 @@ class DoctorReport:
         }
 
 
+def _hard_link_findings(ws: Workspace, add) -> None:
+    """A shard file with a second hard link (trust-last's addition: the read views skip it, every
+    mutation refuses while it is there, so doctor names it)."""
+    for area in ("topics", "vault", "archive"):
+        for path, why in linked_shards(ws.memory / area):
+            if why.endswith("hard links"):
+                add(Finding("link", f"memory/{area}/{Path(path).name}",
+                            f"has {why}: another name shares its bytes, so dreamdeck reads and writes nothing "
+                            "through it; replace it with a copy of its own (cp, then mv over it)", False))
+
+
 def examine(ws: Workspace) -> DoctorReport:
     report = DoctorReport()
     add = report.findings.append
@@ -78,6 +91,7 @@ def examine(ws: Workspace) -> DoctorReport:
     for rel, target in links_under(ws):
         add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
                                  "replace it with the real file or folder", False))
+    _hard_link_findings(ws, add)
     try:
         for kind, where, detail, fixable in examine_memory(ws):  # only changed files are read again
             add(Finding(kind, where, detail, bool(fixable)))
