@@ -99,9 +99,9 @@ def changed_in_worktree(root: Path, rels: list[str]) -> list[str]:
             indexed[path] = (mode, oid)
     changed = []
     for rel in rels:
-        path = root / rel
-        if os.path.islink(path):
-            mode, oid = "120000", run_git(root, "hash-object", "--stdin", stdin=os.fsencode(os.readlink(path)))
+        where = root / rel
+        if os.path.islink(where):
+            mode, oid = "120000", run_git(root, "hash-object", "--stdin", stdin=os.fsencode(os.readlink(where)))
         else:
             mode, oid = "100", run_git(root, "hash-object", "--no-filters", "--", rel, check=False)
         have = indexed.get(rel)
