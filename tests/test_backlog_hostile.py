@@ -28,3 +28,24 @@ def test_a_planted_purge_of_a_cited_fragment_removes_nothing(agent_dir):
 
     assert stream.read_bytes() == before
     assert run_cli(agent_dir, "doctor", today=TODAY, check=False).stdout.startswith("healthy")
+
+
+def test_a_backlog_naming_days_without_a_stream_or_too_big_is_not_taken_as_work(agent_dir, monkeypatch):
+    from dreamdeck.core.store import compaction_backlog
+    from dreamdeck.core.store.compaction_backlog import load_backlog
+    from dreamdeck.core.workspace import Workspace
+
+    write_stream(agent_dir, OLD, [fragment_line(OLD, 1, "tea", "the user drinks green tea")])
+    days = {f"19{y:02d}-01-01": {"fragmentGc": True, "purge": []} for y in range(100)}
+    days[OLD] = {"fragmentGc": True, "purge": []}
+    path = agent_dir / "memory" / "meta" / "compaction-backlog.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"version": 1, "days": days}))
+    ws = Workspace.open(agent_dir, today=TODAY)
+
+    backlog, problem = load_backlog(ws)
+    assert (sorted(backlog), problem) == ([OLD], None)
+
+    monkeypatch.setattr(compaction_backlog, "MAX_BYTES", 1000)
+    backlog, problem = load_backlog(ws)
+    assert backlog == {} and "not read" in (problem or "")
