@@ -18,3 +18,17 @@ def test_a_collected_line_with_unicode_line_separators_is_one_entry(agent_dir):
     [entry] = read_gc_entries(agent_dir, sha)
     assert (entry.line, entry.reason, entry.fid) == (line, "noise: said\u2028twice", uuid_at(D, 2))
     assert read_gc_lines(agent_dir, sha) == [(D, line)]
+
+
+def test_collected_never_sends_a_reasons_terminal_escapes_to_the_terminal(agent_dir):
+    from tests.support.processes import run_cli
+
+    write_stream(agent_dir, D, [fragment_line(D, 1, "tea", "green tea")])
+    sha = commit_all(agent_dir)
+    record_gc_lines(agent_dir, sha, [(D, fragment_line(D, 2, "tea", "oolong"))],
+                    {f"{D}#{uuid_at(D, 2)}": "noise: \x1b]0;pwned\x07\x1b[2J"})
+
+    out = run_cli(agent_dir, "collected", today=D).stdout
+
+    assert "\x1b" not in out and "\x07" not in out
+    assert "noise: \\x1b]0;pwned\\x07\\x1b[2J" in out
