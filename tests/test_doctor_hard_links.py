@@ -56,27 +56,30 @@ def test_doctor_lists_a_hard_linked_stream_shard_and_meta_file_naming_each(agent
     assert all("has 2 hard links" in detail for detail in links.values())
 
 
-def test_a_hard_linked_shard_leaves_every_other_finding_in_place(agent, outside):
+def test_a_hard_linked_shard_is_read_by_nobody_and_every_other_finding_stays_in_place(agent, outside):
     os.link(agent / "memory" / "topics" / "tea.md", outside / "tea-copy")
     ws = Workspace.open(agent, today=D)
 
     stale_found = found(ws, "stale-frontmatter")
 
-    assert set(stale_found) == {"memory/topics/tea.md", "memory/topics/oolong.md"}
+    assert set(stale_found) == {"memory/topics/oolong.md"}  # tea.md is left out of every read, and listed
+    assert set(found(ws, "hard-link")) == {"memory/topics/tea.md"}
 
 
-def test_fix_recomputes_the_other_shards_and_never_writes_or_commits_the_hard_linked_one(agent, outside):
+def test_fix_writes_and_commits_nothing_while_a_shard_is_hard_linked_and_says_why(agent, outside):
     tea = agent / "memory" / "topics" / "tea.md"
+    oolong = agent / "memory" / "topics" / "oolong.md"
     os.link(tea, outside / "tea-copy")
-    linked_before = tea.read_bytes()
+    linked_before, oolong_before = tea.read_bytes(), oolong.read_bytes()
+    head = git(agent, "rev-parse", "HEAD")
     ws = Workspace.open(agent, today=D)
 
     report = fix(ws)
 
     assert tea.read_bytes() == linked_before == (outside / "tea-copy").read_bytes()
-    assert b"cites: 1\n" in (agent / "memory" / "topics" / "oolong.md").read_bytes()
-    assert "recomputed frontmatter of memory/topics/oolong.md" in report.fixed
-    assert "tea.md" not in git(agent, "show", "--stat", "HEAD")
+    assert oolong.read_bytes() == oolong_before  # a change reads every shard: refused until the link goes
+    assert git(agent, "rev-parse", "HEAD") == head
+    assert any("tea.md has 2 hard links" in line and "nothing was written" in line for line in report.fixed)
     assert any(f.kind == "hard-link" and f.where == "memory/topics/tea.md" for f in report.findings)
 
 

@@ -60,7 +60,7 @@ def test_a_hard_linked_shard_is_never_read_into_git(seeded, outside):
     fixed = run_cli(seeded, "doctor", "--fix")
 
     assert "Traceback" not in fixed.stderr
-    assert "creds.md has 2 hard links" in fixed.stdout + fixed.stderr
+    assert "hard-link: memory/topics/creds.md: has 2 hard links" in fixed.stdout  # listed, never read
     assert "hunter2" not in git(seeded, "log", "-p", "--all")
     assert (outside / "passwd").read_bytes() == SECRET
 
@@ -126,3 +126,96 @@ def test_a_hard_forget_in_a_stream_hard_linked_outside_never_writes_the_outside_
     assert proc.returncode == 0, proc.stderr
     assert (outside / "copy.jsonl").read_bytes() == before  # not blanked through the shared inode
     assert "has 2 hard links" in proc.stderr and "waits in the stream" in proc.stdout
+
+
+def objects_hold(root: Path, needle: bytes) -> bool:
+    """Does any object in the repository (committed, staged or loose) hold `needle`?"""
+    import subprocess
+
+    out = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
+                         capture_output=True, check=True).stdout
+    return needle in out
+
+
+def test_a_stream_hard_linked_to_an_outside_file_never_has_its_bytes_committed(seeded, outside):
+    day = "2026-05-21"
+    log = outside / "app.jsonl"
+    log.write_text(fragment_line(day, 1, "tea", "the user drinks oolong") + "\n")
+    os.link(log, seeded / "memory" / "streams" / f"{day}.jsonl")
+    with open(log, "ab") as fh:  # the outside program keeps writing its own file
+        fh.write(SECRET)
+    head = git(seeded, "rev-parse", "HEAD")
+
+    proc = run_cli(seeded, "pin", "tea")
+
+    one_line_refusal(proc, f"memory/streams/{day}.jsonl")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert git(seeded, "rev-parse", "HEAD") == head
+    assert not objects_hold(seeded, b"hunter2")
+    assert not (seeded / "memory" / "vault" / "tea.md").exists()  # refused before anything was written
+
+
+def test_a_symbolic_link_in_memory_is_never_staged(seeded, outside):
+    os.symlink(outside / "passwd", seeded / "memory" / "notes.md")
+    head = git(seeded, "rev-parse", "HEAD")
+
+    proc = run_cli(seeded, "pin", "tea")
+
+    one_line_refusal(proc, "memory/notes.md")
+    assert git(seeded, "rev-parse", "HEAD") == head
+    assert "notes.md" not in git(seeded, "ls-files", "--stage")
+
+
+def test_the_staging_step_itself_refuses_a_hard_linked_file_before_staging_anything(seeded, outside):
+    from dreamdeck.core.git.commit import Trailers, commit_memory
+
+    os.link(outside / "passwd", seeded / "memory" / "topics" / "creds.md")
+    (seeded / "memory" / "topics" / "tea.md").write_text("edited\n")
+
+    with pytest.raises(Refused, match="memory/topics/creds.md has 2 hard links"):
+        commit_memory(seeded, "memory: test", Trailers("test", "approved", "test"))
+
+    assert git(seeded, "diff", "--cached", "--name-only") == ""
+    assert not objects_hold(seeded, b"hunter2") and not objects_hold(seeded, b"edited")
+
+
+def link_shard(seeded: Path, outside: Path, kind: str, name: str = "creds.md") -> None:
+    target = outside / "passwd"
+    if kind == "hard":
+        os.link(target, seeded / "memory" / "topics" / name)
+    else:
+        (seeded / "memory" / "topics" / name).symlink_to(target)
+
+
+@pytest.mark.parametrize("kind", ["hard", "symbolic"])
+@pytest.mark.parametrize("verb", [("topics",), ("show", "tea"), ("verify",)], ids=["topics", "show", "verify"])
+def test_a_read_view_skips_a_linked_shard_with_one_warning_naming_it(seeded, outside, kind, verb):
+    link_shard(seeded, outside, kind)
+
+    proc = run_cli(seeded, *verb)
+
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "memory/topics/creds.md" in warnings[0], proc.stderr
+    assert "hunter2" not in proc.stdout and "creds" not in proc.stdout
+    if verb[0] != "verify":
+        assert "green tea" in proc.stdout
+
+
+@pytest.mark.parametrize("kind", ["hard", "symbolic"])
+def test_a_mutation_refuses_while_a_shard_is_linked_even_one_git_already_holds(seeded, outside, kind):
+    tea = seeded / "memory" / "topics" / "tea.md"
+    (outside / "tea.md").write_bytes(tea.read_bytes())  # the same bytes git holds: nothing to stage
+    tea.unlink()
+    if kind == "hard":
+        os.link(outside / "tea.md", tea)
+    else:
+        tea.symlink_to(outside / "tea.md")
+    write_stream(seeded, D, [fragment_line(D, 2, "tea", "the user likes oolong")])
+    head = git(seeded, "rev-parse", "HEAD")
+
+    proc = run_cli(seeded, "dream", "--dreamer", "offline", "--review", "none")
+
+    one_line_refusal(proc, "memory/topics/tea.md")
+    assert git(seeded, "rev-parse", "HEAD") == head
+    assert (outside / "tea.md").read_bytes() == git(seeded, "show", "HEAD:memory/topics/tea.md").encode()

@@ -83,3 +83,53 @@ def test_remember_refuses_a_fullwidth_key_and_a_base64_key_and_writes_nothing(ag
                                "remember", "--topic", "deploy", body], capture_output=True, text=True)
         assert proc.returncode == 2 and "contains a secret" in proc.stderr, proc.stderr
     assert not stream.exists()
+
+
+# Look-alike letters of another script, keys spelled out with spaces, hex and %-encoding.
+_CYRILLIC = str.maketrans("AKIEOPCXHMTBaeopcxy", "АКІЕОРСХНМТВаеорсху")
+_GREEK = str.maketrans("AKIEOPXHMTBZNYo", "ΑΚΙΕΟΡΧΗΜΤΒΖΝΥο")
+SK_PROJ = "sk-" + "proj-" + "aB3dE5gH7jK9mN1pQ2sT4vW6yZ8"
+
+DISGUISES_MORE = [
+    ("cyrillic look-alikes in an aws key", f"key {AWS.translate(_CYRILLIC)} ok", AWS.translate(_CYRILLIC), "aws access key"),
+    ("greek look-alikes in an aws key", f"key {AWS.translate(_GREEK)} ok", AWS.translate(_GREEK), "aws access key"),
+    ("a cyrillic p in a github token's prefix", f"t {GH[:3].translate(_CYRILLIC)}{GH[3:]} t",
+     GH[3:], "github token"),
+    ("cyrillic look-alikes in an openai key", f"use {SK_PROJ.translate(_CYRILLIC)}", SK_PROJ[6:], "openai key"),
+    ("a github token spelled out with spaces", f"token: {' '.join(GH)} thanks", " ".join(GH), "github token"),
+    ("an aws key spelled out with spaces", f"the key is {' '.join(AWS)}.", " ".join(AWS), "aws access key"),
+    ("a hex-encoded aws key", f"blob {AWS.encode().hex()} end", AWS.encode().hex(), "aws access key"),
+    ("an upper-case hex-encoded github token", f"x={GH.encode().hex().upper()}", GH.encode().hex().upper(),
+     "github token"),
+    ("a %-encoded github token", f"https://example.com/cb?t={''.join(f'%{b:02X}' for b in GH.encode())}",
+     "".join(f"%{b:02X}" for b in GH.encode()), "github token"),
+    ("a partly %-encoded openai key", f"q=sk%2D{SK_PROJ[3:]}", SK_PROJ[8:], "openai key"),
+]
+
+ORDINARY_MORE = [
+    "commit 3f5e2a9c1b7d4e6f8a0b2c4d6e8f0a1b3c5d7e9f fixed the flaky test",
+    "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 of the release tarball",
+    "Сергей предпочитает чай, а Анна — кофе; встреча в среду в 14:00.",
+    "Η ομάδα ΚΑΙ ο πελάτης συμφώνησαν στην ΑΠΟΦΑΣΗ για την Τρίτη.",
+    "사용자는 아침에 차를 마시는 것을 좋아합니다. 회의는 화요일입니다.",
+    "数据库迁移到法兰克福，周二上线。用户喜欢用 pnpm。",
+    "the answer is a b c d e f g h i j k l m n o p q r s t",
+    "search?q=caf%C3%A9%20near%20the%20station%20open%20late",
+    "uuid 019e4d44-9200-7f80-8f80-000000124f80 and 0x7fffffffffffffff",
+]
+
+
+@pytest.mark.parametrize("name, text, secret, family", DISGUISES_MORE, ids=[d[0] for d in DISGUISES_MORE])
+def test_a_key_in_look_alike_letters_spaced_out_or_hex_or_percent_encoded_is_found_and_redacted(
+        name, text, secret, family):
+    assert family in secret_families(text), name
+    redacted = redact_secrets(text)
+    assert secret not in redacted
+    assert f"[REDACTED:{family}]" in redacted
+    assert detect_secrets(redacted) == []
+
+
+@pytest.mark.parametrize("text", ORDINARY_MORE)
+def test_hashes_prose_in_other_scripts_and_ordinary_encodings_are_not_secrets(text):
+    assert detect_secrets(text) == []
+    assert redact_secrets(text) == text

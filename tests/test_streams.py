@@ -666,13 +666,13 @@ def test_a_hard_forget_cannot_be_unforgotten(ws):
 
 
 def test_a_reason_with_a_unicode_line_separator_keeps_its_tombstone(ws):
-    from dreamdeck.core.store.tombstones import load_tombstones, tombstoned_hashes
+    from dreamdeck.core.store.tombstones import forgotten, load_tombstones
 
     record(ws, "forget", stone(reason="said twice\u2028and\x85again\u2029"))
     assert load_tombstones(ws)[("2026-05-01", "f1")].reason == "said twice\u2028and\x85again\u2029"
     with pytest.raises(AppendRefused, match="forgotten"):
         append_fragment(ws, "t", "b")
-    assert fragment_content_hash("t", "b") in tombstoned_hashes(ws)
+    assert fragment_content_hash("t", "b") in forgotten(ws).hashes
 
 
 def test_unreadable_tombstone_lines_are_skipped_not_fatal(ws):

@@ -11,6 +11,7 @@ A kill anywhere leaves the journal; `recover_journal` (doctor --fix) finishes th
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,10 +33,13 @@ from dreamdeck.core.door.secrets_check import refuse_new_secrets
 from dreamdeck.core.door.state import next_state, store_state_ahead
 from dreamdeck.core.errors import ApplyFailed, Refused
 from dreamdeck.core.formats.shards import recompute_shard_text
+from dreamdeck.core.git.commit import STREAM_PATH, changed_in_worktree, link_refusal
 from dreamdeck.core.git.merge import merge_shards, rebase_change
 from dreamdeck.core.git.runner import busy_reason, head
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.io.no_links import read_text_nofollow
+from dreamdeck.core.store.memory_scan import linked_files
+from dreamdeck.core.store.replaced_links import drop_unrenamed_links
 from dreamdeck.core.workspace import Workspace
 
 
@@ -179,10 +183,33 @@ def _undo_writes(ws: Workspace, done: list[tuple[str, str | None]], exc: OSError
 
 
 def refuse_if_git_busy(ws: Workspace) -> None:
-    """Refused, before anything is written, while git is in the middle of something (invariant 7)."""
+    """Refused, before anything is written, while git is in the middle of something (invariant 7),
+    or while the commit would carry a file through a link (`refuse_linked_changes`)."""
     why = busy_reason(ws.root)
     if why:
         raise Refused(f"refused: {why}; memory was not changed")
+    refuse_linked_changes(ws)
+
+
+SHARD_FILE = re.compile(r"^memory/(?:topics|vault|archive)/[^/]+\.md$")
+
+
+def refuse_linked_changes(ws: Workspace) -> None:
+    """Refused, naming it, when a file the commit would stage is a symbolic link or has another
+    hard link: its bytes may be a file's outside the folder. The staging step refuses the same
+    (`git.commit.refuse_linked_staging`); checked here too so the change writes nothing first.
+    A link a stream rewrite left before its rename is dreamdeck's own, and is dropped."""
+    linked = [rel for rel in linked_files(ws) if rel != f"memory/{JOURNAL}"]
+    for rel in linked:
+        if STREAM_PATH.match(rel):
+            drop_unrenamed_links(ws, ws.root / rel)
+    linked = [rel for rel in linked if link_refusal(ws.root, rel) is not None]
+    # A linked shard refuses every mutation, changed or not: a change reads every shard (the
+    # citation check, a forget's stripping), and the read views skip it (`store.shard_files`).
+    shards = [rel for rel in linked if SHARD_FILE.match(rel)]
+    changed = shards or changed_in_worktree(ws.root, linked)
+    if changed:
+        raise link_refusal(ws.root, changed[0])  # type: ignore[misc]
 
 
 def recover_journal(ws: Workspace) -> str | None:

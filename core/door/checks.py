@@ -84,7 +84,7 @@ def check_tombstones(ws: Workspace, plan: Plan) -> None:
     def refused(key: Key) -> bool:
         if key[1] in stones.ids:
             return True
-        frag = index.get(*key) if stones.hashes else None  # the same text under a new id
+        frag = index.get(*key) if stones.by_content else None  # the same text under a new id
         return frag is not None and stones.holds(frag.id, frag.topic, frag.body)
 
     bad = sorted(k for k in added if refused(k))

@@ -33,7 +33,7 @@ from dreamdeck.core.index.evidence import ShardReads
 from dreamdeck.core.index.search_purge import purge_index
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries, audit_path
-from dreamdeck.core.store.compaction_backlog import Backlog, load_backlog, merge_work, save_backlog
+from dreamdeck.core.store.compaction_backlog import Backlog, DayWork, load_backlog, merge_work, save_backlog
 from dreamdeck.core.store.state import DreamingState, save_state
 from dreamdeck.core.store.stream_rewrite import blank_in_place, carry_replaced_streams, join_late_carriers
 from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
@@ -148,7 +148,8 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
     result.reasons.update(journal.gc_reasons_taken or {})
     backlog, _problem = load_backlog(ws)
     e = journal.evidence
-    work = merge_work(backlog, work_of(e.gc_days, journal.topics_changed, e.purge, e.gc_reasons))
+    work = _tombstoned_purges(ws, merge_work(backlog, work_of(e.gc_days, journal.topics_changed, e.purge,
+                                                                  e.gc_reasons)))
     if not work:
         return earlier
     given = reasons_of_work(work)
@@ -172,6 +173,21 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
         result.reasons[f"{key[0]}#{key[1]}"] = reason_of(key, key in purged, given)
     took = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
     return earlier + [pair for pair in took if pair not in earlier]
+
+
+def _tombstoned_purges(ws: Workspace, work: Backlog) -> Backlog:
+    """`work` with only the purges a hard tombstone of that day backs: the backlog file is
+    nobody's order to remove a line (a planted purge of a cited fragment removed it). The
+    tombstones are read only when something is to be purged."""
+    if not any(w.purge for w in work.values()):
+        return work
+    hard = {k for k, s in load_tombstones(ws).items() if s.hard}
+    out: Backlog = {}
+    for day, w in work.items():
+        purge = {i for i in w.purge if (day, i) in hard}
+        if purge or w.fragment_gc or w.reasons or not w.purge:
+            out[day] = DayWork(w.fragment_gc, purge, w.reasons)
+    return out
 
 
 def _blank_waiting_purges(ws: Workspace, deferred: Backlog) -> list[Key]:

@@ -1,14 +1,20 @@
-"""The two ways a key hides from a literal pattern: look-alike characters and base64.
+"""The ways a key hides from a literal pattern: look-alike characters, spacing and encodings.
 
 `fold` undoes what keeps a key's characters from matching while a person (or an LLM) still reads
-the key: fullwidth and other compatibility forms (NFKC: `ＡＫＩＡ…` is `AKIA…`) and invisible
-format characters inside it (zero-width space and joiners, soft hyphen, word joiner, BOM). It
-keeps, for each folded character, where it came from, so a finding is mapped back to the exact
-span of the original text (a redaction covers the disguise whole).
+the key: fullwidth and other compatibility forms (NFKC: `ＡＫＩＡ…` is `AKIA…`), letters of the
+Cyrillic and Greek alphabets that look like Latin ones (`АКІА` in Cyrillic is read as `AKIA`),
+and invisible format characters inside it (zero-width space and joiners, soft hyphen, word
+joiner, BOM). It keeps, for each folded character, where it came from, so a finding is mapped
+back to the exact span of the original text (a redaction covers the disguise whole).
 
-`encoded_runs` yields the base64 (and base64url) runs of a text that decode to readable text:
-a key stored as a config blob or a Kubernetes secret value is still the key. Runs that decode to
-bytes (hashes, ids, integrity sums, public keys) are not text and are left to the other rules.
+`encoded_runs` yields the runs of a text that decode to readable text: base64 (and base64url)
+(a config blob, a Kubernetes secret value), hex (`414b4941…`) and %-encoding (`%41%4B…`, a
+callback URL), and a key spelled out one character at a time between spaces (`g h p _ …`).
+Runs that decode to bytes (git shas, sha256 sums, ids, integrity sums, public keys) are not
+text and are left to the other rules; prose in other scripts has no such runs.
+
+`may_hide` is the fast path: plain ASCII text with no run of 16 token characters and no run of
+spaced single characters cannot hide anything here, and skips all of it.
 """
 from __future__ import annotations
 
@@ -17,35 +23,64 @@ import binascii
 import re
 import unicodedata
 from collections.abc import Iterator
+from urllib.parse import unquote
 
-__all__ = ["fold", "encoded_runs"]
+__all__ = ["fold", "encoded_runs", "may_hide"]
+
+# Cyrillic and Greek letters a reader takes for Latin ones (Unicode's confusables, the letters
+# that occur in keys: capitals, digits' look-alikes aside, and the lower-case ones of base64).
+_LOOK_ALIKE_LETTERS = "АВСЕНІЈКМОРЅТХУаеіјорсѕхуԁһӏԛԜԝ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρτυχ"  # Cyrillic, Greek
+_LOOK_ALIKE = str.maketrans(_LOOK_ALIKE_LETTERS, "ABCEHIJKMOPSTXYaeijopcsxydhlqWw" "ABEZHIKMNOPTYXoikvptux")
+# A look-alike is only folded in a word that also holds an ASCII letter or digit (a key mixing
+# scripts): a word of Russian or Greek prose is left alone, and costs nothing.
+_LA = "[" + _LOOK_ALIKE_LETTERS + "]"
+_MIXED_WORD = re.compile(r"\S*(?:" + _LA + r"\S*[A-Za-z0-9]|[A-Za-z0-9]\S*" + _LA + r")\S*")
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 
 # Only text holding one of these can fold into something new: format characters (Cf) and the
 # compatibility blocks that NFKC maps onto ASCII letters and digits. Most text has none, and is
 # not walked character by character.
 _FOLDABLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
-    "\u2460-\u24ff\ufe00-\ufe0f\ufeff\uff01-\uff5e\U0001d400-\U0001d7ff\U000e0000-\U000e007f]")
+    "\u2460-\u24ff\ufe00-\ufe0f\ufeff\uff0b\uff0d-\uff19\uff1d\uff21-\uff3a\uff3f\uff41-\uff5a\ufb00-\ufb06\U0001d400-\U0001d7ff\U000e0000-\U000e007f"
+    "]")
 
 _RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,4096}={0,2}(?![A-Za-z0-9+/=_-])")
-_HAS_LOWER_UPPER = re.compile(r"[a-z].*[A-Z]|[A-Z].*[a-z]")
+
+
+def _fold_at(text: str) -> list[int]:
+    """Where `text` has a character to fold: a compatibility or format character anywhere, a
+    look-alike letter in a word that mixes it with ASCII letters or digits."""
+    at = [m.start() for m in _FOLDABLE.finditer(text)]
+    if _ASCII_ALNUM.search(text) is not None:
+        for word in _MIXED_WORD.finditer(text):
+            at += [word.start() + j for j, ch in enumerate(word.group()) if ch in _LOOK_ALIKE_LETTERS]
+    return sorted(set(at))
 
 
 def fold(text: str) -> tuple[str, list[int]] | None:
     """(folded text, the index in `text` each of its characters came from), or None when
-    folding changes nothing."""
-    if text.isascii() or _FOLDABLE.search(text) is None:
+    folding changes nothing. Only the characters to fold are looked at one by one; the text
+    between them is copied whole (a page of CJK or Cyrillic prose is mostly such text)."""
+    if text.isascii():
+        return None
+    at = _fold_at(text)
+    if not at:
         return None
     out: list[str] = []
     where: list[int] = []
-    for i, ch in enumerate(text):
-        if ch.isascii():
-            out.append(ch)
-            where.append(i)
-        elif unicodedata.category(ch) != "Cf":  # a format character is dropped: it shows as nothing
-            for c in unicodedata.normalize("NFKC", ch):
-                out.append(c)
-                where.append(i)
+    pos = 0
+    for i in at:
+        out.append(text[pos:i])
+        where.extend(range(pos, i))
+        ch = text[i]
+        if unicodedata.category(ch) != "Cf":  # a format character is dropped: it shows as nothing
+            folded = unicodedata.normalize("NFKC", ch).translate(_LOOK_ALIKE)
+            out.append(folded)
+            where.extend([i] * len(folded))
+        pos = i + 1
+    out.append(text[pos:])
+    where.extend(range(pos, len(text)))
     return "".join(out), where
 
 
@@ -64,12 +99,76 @@ def _decode(run: str) -> str | None:
     return text
 
 
+# The fast path's gates, on the text's bytes mapped to three classes: `a` a token character
+# (base64, hex, %-encoding), `b` any other non-space, ` ` a space or tab (other spaces `\n`).
+_TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_%=.~-")
+_CLASSES = bytes(ord("a") if i in _TOKEN_BYTES else ord(" ") if i in (9, 32) else
+                 ord("\n") if chr(i).isspace() else ord("b") for i in range(256))
+_LONG_RUN = b"a" * 16
+_SPACED_GATE = re.compile(rb" [ab] +[ab] +[ab] ")  # three single characters between spaces
+_CANDIDATE = re.compile(r"[A-Za-z0-9+/_%=.~-]{16,}")
+# Single characters between spaces, 12 or more (the last may carry a closing punctuation mark).
+_SPACED = re.compile(r"(?<!\S)(?:\S[ \t]+){11,}\S[.,;:!?)\]\"']?(?!\S)")
+_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){12,2048}(?![0-9A-Fa-f])")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+/=-]){16,4096}")
+
+
+def _gates(text: str) -> tuple[bool, bool]:
+    """(may hold a run of 16 token characters, may hold single characters between spaces)."""
+    mapped = text.encode("utf-8", "surrogatepass").translate(_CLASSES)
+    return _LONG_RUN in mapped, _SPACED_GATE.search(mapped) is not None
+
+
+def may_hide(text: str) -> bool:
+    """False when `text` cannot hold a disguise `fold` or `encoded_runs` would find (the fast path)."""
+    return not text.isascii() or any(_gates(text))
+
+
+def _readable(raw: bytes) -> str | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if text and all(c.isprintable() or c in "\n\r\t" for c in text) else None
+
+
 def encoded_runs(text: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, decoded text) of each base64 run in `text` that decodes to readable text."""
-    for m in _RUN.finditer(text):
-        run = m.group()
-        if _HAS_LOWER_UPPER.search(run) is None:  # all one case: a hex sum or a word, not base64
+    """(start, end, decoded text) of each run in `text` that decodes to readable text: base64,
+    hex, %-encoding, or single characters spelled out between spaces."""
+    long_runs, spaced = _gates(text)
+    if long_runs:
+        # every encoding's run lies inside a run of token characters: only those are searched
+        for candidate in _CANDIDATE.finditer(text):
+            yield from _decoded_runs(candidate.group(), candidate.start())
+    if spaced:
+        for m in _SPACED.finditer(text):
+            yield m.start(), m.end(), re.sub(r"[ \t]+", "", m.group())
+
+
+def _decoded_runs(run: str, at: int) -> Iterator[tuple[int, int, str]]:
+    for m in _RUN.finditer(run):
+        b64 = m.group()
+        if b64.lower() == b64 or b64.upper() == b64:  # all one case: a hex sum or a word, not base64
             continue
-        decoded = _decode(run)
+        decoded = _decode(b64)
         if decoded:
-            yield m.start(), m.end(), decoded
+            yield at + m.start(), at + m.end(), decoded
+    for m in _HEX.finditer(run):
+        decoded = _readable(bytes.fromhex(m.group()))
+        if decoded:
+            yield at + m.start(), at + m.end(), decoded
+    if "%" in run:
+        for m in _PERCENT.finditer(run):
+            decoded = _unpercent(m.group())
+            if decoded:
+                yield at + m.start(), at + m.end(), decoded
+
+
+def _unpercent(run: str) -> str | None:
+    """A %-encoded run decoded, or None (no escape in it, or bytes that are not UTF-8 text)."""
+    if "%" not in run:
+        return None
+    try:
+        return unquote(run, errors="strict")
+    except UnicodeDecodeError:
+        return None

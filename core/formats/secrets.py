@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from dreamdeck.core.formats.secret_disguises import encoded_runs, fold
+from dreamdeck.core.formats.secret_disguises import encoded_runs, fold, may_hide
 
 REDACTED = "[REDACTED:{family}]"
 
@@ -285,6 +285,8 @@ def _raw_findings(text: str) -> list[SecretFinding]:
     """The rules' findings in `text`, in its folded form (look-alike and invisible characters,
     mapped back to their span here) and in what its base64 runs decode to (the whole run)."""
     found = _literal_findings(text)
+    if not may_hide(text):  # plain ASCII with no long token run: nothing can be disguised
+        return found
     folded = fold(text)
     if folded is not None:
         view, where = folded

@@ -7,12 +7,14 @@ dreamdeck's `Actor:`/`Approval:`/`Trigger:` trailers.
 """
 from __future__ import annotations
 
+import os
 import random
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from dreamdeck.core.errors import GitError
+from dreamdeck.core.errors import GitError, Refused
 from dreamdeck.core.formats.stream_lines import count_fragments
 from dreamdeck.core.git.runner import repo_args, run_git
 
@@ -52,6 +54,60 @@ def staged_paths(root: Path) -> list[str]:
     # `commit --only` would leave the deletion staged and uncommitted.
     out = run_git(root, "diff", "--cached", "--name-only", "--no-renames", "-z", check=False, strip=False)
     return [p for p in out.split("\0") if p]
+
+
+def link_refusal(root: Path, rel: str) -> Refused | None:
+    """Why `rel` (under the agent folder) may not be committed, or None: a symbolic link, or a
+    file another hard link shares (its bytes may be a file's outside the folder)."""
+    try:
+        st = os.lstat(root / rel)
+    except OSError:
+        return None  # gone: git stages a deletion, which carries no bytes
+    if stat.S_ISLNK(st.st_mode):
+        return Refused(f"refused: {rel} is a symbolic link; dreamdeck never commits memory through a link "
+                       "(replace it with the real file, or move it out of memory/); nothing was written")
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        return Refused(f"refused: {rel} has {st.st_nlink} hard links; dreamdeck never commits a file another "
+                       "name shares (replace it with a copy of its own: cp, then mv over it); nothing was written")
+    return None
+
+
+def refuse_linked_staging(root: Path, exclude: tuple[str, ...] = ()) -> None:
+    """Refused, naming the file, when `git add -f -- memory/` would stage anything through a link
+    (the memory folder itself, a symbolic link, a second hard link). Skip-worktree must be
+    cleared first, or a changed file would not be listed."""
+    if (root / "memory").is_symlink():
+        raise link_refusal(root, "memory")  # type: ignore[misc]
+    out = run_git(root, "ls-files", "-z", "--modified", "--others", "--", "memory/",
+                  *(f":(exclude){p}" for p in exclude), check=False, strip=False)
+    for rel in sorted({p for p in out.split("\0") if p}):
+        refused = link_refusal(root, rel)
+        if refused is not None:
+            raise refused
+
+
+def changed_in_worktree(root: Path, rels: list[str]) -> list[str]:
+    """Those of `rels` whose bytes (or link target) differ from git's index: what `git add` would
+    stage, whatever their skip-worktree flag says."""
+    if not rels or repo_args(root) is None:
+        return []
+    indexed: dict[str, tuple[str, str]] = {}
+    for item in run_git(root, "ls-files", "-s", "-z", "--", *rels, check=False, strip=False).split("\0"):
+        meta, _, path = item.partition("\t")
+        if path:
+            mode, oid = meta.split(" ")[:2]
+            indexed[path] = (mode, oid)
+    changed = []
+    for rel in rels:
+        where = root / rel
+        if os.path.islink(where):
+            mode, oid = "120000", run_git(root, "hash-object", "--stdin", stdin=os.fsencode(os.readlink(where)))
+        else:
+            mode, oid = "100", run_git(root, "hash-object", "--no-filters", "--", rel, check=False)
+        have = indexed.get(rel)
+        if have is None or not have[0].startswith(mode) or have[1] != oid.strip():
+            changed.append(rel)
+    return changed
 
 
 def dream_summary(root: Path, fragments: int | None = None) -> str:
@@ -143,6 +199,7 @@ def commit_memory(
         if not (root / "memory").exists():
             return None
         # `exclude`: files of the change's own bookkeeping that must never be committed (its journal).
+        refuse_linked_staging(root, exclude)
         run_git(root, "add", "-f", "--", "memory/", *(f":(exclude){p}" for p in exclude))
         everything = staged_paths(root)
         staged = [p for p in everything if p.startswith("memory/")]

@@ -67,11 +67,15 @@ def parse_note(text: str) -> list[tuple[str, str]]:
 
 def parse_entries(text: str) -> list[GcEntry]:
     entries = []
-    for line in text.splitlines():
+    # split("\n"), not splitlines(): a collected line or a reason may hold U+2028 or U+0085 raw
+    # (JSON leaves them unescaped), and splitting there lost the entry and its bytes.
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
         try:
             rec = load_json(line)
             day, raw = str(rec["date"]), str(rec["line"])
-        except (json.JSONDecodeError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             continue
         entries.append(GcEntry(day, line_id(raw), str(rec.get("reason") or ""), raw))
     return entries

@@ -43,6 +43,7 @@ def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
     # The digest covers what decides "dreamed, forgotten or held": the day's id list, the
     # forgotten identities and the held keys.
     stones_digest = DreamedDays.digest(["#forgotten", *sorted(stones.ids), "#hashes", *sorted(stones.hashes),
+                                        "#loose", *sorted(stones.loose),
                                         "#held", *sorted(f"{d}#{i}" for d, i in held)])
     known = DreamedDays(ws)
     out: list[UndreamedFragment] = []

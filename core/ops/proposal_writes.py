@@ -16,7 +16,7 @@ from dreamdeck.core.formats.shards import ShardMeta, add_citation_lines, render_
 from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.ops.proposal_fields import ProposalRefused, parse_time
 from dreamdeck.core.store.streams import list_stream_days, read_stream_lines, write_path_for
-from dreamdeck.core.store.tombstones import tombstoned_hashes
+from dreamdeck.core.store.tombstones import forgotten
 from dreamdeck.core.workspace import Workspace
 
 MAX_HEADING = 120
@@ -78,7 +78,7 @@ def fragment_for(ws: Workspace, p: Proposal, source: str, topic: str, today: str
         if families:
             raise ProposalRefused(f"{refused} the {label} contains a secret ({', '.join(families)}); nothing was written")
     content_hash = fragment_content_hash(topic, p.content)
-    if content_hash in tombstoned_hashes(ws):
+    if forgotten(ws).holds(None, topic, p.content):  # the exact or the loose content
         raise ProposalRefused(f"{refused} this content was forgotten (tombstoned); nothing was written")
     own = _own_fragment(ws, p, source, content_hash)
     if own is not None:

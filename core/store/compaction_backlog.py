@@ -16,10 +16,14 @@ compaction that finally runs records why each went, not "no reason given" (issue
 
 A file that cannot be read as this is reported (`load_backlog` returns the problem) and treated
 as empty, never as an error: it only ever delays a compaction, and the next change rewrites it.
+The file is nobody's order: a day with no stream file is dropped when read (a planted backlog of
+40,000 dates made every change check each), a file over `MAX_BYTES` is not read at all, and a
+purge is done only for a fragment a hard tombstone holds (`door.finish`).
 """
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 
 from dreamdeck.core.errors import BadFile, Refused
@@ -30,6 +34,7 @@ from dreamdeck.core.workspace import DATE_RE, Workspace
 
 BACKLOG = "meta/compaction-backlog.json"  # under memory/
 VERSION = 1
+MAX_BYTES = 16 * 1024 * 1024  # a year of waiting days with every reason is far below this
 
 
 @dataclass
@@ -62,6 +67,8 @@ def load_backlog(ws: Workspace) -> tuple[Backlog, str | None]:
     """(the days waiting, a problem to report or None)."""
     path = ws.memory / BACKLOG
     try:
+        if os.lstat(path).st_size > MAX_BYTES:
+            return {}, f"memory/{BACKLOG}: over {MAX_BYTES // (1024 * 1024)} MB, not read; deferred compactions will be found again"
         data = load_json(read_bytes_nofollow(path, sole_name=False))
     except FileNotFoundError:
         return {}, None
@@ -71,9 +78,12 @@ def load_backlog(ws: Workspace) -> tuple[Backlog, str | None]:
     if not isinstance(days, dict):
         return {}, f"memory/{BACKLOG}: not a version {VERSION} backlog; deferred compactions will be found again"
     backlog: Backlog = {}
+    streams = _stream_names(ws)
     for day, entry in days.items():
         if not (isinstance(day, str) and DATE_RE.match(day) and isinstance(entry, dict)):
             continue
+        if f"{day}.jsonl" not in streams:
+            continue  # no stream file: nothing to compact
         purge, reasons = entry.get("purge", []), entry.get("reasons", {})
         backlog[day] = DayWork(
             entry.get("fragmentGc") is True,
@@ -82,6 +92,17 @@ def load_backlog(ws: Workspace) -> tuple[Backlog, str | None]:
             if isinstance(reasons, dict) else {},
         )
     return backlog, None
+
+
+def _stream_names(ws: Workspace) -> set[str]:
+    """The names in both stream layouts (`memory/streams/`, the flat legacy `memory/`)."""
+    names: set[str] = set()
+    for folder in (ws.memory / "streams", ws.memory):
+        try:
+            names.update(os.listdir(folder))
+        except OSError:
+            continue
+    return names
 
 
 def save_backlog(ws: Workspace, backlog: Backlog) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from dreamdeck.core.store.replaced_links import LINK_NAME, replaced_links
 from dreamdeck.core.workspace import Workspace
 
-__all__ = ["links_under", "hard_links_under", "own_temp_files"]
+__all__ = ["links_under", "hard_links_under", "linked_files", "own_temp_files"]
 
 # `core.io.atomic` (mkstemp: `.<name>.<8 random>.tmp`), the stream rewrite (`.<name>.<hex>.tmp`),
 # and the fixed name older stream rewrites used (`<day>.jsonl.tmp`, in a stream folder only).
@@ -61,6 +61,13 @@ def _own_link_counts(ws: Workspace) -> dict[int, int]:
         if m is not None:
             counts[int(m.group(2))] = counts.get(int(m.group(2)), 0) + 1
     return counts
+
+
+def linked_files(ws: Workspace) -> list[str]:
+    """Every path in `memory/` (relative to the agent folder, sorted) that is a symbolic link or a
+    regular file with a second hard link (not counting dreamdeck's own, as `hard_links_under`);
+    linked folders are listed, never entered. Nothing is committed through one of them."""
+    return sorted({rel for rel, _ in links_under(ws)} | {rel for rel, _ in hard_links_under(ws)})
 
 
 def own_temp_files(ws: Workspace) -> list[Path]:

@@ -1,13 +1,18 @@
 """Shard files on disk: the flat `*.md` files of a folder (topics/, vault/, archive/), read.
 
 Listing follows TypeClaw's `listShardSlugs`: every `*.md` directly in the folder, sorted;
-nested files are ignored.
+nested files are ignored. A shard file that is a symbolic link or has a second hard link is
+left out of the listing, one rule for both (its bytes may be a file's outside the folder): a
+read view shows the rest and says which it skipped (`linked_shards`, one warning each); a
+mutation refuses while one is there (`door.apply.refuse_linked_changes`). The open itself
+refuses both (`io.no_links`), so a link made after the listing is never read either.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.core.formats.shards import HEAD_BYTES, Shard, ShardMeta, meta_from_head
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder
@@ -27,11 +32,22 @@ def read_shard_meta(path: str | Path) -> ShardMeta | None:
 
 
 class _Listing:
-    __slots__ = ("names", "paths")
+    __slots__ = ("names", "paths", "linked")
 
-    def __init__(self, names: list[tuple[str, str]]):
+    def __init__(self, names: list[tuple[str, str]], linked: list[tuple[str, str]]):
         self.names = names  # (slug, path string), sorted
         self.paths: list[tuple[str, Path]] | None = None  # the same as Paths, built when asked
+        self.linked = linked  # (path string, why) of the shard files left out for a link
+
+
+def _link_of(entry: os.DirEntry) -> str | None:
+    """Why a shard file's entry is left out (a symbolic link, a second hard link), or None."""
+    if entry.is_symlink():
+        return "a symbolic link"
+    if not entry.is_file(follow_symlinks=False):
+        return None
+    links = entry.stat(follow_symlinks=False).st_nlink
+    return f"{links} hard links" if links > 1 else None
 
 
 # folder -> its listing: adding, removing or renaming a file changes the folder's stamp, so a
@@ -50,13 +66,21 @@ def _listing(folder: Path) -> _Listing | None:
     hit = _LISTINGS.get(key, stamp)
     if hit is not MISS:
         return hit  # type: ignore[return-value]
-    names = []
+    names, linked = [], []
     with os.scandir(folder) as entries:
         for entry in entries:
-            if entry.name.endswith(".md") and not entry.name.startswith(".") and entry.is_file(follow_symlinks=False):  # a link is never read (doctor reports it)
+            if not entry.name.endswith(".md") or entry.name.startswith("."):
+                continue
+            try:
+                why = _link_of(entry)
+            except OSError:
+                continue  # gone since the listing
+            if why is not None:
+                linked.append((entry.path, why))  # never read (doctor reports it)
+            elif entry.is_file(follow_symlinks=False):
                 names.append((entry.name[:-3], entry.path))
     names.sort()
-    listing = _Listing(names)
+    listing = _Listing(names, sorted(linked))
     _LISTINGS.put_if_settled(key, stamp, listing, started)
     return listing
 
@@ -75,6 +99,15 @@ def list_shard_paths(folder: Path) -> list[tuple[str, str]]:
     """`list_shard_files` with each path as a string: 100,000 Path objects cost a second."""
     listing = _listing(folder)
     return [] if listing is None else list(listing.names)
+
+
+def linked_shards(folder: Path) -> list[tuple[str, str]]:
+    """(path, why) of the shard files in `folder` left out for a link (see the module docstring)."""
+    try:
+        listing = _listing(folder)
+    except DreamdeckError:
+        return []  # the folder itself is a link: every read of it says so
+    return [] if listing is None else list(listing.linked)
 
 
 def read_shard(slug: str, path: Path) -> Shard:

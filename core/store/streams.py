@@ -155,7 +155,7 @@ def append_fragment(
     event_id: str | None = None,
 ) -> Fragment:
     """Append one fragment line to the day's stream; AppendRefused leaves the disk untouched."""
-    from dreamdeck.core.store.tombstones import tombstoned_hashes  # local: tombstones import streams
+    from dreamdeck.core.store.tombstones import forgotten  # local: tombstones import streams
 
     if not topic.strip() or not body.strip():
         raise AppendRefused("a fragment needs a non-empty topic and body")
@@ -166,7 +166,7 @@ def append_fragment(
     who = safe_who(who)
     where = _safe_where(where)
     with stream_lock(ws):
-        if content_hash in tombstoned_hashes(ws):
+        if forgotten(ws).holds(None, topic, body):  # the exact or the loose content
             raise AppendRefused("refused: this fragment was forgotten (tombstoned); nothing was written")
         path = write_path_for(ws, day)
         for ln in read_stream_lines(path):

@@ -6,7 +6,10 @@ identity, not a place: `forgotten(ws)` is the one rule every view, the undreamed
 door's citation check use — a fragment line is forgotten when its id is a tombstoned id (under
 any date: an outside writer re-appending the line to today's file, a replay from git history)
 or its content hash (TypeClaw's `fragment_content_hash`) is a tombstoned hash (the same text
-under a new id).
+under a new id), or its loose hash (`formats.loose_text`: the same text in another case, spacing,
+compatibility letters or with a final period) is a tombstoned loose hash. A record made before
+loose hashes were kept gets its loose hash computed on read from its line, while the stream
+still holds it (`_loose_of_old`).
 """
 from __future__ import annotations
 
@@ -14,8 +17,12 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.json_data import load_json
+from dreamdeck.core.formats.loose_text import fold, loose_content_hash, may_escape, needle_of
+from dreamdeck.core.formats.stream_lines import parse_stream_bytes
+from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.workspace import Workspace
 
@@ -30,6 +37,7 @@ class Tombstone:
     ts: str
     hard: bool = False  # the bytes were also removed from the stream
     topic: str = ""  # kept so `tombstones` can say what was forgotten without the bytes
+    loose: str = ""  # loose_content_hash of topic+body ("" in records made before it was kept)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -67,7 +75,7 @@ def load_tombstones(ws: Workspace) -> dict[tuple[str, str], Tombstone]:
             continue
         # a field of the wrong type is read as empty: the id still holds, and no reader meets a list
         live[key] = Tombstone(key[0], key[1], _text(rec, "hash"), _text(rec, "reason"), _text(rec, "actor"),
-                              _text(rec, "ts"), bool(rec.get("hard")), _text(rec, "topic"))
+                              _text(rec, "ts"), bool(rec.get("hard")), _text(rec, "topic"), _text(rec, "loose"))
     return live
 
 
@@ -79,38 +87,49 @@ def _text(rec: dict, name: str) -> str:
 
 @dataclass(frozen=True)
 class Forgotten:
-    """The identities the live tombstones refuse: fragment ids (under any date) and content hashes."""
+    """The identities the live tombstones refuse: fragment ids (under any date), exact content
+    hashes and loose content hashes."""
 
     ids: frozenset[str] = frozenset()
     hashes: frozenset[str] = frozenset()
-    # A line can only hash to a forgotten hash if it holds that fragment's topic: the raw bytes
-    # are searched for these (the topic's first normalized line, JSON-escaped both ways) before
-    # any line is parsed. None: some tombstone kept no topic, so every line is parsed.
-    topics: frozenset[bytes] | None = frozenset()
+    loose: frozenset[str] = frozenset()
+    # A line can only have forgotten content if `fold` of its raw bytes holds that fragment's
+    # topic needle (`loose_text.needle_of`), or it spells a character with a `\u` escape: the
+    # bytes are searched for these before any line is parsed. None: some tombstone's topic has
+    # no needle (kept no topic), so every line is parsed.
+    needles: frozenset[str] | None = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.ids or self.hashes)
+        return bool(self.ids or self.hashes or self.loose)
+
+    @property
+    def by_content(self) -> bool:
+        """True when some tombstone refuses content (so a line must be looked at, not just its id)."""
+        return bool(self.hashes or self.loose)
 
     @classmethod
-    def of(cls, stones: dict[tuple[str, str], Tombstone]) -> Forgotten:
-        hashed = [s for s in stones.values() if s.hash]
-        needles: set[bytes] | None = set()
+    def of(cls, stones: dict[tuple[str, str], Tombstone], old_loose: dict[tuple[str, str], str] | None = None) -> Forgotten:
+        hashed = [s for s in stones.values() if s.hash or s.loose]
+        needles: set[str] | None = set()
         for s in hashed:
-            first = s.topic.strip().split("\n")[0].rstrip() if isinstance(s.topic, str) else ""
-            if not first or needles is None:
+            needle = needle_of(s.topic) if s.topic else None
+            if needle is None or needles is None:
                 needles = None
                 continue
-            needles |= {json.dumps(first, ensure_ascii=a)[1:-1].encode("utf-8") for a in (False, True)}
-        return cls(frozenset(i for _, i in stones), frozenset(s.hash for s in hashed),
-                   None if needles is None else frozenset(needles))
+            needles.add(needle)
+        loose = {s.loose for s in hashed if s.loose} | set((old_loose or {}).values())
+        return cls(frozenset(i for _, i in stones), frozenset(s.hash for s in hashed if s.hash),
+                   frozenset(loose), None if needles is None else frozenset(needles))
 
     def holds(self, fid: object, topic: object = None, body: object = None) -> bool:
         """True for a fragment with a forgotten id, or forgotten content (topic and body given)."""
         if fid in self.ids:
             return True
-        if not self.hashes or not isinstance(topic, str) or not isinstance(body, str):
+        if not self.by_content or not isinstance(topic, str) or not isinstance(body, str):
             return False
-        return fragment_content_hash(topic, body) in self.hashes
+        if fragment_content_hash(topic, body) in self.hashes:
+            return True
+        return bool(self.loose) and loose_content_hash(topic, body) in self.loose
 
     def holds_event(self, ev: dict | None) -> bool:
         """`holds` for a parsed fragment event (anything else is never forgotten)."""
@@ -119,19 +138,33 @@ class Forgotten:
         return self.holds(ev.get("id"), ev.get("topic"), ev.get("body"))
 
     def could_hold_content(self, data: bytes) -> bool:
-        """False when no line of `data` can have forgotten content (one search per topic)."""
-        if not self.hashes:
+        """False when no line of `data` can have forgotten content: its lowered bytes hold no
+        ASCII needle and its non-ASCII lines, folded, hold no needle (`loose_text`'s prefilter)."""
+        if not self.by_content:
             return False
-        return self.topics is None or any(t in data for t in self.topics)
+        if self.needles is None or may_escape(data):
+            return True
+        lowered = data.lower()  # bytes: ASCII letters only, so an ASCII line is folded whole
+        if any(n in lowered for n in self._ascii_needles):
+            return True
+        if data.isascii():
+            return False  # an ASCII line folds to ASCII: no other needle can be in it
+        # only the non-ASCII lines can fold into a needle otherwise: fold just those
+        wide = b"\n".join(line for line in data.split(b"\n") if not line.isascii())
+        folded = fold(wide.decode("utf-8", "replace"))
+        return any(n in folded for n in self.needles)
+
+    @property
+    def _ascii_needles(self) -> tuple[bytes, ...]:
+        return tuple(n.encode("ascii") for n in self.needles or () if n.isascii())
 
     def holds_line(self, fid: str | None, raw: bytes | str) -> bool:
-        """`holds` for a raw fragment line whose id is known (or None); parsed only when hashes exist."""
+        """`holds` for a raw fragment line whose id is known (or None); parsed only when it may
+        hold forgotten content."""
         if fid is not None and fid in self.ids:
             return True
-        if not self.hashes:
-            return False
         data = raw.encode("utf-8") if isinstance(raw, str) else raw
-        if self.topics is not None and not any(t in data for t in self.topics):
+        if not self.could_hold_content(data):
             return False
         try:
             ev = load_json(data)
@@ -145,15 +178,56 @@ NOTHING_FORGOTTEN = Forgotten()
 
 def forgotten(ws: Workspace) -> Forgotten:
     """The identity set of the live tombstones (see the module's docstring)."""
-    return Forgotten.of(load_tombstones(ws))
+    stones = load_tombstones(ws)
+    return Forgotten.of(stones, _loose_of_old(ws, stones))
+
+
+# (day file path) -> {(date, id): loose hash} of the old records' lines it held, by the file's stamp
+_OLD_LOOSE: StampCache[dict[tuple[str, str], str]] = StampCache("tombstones.old_loose", max_entries=256)
+
+
+def _loose_of_old(ws: Workspace, stones: dict[tuple[str, str], Tombstone]) -> dict[tuple[str, str], str]:
+    """The loose hashes of records made before they were kept, from their lines where the day's
+    stream still holds them (the line whose exact hash the record kept; a hard-forgotten line
+    is gone, and its record keeps only the exact hash)."""
+    old: dict[str, dict[str, str]] = {}
+    for s in stones.values():
+        if s.hash and not s.loose:
+            old.setdefault(s.date, {})[s.id] = s.hash
+    found: dict[tuple[str, str], str] = {}
+    for day, wanted in old.items():
+        # both layouts (streams/ and the flat legacy one); streams.py imports this module
+        for path in (ws.memory / "streams" / f"{day}.jsonl", ws.memory / f"{day}.jsonl"):
+            found.update(_loose_in_file(path, day, wanted))
+    return found
+
+
+def _loose_in_file(path: Path, day: str, wanted: dict[str, str]) -> dict[tuple[str, str], str]:
+    """{(day, id): loose hash} of the `wanted` lines (id -> exact hash) `path` holds."""
+    stamp = file_stamp(path)
+    if stamp is None:
+        return {}
+    key = (str(path), tuple(sorted(wanted.items())))
+    hit = _OLD_LOOSE.get(key, stamp)
+    if hit is not MISS:
+        return hit  # type: ignore[return-value]
+    started = clock()
+    try:
+        lines = parse_stream_bytes(read_bytes_nofollow(path, sole_name=False))
+    except (DreamdeckError, OSError):
+        return {}  # a link, a folder, a FIFO: never read (doctor names it)
+    found = {}
+    for ln in lines:
+        ev = ln.event
+        if (ln.kind == "fragment" and ev is not None and ev["id"] in wanted
+                and fragment_content_hash(ev["topic"], ev["body"]) == wanted[ev["id"]]):
+            found[(day, ev["id"])] = loose_content_hash(ev["topic"], ev["body"])
+    _OLD_LOOSE.put_if_settled(key, stamp, found, started)
+    return found
 
 
 def tombstoned_keys(ws: Workspace) -> set[tuple[str, str]]:
     return set(load_tombstones(ws))
-
-
-def tombstoned_hashes(ws: Workspace) -> set[str]:
-    return {t.hash for t in load_tombstones(ws).values() if t.hash}
 
 
 def record(ws: Workspace, op: str, stone: Tombstone) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -47,9 +48,20 @@ def table(rows: Sequence[Sequence[object]], headers: Sequence[str], align: str =
     return "\n".join(out)
 
 
+# Control characters other than newline and tab: a reason a dreamer gave, a note someone wrote
+# or a fragment's text could hold terminal escapes (retitle the window, clear the screen, hide
+# a line); they are shown as `\x1b`, never sent to the terminal.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """`text` with its control characters made visible (see `_CONTROL`)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def say(*lines: str) -> None:
     for line in lines:
-        print(line)
+        print(shown(line))
 
 
 def plural(n: int, word: str) -> str:

@@ -209,6 +209,22 @@ CHANGES_MEMORY = {"remember", "dream", "watch", "approve", "reject", "defer", "p
                   "forget", "unforget", "rollback", "doctor", "alerts"}
 
 
+# Read views of the shards: a shard file left out for a link is named once, as a warning.
+READS_SHARDS = {"topics", "show", "verify", "review", "vault", "recall", "inject"}
+
+
+def _warn_linked_shards(args) -> None:
+    from pathlib import Path
+
+    from dreamdeck.core.store.shard_files import linked_shards
+
+    memory = Path(args.workspace).resolve() / "memory"
+    for area in ("topics", "vault", "archive"):
+        for path, why in linked_shards(memory / area):
+            print(f"dreamdeck: warning: skipped memory/{area}/{Path(path).name} ({why}): a linked shard is "
+                  "never read; replace it with a copy of its own (cp, then mv over it)", file=sys.stderr)
+
+
 def _say_no_history_once(args) -> None:
     from pathlib import Path
 
@@ -305,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "watch":  # runs until stopped: said up front
             _say_no_history_once(args)
+        if args.command in READS_SHARDS:
+            _warn_linked_shards(args)
         status = int(args.func(args) or 0)
         if status == 0 and args.command in CHANGES_MEMORY - {"watch"}:
             _say_no_history_once(args)  # after a change that went through: a refusal changed nothing
