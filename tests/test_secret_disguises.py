@@ -57,6 +57,10 @@ UNUSUAL_BUT_ORDINARY = [
 
 @pytest.mark.parametrize("name, text, secret, family", DISGUISES, ids=[d[0] for d in DISGUISES])
 def test_a_disguised_key_is_detected_and_redacted_whole(name, text, secret, family):
+    assert_found_and_redacted_whole(name, text, secret, family)
+
+
+def assert_found_and_redacted_whole(name: str, text: str, secret: str, family: str) -> None:
     assert family in secret_families(text), name
     redacted = redact_secrets(text)
     assert secret not in redacted
@@ -122,11 +126,7 @@ ORDINARY_MORE = [
 @pytest.mark.parametrize("name, text, secret, family", DISGUISES_MORE, ids=[d[0] for d in DISGUISES_MORE])
 def test_a_key_in_look_alike_letters_spaced_out_or_hex_or_percent_encoded_is_found_and_redacted(
         name, text, secret, family):
-    assert family in secret_families(text), name
-    redacted = redact_secrets(text)
-    assert secret not in redacted
-    assert f"[REDACTED:{family}]" in redacted
-    assert detect_secrets(redacted) == []
+    assert_found_and_redacted_whole(name, text, secret, family)
 
 
 @pytest.mark.parametrize("text", ORDINARY_MORE)
