@@ -87,6 +87,21 @@ async def test_a_long_diff_shows_its_first_lines_and_how_to_see_the_rest(ws):
         assert len(diff.splitlines()) <= MAX_DIFF_LINES + 5
 
 
+def test_a_commit_of_thousands_of_files_shows_a_bounded_diff_naming_what_is_left_out():
+    from dreamdeck.tui.screens.history import MAX_DIFF_LINES, render_patch
+
+    patch = "".join(f"diff --git a/memory/topics/t{n}.md b/memory/topics/t{n}.md\nnew file mode 100644\n"
+                    f"--- /dev/null\n+++ b/memory/topics/t{n}.md\n@@ -0,0 +1,2 @@\n+one {n}\n+two {n}\n"
+                    for n in range(5000))
+
+    shown = render_patch(patch, MAX_DIFF_LINES, " (git show abc -- memory/)").plain.splitlines()
+
+    assert len(shown) <= MAX_DIFF_LINES + 2  # the file headers count too: 5,000 of them were shown
+    assert shown[-1].startswith("… ") and shown[-1].endswith(" more files (git show abc -- memory/)")
+    left = int(shown[-1].split(" more lines in ")[1].split()[0])
+    assert left + sum(1 for line in shown if line.startswith(" memory/topics/")) == 5000
+
+
 async def test_r_previews_the_blast_radius_and_y_rolls_back_as_a_new_commit(ws):
     after_first, dream2 = two_dreams(ws)
     pin_topic(ws, SHARD, actor="human:cli")  # a later commit on the same file shows in the preview

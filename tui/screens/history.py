@@ -163,12 +163,17 @@ def split_patch(patch: str) -> list[tuple[str, str, list[str]]]:
 
 def render_patch(patch: str, max_lines: int | None = None, rest_hint: str = "") -> Text:
     """A commit's memory diff: one header per file (+/- counts of the whole file), coloured hunks;
-    with `max_lines`, hunk lines stop there (in the order shown) and a last line says how many
-    more there are, with `rest_hint` (where to see them)."""
+    with `max_lines`, the lines shown (file headers included: a dream at 100,000 topics changes as
+    many files) stop there, in the order shown, and a last line says how many more lines and files
+    there are, with `rest_hint` (where to see them)."""
     out = Text()
     budget = max_lines
-    hidden = 0
+    hidden = hidden_files = 0
     for path, status, body in split_patch(patch):
+        if budget is not None and budget <= 0:
+            hidden += len(body)
+            hidden_files += 1
+            continue
         added = sum(1 for ln in body if ln.startswith("+"))
         removed = sum(1 for ln in body if ln.startswith("-"))
         out.append(f" {path} ", style="bold reverse")
@@ -177,15 +182,16 @@ def render_patch(patch: str, max_lines: int | None = None, rest_hint: str = "") 
         out.append(" ")
         out.append(f"-{removed}", style="red")
         out.append("\n")
-        shown = body if budget is None else body[:budget]
+        shown = body if budget is None else body[:max(budget - 2, 0)]
         if budget is not None:
-            budget -= len(shown)
+            budget -= len(shown) + 2  # the header and the blank line after the file
             hidden += len(body) - len(shown)
         if shown:
             out.append_text(diff_text("\n".join(shown)))
         out.append("\n")
-    if hidden:
-        out.append(f"… {hidden} more lines{rest_hint}", style="dim")
+    if hidden or hidden_files:
+        files = f" in {hidden_files} more files" if hidden_files else ""
+        out.append(f"… {hidden} more lines{files}{rest_hint}", style="dim")
     return out
 
 
@@ -304,7 +310,7 @@ class HistoryScreen(MemoryScreen):
             banner.remove_class("-visible")
         self._show_alerts(data)
         if not data["commits"]:
-            self._show_diff(None, "")
+            self._show_diff(None, None)
         else:
             self._load_diff(commits.current_row())
         self.refresh_bindings()
@@ -351,9 +357,13 @@ class HistoryScreen(MemoryScreen):
             patch = commit_patch(self.ws.root, str(row["sha"]))
         except Exception as exc:
             patch = f"(cannot show {row['short']}: {exc})"
-        self.app.call_from_thread(self._show_diff, row, patch)
+        # Rendered here, off the screen's thread: a commit of 100,000 files is a big patch to split.
+        rest = f" (git show {row['short']} -- memory/)"
+        body = (render_patch(patch, MAX_DIFF_LINES, rest) if patch.strip()
+                else Text("(no changes under memory/)", style="dim"))
+        self.app.call_from_thread(self._show_diff, row, body)
 
-    def _show_diff(self, row: Mapping[str, object] | None, patch: str) -> None:
+    def _show_diff(self, row: Mapping[str, object] | None, diff: Text | None) -> None:
         head = self.query_one("#diff-head", Static)
         body = self.query_one("#diff", Static)
         if row is None:
@@ -370,9 +380,7 @@ class HistoryScreen(MemoryScreen):
                     f"trigger {row['trigger']}" + (f" · {row['ref']}" if row["ref"] else "") + "\n")
         meta.append(str(row["subject"]), style="bold")
         head.update(meta)
-        rest = f" (git show {row['short']} -- memory/)"
-        body.update(render_patch(patch, MAX_DIFF_LINES, rest) if patch.strip()
-                    else Text("(no changes under memory/)", style="dim"))
+        body.update(diff if diff is not None else "")
 
     # --- tabs and filter -------------------------------------------------------------------
     def _cycle(self, step: int) -> None:
