@@ -30,12 +30,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.json_data import load_json
+from dreamdeck.core.io.atomic import replace_projection
 from dreamdeck.core.io.cache import MISS, Stamp, StampCache, clock, file_stamp, settled, stamp_of
 
 FILENAME = "citation-ranges.json"
@@ -157,25 +157,14 @@ class CitationRanges:
     def save(self) -> None:
         if not self.dirty:
             return
-        folder = os.path.dirname(str(self.path))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{FILENAME}.", suffix=".tmp", dir=folder)
-        except OSError:
+        # dumps, not dump: the C encoder builds the string; dump's chunked path is slower.
+        data = json.dumps({"version": VERSION, "files": self.entries}, separators=(",", ":"))
+        if not replace_projection(self.path, data.encode("utf-8")):
             return  # a projection: next time we read again
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                # dumps, not dump: the C encoder builds the string; dump's chunked path is slower.
-                fh.write(json.dumps({"version": VERSION, "files": self.entries}, separators=(",", ":")))
-            os.replace(tmp, self.path)
-            self.dirty = False
-            stamp = file_stamp(self.path)
-            if stamp is not None:
-                _LOADED.put(str(self.path), stamp, dict(self.entries))
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        self.dirty = False
+        stamp = file_stamp(self.path)
+        if stamp is not None:
+            _LOADED.put(str(self.path), stamp, dict(self.entries))
 
 
 def shard_stats(memory: str, areas: Iterable[str]):

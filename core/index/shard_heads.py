@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import zlib
 from array import array
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from pathlib import Path
 
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.shards import ShardMeta
+from dreamdeck.core.io.atomic import replace_projection
 from dreamdeck.core.io.cache import MISS, StampCache, file_stamp, settled, stamp_of
 from dreamdeck.core.store.shard_files import read_shard_meta
 
@@ -159,21 +159,8 @@ class ShardHeads:
         self._write(_encode(self.folder, entries, slugs), entries)
 
     def _write(self, data: bytes, entries: _Entries) -> None:
-        folder = os.path.dirname(str(self.path))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=folder)
-        except OSError:
+        if not replace_projection(self.path, data):
             return  # a projection: next time we read again
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, self.path)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            return
         self.dirty = False
         stamp = file_stamp(self.path)
         if stamp is not None:

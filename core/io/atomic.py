@@ -43,6 +43,28 @@ def atomic_write_bytes(path: Path | str, data: bytes | list[bytes], *, sync_dir:
         fsync_dir(path.parent)
 
 
+def replace_projection(path: Path | str, data: bytes) -> bool:
+    """Replace a private projection's file (a cache in dreamdeck's own folder): a unique temp
+    beside it, then a rename, no fsync (a projection lost in a crash is rebuilt from the truth).
+    False, leaving nothing behind, when the machine said no: the next run reads again."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    return True
+
+
 def atomic_write_text(path: Path | str, text: str, *, sync_dir: bool = True) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), sync_dir=sync_dir)
 

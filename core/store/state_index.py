@@ -15,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from dreamdeck.core.formats.json_data import load_json
+from dreamdeck.core.io.atomic import replace_projection
 from dreamdeck.core.io.private import private_dir
 
 VERSION = 1
@@ -51,12 +51,9 @@ def write_index(state_path: Path, index: StateIndex) -> None:
     data = {"version": VERSION, "size": index.size, "crc": index.crc, "days": [list(d) for d in index.days]}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".state-index.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(data, separators=(",", ":")))
-        os.replace(tmp, path)
     except OSError:
-        pass  # a shortcut: the next load parses the file
+        return  # a shortcut: the next load parses the file
+    replace_projection(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
 
 
 def forget_index(state_path: Path) -> None:
