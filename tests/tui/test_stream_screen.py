@@ -150,10 +150,14 @@ async def test_a_citation_opened_on_topics_selects_its_fragment_pauses_and_marks
         assert table.cursor_row == cursor
 
 
-async def test_older_days_load_when_scrolled_to_or_jumped_to(agent_dir):
-    days = ["2026-05-18", "2026-05-19", "2026-05-20", "2026-05-21", "2026-05-22"]
-    for day in days:
+def five_days_of_300(agent_dir) -> None:
+    """2026-05-18 … 2026-05-22, each day 300 fragments whose body names its day and number."""
+    for day in ["2026-05-18", "2026-05-19", "2026-05-20", "2026-05-21", "2026-05-22"]:
         write_stream(agent_dir, day, [fragment_line(day, n, "t", f"{day} fragment {n}") for n in range(300)])
+
+
+async def test_older_days_load_when_scrolled_to_or_jumped_to(agent_dir):
+    five_days_of_300(agent_dir)
     app = open_app(agent_dir)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stream(pilot)
@@ -176,9 +180,7 @@ async def test_a_jump_to_a_far_day_opens_there_and_scrolling_shows_its_neighbour
     from dreamdeck.core.index import stream_view
 
     monkeypatch.setattr(stream_view, "JUMP_BYTES", 0)  # every day counts as far: the window reopens
-    days = ["2026-05-18", "2026-05-19", "2026-05-20", "2026-05-21", "2026-05-22"]
-    for day in days:
-        write_stream(agent_dir, day, [fragment_line(day, n, "t", f"{day} fragment {n}") for n in range(300)])
+    five_days_of_300(agent_dir)
     app = open_app(agent_dir)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_stream(pilot)
