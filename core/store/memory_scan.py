@@ -34,6 +34,9 @@ def links_under(ws: Workspace) -> list[tuple[str, str]]:
                   for entry in _entries(str(memory)) if entry.is_symlink())
 
 
+SHARD_AREAS = ("topics", "vault", "archive")
+
+
 def hard_links_under(ws: Workspace) -> list[tuple[str, int]]:
     """(path relative to the agent folder, its number of names) of every regular file in `memory/`
     that another name shares, sorted. The name a stream rewrite gives the inode it replaces
@@ -66,8 +69,28 @@ def _own_link_counts(ws: Workspace) -> dict[int, int]:
 def linked_files(ws: Workspace) -> list[str]:
     """Every path in `memory/` (relative to the agent folder, sorted) that is a symbolic link or a
     regular file with a second hard link (not counting dreamdeck's own, as `hard_links_under`);
-    linked folders are listed, never entered. Nothing is committed through one of them."""
-    return sorted({rel for rel, _ in links_under(ws)} | {rel for rel, _ in hard_links_under(ws)})
+    linked folders are listed, never entered. Nothing is committed through one of them.
+    The shard folders' files come from their listing (`store.shard_files`), which every change
+    reads anyway: at 100,000 topics a second lstat of each cost a second per mutation. A hard link
+    made to a shard since the listing is refused when the shard is opened, and again at staging."""
+    from dreamdeck.core.store.shard_files import linked_shards
+
+    if ws.memory.is_symlink():
+        return ["memory"]
+    own = _own_link_counts(ws)
+    shard_folders = frozenset(str(ws.memory / area) for area in SHARD_AREAS)
+    found = set()
+    for entry in _entries(str(ws.memory), shard_folders):
+        try:
+            linked = entry.is_symlink() or (entry.is_file(follow_symlinks=False) and
+                                            entry.stat(follow_symlinks=False).st_nlink - own.get(entry.inode(), 0) > 1)
+        except OSError:
+            continue
+        if linked:
+            found.add(Path(entry.path).relative_to(ws.root).as_posix())
+    for area in SHARD_AREAS:
+        found |= {Path(path).relative_to(ws.root).as_posix() for path, _ in linked_shards(ws.memory / area)}
+    return sorted(found)
 
 
 def own_temp_files(ws: Workspace) -> list[Path]:
@@ -84,18 +107,23 @@ def own_temp_files(ws: Workspace) -> list[Path]:
     return sorted(found)
 
 
-def _entries(folder: str) -> Iterator[os.DirEntry]:
-    """Every entry under `folder`, never entering a linked folder. The entry's own type (from the
-    listing, no stat per file) tells links apart: a year of shards is 10,000 files."""
+def _entries(folder: str, shards_listed: frozenset[str] = frozenset()) -> Iterator[os.DirEntry]:
+    """Every entry under `folder`, never entering a linked folder; in a folder of `shards_listed`,
+    the shard files its listing covers (`store.shard_files`: `*.md`, not hidden) are left out.
+    The entry's own type (from the listing, no stat per file) tells links apart: a year of shards
+    is 10,000 files."""
     try:
         with os.scandir(folder) as listing:
             entries = list(listing)
     except OSError:
         return
+    listed = folder in shards_listed
     for entry in entries:
+        if listed and entry.name.endswith(".md") and not entry.name.startswith("."):
+            continue
         yield entry
         if entry.is_dir(follow_symlinks=False):
-            yield from _entries(entry.path)
+            yield from _entries(entry.path, shards_listed)
 
 
 def _target(path: Path) -> str:
