@@ -41,8 +41,9 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock, Timeout
 
 from dreamdeck.core.errors import Busy
-from dreamdeck.core.formats.search_terms import TOKENIZER, match_expression
+from dreamdeck.core.formats.search_terms import TOKENIZER, match_terms
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
+from dreamdeck.core.index.search_cut import TermCounts
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
@@ -126,6 +127,7 @@ class SearchIndex:
         self.path = index_path(ws)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._counts = TermCounts()
         self._known: dict[str, dict[str, Stamp | None]] = {}  # area -> file name -> stamp (None: read again)
         self._data_version: int | None = None
         self._inode: int | None = None
@@ -156,6 +158,7 @@ class SearchIndex:
             conn.close()
             raise
         self._conn = conn
+        self._counts = TermCounts()  # per connection: its generation is this connection's view
         self._inode = os.stat(self.path).st_ino
         self._data_version = None
         return conn
@@ -380,7 +383,8 @@ class SearchIndex:
     def query(self, query: str, limit: int = 200) -> list[Hit]:
         """`search` without the refresh: the index as it stands."""
         with self._lock:
-            return query_connection(self._connect(), query, limit)
+            conn = self._connect()
+            return query_connection(conn, query, limit, self._counts)
 
     def count(self, kind: str | None = None) -> int:
         with self._lock:
@@ -396,18 +400,28 @@ class SearchIndex:
                 self._conn = None
 
 
-def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200) -> list[Hit]:
-    """Documents of the index in `conn` matching any word of `query`, best BM25 first; equal
-    BM25 in (kind, key) order, as recall breaks ties, so a recall that ranks only the first of
-    them knows which tied documents it has not seen (`ops.recall`)."""
-    expr = match_expression(query)
-    if expr is None:
+def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200, counts: TermCounts | None = None) -> list[Hit]:
+    """Documents of the index in `conn` matching any word of `query` BM25 weighs (`index.search_cut`:
+    a word in half the documents or more is left out when the query has a rarer one), best BM25
+    first; equal BM25 in (kind, key) order, as recall breaks ties, so a recall that ranks only
+    the first of them knows which tied documents it has not seen (`ops.recall`). `counts`: the
+    caller's cache of how many documents hold each word (None: counted for this query)."""
+    phrases = match_terms(query)
+    if not phrases:
         return []
-    rows = conn.execute(
-        "SELECT d.kind, d.key, d.path, d.heading, d.excerpt, d.info, bm25(fts, ?, ?) AS r "
-        "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r, d.kind, d.key LIMIT ?",
-        (TITLE_WEIGHT, BODY_WEIGHT, expr, limit),
-    ).fetchall()
+    snapshot = not conn.in_transaction  # the counts and the query read the same index
+    if snapshot:
+        conn.execute("BEGIN")
+    try:
+        kept = (counts or TermCounts()).weighed(conn, phrases)
+        rows = conn.execute(
+            "SELECT d.kind, d.key, d.path, d.heading, d.excerpt, d.info, bm25(fts, ?, ?) AS r "
+            "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r, d.kind, d.key LIMIT ?",
+            (TITLE_WEIGHT, BODY_WEIGHT, " OR ".join(kept), limit),
+        ).fetchall()
+    finally:
+        if snapshot and conn.in_transaction:
+            conn.execute("COMMIT")
     return [Hit(k, key, p, h, e, json.loads(i), -r) for k, key, p, h, e, i, r in rows]
 
 
