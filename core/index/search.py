@@ -8,7 +8,9 @@ What it holds (documents from `index.search_docs`):
   reachable before the next dream — except fragments a person forgot (tombstones, by id and by
   content hash) and fragments a shard already cites, actively or as superseded evidence.
 Archived topics (`memory/archive/`) are never documents; their files are tracked only for the
-citations they hold. Ranking is FTS5's BM25; decay is applied by `ops.recall`.
+citations they hold. A shard file that is a symbolic link or has a second hard link is never read
+(`store.shard_files`' rule: its bytes may be a file's outside memory/); each sweep names them
+(`SearchIndex.linked`) for the caller to warn about. Ranking is FTS5's BM25; decay is applied by `ops.recall`.
 
 Where it lives: outside `memory/`, in dreamdeck's private per-user folder (`index_folder`, the
 one place to change when that folder moves). It is never the truth: deleted, unreadable,
@@ -38,8 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock, Timeout
-
 from dreamdeck.core.errors import Busy
 from dreamdeck.core.formats.search_terms import TOKENIZER, match_terms
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
@@ -51,6 +51,8 @@ from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
     from dreamdeck.core.index.search_docs import DocData
     from dreamdeck.core.index.search_feed import ChangeFeed
 
@@ -132,6 +134,7 @@ class SearchIndex:
         self._data_version: int | None = None
         self._inode: int | None = None
         self.feed: ChangeFeed | None = None  # set by a long-lived owner (`dreamdeck.api.Memory`)
+        self.linked: list[tuple[str, str]] = []  # (path under memory/, why) of the shard files the last sweep left out
         self._vouched: tuple[int, int, int] | None = None  # (feed generation, inode, data_version) last swept
 
     # --- the database -------------------------------------------------------------------------
@@ -186,6 +189,8 @@ class SearchIndex:
         self._known = {}
 
     def _write_lock(self) -> FileLock:
+        from filelock import FileLock  # writers only: a recall that finds nothing changed never locks
+
         return FileLock(f"{self.path}.lock", timeout=30)
 
     def _known_stamps(self, conn: sqlite3.Connection) -> dict[str, dict[str, Stamp | None]]:
@@ -237,7 +242,9 @@ class SearchIndex:
         conn = self._connect()
         report = RefreshReport(rebuilt=not existed)
         known = self._known_stamps(conn)
-        current = {area: scan_folder(self.ws.memory / area) for area in AREAS}
+        linked: list[tuple[str, str]] = []
+        current = {area: self._scan_area(area, linked) for area in AREAS}
+        self.linked = sorted(linked)
         changed: list[tuple[str, Stamp]] = []
         removed: list[str] = []
         for area, now in current.items():
@@ -255,6 +262,8 @@ class SearchIndex:
         # Streams, state and tombstones unchanged: the tail's days are the ones covered, and its
         # documents change only if what shards cite in it does. Otherwise read the tail again.
         frags = None if same_streams else tail.undreamed_fragments(self.ws)
+        from filelock import Timeout
+
         try:
             with self._write_lock():
                 conn.execute("BEGIN IMMEDIATE")
@@ -282,6 +291,12 @@ class SearchIndex:
             area, name = rel.split("/", 1)
             known.get(area, {}).pop(name, None)
         return report
+
+    def _scan_area(self, area: str, linked: list[tuple[str, str]]) -> dict[str, Stamp]:
+        found: list[tuple[str, str]] = []
+        stamps = scan_folder(self.ws.memory / area, linked=found)
+        linked += [(f"{area}/{name}", why) for name, why in found]
+        return stamps
 
     def _stream_signature(self, started: int) -> str:
         """What decides the undreamed tail, as text; '' when something is inside the racy window."""
