@@ -24,6 +24,7 @@ import json
 import os
 import random
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,14 @@ def cpu_timed(fn) -> tuple[float, float]:
     t, c = time.perf_counter(), time.process_time()
     fn()
     return time.perf_counter() - t, time.process_time() - c
+
+
+def child_timed(fn) -> tuple[float, float]:
+    """(wall, CPU) seconds of a call that runs a child process: its CPU is the child's (user + system)."""
+    before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    fn()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter() - t, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def report_pair(label: str, runs: list[tuple[float, float]], q: float, target: str = "") -> None:
@@ -139,20 +148,20 @@ def speed(root: Path, queries: int) -> None:
 
     exe = Path(sys.executable).with_name("dreamdeck")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "dreamdeck"]
-    cli = [timed(lambda: subprocess.run([*cmd, "-w", str(root), "--today", TODAY, "recall", "thing 42", "--json"],
-                                        check=True, capture_output=True))[0] for _ in range(5)]
-    bare = [timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))[0] for _ in range(5)]
-    print(f"{'`dreamdeck recall` from a fresh process (median of 5)':58} {ms(statistics.median(cli))}   <= 0.3 s")
+    recall_cmd = [*cmd, "-w", str(root), "--today", TODAY, "recall", "thing 42", "--json"]
+    cli = [child_timed(lambda: subprocess.run(recall_cmd, check=True, capture_output=True)) for _ in range(5)]
+    bare = [child_timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True)) for _ in range(5)]
+    report_pair("`dreamdeck recall` from a fresh process (median of 5)", cli, 0.5, "<= 0.3 s")
     # An installed dreamdeck has its bytecode compiled (pip does it); an editable checkout run
     # with PYTHONDONTWRITEBYTECODE compiles every module in every process. Both, honestly:
     compiled = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     compiled["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="dreamdeck-pyc-")
-    recall_cmd = [*cmd, "-w", str(root), "--today", TODAY, "recall", "thing 42", "--json"]
     subprocess.run(recall_cmd, check=True, capture_output=True, env=compiled)  # writes the bytecode
-    with_pyc = [timed(lambda: subprocess.run(recall_cmd, check=True, capture_output=True, env=compiled))[0] for _ in range(5)]
-    print(f"{'  the same with its bytecode compiled (as installed)':58} {ms(statistics.median(with_pyc))}   <= 0.3 s"
-          f"  (PYTHONDONTWRITEBYTECODE here: {os.environ.get('PYTHONDONTWRITEBYTECODE', 'unset')})")
-    print(f"{'  (the interpreter alone, `python -c pass`)':58} {ms(statistics.median(bare))}")
+    with_pyc = [child_timed(lambda: subprocess.run(recall_cmd, check=True, capture_output=True, env=compiled))
+                for _ in range(5)]
+    report_pair("  the same with its bytecode compiled (as installed)", with_pyc, 0.5,
+                f"<= 0.3 s  (PYTHONDONTWRITEBYTECODE here: {os.environ.get('PYTHONDONTWRITEBYTECODE', 'unset')})")
+    report_pair("  (the interpreter alone, `python -c pass`)", bare, 0.5)
 
     noop = statistics.median(timed(index.refresh)[0] for _ in range(5))
     topics = sorted(ws.topics_dir.iterdir())[:50]
