@@ -219,3 +219,16 @@ def test_a_mutation_refuses_while_a_shard_is_linked_even_one_git_already_holds(s
     one_line_refusal(proc, "memory/topics/tea.md")
     assert git(seeded, "rev-parse", "HEAD") == head
     assert (outside / "tea.md").read_bytes() == git(seeded, "show", "HEAD:memory/topics/tea.md").encode()
+
+
+@pytest.mark.parametrize("kind", ["hard", "symbolic"])
+def test_recall_never_indexes_a_linked_shard_and_names_it_in_one_warning(seeded, outside, kind):
+    link_shard(seeded, outside, kind)
+
+    proc = run_cli(seeded, "recall", "hunter2 aws password green tea")
+
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "memory/topics/creds.md" in warnings[0], proc.stderr
+    assert "hunter2" not in proc.stdout and "creds" not in proc.stdout
+    assert "green tea" in proc.stdout.lower()

@@ -111,10 +111,20 @@ def test_budgets_are_joelclaws_profiles(many, budget, count):
 
 
 def test_weak_hits_past_the_profiles_minimum_are_cut(many):
+    for n in range(22):  # "hangar" is in fewer than half the beliefs: BM25 weighs it
+        write_shard(many.root, f"kayak-{n:02d}", shard_text(f"Kayak {n} is stored by the river", []))
     write_shard(many.root, "rare", shard_text("The zeppelin is kept in hangar nine", []))
     lean = recall(many, "zeppelin hangar", budget="lean", record=False)
     assert lean[0].key == "rare" and len(lean) == PROFILES["lean"].min_hits
     assert len(recall(many, "zeppelin hangar", budget="deep", record=False)) == PROFILES["deep"].min_hits
+
+
+def test_a_word_in_half_the_beliefs_or_more_does_not_pad_the_answer_when_a_rarer_one_matched(many):
+    # "hangar" is in 20 of 21 beliefs: BM25 floors its weight at ~0, so the tips that only hold it
+    # are not matches once "zeppelin" matched; asked alone, it still finds them.
+    write_shard(many.root, "rare", shard_text("The zeppelin is kept in hangar nine", []))
+    assert [b.key for b in recall(many, "zeppelin hangar", budget="deep", record=False)] == ["rare"]
+    assert len(recall(many, "hangar", budget="deep", record=False)) == PROFILES["deep"].max_hits
 
 
 @pytest.mark.parametrize("max_bytes", [60, 300, 1000, 2500])

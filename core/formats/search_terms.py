@@ -86,11 +86,16 @@ def _fts_terms(piece: str) -> list[str]:
     return ['"' + piece.replace('"', '""') + '"']
 
 
+def match_terms(query: str) -> list[str]:
+    """The query's FTS5 phrases, each once, in order (`match_expression` joins them)."""
+    return list(dict.fromkeys(t for p in query_pieces(query) for t in _fts_terms(p)))
+
+
 def match_expression(query: str) -> str | None:
     """An FTS5 MATCH expression: any of the query's words (BM25 ranks documents holding more of
     them, and rarer ones, higher); None when the query has no word worth searching for."""
-    terms = [t for p in query_pieces(query) for t in _fts_terms(p)]
-    return " OR ".join(dict.fromkeys(terms)) if terms else None
+    terms = match_terms(query)
+    return " OR ".join(terms) if terms else None
 
 
 def content_words(query: str) -> int:

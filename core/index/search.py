@@ -8,7 +8,9 @@ What it holds (documents from `index.search_docs`):
   reachable before the next dream — except fragments a person forgot (tombstones, by id and by
   content hash) and fragments a shard already cites, actively or as superseded evidence.
 Archived topics (`memory/archive/`) are never documents; their files are tracked only for the
-citations they hold. Ranking is FTS5's BM25; decay is applied by `ops.recall`.
+citations they hold. A shard file that is a symbolic link or has a second hard link is never read
+(`store.shard_files`' rule: its bytes may be a file's outside memory/); each sweep names them
+(`SearchIndex.linked`) for the caller to warn about. Ranking is FTS5's BM25; decay is applied by `ops.recall`.
 
 Where it lives: outside `memory/`, in dreamdeck's private per-user folder (`index_folder`, the
 one place to change when that folder moves). It is never the truth: deleted, unreadable,
@@ -38,11 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from filelock import FileLock, Timeout
-
 from dreamdeck.core.errors import Busy
-from dreamdeck.core.formats.search_terms import TOKENIZER, match_expression
+from dreamdeck.core.formats.search_terms import TOKENIZER, match_terms
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
+from dreamdeck.core.index.search_cut import TermCounts
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
@@ -50,6 +51,8 @@ from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
 
 if TYPE_CHECKING:
+    from filelock import FileLock
+
     from dreamdeck.core.index.search_docs import DocData
     from dreamdeck.core.index.search_feed import ChangeFeed
 
@@ -126,10 +129,12 @@ class SearchIndex:
         self.path = index_path(ws)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._counts = TermCounts()
         self._known: dict[str, dict[str, Stamp | None]] = {}  # area -> file name -> stamp (None: read again)
         self._data_version: int | None = None
         self._inode: int | None = None
         self.feed: ChangeFeed | None = None  # set by a long-lived owner (`dreamdeck.api.Memory`)
+        self.linked: list[tuple[str, str]] = []  # (path under memory/, why) of the shard files the last sweep left out
         self._vouched: tuple[int, int, int] | None = None  # (feed generation, inode, data_version) last swept
 
     # --- the database -------------------------------------------------------------------------
@@ -156,6 +161,7 @@ class SearchIndex:
             conn.close()
             raise
         self._conn = conn
+        self._counts = TermCounts()  # per connection: its generation is this connection's view
         self._inode = os.stat(self.path).st_ino
         self._data_version = None
         return conn
@@ -183,6 +189,8 @@ class SearchIndex:
         self._known = {}
 
     def _write_lock(self) -> FileLock:
+        from filelock import FileLock  # writers only: a recall that finds nothing changed never locks
+
         return FileLock(f"{self.path}.lock", timeout=30)
 
     def _known_stamps(self, conn: sqlite3.Connection) -> dict[str, dict[str, Stamp | None]]:
@@ -234,7 +242,9 @@ class SearchIndex:
         conn = self._connect()
         report = RefreshReport(rebuilt=not existed)
         known = self._known_stamps(conn)
-        current = {area: scan_folder(self.ws.memory / area) for area in AREAS}
+        linked: list[tuple[str, str]] = []
+        current = {area: self._scan_area(area, linked) for area in AREAS}
+        self.linked = sorted(linked)
         changed: list[tuple[str, Stamp]] = []
         removed: list[str] = []
         for area, now in current.items():
@@ -252,6 +262,8 @@ class SearchIndex:
         # Streams, state and tombstones unchanged: the tail's days are the ones covered, and its
         # documents change only if what shards cite in it does. Otherwise read the tail again.
         frags = None if same_streams else tail.undreamed_fragments(self.ws)
+        from filelock import Timeout
+
         try:
             with self._write_lock():
                 conn.execute("BEGIN IMMEDIATE")
@@ -279,6 +291,12 @@ class SearchIndex:
             area, name = rel.split("/", 1)
             known.get(area, {}).pop(name, None)
         return report
+
+    def _scan_area(self, area: str, linked: list[tuple[str, str]]) -> dict[str, Stamp]:
+        found: list[tuple[str, str]] = []
+        stamps = scan_folder(self.ws.memory / area, linked=found)
+        linked += [(f"{area}/{name}", why) for name, why in found]
+        return stamps
 
     def _stream_signature(self, started: int) -> str:
         """What decides the undreamed tail, as text; '' when something is inside the racy window."""
@@ -380,7 +398,8 @@ class SearchIndex:
     def query(self, query: str, limit: int = 200) -> list[Hit]:
         """`search` without the refresh: the index as it stands."""
         with self._lock:
-            return query_connection(self._connect(), query, limit)
+            conn = self._connect()
+            return query_connection(conn, query, limit, self._counts)
 
     def count(self, kind: str | None = None) -> int:
         with self._lock:
@@ -396,18 +415,28 @@ class SearchIndex:
                 self._conn = None
 
 
-def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200) -> list[Hit]:
-    """Documents of the index in `conn` matching any word of `query`, best BM25 first; equal
-    BM25 in (kind, key) order, as recall breaks ties, so a recall that ranks only the first of
-    them knows which tied documents it has not seen (`ops.recall`)."""
-    expr = match_expression(query)
-    if expr is None:
+def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200, counts: TermCounts | None = None) -> list[Hit]:
+    """Documents of the index in `conn` matching any word of `query` BM25 weighs (`index.search_cut`:
+    a word in half the documents or more is left out when the query has a rarer one), best BM25
+    first; equal BM25 in (kind, key) order, as recall breaks ties, so a recall that ranks only
+    the first of them knows which tied documents it has not seen (`ops.recall`). `counts`: the
+    caller's cache of how many documents hold each word (None: counted for this query)."""
+    phrases = match_terms(query)
+    if not phrases:
         return []
-    rows = conn.execute(
-        "SELECT d.kind, d.key, d.path, d.heading, d.excerpt, d.info, bm25(fts, ?, ?) AS r "
-        "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r, d.kind, d.key LIMIT ?",
-        (TITLE_WEIGHT, BODY_WEIGHT, expr, limit),
-    ).fetchall()
+    snapshot = not conn.in_transaction  # the counts and the query read the same index
+    if snapshot:
+        conn.execute("BEGIN")
+    try:
+        kept = (counts or TermCounts()).weighed(conn, phrases)
+        rows = conn.execute(
+            "SELECT d.kind, d.key, d.path, d.heading, d.excerpt, d.info, bm25(fts, ?, ?) AS r "
+            "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r, d.kind, d.key LIMIT ?",
+            (TITLE_WEIGHT, BODY_WEIGHT, " OR ".join(kept), limit),
+        ).fetchall()
+    finally:
+        if snapshot and conn.in_transaction:
+            conn.execute("COMMIT")
     return [Hit(k, key, p, h, e, json.loads(i), -r) for k, key, p, h, e, i, r in rows]
 
 

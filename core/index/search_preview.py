@@ -22,6 +22,7 @@ import sqlite3
 from dreamdeck.core.errors import Busy
 from dreamdeck.core.index import search_tail as tail
 from dreamdeck.core.index.search import AREAS, Hit, SearchIndex, index_path, open_index, query_connection
+from dreamdeck.core.index.search_cut import TermCounts
 from dreamdeck.core.index.search_docs import stream_doc
 from dreamdeck.core.workspace import Workspace
 
@@ -38,6 +39,7 @@ class ScratchIndex:
             open_index(ws).refresh()  # the preview starts from memory as it is
         self.conn = sqlite3.connect(index_path(ws), timeout=BUSY_TIMEOUT, isolation_level=None,
                                     check_same_thread=False)
+        self._counts = TermCounts()
         try:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
@@ -84,7 +86,7 @@ class ScratchIndex:
                                             for f in frags])
 
     def search(self, query: str, limit: int = 200) -> list[Hit]:
-        return query_connection(self.conn, query, limit)
+        return query_connection(self.conn, query, limit, self._counts)
 
     def close(self) -> None:
         """Roll the overlay back and let go of the index: nothing of it was ever committed."""

@@ -22,27 +22,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.jscompat import js_utc_day, locale_compare_key
-from dreamdeck.core.formats.shards import (
-    Shard,
-    ShardMeta,
-    ShardParseError,
-    meta_from_head,
-    parse_shard,
-    strength_of,
-)
-from dreamdeck.core.index.shard_heads import ShardHeads
 from dreamdeck.core.io.cache import clock
 from dreamdeck.core.store.access import Usage, access_summary, item_key
 from dreamdeck.core.store.settings import DecaySettings
-from dreamdeck.core.store.shard_files import (
-    list_shard_paths,
-    read_shard,
-    read_shard_meta,
-)
+
+if TYPE_CHECKING:  # the shard parser (and YAML) is imported by the functions that read shards:
+    # recall only scores (`decay_score`, `topic_decay`), and a fresh `dreamdeck recall` need not load it
+    from dreamdeck.core.formats.shards import Shard, ShardMeta
+    from dreamdeck.core.index.shard_heads import ShardHeads
 
 COLUMNS = ("slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status",
            "access_count", "last_access")
@@ -141,6 +132,8 @@ class StrengthRow:
 
 def row_for(shard: Shard, today: str, decay: DecaySettings, pinned: bool = False,
             usage: Usage | None = None) -> StrengthRow:
+    from dreamdeck.core.formats.shards import strength_of
+
     if shard.meta is not None:
         return _row_from_meta(shard.slug, shard.meta, today, decay, pinned, usage)
     cites, days, last = strength_of(shard.body, today)
@@ -151,6 +144,8 @@ def row_from_text(slug: str, path: str | Path, text: str, today: str, decay: Dec
                   pinned: bool = False, usage: Usage | None = None) -> StrengthRow:
     """A row from a shard's text already in hand: its head when that parses strictly (as
     `strength_table` reads files), the whole shard otherwise."""
+    from dreamdeck.core.formats.shards import Shard, meta_from_head
+
     meta = meta_from_head(text)
     if meta is not None:
         return _row_from_meta(slug, meta, today, decay, pinned, usage)
@@ -218,6 +213,8 @@ def strength_table(
     projection, `ShardHeads.of(ws)`), an unchanged file's head comes from it and is not opened.
     `access` (item key -> Usage) defaults to the access record of the memory folder `topics_dir`
     is in."""
+    from dreamdeck.core.store.shard_files import list_shard_paths, read_shard, read_shard_meta
+
     if access is None:
         access = access_summary(Path(topics_dir).parent)
     rows = []
@@ -317,6 +314,8 @@ def prompt_rows(shards: Iterable[tuple[str, str]], today: str) -> list[StrengthR
     out (its `loadAllShards` skips them; the app's table keeps them, with why), values as written,
     in `compareShardStrengths` order. The prompt renders them as data (`prompt.py`), not as
     TypeClaw's markdown table, which a heading could break out of."""
+    from dreamdeck.core.formats.shards import ShardParseError, meta_from_head, parse_shard
+
     rows = []
     memo: dict[tuple, tuple] = {}
     decay = DecaySettings()  # the prompt shows no score; any settings will do

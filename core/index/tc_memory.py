@@ -34,7 +34,7 @@ from dreamdeck.core.formats.references import ReferenceMeta, ReferenceParseError
 from dreamdeck.core.formats.shards import ShardParseError, parse_shard
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, parse_stream_bytes
 from dreamdeck.core.formats.tc_text import safe_coordinate, sanitize_provenance_name
-from dreamdeck.core.index.stream_scan import fragment_ids
+from dreamdeck.core.index.stream_scan import DreamedDays, fragment_ids
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp, settled
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import stream_dir
@@ -241,13 +241,27 @@ def remember_undreamed(ws: Workspace, signature: tuple, days: list[TcDay]) -> No
 
 
 def _undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
+    from dreamdeck.core.index.undreamed import shared_digest
+    from dreamdeck.core.store.reflections import held_keys
+
+    started = clock()
     state, _ = load_state(ws.state_path)
     stones = forgotten(ws)
+    held = held_keys(ws)
+    # `index.undreamed`'s projection of fully dreamed days: each of its days holds only fragments
+    # dreamed, forgotten by id or held. With no id forgotten and none held that day, only dreamed
+    # ones: such a day is skipped unread, as the check below would skip it.
+    known, shared, held_days = DreamedDays(ws), shared_digest(stones, held), {d for d, _ in held}
     out = []
     for date, path in files:
-        dreamed = state.dreamed_ids(date)
         summary = day_summary(path)
+        digest = DreamedDays.digest([state.ids_digest(date), shared])
+        if (not summary.has_legacy and not stones.ids and date not in held_days and state.ids_digest(date) != _NO_IDS
+                and known.fully_dreamed(Path(path), digest)):
+            continue
+        dreamed = state.dreamed_ids(date)
         if dreamed and not summary.has_legacy and dreamed.issuperset(fragment_ids(Path(path))):
+            known.mark(Path(path), digest, started)
             continue  # every fragment dreamed (undreamed watermarks are never searched)
         events = []
         for ln in parse_stream_bytes(_read_bytes(path)):
@@ -259,7 +273,11 @@ def _undreamed_days(ws: Workspace, files: list[tuple[str, str]]) -> list[TcDay]:
             events.append(ev)
         if events:
             out.append(TcDay(date, tuple(events)))
+    known.save()
     return out
+
+
+_NO_IDS = DreamedDays.digest([])  # the digest of a day with no dreamed ids
 
 
 def _read_bytes(path: str) -> bytes:

@@ -35,16 +35,19 @@ class UndreamedFragment:
         return f"streams/{self.date}#{self.id}"
 
 
+def shared_digest(stones, held: set[tuple[str, str]]) -> str:
+    """What a day's entry in `DreamedDays` depends on beside the day's dreamed-id list (the digest
+    covers what decides "dreamed, forgotten or held"): the forgotten identities and the held keys."""
+    return DreamedDays.digest(["#forgotten", *sorted(stones.ids), "#hashes", *sorted(stones.hashes),
+                               "#loose", *sorted(stones.loose), "#held", *sorted(f"{d}#{i}" for d, i in held)])
+
+
 def collect_undreamed(ws: Workspace, state) -> list[UndreamedFragment]:
     """Fragments not yet dreamed and not forgotten, oldest day first, file order within a day."""
     started = clock()
     stones = forgotten(ws)
     held = held_keys(ws)
-    # The digest covers what decides "dreamed, forgotten or held": the day's id list, the
-    # forgotten identities and the held keys.
-    stones_digest = DreamedDays.digest(["#forgotten", *sorted(stones.ids), "#hashes", *sorted(stones.hashes),
-                                        "#loose", *sorted(stones.loose),
-                                        "#held", *sorted(f"{d}#{i}" for d, i in held)])
+    stones_digest = shared_digest(stones, held)
     known = DreamedDays(ws)
     out: list[UndreamedFragment] = []
     for day, path in list_stream_days(ws):

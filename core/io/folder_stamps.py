@@ -19,10 +19,11 @@ def parse_stamp(text: str) -> Stamp | None:
     return (a, b, c, d)
 
 
-def scan_folder(folder: Path, pattern=None) -> dict[str, Stamp]:
+def scan_folder(folder: Path, pattern=None, linked: list[tuple[str, str]] | None = None) -> dict[str, Stamp]:
     """name -> stamp of the regular files of `folder` named `*.md` (not dot-named), or matching
     `pattern`; symlinks are not followed. One listdir and one stat per file, nothing else: this
-    runs before every query."""
+    runs before every query. With `linked` (shard folders), a file that is a symbolic link or
+    has a second hard link is left out and named there with why, as `store.shard_files` does."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except (FileNotFoundError, NotADirectoryError):
@@ -37,7 +38,10 @@ def scan_folder(folder: Path, pattern=None) -> dict[str, Stamp]:
                 st = stat(name, dir_fd=fd, follow_symlinks=False)
             except FileNotFoundError:
                 continue
-            if st.st_mode & 0o170000 == 0o100000:
+            kind = st.st_mode & 0o170000
+            if linked is not None and (kind == 0o120000 or (kind == 0o100000 and st.st_nlink > 1)):
+                linked.append((name, "a symbolic link" if kind == 0o120000 else f"{st.st_nlink} hard links"))
+            elif kind == 0o100000:
                 out[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         return out
     finally:

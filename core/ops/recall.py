@@ -15,7 +15,9 @@ serve it as it is. The steps:
 Steps 2–4 look only at the best `FIRST_CANDIDATES` documents by BM25 first, and at four times
 more while a document below them could still change the answer (`_rank`, `_cut`): decay and the
 vault only multiply BM25 by a weight in [0, 1], so one below scores at most the last one's BM25.
-The answer is always the one ranking every match would give.
+The answer is always the one ranking every match would give (a match as `index.search` finds it:
+a word in half the documents or more, which BM25 weighs at ~0, is not asked for when the query
+holds a rarer one, `index.search_cut`).
 """
 from __future__ import annotations
 

@@ -14,9 +14,7 @@ import stat
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-from filelock import FileLock
+from typing import TYPE_CHECKING, Any
 
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.events import (
@@ -26,13 +24,14 @@ from dreamdeck.core.formats.events import (
     serialize_event,
 )
 from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
-from dreamdeck.core.formats.secrets import secret_families
 from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, StreamProblem, parse_stream_bytes
-from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow, real_folder, refuse_links
-from dreamdeck.core.store.replaced_links import drop_unrenamed_links
 from dreamdeck.core.workspace import Workspace, parse_date
+
+if TYPE_CHECKING:  # the lock, the secret scanner and the durable append are imported by the writers:
+    # a reader of the streams (a fresh `dreamdeck recall`) need not load them
+    from filelock import FileLock
 
 
 class AppendRefused(BadInput):
@@ -137,6 +136,8 @@ def latest_watermark(ws: Workspace, session_id: str) -> str | None:
 # --- locking -------------------------------------------------------------------------------
 def stream_lock(ws: Workspace, timeout: float = 30.0) -> FileLock:
     """Serializes dreamdeck's appends and rewrites of streams across processes."""
+    from filelock import FileLock
+
     return FileLock(str(ws.lock_dir / "streams.lock"), timeout=timeout)
 
 
@@ -186,6 +187,9 @@ def append_fragment(
 def _append_stream(ws: Workspace, path: Path, data: bytes) -> None:
     """`append_durably` to a stream, the stream lock held. A second hard link is refused, unless
     it is one a stream rewrite made and a crash left before its rename (removed, then appended)."""
+    from dreamdeck.core.io.append import append_durably
+    from dreamdeck.core.store.replaced_links import drop_unrenamed_links
+
     try:
         append_durably(path, data)
     except LinkRefused:
@@ -197,6 +201,8 @@ def _append_stream(ws: Workspace, path: Path, data: bytes) -> None:
 def _refuse_secrets(**fields: str | list[str] | None) -> None:
     """Every field a fragment line carries is checked (TypeClaw checks topic, body and who):
     AppendRefused names the field and the kind of secret, never the value."""
+    from dreamdeck.core.formats.secrets import secret_families
+
     for label, value in fields.items():
         for text in [value] if isinstance(value, str) else value or []:
             families = secret_families(str(text))
@@ -230,6 +236,8 @@ def _safe_where(where: dict[str, Any] | None) -> dict[str, Any] | None:
     is not refused for them."""
     if where is None:
         return None
+    from dreamdeck.core.formats.secrets import secret_families
+
     return {k: v for k, v in where.items() if not (secret_families(str(k)) or (isinstance(v, str) and secret_families(v)))}
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from dreamdeck.cli.common import CliError, emit_json, open_ws, say, truncate
+from dreamdeck.cli.common import CliError, emit_json, open_ws, say, truncate, warn_linked
 
 
 def _count(value: str | None, flag: str) -> int | None:
@@ -22,6 +22,7 @@ def _has_memory(ws) -> bool:
 
 
 def cmd_recall(args) -> int:
+    from dreamdeck.core.index.search import open_index
     from dreamdeck.core.ops.recall import recall
 
     ws = open_ws(args)
@@ -30,6 +31,8 @@ def cmd_recall(args) -> int:
     blocks = recall(ws, args.query if args.query is not None else "", budget=args.budget,
                     limit=_count(args.limit, "--limit"), include_dormant=args.include_dormant,
                     max_bytes=_count(args.max_bytes, "--max-bytes"))
+    for rel, why in open_index(ws).linked:  # the shard files its sweep left out
+        warn_linked(rel, why)
     if args.json:
         emit_json([b.to_json() for b in blocks])
         return 0

@@ -75,3 +75,9 @@ def truncate(text: str, width: int) -> str:
 
 def keys_text(keys: Iterable[tuple[str, str]]) -> list[str]:
     return [f"streams/{d}#{i}" for d, i in keys]
+
+
+def warn_linked(rel: str, why: str) -> None:
+    """One warning for a shard file a read view left out for a link (`rel`: its path under memory/)."""
+    print(f"dreamdeck: warning: skipped memory/{rel} ({why}): a linked shard is never read; replace it with a "
+          "copy of its own (cp, then mv over it)", file=sys.stderr)

@@ -209,20 +209,21 @@ CHANGES_MEMORY = {"remember", "dream", "watch", "approve", "reject", "defer", "p
                   "forget", "unforget", "rollback", "doctor", "alerts"}
 
 
-# Read views of the shards: a shard file left out for a link is named once, as a warning.
-READS_SHARDS = {"topics", "show", "verify", "review", "vault", "recall", "inject"}
+# Read views of the shards: a shard file left out for a link is named once, as a warning
+# (`recall` names the ones its index's sweep left out: one listing of the folders, not two).
+READS_SHARDS = {"topics", "show", "verify", "review", "vault", "inject"}
 
 
 def _warn_linked_shards(args) -> None:
     from pathlib import Path
 
+    from dreamdeck.cli.common import warn_linked
     from dreamdeck.core.store.shard_files import linked_shards
 
     memory = Path(args.workspace).resolve() / "memory"
     for area in ("topics", "vault", "archive"):
         for path, why in linked_shards(memory / area):
-            print(f"dreamdeck: warning: skipped memory/{area}/{Path(path).name} ({why}): a linked shard is "
-                  "never read; replace it with a copy of its own (cp, then mv over it)", file=sys.stderr)
+            warn_linked(f"{area}/{Path(path).name}", why)
 
 
 def _say_no_history_once(args) -> None:
