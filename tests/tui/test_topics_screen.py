@@ -311,6 +311,8 @@ async def test_rows_painted_from_the_projection_are_proven_before_any_action_on_
         screen = app.screen
         assert not screen.proven and slugs(app)[0] == PM
         assert table(app).current_row()["heading"] == "The user always uses pnpm, not bun"  # the picture
+        # The person is told why pin, forget and edit are dimmed: the line under the tabs says so.
+        assert text_of(app, ".purpose").startswith("Checking each row against its file")
         await wait_for(pilot, lambda: "yarn" in text_of(app, "#shard-title"), what="the pane, read from the file")
         await pilot.press("p", "f", "e")
         await pilot.pause()
@@ -318,6 +320,7 @@ async def test_rows_painted_from_the_projection_are_proven_before_any_action_on_
         HeldProof.release.set()
         await settle(app, pilot)
         assert screen.proven and table(app).current_row()["heading"] == "The user always uses yarn, not bun"
+        assert text_of(app, ".purpose") == TopicsScreen.PURPOSE
         await pilot.press("p")
         await settle(app, pilot)
         assert (topics.vault_dir / f"{PM}.md").read_bytes() == path.read_bytes()

@@ -114,6 +114,9 @@ class StrengthRows(Sequence[Mapping[str, object]]):
         return row
 
 
+CHECKING = "Checking each row against its file… pin, forget and edit wait until it is done."
+
+
 class TopicsScreen(MemoryScreen):
     MODE = "topics"
     FILTER_TABLES = ("#strength",)
@@ -212,6 +215,8 @@ class TopicsScreen(MemoryScreen):
         table = self.query_one("#strength", VirtualTable)
         table.set_source(ListRowSource(rows, filter_keys=("slug", "heading", "tier", "status")), keep_cursor_key="slug")
         self.proven = rows.proven
+        # Say why pin, forget and edit are dimmed while the rows are the projection's picture.
+        self.query_one(".purpose", Static).update(self.PURPOSE if self.proven else CHECKING)
         self.refresh_bindings()
         if rows.painted is not None:
             self.call_after_refresh(rows.painted.set)
