@@ -282,11 +282,22 @@ def _matches(rule: SecretRule, text: str):
 
 
 def _raw_findings(text: str) -> list[SecretFinding]:
-    """The rules' findings in `text`, in its folded form (look-alike and invisible characters,
-    mapped back to their span here) and in what its base64 runs decode to (the whole run)."""
+    """The rules' findings in `text` and its folded form, and in what its encoded runs (base64,
+    hex, %-encoding, escapes, spelled out) decode to, folded too (the whole run is the finding)."""
+    if not may_hide(text):  # plain ASCII with no long token run nor escape: nothing can be disguised
+        return _literal_findings(text)
+    found = _unfolded_findings(text)
+    for start, end, decoded in encoded_runs(text):
+        inner = _unfolded_findings(decoded)
+        if inner:
+            found.append(SecretFinding(inner[0].family, start, end, all(f.generic for f in inner)))
+    return sorted(found, key=lambda f: (f.start, -f.end))
+
+
+def _unfolded_findings(text: str) -> list[SecretFinding]:
+    """The rules' findings in `text` and in its folded form (look-alike and invisible characters,
+    mapped back to their span here)."""
     found = _literal_findings(text)
-    if not may_hide(text):  # plain ASCII with no long token run: nothing can be disguised
-        return found
     folded = fold(text)
     if folded is not None:
         view, where = folded
@@ -295,11 +306,7 @@ def _raw_findings(text: str) -> list[SecretFinding]:
             start, end = where[f.start], where[f.end - 1] + 1
             if (start, end) not in seen:
                 found.append(SecretFinding(f.family, start, end, f.generic))
-    for start, end, decoded in encoded_runs(text):
-        inner = _literal_findings(decoded)
-        if inner:
-            found.append(SecretFinding(inner[0].family, start, end, all(f.generic for f in inner)))
-    return sorted(found, key=lambda f: (f.start, -f.end))
+    return found
 
 
 def _literal_findings(text: str) -> list[SecretFinding]:
