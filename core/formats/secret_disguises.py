@@ -43,6 +43,7 @@ _LOOK_ALIKE = str.maketrans(_LOOK_ALIKE_LETTERS, "ABCEHIJKMOPSTXYaeijkopcsxydhlq
 _LA = "[" + _LOOK_ALIKE_LETTERS + "]"
 _MIXED_WORD = re.compile(r"\S*(?:" + _LA + r"\S*[A-Za-z0-9]|[A-Za-z0-9]\S*" + _LA + r")\S*")
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+_ANY_LOOK_ALIKE = re.compile(_LA)  # a cheap scan first: most text (CJK, ASCII) has none
 _KEY_LIKE_RUN = re.compile(
     "[" + _LOOK_ALIKE_LETTERS + "\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff"
     "\u00ad\u200b-\u200d\u2060\ufeff_+/=.:-]{16,}")
@@ -62,8 +63,9 @@ def _fold_at(text: str) -> list[int]:
     """Where `text` has a character to fold: a compatibility or format character anywhere, a
     look-alike letter in a word that mixes it with ASCII letters or digits."""
     at = [m.start() for m in _FOLDABLE.finditer(text)]
-    words = list(_KEY_LIKE_RUN.finditer(text))
-    if _ASCII_ALNUM.search(text) is not None:
+    look_alike = _ANY_LOOK_ALIKE.search(text) is not None
+    words = list(_KEY_LIKE_RUN.finditer(text)) if look_alike else []
+    if look_alike and _ASCII_ALNUM.search(text) is not None:
         words += _MIXED_WORD.finditer(text)
     for word in words:
         at += [word.start() + j for j, ch in enumerate(word.group()) if ch in _LOOK_ALIKE_LETTERS]
@@ -140,7 +142,10 @@ def may_hide(text: str) -> bool:
 # characters between them allowed) are decoded; consecutive `\x` bytes as UTF-8.
 _ESCAPE = (r"\\x[0-9A-Fa-f]{2}|\\u\{[0-9A-Fa-f]{1,6}\}|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
            r"|&#[xX][0-9A-Fa-f]{1,6};|&#[0-9]{1,7};")
-_ESCAPED_RUN = re.compile(r"(?:" + _ESCAPE + r"|[A-Za-z0-9+/=_.~:-]){12,4096}")
+# Starting where a run of key characters starts: tried at every character of a word, a failing
+# attempt would cost the word's length each time.
+_ESCAPED_RUN = re.compile(r"(?<![A-Za-z0-9+/=_.~:-])(?:" + _ESCAPE + r"|[A-Za-z0-9+/=_.~:-]){12,4096}")
+_ESCAPE_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.~:{}&#;\\-]{12,}")
 _ONE_ESCAPE = re.compile(r"(?:\\x[0-9A-Fa-f]{2})+|" + _ESCAPE)  # a `\\x` sequence whole: its UTF-8
 _ESCAPE_GATE = re.compile(r"\\[xuU][0-9A-Fa-f{]|&#")
 
@@ -163,12 +168,18 @@ def _unescaped(m: re.Match[str]) -> str:
 
 
 def _escaped_runs(text: str) -> Iterator[tuple[int, int, str]]:
-    for m in _ESCAPED_RUN.finditer(text):
-        run = m.group()
-        if "\\" in run or "&#" in run:
-            decoded = _ONE_ESCAPE.sub(_unescaped, run)
-            if decoded != run:
-                yield m.start(), m.end(), decoded
+    # The runs lie inside runs of escape and key characters, found by one character class:
+    # most escaped text (accents in JSON, CJK as `\\uXXXX`) has none long enough to try.
+    for candidate in _ESCAPE_CANDIDATE.finditer(text):
+        chunk = candidate.group()
+        if "\\" not in chunk and "&#" not in chunk:
+            continue
+        for m in _ESCAPED_RUN.finditer(chunk):
+            run = m.group()
+            if "\\" in run or "&#" in run:
+                decoded = _ONE_ESCAPE.sub(_unescaped, run)
+                if decoded != run:
+                    yield candidate.start() + m.start(), candidate.start() + m.end(), decoded
 
 
 def _readable(raw: bytes) -> str | None:

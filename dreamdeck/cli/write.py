@@ -1,9 +1,7 @@
 """Commands that change memory: remember, dream, watch, the review queue, and curation."""
 from __future__ import annotations
 
-import sys
-
-from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
+from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate, warn
 
 
 # --- write -----------------------------------------------------------------------------------
@@ -98,7 +96,7 @@ def cmd_review(args) -> int:
         emit_json({"items": items, "held": [h.to_json() for h in held], "problems": problems})
         return 0
     for pr in problems:
-        print(f"warning: {pr}", file=sys.stderr)
+        warn(f"warning: {pr}")
     if not items and not held:
         say("Nothing to review.")
         return 0
@@ -436,13 +434,13 @@ def cmd_forget(args) -> int:
     say(f"forgot {args.target}{hard}" + _sha(result))
     _warn(result)
     for line in result.remains:
-        print(f"dreamdeck: still holds it: {line}", file=sys.stderr)
+        warn(f"dreamdeck: still holds it: {line}")
     return 0
 
 
 def _warn(result) -> None:
     for line in getattr(result, "warnings", None) or []:
-        print(f"dreamdeck: warning: {line}", file=sys.stderr)
+        warn(f"dreamdeck: warning: {line}")
 
 
 def cmd_unforget(args) -> int:
