@@ -18,6 +18,8 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Button, Input, Label, Static
 
+from dreamdeck.core.formats.terminal_text import terminal_text
+
 DISTINCT_STYLES = 4096  # tinted styles kept per tint colour (a screen has a few hundred)
 
 
@@ -57,6 +59,12 @@ def dim_segments(segments: Iterable[Segment], color: Color) -> Iterator[Segment]
     tint = _tint_of(color)
     for text, style, control in segments:
         yield Segment(text, style, control) if control else Segment(text, tint(style), None)
+
+
+def _shown(value):
+    """A modal's text: what a terminal would obey in a string shown as its escape (a Text is
+    built by the screen, from text it made safe itself)."""
+    return terminal_text(value) if isinstance(value, str) else value
 
 
 class DeckModal(ModalScreen[ScreenResultType]):
@@ -104,10 +112,10 @@ class ConfirmModal(DeckModal[object]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, classes="title")
+            yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._body:
                 with VerticalScroll():
-                    yield Static(self._body, markup=False, id=self._body_id)
+                    yield Static(_shown(self._body), markup=False, id=self._body_id)
             if self._hint:
                 yield Static(self._hint, markup=False, classes="hint")
             with Horizontal():
@@ -153,9 +161,9 @@ class ReasonModal(DeckModal[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, classes="title")
+            yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._detail:
-                yield Static(self._detail, markup=False)
+                yield Static(_shown(self._detail), markup=False)
             yield Input(placeholder=self._placeholder, id="reason")
             yield Static("", classes="error", id="reason-error")
 
@@ -255,9 +263,9 @@ class TextModal(DeckModal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, classes="title")
+            yield Label(terminal_text(self._title), classes="title", markup=False)
             with VerticalScroll():
-                yield Static(self._text, markup=False)
+                yield Static(_shown(self._text), markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.json import JSON
+from rich.highlighter import JSONHighlighter
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,6 +26,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from dreamdeck.core.formats.terminal_text import terminal_json, terminal_text
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.screens.stream_curation import StreamCuration
 from dreamdeck.tui.widgets.panes import ScrollPane
@@ -49,9 +50,11 @@ COLUMNS = [
 def pretty_json(raw: str) -> Text:
     """The fragment line pretty-printed and highlighted, wrapping long strings (verbatim when not JSON)."""
     try:
-        text = JSON(raw, indent=2, ensure_ascii=False).text
+        data = json.loads(raw)
     except (ValueError, TypeError):
-        return Text(raw)
+        return Text(terminal_text(raw))
+    # as rich's JSON draws it, with what a terminal would obey in a string written as its escape
+    text = JSONHighlighter()(terminal_json(json.dumps(data, indent=2, ensure_ascii=False)))
     text.no_wrap = False
     text.overflow = "fold"
     return text
@@ -381,15 +384,15 @@ class StreamScreen(StreamCuration, MemoryScreen):
             return
         if row.get("malformed"):
             title.update(f"⚠ {row['date']}: malformed line")
-            meta.update(str(row.get("body", "")))
+            meta.update(terminal_text(str(row.get("body", ""))))
             text.update("")
-            body.update(Text(str(row.get("raw", ""))))
+            body.update(Text(terminal_text(str(row.get("raw", "")))))
             return
         jumped = " ← citation" if row.get("key") == self.jumped_key else ""
         who = f" · {row['who']}" if row.get("who") else ""
-        title.update(f"{row['date']} {row['time']} · {row['topic']}{who}{jumped}")
-        meta.update(f"streams/{row['date']}#{row['id']} · source {row.get('source', '')}")
-        text.update(str(row.get("body", "")))
+        title.update(terminal_text(f"{row['date']} {row['time']} · {row['topic']}{who}{jumped}"))
+        meta.update(terminal_text(f"streams/{row['date']}#{row['id']} · source {row.get('source', '')}"))
+        text.update(terminal_text(str(row.get("body", ""))))
         body.update(pretty_json(str(row["raw"])))
 
     def _update_status(self) -> None:

@@ -15,6 +15,7 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from dreamdeck.core.formats.terminal_text import terminal_text
 from dreamdeck.core.ops.report import shard_report
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.panes import NavList, ScrollPane
@@ -252,21 +253,22 @@ class TopicsScreen(MemoryScreen):
         cites.clear_options()
         meta.set_class(bool(rep) and not rep.get("parse_ok", True), "-error")
         if rep is None or "error" in rep:
-            title.update("" if rep is None else rep["error"])
+            title.update("" if rep is None else terminal_text(rep["error"]))
             meta.update("")
             md.update("")
             self.query_one("#shard-sections", Static).update("")
             return
         self.current_slug = rep["slug"]
-        title.update(("📌 " if rep["pinned"] else "") + (rep["heading"] or rep["slug"]))
+        title.update(terminal_text(("📌 " if rep["pinned"] else "") + (rep["heading"] or rep["slug"])))
         if rep["parse_ok"]:
-            meta.update(f"{rep['path']} · cites {rep['cites']} · days {rep['days']} · last {rep['lastReinforced']}"
-                        + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else ""))
+            meta.update(terminal_text(
+                f"{rep['path']} · cites {rep['cites']} · days {rep['days']} · last {rep['lastReinforced']}"
+                + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else "")))
         else:
-            meta.update(f"{rep['path']} · ⚠ TypeClaw cannot parse it: {rep['parse_error']}")
+            meta.update(terminal_text(f"{rep['path']} · ⚠ TypeClaw cannot parse it: {rep['parse_error']}"))
         # The belief is prose, drawn as Markdown; its citation sections are drawn as the plain
         # lines they are (as Markdown a hundred citations are ~500 widgets and a second of layout).
-        prose, sections = split_sections(rep["body"])
+        prose, sections = split_sections(terminal_text(rep["body"]))
         md.update(prose)
         self.query_one("#shard-sections", Static).update(sections)
         options = []
@@ -278,7 +280,7 @@ class TopicsScreen(MemoryScreen):
                 text = label + "⚠ fragment not found"
             else:
                 text = label + f"[{f['topic']}] {' '.join(f['body'].split())[:160]}"
-            options.append(Option(Text(text), id=f"{f['date']}#{f['id']}"))
+            options.append(Option(Text(terminal_text(text)), id=f"{f['date']}#{f['id']}"))
         cites.add_options(options)  # at once: one layout, not one per citation
         if cites.option_count:
             cites.highlighted = 0  # tab, enter: the first citation opens without a cursor key first
