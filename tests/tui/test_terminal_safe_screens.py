@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dreamdeck.core.workspace import Workspace
 from tests.support.memory import cite, fragment_line, shard_text, write_shard, write_stream
-from tests.support.tui import make_app
+from tests.support.tui import Notes, make_app
 from tests.support.waits import settle, wait_for
 
 D = "2026-05-22"
@@ -58,3 +58,16 @@ async def test_a_modal_shows_a_hostile_title_and_body_escaped_and_markup_as_writ
         await pilot.pause()
         screen = assert_shown_escaped(app)
         assert "[b]see" in screen and "\\x1b]0;pwned" in screen
+
+
+async def test_a_notification_naming_a_hostile_file_is_escaped_and_never_parsed_as_markup(agent_dir):
+    notes = Notes()
+    app = make_app(hostile_workspace(agent_dir))
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
+        await settle(app, pilot)
+        app.notify("refused: memory/topics/[/]ev\x1b]0;pwned\x07.md is a symbolic link", title="Pin \u202e[b]",
+                   severity="error")
+        await pilot.pause()
+    [toast] = [n for n in notes.raised if n.title.startswith("Pin")]
+    assert (toast.title, toast.message, toast.markup) == (
+        "Pin \\u202e[b]", "refused: memory/topics/[/]ev\\x1b]0;pwned\\x07.md is a symbolic link", False)
