@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Button, Input, Label, Static
 
 from dreamdeck.core.formats.terminal_text import terminal_text
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 
 DISTINCT_STYLES = 4096  # tinted styles kept per tint colour (a screen has a few hundred)
 
@@ -59,12 +60,6 @@ def dim_segments(segments: Iterable[Segment], color: Color) -> Iterator[Segment]
     tint = _tint_of(color)
     for text, style, control in segments:
         yield Segment(text, style, control) if control else Segment(text, tint(style), None)
-
-
-def _shown(value):
-    """A modal's text: what a terminal would obey in a string shown as its escape (a Text is
-    built by the screen, from text it made safe itself)."""
-    return terminal_text(value) if isinstance(value, str) else value
 
 
 class DeckModal(ModalScreen[ScreenResultType]):
@@ -115,7 +110,7 @@ class ConfirmModal(DeckModal[object]):
             yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._body:
                 with VerticalScroll():
-                    yield Static(_shown(self._body), markup=False, id=self._body_id)
+                    yield SafeStatic(self._body, markup=False, id=self._body_id)
             if self._hint:
                 yield Static(self._hint, markup=False, classes="hint")
             with Horizontal():
@@ -163,7 +158,7 @@ class ReasonModal(DeckModal[str | None]):
         with Vertical():
             yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._detail:
-                yield Static(_shown(self._detail), markup=False)
+                yield SafeStatic(self._detail, markup=False)
             yield Input(placeholder=self._placeholder, id="reason")
             yield Static("", classes="error", id="reason-error")
 
@@ -265,7 +260,7 @@ class TextModal(DeckModal[None]):
         with Vertical():
             yield Label(terminal_text(self._title), classes="title", markup=False)
             with VerticalScroll():
-                yield Static(_shown(self._text), markup=False)
+                yield SafeStatic(self._text, markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

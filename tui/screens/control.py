@@ -22,6 +22,7 @@ from textual.widgets import Static
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 REFRESH_SECONDS = 5.0
@@ -229,18 +230,18 @@ class ControlScreen(MemoryScreen):
         return datetime.now()
 
     def compose_body(self) -> ComposeResult:
-        yield Static("", id="link-alert", markup=False)
+        yield SafeStatic("", id="link-alert", markup=False)
         with Horizontal(id="control-top"):
-            yield Static("", id="watcher-panel", classes="panel")
-            yield Static("", id="gates-panel", classes="panel")
-        yield Static("", id="decision")
+            yield SafeStatic("", id="watcher-panel", classes="panel")
+            yield SafeStatic("", id="gates-panel", classes="panel")
+        yield SafeStatic("", id="decision")
         # On a narrow terminal the message keeps its room; trigger, dropped and commit are in the receipt (enter).
         yield ResponsiveTable(RECEIPT_COLUMNS, ListRowSource([]), cell_style=receipt_style, id="receipts",
                               optional=("trigger", "dropped", "commit"),
                               empty_message="No dreams yet. Press d to dream now, or D for a dry run.")
         with ScrollPane(id="folded"):
-            yield Static("", id="folded-text")
-        yield Static("", id="events")
+            yield SafeStatic("", id="folded-text")
+        yield SafeStatic("", id="events")
 
     def on_mount(self) -> None:
         self.query_one("#watcher-panel").border_title = "Watcher"

@@ -28,6 +28,7 @@ from dreamdeck.core.formats.terminal_text import terminal_text
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
 from dreamdeck.tui.widgets.panes import NavList
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 
 EMPTY = ("No pending reflections. Dreams whose changes need judgement appear here. "
          "To dream now: 7, then d.")
@@ -269,11 +270,11 @@ class ReflectionsScreen(MemoryScreen):
         with Horizontal(id="refl-body"):
             yield NavList(id="reflection-list")
             with Vertical(id="refl-pane"):
-                yield Static("", id="refl-info")
-                yield Static("", id="refl-decisions")
-                yield Static("", id="refl-refusal", classes="-none", markup=False)
+                yield SafeStatic("", id="refl-info")
+                yield SafeStatic("", id="refl-decisions")
+                yield SafeStatic("", id="refl-refusal", classes="-none", markup=False)
                 yield HunkView(id="hunks", empty_message="Select a reflection on the left.")
-        yield Static(EMPTY, id="refl-empty", classes="empty", markup=False)
+        yield SafeStatic(EMPTY, id="refl-empty", classes="empty", markup=False)
 
     # --- data ----------------------------------------------------------------------------------
     def load(self) -> Any:

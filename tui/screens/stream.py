@@ -31,6 +31,7 @@ from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.screens.stream_curation import StreamCuration
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
 POLL_SECONDS = 0.05  # a stat per loaded day file: appends show within ~100 ms
@@ -129,11 +130,11 @@ class StreamScreen(StreamCuration, MemoryScreen):
                                   optional=("who",),
                                   empty_message="No fragments yet. The agent's appends show up here as they land.")
             with Vertical(id="detail"):
-                yield Static("", id="detail-title", markup=False)
-                yield Static("", id="detail-meta", markup=False)
+                yield SafeStatic("", id="detail-title", markup=False)
+                yield SafeStatic("", id="detail-meta", markup=False)
                 with ScrollPane(id="detail-scroll"):
-                    yield Static("", id="detail-body", markup=False)
-                    yield Static("", id="detail-json")
+                    yield SafeStatic("", id="detail-body", markup=False)
+                    yield SafeStatic("", id="detail-json")
 
     def on_resize(self, event) -> None:
         self.set_class(event.size.width < SIDE_DETAIL, "-stacked")
@@ -384,15 +385,15 @@ class StreamScreen(StreamCuration, MemoryScreen):
             return
         if row.get("malformed"):
             title.update(f"⚠ {row['date']}: malformed line")
-            meta.update(terminal_text(str(row.get("body", ""))))
+            meta.update(str(row.get("body", "")))
             text.update("")
-            body.update(Text(terminal_text(str(row.get("raw", "")))))
+            body.update(Text(str(row.get("raw", ""))))
             return
         jumped = " ← citation" if row.get("key") == self.jumped_key else ""
         who = f" · {row['who']}" if row.get("who") else ""
-        title.update(terminal_text(f"{row['date']} {row['time']} · {row['topic']}{who}{jumped}"))
-        meta.update(terminal_text(f"streams/{row['date']}#{row['id']} · source {row.get('source', '')}"))
-        text.update(terminal_text(str(row.get("body", ""))))
+        title.update(f"{row['date']} {row['time']} · {row['topic']}{who}{jumped}")
+        meta.update(f"streams/{row['date']}#{row['id']} · source {row.get('source', '')}")
+        text.update(str(row.get("body", "")))
         body.update(pretty_json(str(row["raw"])))
 
     def _update_status(self) -> None:

@@ -19,6 +19,7 @@ from dreamdeck.core.formats.terminal_text import terminal_text
 from dreamdeck.core.ops.report import shard_report
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.panes import NavList, ScrollPane
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 if TYPE_CHECKING:
@@ -167,12 +168,12 @@ class TopicsScreen(MemoryScreen):
                                select_on_enter=False, optional=("last_reinforced", "age", "score"),
                                empty_message="No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d.")
             with Vertical(id="shard-pane"):
-                yield Static("", id="shard-title", markup=False)
-                yield Static("", id="shard-meta", markup=False)
+                yield SafeStatic("", id="shard-title", markup=False)
+                yield SafeStatic("", id="shard-meta", markup=False)
                 with Horizontal(id="shard-split"):
                     with ScrollPane(id="shard-body"):
                         yield Markdown("", id="shard-md", parser_factory=_text_markdown)
-                        yield Static("", id="shard-sections", markup=False)
+                        yield SafeStatic("", id="shard-sections", markup=False)
                     yield CitationList(id="citations")
 
     # --- data ----------------------------------------------------------------------------
@@ -253,22 +254,21 @@ class TopicsScreen(MemoryScreen):
         cites.clear_options()
         meta.set_class(bool(rep) and not rep.get("parse_ok", True), "-error")
         if rep is None or "error" in rep:
-            title.update("" if rep is None else terminal_text(rep["error"]))
+            title.update("" if rep is None else rep["error"])
             meta.update("")
             md.update("")
             self.query_one("#shard-sections", Static).update("")
             return
         self.current_slug = rep["slug"]
-        title.update(terminal_text(("📌 " if rep["pinned"] else "") + (rep["heading"] or rep["slug"])))
+        title.update(("📌 " if rep["pinned"] else "") + (rep["heading"] or rep["slug"]))
         if rep["parse_ok"]:
-            meta.update(terminal_text(
-                f"{rep['path']} · cites {rep['cites']} · days {rep['days']} · last {rep['lastReinforced']}"
-                + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else "")))
+            meta.update(f"{rep['path']} · cites {rep['cites']} · days {rep['days']} · last {rep['lastReinforced']}"
+                        + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else ""))
         else:
-            meta.update(terminal_text(f"{rep['path']} · ⚠ TypeClaw cannot parse it: {rep['parse_error']}"))
+            meta.update(f"{rep['path']} · ⚠ TypeClaw cannot parse it: {rep['parse_error']}")
         # The belief is prose, drawn as Markdown; its citation sections are drawn as the plain
         # lines they are (as Markdown a hundred citations are ~500 widgets and a second of layout).
-        prose, sections = split_sections(terminal_text(rep["body"]))
+        prose, sections = split_sections(terminal_text(rep["body"]))  # prose goes to Markdown, not a SafeStatic
         md.update(prose)
         self.query_one("#shard-sections", Static).update(sections)
         options = []
