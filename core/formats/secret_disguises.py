@@ -30,7 +30,7 @@ import unicodedata
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-__all__ = ["fold", "encoded_runs", "may_hide"]
+__all__ = ["fold", "encoded_runs", "joined_runs", "may_hide"]
 
 # Cyrillic and Greek letters a reader takes for Latin ones (Unicode's confusables, the letters
 # that occur in keys: capitals, digits' look-alikes aside, and the lower-case ones of base64).
@@ -232,3 +232,17 @@ def _unpercent(run: str) -> str | None:
         return unquote(run, errors="strict")
     except UnicodeDecodeError:
         return None
+
+
+# Between decoded runs searched as one text: no rule's characters, and a blank line, so no
+# finding reaches from one run into the next (a key block that would is reported on each run).
+_RUN_GAP = "\n\x00\n"
+
+
+def joined_runs(runs: list[tuple[int, int, str]]) -> tuple[str, list[int]]:
+    """The decoded texts of `runs` (from `encoded_runs`) as one text, and where each starts in it."""
+    starts, at = [], 0
+    for _, _, decoded in runs:
+        starts.append(at)
+        at += len(decoded) + len(_RUN_GAP)
+    return _RUN_GAP.join(decoded for _, _, decoded in runs), starts

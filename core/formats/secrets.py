@@ -23,7 +23,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from dreamdeck.core.formats.secret_disguises import encoded_runs, fold, may_hide
+from dreamdeck.core.formats.secret_disguises import encoded_runs, fold, joined_runs, may_hide
 
 REDACTED = "[REDACTED:{family}]"
 
@@ -294,25 +294,14 @@ def _raw_findings(text: str) -> list[SecretFinding]:
     return sorted(found, key=lambda f: (f.start, -f.end))
 
 
-# Between decoded runs when they are searched as one text: no rule's characters, and a blank
-# line, so no finding reaches from one run into the next (a key block that would is still
-# reported, on each run it touches).
-_RUN_GAP = "\n\x00\n"
-
-
 def _run_findings(runs: list[tuple[int, int, str]]) -> list[SecretFinding]:
     """One finding per encoded run whose decoded text holds a secret (the run is redacted
-    whole). The decoded texts are searched as one: escaped JSON or a page of base64 has
-    hundreds of short runs, and each search has a fixed cost."""
-    joined = _RUN_GAP.join(decoded for _, _, decoded in runs)
-    starts, at = [], 0
-    for _, _, decoded in runs:
-        starts.append(at)
-        at += len(decoded) + len(_RUN_GAP)
+    whole). The decoded texts are searched as one (`joined_runs`): escaped JSON or a page of
+    base64 has hundreds of short runs, and each search has a fixed cost."""
+    joined, starts = joined_runs(runs)
     inner: dict[int, list[SecretFinding]] = {}
     for f in _unfolded_findings(joined):
-        first, last = bisect_right(starts, f.start) - 1, bisect_right(starts, f.end - 1) - 1
-        for i in range(first, last + 1):
+        for i in range(bisect_right(starts, f.start) - 1, bisect_right(starts, f.end - 1)):
             inner.setdefault(i, []).append(f)
     return [SecretFinding(min(fs, key=lambda f: f.start).family, runs[i][0], runs[i][1], all(f.generic for f in fs))
             for i, fs in inner.items()]
