@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/bench_secrets.py [--texts N]
 
-Generates N shard-sized texts (default 2,000, ~2 KB each) of four kinds — plain ASCII prose,
-ASCII notes with git shas, sha256 sums and URLs, Chinese prose, Russian prose — and times
+Generates N shard-sized texts (default 2,000, ~2 KB each) of six kinds — plain ASCII prose,
+ASCII notes with git shas, sha256 sums and URLs, Chinese prose, Russian prose, Greek capitals,
+JSON with `\\u` escapes (accents and CJK) — and times
 `redact_secrets` on each kind against the literal rules alone (the same redaction without any
 disguise work). Best of 5, CPU seconds (`time.process_time`) beside wall time, and the ratio
 full / literal: the fast path keeps plain ASCII near 1.0. Runs unchanged on older code.
@@ -27,6 +28,8 @@ from dreamdeck.core.formats import secrets  # noqa: E402
 WORDS = ("the user prefers", "during the standup", "after the deploy", "Dana said that", "the build",
          "was green again", "we moved the staging database", "on Tuesday", "and the tests pass", "in the review")
 CJK = ("数据库迁移到法兰克福", "用户喜欢喝茶", "周二上线", "测试通过了", "代码审查")
+GREEK = ("Η ΟΜΑΔΑ ΜΕΤΑΚΙΝΕΙ", "ΤΗΝ ΚΥΚΛΟΦΟΡΙΑ ΣΤΗΝ ΤΡΙΤΗ", "ΚΑΙ Ο ΠΕΛΑΤΗΣ ΣΥΜΦΩΝΗΣΕ", "ΟΙ ΕΛΕΓΧΟΙ ΠΕΡΑΣΑΝ")
+ESCAPED = ('"caf\\u00e9 cr\\u00e8me"', '"Z\\u00fcrich"', '"\\u6570\\u636e\\u5e93\\u8fc1\\u79fb"', '"na\\u00efve r\\u00e9sum\\u00e9"')
 RUSSIAN = ("Сергей предпочитает чай", "встреча в среду", "база данных переехала", "тесты прошли", "Анна сказала")
 
 
@@ -39,8 +42,11 @@ def text_of(kind: str, rng: random.Random) -> str:
             digest = hashlib.sha256(str(rng.random()).encode()).hexdigest()
             parts.append(f"{rng.choice(WORDS)} commit {digest[:40]} sha256 {digest} see "
                          f"https://example.com/builds/{digest[:12]}?page=2.")
+        elif kind == "json":
+            parts.append("{" + ", ".join(f'"k{i}": {rng.choice(ESCAPED)}' for i in range(5)) + "}")
         else:
-            parts.append("，".join(rng.choice(CJK if kind == "chinese" else RUSSIAN) for _ in range(5)) + "。")
+            words = {"chinese": CJK, "russian": RUSSIAN, "greek": GREEK}[kind]
+            parts.append("，".join(rng.choice(words) for _ in range(5)) + "。")
     return "\n".join(parts)
 
 
@@ -74,7 +80,7 @@ def main() -> int:
     args = parser.parse_args()
     print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     rng = random.Random(7)
-    for kind in ("ascii", "hashes", "chinese", "russian"):
+    for kind in ("ascii", "hashes", "chinese", "russian", "greek", "json"):
         texts = [text_of(kind, rng) for _ in range(args.texts)]
         floor_cpu, _ = best(literal_redact, texts)
         cpu, wall = best(secrets.redact_secrets, texts)

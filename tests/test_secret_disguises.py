@@ -133,3 +133,73 @@ def test_a_key_in_look_alike_letters_spaced_out_or_hex_or_percent_encoded_is_fou
 def test_hashes_prose_in_other_scripts_and_ordinary_encodings_are_not_secrets(text):
     assert detect_secrets(text) == []
     assert redact_secrets(text) == text
+
+
+# Keys with no ASCII letter or digit left in them: every letter a Cyrillic or Greek look-alike,
+# the digits look-alikes too (Cyrillic З for 3, б for 6, fullwidth or mathematical digits); and
+# keys written as escapes (`\x41`, `\u0041`, `\u{41}`, `&#65;`), as code, JSON or HTML carry them.
+AWS_LETTERS = "AK" + "IA" + "EXMPOTBSHKXECAPM"  # an AWS key shape whose letters all have look-alikes
+_CYRILLIC_ALL = str.maketrans("AKIEXMPOTBSHCaeopcxysijk", "АКІЕХМРОТВЅНСаеорсхуѕіјк")
+SK_LETTERS = "sk-" + "aBcEHijKMopTXysxeaBcEH"
+
+
+def escaped(text: str, form: str) -> str:
+    return "".join(form.format(ord(c)) for c in text)
+
+
+X_AWS = escaped(AWS, "\\x{:02x}")
+U_GH = escaped(GH, "\\u{:04x}")
+UB_GH = escaped(GH, "\\u{{{:x}}}")
+U_CYR = escaped("АКІА", "\\u{:04x}")
+
+DISGUISES_WHOLE = [
+    ("an aws key wholly in cyrillic letters", f"ключ {AWS_LETTERS.translate(_CYRILLIC_ALL)} для прода",
+     AWS_LETTERS.translate(_CYRILLIC_ALL), "aws access key"),
+    ("an aws key in cyrillic letters and look-alike digits", "key АКІАЗЕНМОКСРТХВЅАбНЗ ok", "АКІАЗЕНМОКСРТХВЅАбНЗ",
+     "aws access key"),
+    ("an aws key in cyrillic letters and fullwidth digits", "key АКІА１２ЕН３４МОКСРТХВ５６ ok", "АКІА１２ЕН３４МОКСРТХВ５６",
+     "aws access key"),
+    ("an aws key in greek letters and mathematical digits", "key ΑΚΙΑ𝟏𝟐ΕΗ𝟑𝟒ΜΟΚΧΡΤΖΒ𝟓𝟔 ok", "ΑΚΙΑ𝟏𝟐ΕΗ𝟑𝟒ΜΟΚΧΡΤΖΒ𝟓𝟔",
+     "aws access key"),
+    ("an openai key wholly in cyrillic letters", f"use {SK_LETTERS.translate(_CYRILLIC_ALL)} now",
+     SK_LETTERS.translate(_CYRILLIC_ALL), "openai key"),
+    ("an aws key as \\x escapes", 'k = "' + X_AWS + '"', X_AWS, "aws access key"),
+    ("an aws key as upper-case \\x escapes", "k=" + X_AWS.upper().replace("\\X", "\\x") + ";",
+     X_AWS.upper().replace("\\X", "\\x"), "aws access key"),
+    ("a github token as \\u escapes", '{"t": "' + U_GH + '"}', U_GH, "github token"),
+    ("a github token as \\u{} escapes", "const t = '" + UB_GH + "'", UB_GH, "github token"),
+    ("an aws key as html entities", "<code>" + escaped(AWS, "&#{};") + "</code>", escaped(AWS, "&#{};"),
+     "aws access key"),
+    ("an aws key as hex html entities", "<b>" + escaped(AWS, "&#x{:x};") + "</b>", escaped(AWS, "&#x{:x};"),
+     "aws access key"),
+    ("an aws key partly escaped", "id AKIA\\x51" + AWS[5:] + " end", "AKIA\\x51" + AWS[5:], "aws access key"),
+    ("cyrillic look-alikes as \\u escapes", 's="' + U_CYR + AWS[4:] + '"', U_CYR + AWS[4:], "aws access key"),
+    ("base64 of an aws key in cyrillic letters", f"blob {b64(AWS_LETTERS.translate(_CYRILLIC_ALL))} end",
+     b64(AWS_LETTERS.translate(_CYRILLIC_ALL)), "aws access key"),
+]
+
+ORDINARY_WHOLE = [
+    "СРОЧНО: ВСЕ ТЕСТЫ ПРОШЛИ, РЕЛИЗ В СРЕДУ. КОМАНДА СОГЛАСНА, АНТОН ОТВЕТСТВЕННЫЙ.",
+    "Вот как это работает: о сроках сообщат в среду, а ресурсы выделят к концу квартала.",
+    "ΑΝΑΚΟΙΝΩΣΗ: Η ΟΜΑΔΑ ΜΕΤΑΚΙΝΕΙ ΤΗΝ ΚΥΚΛΟΦΟΡΙΑ ΣΤΗΝ ΤΡΙΤΗ ΚΑΙ ΤΗΝ ΠΕΜΠΤΗ.",
+    "ΚΑΤΕΧΟΜΕΝΟΠΟΙΗΜΕΝΟ ΚΑΤΑΚΕΡΜΑΤΙΣΜΕΝΟ ΥΠΕΡΚΑΤΑΝΑΛΩΤΙΚΟ",
+    '{"name": "caf\\u00e9 cr\\u00e8me br\\u00fbl\\u00e9e", "city": "Z\\u00fcrich"}',
+    '{"greeting": "\\u4f60\\u597d\\uff0c\\u4e16\\u754c\\uff01\\u6570\\u636e\\u5e93\\u8fc1\\u79fb"}',
+    "C:\\Users\\xavier\\AppData\\Local\\Temp\\build-output-2026-05-22",
+    "b'\\x9f\\x86\\xd0\\x81\\x88\\x4c\\x7d\\x65\\x9a\\x2f\\xea\\xa0\\xc5\\x5a\\xd0\\x15'",
+    'printf("\\x1b[31mred\\x1b[0m and \\x1b[1mbold\\x1b[0m\\n");',
+    "Caf&#233; cr&#232;me &amp; cr&#234;pes, Z&#252;rich &#8212; see you there",
+    "commit 3f5e2a9c1b7d4e6f8a0b2c4d6e8f0a1b3c5d7e9f · sha256 "
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+]
+
+
+@pytest.mark.parametrize("name, text, secret, family", DISGUISES_WHOLE, ids=[d[0] for d in DISGUISES_WHOLE])
+def test_a_key_with_no_ascii_letter_left_or_written_as_escapes_is_found_and_redacted_whole(name, text, secret, family):
+    assert_found_and_redacted_whole(name, text, secret, family)
+
+
+@pytest.mark.parametrize("text", ORDINARY_WHOLE)
+def test_capitalised_prose_escaped_accents_paths_and_byte_strings_are_not_secrets(text):
+    assert detect_secrets(text) == []
+    assert redact_secrets(text) == text

@@ -25,6 +25,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from dreamdeck.core.formats.actors import human_actor
+from dreamdeck.core.formats.terminal_text import terminal_text
 from dreamdeck.core.workspace import Workspace
 from dreamdeck.tui.config import UserConfig, load_user_config, save_theme
 from dreamdeck.tui.critical_watch import start_critical_watch
@@ -266,6 +267,14 @@ class DreamdeckApp(App):
                           "Quitting forgets them; nothing has been written."])
         self.push_screen(ConfirmModal("Quit without applying your hunk decisions?", body, "Quit"),
                          lambda ok: self.exit() if ok else None)
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every toast, the screens' included (they notify through the app): its text is never
+        parsed as markup and what a terminal would obey is shown as its escape, since a refusal
+        can name a hostile file."""
+        super().notify(terminal_text(message), title=terminal_text(title), severity=severity, timeout=timeout,
+                       markup=False)
 
     def get_system_commands(self, screen: Screen):
         """Textual's, less "Keys" (the `?` help is ours) and with a Screenshot that says where it went."""

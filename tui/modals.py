@@ -18,6 +18,9 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Button, Input, Label, Static
 
+from dreamdeck.core.formats.terminal_text import terminal_text
+from dreamdeck.tui.widgets.safe_static import SafeStatic
+
 DISTINCT_STYLES = 4096  # tinted styles kept per tint colour (a screen has a few hundred)
 
 
@@ -104,10 +107,10 @@ class ConfirmModal(DeckModal[object]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, classes="title")
+            yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._body:
                 with VerticalScroll():
-                    yield Static(self._body, markup=False, id=self._body_id)
+                    yield SafeStatic(self._body, markup=False, id=self._body_id)
             if self._hint:
                 yield Static(self._hint, markup=False, classes="hint")
             with Horizontal():
@@ -153,9 +156,9 @@ class ReasonModal(DeckModal[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, classes="title")
+            yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._detail:
-                yield Static(self._detail, markup=False)
+                yield SafeStatic(self._detail, markup=False)
             yield Input(placeholder=self._placeholder, id="reason")
             yield Static("", classes="error", id="reason-error")
 
@@ -255,9 +258,9 @@ class TextModal(DeckModal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, classes="title")
+            yield Label(terminal_text(self._title), classes="title", markup=False)
             with VerticalScroll():
-                yield Static(self._text, markup=False)
+                yield SafeStatic(self._text, markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

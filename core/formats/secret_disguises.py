@@ -4,14 +4,19 @@
 the key: fullwidth and other compatibility forms (NFKC: `ＡＫＩＡ…` is `AKIA…`), letters of the
 Cyrillic and Greek alphabets that look like Latin ones (`АКІА` in Cyrillic is read as `AKIA`),
 and invisible format characters inside it (zero-width space and joiners, soft hyphen, word
-joiner, BOM). It keeps, for each folded character, where it came from, so a finding is mapped
+joiner, BOM). A look-alike is folded in a word that mixes it with ASCII letters or digits, and in
+a long run with no ASCII letter left at all (`АКІАЗЕНМ…`: every letter a look-alike, the digits
+look-alikes too, `З` for 3, `б` for 6, fullwidth or mathematical digits); a word of Russian or
+Greek prose is neither, and is left alone. It keeps, for each folded character, where it came from, so a finding is mapped
 back to the exact span of the original text (a redaction covers the disguise whole).
 
 `encoded_runs` yields the runs of a text that decode to readable text: base64 (and base64url)
 (a config blob, a Kubernetes secret value), hex (`414b4941…`) and %-encoding (`%41%4B…`, a
 callback URL), and a key spelled out one character at a time between spaces (`g h p _ …`).
 Runs that decode to bytes (git shas, sha256 sums, ids, integrity sums, public keys) are not
-text and are left to the other rules; prose in other scripts has no such runs.
+text and are left to the other rules; prose in other scripts has no such runs. Escapes too: a
+run of `\\x41`, `\\u0041`, `\\u{41}` or `&#65;`/`&#x41;` escapes (what code, JSON and HTML write),
+mixed with plain characters or not, is decoded.
 
 `may_hide` is the fast path: plain ASCII text with no run of 16 token characters and no run of
 spaced single characters cannot hide anything here, and skips all of it.
@@ -25,17 +30,23 @@ import unicodedata
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-__all__ = ["fold", "encoded_runs", "may_hide"]
+__all__ = ["fold", "encoded_runs", "joined_runs", "may_hide"]
 
 # Cyrillic and Greek letters a reader takes for Latin ones (Unicode's confusables, the letters
 # that occur in keys: capitals, digits' look-alikes aside, and the lower-case ones of base64).
-_LOOK_ALIKE_LETTERS = "АВСЕНІЈКМОРЅТХУаеіјорсѕхуԁһӏԛԜԝ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρτυχ"  # Cyrillic, Greek
-_LOOK_ALIKE = str.maketrans(_LOOK_ALIKE_LETTERS, "ABCEHIJKMOPSTXYaeijopcsxydhlqWw" "ABEZHIKMNOPTYXoikvptux")
-# A look-alike is only folded in a word that also holds an ASCII letter or digit (a key mixing
-# scripts): a word of Russian or Greek prose is left alone, and costs nothing.
+_LOOK_ALIKE_LETTERS = "АВСЕНІЈКМОРЅТХУаеіјкорсѕхуԁһӏԛԜԝЗӠб" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρτυχ"  # Cyrillic, Greek
+_LOOK_ALIKE = str.maketrans(_LOOK_ALIKE_LETTERS, "ABCEHIJKMOPSTXYaeijkopcsxydhlqWw336" "ABEZHIKMNOPTYXoikvptux")
+# A look-alike is folded in a word that also holds an ASCII letter or digit (a key mixing
+# scripts), or in a run of 16 characters a key could be spelled with, none of them outside the
+# look-alikes, the compatibility forms and key punctuation (a key with no ASCII left): a word of
+# Russian or Greek prose is neither (its words are short, or hold letters with no Latin twin).
 _LA = "[" + _LOOK_ALIKE_LETTERS + "]"
 _MIXED_WORD = re.compile(r"\S*(?:" + _LA + r"\S*[A-Za-z0-9]|[A-Za-z0-9]\S*" + _LA + r")\S*")
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+_ANY_LOOK_ALIKE = re.compile(_LA)  # a cheap scan first: most text (CJK, ASCII) has none
+_KEY_LIKE_RUN = re.compile(
+    "[" + _LOOK_ALIKE_LETTERS + "\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff"
+    "\u00ad\u200b-\u200d\u2060\ufeff_+/=.:-]{16,}")
 
 # Only text holding one of these can fold into something new: format characters (Cf) and the
 # compatibility blocks that NFKC maps onto ASCII letters and digits. Most text has none, and is
@@ -52,9 +63,12 @@ def _fold_at(text: str) -> list[int]:
     """Where `text` has a character to fold: a compatibility or format character anywhere, a
     look-alike letter in a word that mixes it with ASCII letters or digits."""
     at = [m.start() for m in _FOLDABLE.finditer(text)]
-    if _ASCII_ALNUM.search(text) is not None:
-        for word in _MIXED_WORD.finditer(text):
-            at += [word.start() + j for j, ch in enumerate(word.group()) if ch in _LOOK_ALIKE_LETTERS]
+    look_alike = _ANY_LOOK_ALIKE.search(text) is not None
+    words = list(_KEY_LIKE_RUN.finditer(text)) if look_alike else []
+    if look_alike and _ASCII_ALNUM.search(text) is not None:
+        words += _MIXED_WORD.finditer(text)
+    for word in words:
+        at += [word.start() + j for j, ch in enumerate(word.group()) if ch in _LOOK_ALIKE_LETTERS]
     return sorted(set(at))
 
 
@@ -121,7 +135,51 @@ def _gates(text: str) -> tuple[bool, bool]:
 
 def may_hide(text: str) -> bool:
     """False when `text` cannot hold a disguise `fold` or `encoded_runs` would find (the fast path)."""
-    return not text.isascii() or any(_gates(text))
+    return not text.isascii() or any(_gates(text)) or _may_escape(text)
+
+
+# Escapes as code, JSON and HTML write them: runs of them (12 characters or more, plain key
+# characters between them allowed) are decoded; consecutive `\x` bytes as UTF-8.
+_ESCAPE = (r"\\x[0-9A-Fa-f]{2}|\\u\{[0-9A-Fa-f]{1,6}\}|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
+           r"|&#[xX][0-9A-Fa-f]{1,6};|&#[0-9]{1,7};")
+# Starting where a run of key characters starts: tried at every character of a word, a failing
+# attempt would cost the word's length each time.
+_ESCAPED_RUN = re.compile(r"(?<![A-Za-z0-9+/=_.~:-])(?:" + _ESCAPE + r"|[A-Za-z0-9+/=_.~:-]){12,4096}")
+_ESCAPE_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.~:{}&#;\\-]{12,}")
+_ONE_ESCAPE = re.compile(r"(?:\\x[0-9A-Fa-f]{2})+|" + _ESCAPE)  # a `\\x` sequence whole: its UTF-8
+_ESCAPE_GATE = re.compile(r"\\[xuU][0-9A-Fa-f{]|&#")
+
+
+def _may_escape(text: str) -> bool:
+    return ("\\" in text or "&#" in text) and _ESCAPE_GATE.search(text) is not None
+
+
+def _unescaped(m: re.Match[str]) -> str:
+    token = m.group()
+    if token.startswith("\\x"):
+        raw = bytes.fromhex(token.replace("\\x", ""))
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw.decode("latin-1")
+    code = int(token[3:-1], 16) if token[:3] in ("&#x", "&#X") else int(token[2:-1]) if token[:2] == "&#" \
+        else int(token[2:].strip("{}"), 16)
+    return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+
+
+def _escaped_runs(text: str) -> Iterator[tuple[int, int, str]]:
+    # The runs lie inside runs of escape and key characters, found by one character class:
+    # most escaped text (accents in JSON, CJK as `\\uXXXX`) has none long enough to try.
+    for candidate in _ESCAPE_CANDIDATE.finditer(text):
+        chunk = candidate.group()
+        if "\\" not in chunk and "&#" not in chunk:
+            continue
+        for m in _ESCAPED_RUN.finditer(chunk):
+            run = m.group()
+            if "\\" in run or "&#" in run:
+                decoded = _ONE_ESCAPE.sub(_unescaped, run)
+                if decoded != run:
+                    yield candidate.start() + m.start(), candidate.start() + m.end(), decoded
 
 
 def _readable(raw: bytes) -> str | None:
@@ -134,7 +192,7 @@ def _readable(raw: bytes) -> str | None:
 
 def encoded_runs(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, decoded text) of each run in `text` that decodes to readable text: base64,
-    hex, %-encoding, or single characters spelled out between spaces."""
+    hex, %-encoding, escapes, or single characters spelled out between spaces."""
     long_runs, spaced = _gates(text)
     if long_runs:
         # every encoding's run lies inside a run of token characters: only those are searched
@@ -143,6 +201,8 @@ def encoded_runs(text: str) -> Iterator[tuple[int, int, str]]:
     if spaced:
         for m in _SPACED.finditer(text):
             yield m.start(), m.end(), re.sub(r"[ \t]+", "", m.group())
+    if _may_escape(text):
+        yield from _escaped_runs(text)
 
 
 def _decoded_runs(run: str, at: int) -> Iterator[tuple[int, int, str]]:
@@ -172,3 +232,17 @@ def _unpercent(run: str) -> str | None:
         return unquote(run, errors="strict")
     except UnicodeDecodeError:
         return None
+
+
+# Between decoded runs searched as one text: no rule's characters, and a blank line, so no
+# finding reaches from one run into the next (a key block that would is reported on each run).
+_RUN_GAP = "\n\x00\n"
+
+
+def joined_runs(runs: list[tuple[int, int, str]]) -> tuple[str, list[int]]:
+    """The decoded texts of `runs` (from `encoded_runs`) as one text, and where each starts in it."""
+    starts, at = [], 0
+    for _, _, decoded in runs:
+        starts.append(at)
+        at += len(decoded) + len(_RUN_GAP)
+    return _RUN_GAP.join(decoded for _, _, decoded in runs), starts

@@ -19,10 +19,11 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from dreamdeck.core.formats.secret_disguises import encoded_runs, fold, may_hide
+from dreamdeck.core.formats.secret_disguises import encoded_runs, fold, joined_runs, may_hide
 
 REDACTED = "[REDACTED:{family}]"
 
@@ -282,11 +283,34 @@ def _matches(rule: SecretRule, text: str):
 
 
 def _raw_findings(text: str) -> list[SecretFinding]:
-    """The rules' findings in `text`, in its folded form (look-alike and invisible characters,
-    mapped back to their span here) and in what its base64 runs decode to (the whole run)."""
+    """The rules' findings in `text` and its folded form, and in what its encoded runs (base64,
+    hex, %-encoding, escapes, spelled out) decode to, folded too (the whole run is the finding)."""
+    if not may_hide(text):  # plain ASCII with no long token run nor escape: nothing can be disguised
+        return _literal_findings(text)
+    found = _unfolded_findings(text)
+    runs = list(encoded_runs(text))
+    if runs:
+        found += _run_findings(runs)
+    return sorted(found, key=lambda f: (f.start, -f.end))
+
+
+def _run_findings(runs: list[tuple[int, int, str]]) -> list[SecretFinding]:
+    """One finding per encoded run whose decoded text holds a secret (the run is redacted
+    whole). The decoded texts are searched as one (`joined_runs`): escaped JSON or a page of
+    base64 has hundreds of short runs, and each search has a fixed cost."""
+    joined, starts = joined_runs(runs)
+    inner: dict[int, list[SecretFinding]] = {}
+    for f in _unfolded_findings(joined):
+        for i in range(bisect_right(starts, f.start) - 1, bisect_right(starts, f.end - 1)):
+            inner.setdefault(i, []).append(f)
+    return [SecretFinding(min(fs, key=lambda f: f.start).family, runs[i][0], runs[i][1], all(f.generic for f in fs))
+            for i, fs in inner.items()]
+
+
+def _unfolded_findings(text: str) -> list[SecretFinding]:
+    """The rules' findings in `text` and in its folded form (look-alike and invisible characters,
+    mapped back to their span here)."""
     found = _literal_findings(text)
-    if not may_hide(text):  # plain ASCII with no long token run: nothing can be disguised
-        return found
     folded = fold(text)
     if folded is not None:
         view, where = folded
@@ -295,11 +319,7 @@ def _raw_findings(text: str) -> list[SecretFinding]:
             start, end = where[f.start], where[f.end - 1] + 1
             if (start, end) not in seen:
                 found.append(SecretFinding(f.family, start, end, f.generic))
-    for start, end, decoded in encoded_runs(text):
-        inner = _literal_findings(decoded)
-        if inner:
-            found.append(SecretFinding(inner[0].family, start, end, all(f.generic for f in inner)))
-    return sorted(found, key=lambda f: (f.start, -f.end))
+    return found
 
 
 def _literal_findings(text: str) -> list[SecretFinding]:

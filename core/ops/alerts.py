@@ -332,3 +332,48 @@ def ensure_baseline(root: Path | str, states: dict[str, dict[str, Any] | None]) 
             return False
         _record_first_baseline(root, states, ALERT_ACTOR, None)
         return True
+
+
+# --- linked shards: an alert while they are there, not a recorded one ----------------------
+SHARD_AREAS = ("topics", "vault", "archive")
+
+
+@dataclass(frozen=True)
+class LinkedShardAlert:
+    """A shard file that is a symbolic link or has another hard link: its bytes may be a file's
+    outside the folder, so every change to memory is refused and dreaming stops while it is there
+    (the door's rule). Read live from the folders, never recorded: removing the link clears it."""
+
+    path: str  # "memory/topics/creds.md"
+    why: str  # "a symbolic link", "2 hard links"
+
+    @property
+    def blocks(self) -> str:
+        return "every change to memory is refused and dreaming stops until it is removed"
+
+    @property
+    def clear(self) -> str:
+        return f"`rm {self.path}` (a copy of its own may replace it), or `dreamdeck doctor` to see every link"
+
+    def text(self) -> str:
+        return f"{self.path} is {self.why}: {self.blocks} — {self.clear}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "kind": "linked-shard", "why": self.why, "blocks": self.blocks,
+                "clear": f"rm {self.path}"}
+
+
+def linked_shard_alerts(root: Path | str) -> list[LinkedShardAlert]:
+    """One alert per linked file in memory/topics, vault and archive, and per shard folder that
+    is itself a link. A read: writes nothing."""
+    from dreamdeck.core.store.shard_files import linked_shards
+
+    memory = Path(root) / "memory"
+    alerts = []
+    for area in SHARD_AREAS:
+        folder = memory / area
+        if folder.is_symlink():
+            alerts.append(LinkedShardAlert(f"memory/{area}", "a symbolic link"))
+            continue
+        alerts += [LinkedShardAlert(f"memory/{area}/{Path(path).name}", why) for path, why in linked_shards(folder)]
+    return sorted(alerts, key=lambda a: a.path)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from dreamdeck.cli.common import CliError, emit_json, open_ws, say, truncate, warn_linked
+from dreamdeck.cli.common import CliError, emit_json, open_ws, say, truncate, warn, warn_linked
 
 
 def _count(value: str | None, flag: str) -> int | None:
@@ -93,7 +93,7 @@ def cmd_inject(args) -> int:
     if result.text:
         sys.stdout.write(printable(result.text) + "\n")
     else:
-        print(f"dreamdeck: nothing would be injected this turn ({result.render})", file=sys.stderr)
+        warn(f"dreamdeck: nothing would be injected this turn ({result.render})")
     return 0
 
 

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dreamdeck.core.errors import BadInput
+from dreamdeck.core.formats.terminal_text import terminal_json, terminal_text
 from dreamdeck.core.workspace import Workspace
 
 
@@ -27,8 +27,9 @@ def emit_json(data: Any) -> None:
     indent = None if isinstance(data, list) and len(data) > 500 else 2
     text = json.dumps(data, ensure_ascii=False, indent=indent)
     # A lone surrogate (TypeClaw's 80-unit previews can cut a pair) is written as its `\udXXX`
-    # escape, as JSON.stringify does; UTF-8 cannot carry it raw.
-    sys.stdout.write(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    # escape, as JSON.stringify does; UTF-8 cannot carry it raw. So are the characters a terminal
+    # would act on (C1 controls, bidi overrides): the same JSON once parsed.
+    sys.stdout.write(terminal_json(text))
     sys.stdout.write("\n")
 
 
@@ -48,20 +49,15 @@ def table(rows: Sequence[Sequence[object]], headers: Sequence[str], align: str =
     return "\n".join(out)
 
 
-# Control characters other than newline and tab: a reason a dreamer gave, a note someone wrote
-# or a fragment's text could hold terminal escapes (retitle the window, clear the screen, hide
-# a line); they are shown as `\x1b`, never sent to the terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def shown(text: str) -> str:
-    """`text` with its control characters made visible (see `_CONTROL`)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
 def say(*lines: str) -> None:
+    """Lines to stdout, terminal-safe: a reason, a note or a fragment's text is shown, never obeyed."""
     for line in lines:
-        print(shown(line))
+        print(terminal_text(line))
+
+
+def warn(line: str) -> None:
+    """One line to stderr (a warning, a refusal), terminal-safe: it may name a hostile file."""
+    print(terminal_text(line), file=sys.stderr)
 
 
 def plural(n: int, word: str) -> str:
@@ -79,5 +75,5 @@ def keys_text(keys: Iterable[tuple[str, str]]) -> list[str]:
 
 def warn_linked(rel: str, why: str) -> None:
     """One warning for a shard file a read view left out for a link (`rel`: its path under memory/)."""
-    print(f"dreamdeck: warning: skipped memory/{rel} ({why}): a linked shard is never read; replace it with a "
-          "copy of its own (cp, then mv over it)", file=sys.stderr)
+    warn(f"dreamdeck: warning: skipped memory/{rel} ({why}): a linked shard is never read; replace it with a "
+         "copy of its own (cp, then mv over it)")

@@ -11,8 +11,9 @@ import os
 import sys
 import traceback
 
-from dreamdeck.cli.common import CliError
+from dreamdeck.cli.common import CliError, warn
 from dreamdeck.core.errors import DreamdeckError
+from dreamdeck.core.formats.terminal_text import terminal_text
 
 
 class _Verbs:
@@ -42,7 +43,7 @@ class OneLineParser(argparse.ArgumentParser):
     """A usage error is one line on stderr (status 2), like every other refusal; `-h` shows usage."""
 
     def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
+        self.exit(2, terminal_text(f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)") + "\n")
 
 
 def positive_int(text: str) -> int:
@@ -234,8 +235,7 @@ def _say_no_history_once(args) -> None:
 
     root = Path(args.workspace).resolve()
     if root.is_dir() and not has_history(root) and first_time("no-history", str(root)):
-        print(f"dreamdeck: note: {NO_HISTORY.format(root=root)}; `dreamdeck init` starts one (said once)",
-              file=sys.stderr)
+        warn(f"dreamdeck: note: {NO_HISTORY.format(root=root)}; `dreamdeck init` starts one (said once)")
 
 
 def _cmd_open(args) -> int:
@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = _command_first(argv, commands)
     if not argv or (argv[0] not in commands and argv[0] not in ("-h", "--help")):
         if argv and (mistyped := _not_a_command_nor_a_folder(argv[0], commands)):
-            print(f"dreamdeck: {mistyped}", file=sys.stderr)
+            warn(f"dreamdeck: {mistyped}")
             return 2
         argv = ["open", *argv]  # `dreamdeck [PATH]` opens the app
     args = parser.parse_args(argv)
@@ -334,11 +334,11 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except DreamdeckError as exc:
-        print(f"dreamdeck: {one_line(str(exc)) or type(exc).__name__}", file=sys.stderr)
+        warn(f"dreamdeck: {one_line(str(exc)) or type(exc).__name__}")
         return exc.status
     except OSError as exc:  # the machine said no (a full disk, a permission): not a bug in dreamdeck
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"dreamdeck: {exc.strerror or exc}{where}", file=sys.stderr)
+        warn(f"dreamdeck: {exc.strerror or exc}{where}")
         return 1
     except Exception:  # anything else is a bug: show it whole
         traceback.print_exc()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 import time
 
-from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
+from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate, warn
 from dreamdeck.core.index.shard_heads import ShardHeads
 from dreamdeck.core.index.strength import COLUMNS, sort_rows, strength_table
 from dreamdeck.core.ops.report import shard_report
@@ -79,10 +79,12 @@ def _print_fragment(frag, as_json: bool) -> None:
     if as_json:
         import json
 
-        print(json.dumps(frag.to_json(), ensure_ascii=False))
+        from dreamdeck.core.formats.terminal_text import terminal_json
+
+        print(terminal_json(json.dumps(frag.to_json(), ensure_ascii=False)))
     else:
         who = f" ({frag.who})" if frag.who else ""
-        print(f"{frag.ts}  {frag.date}#{frag.id}  [{frag.topic}]{who} {frag.body}")
+        say(f"{frag.ts}  {frag.date}#{frag.id}  [{frag.topic}]{who} {frag.body}")
 
 
 def cmd_stream(args) -> int:
@@ -126,8 +128,8 @@ def _say_skipped(ws, path, lines) -> None:
     if bad:
         where = ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
         sys.stdout.flush()
-        print(f"dreamdeck: skipped {plural(len(bad), 'malformed line')} in {ws.rel(path)} "
-              f"(line{'s' if len(bad) > 1 else ''} {where}); `dreamdeck doctor` says more", file=sys.stderr)
+        warn(f"dreamdeck: skipped {plural(len(bad), 'malformed line')} in {ws.rel(path)} "
+             f"(line{'s' if len(bad) > 1 else ''} {where}); `dreamdeck doctor` says more")
 
 
 def _follow(ws, args, shown: set[tuple[str, str]]) -> int:

@@ -1,9 +1,7 @@
 """Commands that change memory: remember, dream, watch, the review queue, and curation."""
 from __future__ import annotations
 
-import sys
-
-from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate
+from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate, warn
 
 
 # --- write -----------------------------------------------------------------------------------
@@ -98,7 +96,7 @@ def cmd_review(args) -> int:
         emit_json({"items": items, "held": [h.to_json() for h in held], "problems": problems})
         return 0
     for pr in problems:
-        print(f"warning: {pr}", file=sys.stderr)
+        warn(f"warning: {pr}")
     if not items and not held:
         say("Nothing to review.")
         return 0
@@ -436,13 +434,13 @@ def cmd_forget(args) -> int:
     say(f"forgot {args.target}{hard}" + _sha(result))
     _warn(result)
     for line in result.remains:
-        print(f"dreamdeck: still holds it: {line}", file=sys.stderr)
+        warn(f"dreamdeck: still holds it: {line}")
     return 0
 
 
 def _warn(result) -> None:
     for line in getattr(result, "warnings", None) or []:
-        print(f"dreamdeck: warning: {line}", file=sys.stderr)
+        warn(f"dreamdeck: warning: {line}")
 
 
 def cmd_unforget(args) -> int:
@@ -516,14 +514,16 @@ def cmd_alerts(args) -> int:
         done = acknowledge(ws.root)
         say(f"acknowledged {plural(len(done), 'alert')}")
         return 0
+    from dreamdeck.core.ops.alerts import linked_shard_alerts
     from dreamdeck.core.ops.protected import pinned_drift
 
     alerts = peek_alerts(ws.root, files)  # a read: writes nothing
     drifts = pinned_drift(ws)  # a pinned topic changed outside dreamdeck (TypeClaw's own dream)
+    links = linked_shard_alerts(ws.root)  # a linked shard: every change refused until it is removed
     if alerts is None:
         if not args.json:
             say("No critical-file baseline yet: `dreamdeck alerts --ack` records the watched files as they are now.")
-        if not drifts:
+        if not drifts and not links:
             if args.json:
                 emit_json([])
             return 0
@@ -532,11 +532,13 @@ def cmd_alerts(args) -> int:
         emit_json([a.__dict__ if not hasattr(a, "to_json") else a.to_json() for a in alerts] + [
             {"path": f"memory/topics/{d.slug}.md", "kind": "pinned-changed", "why": d.why,
              "restore": f"dreamdeck pin {d.slug} --restore", "accept": f"dreamdeck pin {d.slug} --refresh"}
-            for d in drifts])
-        return 1 if alerts or drifts else 0  # the same status as the text output
-    if not alerts and not drifts:
+            for d in drifts] + [link.to_json() for link in links])
+        return 1 if alerts or drifts or links else 0  # the same status as the text output
+    if not alerts and not drifts and not links:
         say("No critical-file alerts.")
         return 0
+    for link in links:
+        say(f"⚠ {link.text()}")
     for a in alerts:
         say(f"⚠ {a.path}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
     for d in drifts:

@@ -154,3 +154,39 @@ def test_snapshot_a_runs_folded_duplicates(snap_compare, agent_dir, utc, size):
         await pilot.pause()
 
     assert snap_compare(control_app.snapshot_app(agent_dir), terminal_size=size, run_before=run_before)
+
+
+def link_a_shard_outside(agent_dir: Path) -> Path:
+    """memory/topics/creds.md, a symbolic link to a file outside the agent's folder."""
+    outside = agent_dir.parent / "outside-creds.md"
+    outside.write_text("# creds\n", encoding="utf-8")
+    link = agent_dir / "memory" / "topics" / "creds.md"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside)
+    return link
+
+
+async def test_a_linked_shard_is_an_alert_naming_it_what_it_blocks_and_how_to_clear_it(agent_dir):
+    control_app.build(agent_dir)
+    link = link_a_shard_outside(agent_dir)
+    app = control_app.snapshot_app(agent_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        shown = text_of(screen, "#link-alert")
+        assert screen.query_one("#link-alert").display
+        assert "memory/topics/creds.md is a symbolic link" in shown
+        assert "every change to memory is refused and dreaming stops" in shown
+        assert "rm memory/topics/creds.md" in shown and "dreamdeck doctor" in shown
+        link.unlink()
+        screen.reload()
+        await wait_for(pilot, lambda: not screen.query_one("#link-alert").display, what="the alert gone")
+
+
+def test_snapshot_the_dream_screen_with_a_linked_shard(snap_compare, agent_dir, utc):
+    control_app.build(agent_dir)
+    link_a_shard_outside(agent_dir)
+
+    async def run_before(pilot):
+        await open_control(pilot)
+
+    assert snap_compare(control_app.snapshot_app(agent_dir), terminal_size=SIZE, run_before=run_before)

@@ -17,11 +17,11 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
 from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.tui.widgets.footer import DeckFooter
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.tab_bar import LABELS, TABS, TabBar
 
 __all__ = ["TABS", "TabBar", "MemoryScreen", "failure_toast"]
@@ -94,7 +94,7 @@ class MemoryScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield TabBar(self.MODE)
-        yield Static(self.PURPOSE, classes="purpose", markup=False)
+        yield SafeStatic(self.PURPOSE, classes="purpose", markup=False)
         yield from self.compose_body()
         yield DeckFooter()
 

@@ -22,6 +22,7 @@ from textual.widgets import Static
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 REFRESH_SECONDS = 5.0
@@ -198,6 +199,9 @@ class ControlScreen(MemoryScreen):
     ]
     DEFAULT_CSS = """
     ControlScreen #control-top { height: auto; }
+    ControlScreen #link-alert { display: none; height: auto; max-height: 4; padding: 0 1; background: $error 30%;
+        color: $text; }
+    ControlScreen #link-alert.-visible { display: block; }
     ControlScreen .panel { width: 1fr; height: auto; min-height: 8; padding: 0 1;
         border: round $panel-lighten-2; border-title-color: $text; border-title-style: bold; }
     ControlScreen #decision { height: auto; padding: 0 1; }
@@ -226,17 +230,18 @@ class ControlScreen(MemoryScreen):
         return datetime.now()
 
     def compose_body(self) -> ComposeResult:
+        yield SafeStatic("", id="link-alert", markup=False)
         with Horizontal(id="control-top"):
-            yield Static("", id="watcher-panel", classes="panel")
-            yield Static("", id="gates-panel", classes="panel")
-        yield Static("", id="decision")
+            yield SafeStatic("", id="watcher-panel", classes="panel")
+            yield SafeStatic("", id="gates-panel", classes="panel")
+        yield SafeStatic("", id="decision")
         # On a narrow terminal the message keeps its room; trigger, dropped and commit are in the receipt (enter).
         yield ResponsiveTable(RECEIPT_COLUMNS, ListRowSource([]), cell_style=receipt_style, id="receipts",
                               optional=("trigger", "dropped", "commit"),
                               empty_message="No dreams yet. Press d to dream now, or D for a dry run.")
         with ScrollPane(id="folded"):
-            yield Static("", id="folded-text")
-        yield Static("", id="events")
+            yield SafeStatic("", id="folded-text")
+        yield SafeStatic("", id="events")
 
     def on_mount(self) -> None:
         self.query_one("#watcher-panel").border_title = "Watcher"
@@ -316,11 +321,15 @@ class ControlScreen(MemoryScreen):
                         for r in receipts]
         out["receipts"] = receipts
         out["folded_texts"] = folded_texts(ws, receipts)
+        from dreamdeck.core.ops.alerts import linked_shard_alerts
+
+        out["links"] = [f"⚠ {alert.text()}" for alert in linked_shard_alerts(ws.root)]
         return out
 
     def show(self, data: dict[str, Any]) -> None:
         self.data = data
         self.in_run = data["in_run"]
+        self._show_link_alerts(data.get("links") or [])
         self._show_watcher(data)
         self._show_gates(data)
         self._show_decision(data.get("last_decision") or "")
@@ -339,6 +348,12 @@ class ControlScreen(MemoryScreen):
         text = folded_text(receipt, (self.data or {}).get("folded_texts") or {})
         self.query_one("#folded-text", Static).update(text)
         self.query_one("#folded").set_class(bool(text.plain), "-shown")
+
+    def _show_link_alerts(self, lines: list[str]) -> None:
+        """A linked shard stops every change and every dream: said first, with how to clear it."""
+        banner = self.query_one("#link-alert", Static)
+        banner.update("\n".join(lines))
+        banner.set_class(bool(lines), "-visible")
 
     def _show_watcher(self, data: dict[str, Any]) -> None:
         t = Text()

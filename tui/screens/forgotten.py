@@ -21,6 +21,7 @@ from textual.widgets import Static
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 FRAGMENT_COLUMNS = [
@@ -119,8 +120,8 @@ class ForgottenScreen(MemoryScreen):
             yield ResponsiveTable(TOPIC_COLUMNS, ListRowSource([]), cell_style=cell_style, id="archived",
                                   classes="list", empty_message=EMPTY_TOPICS, optional=("actor", "cites"))
             with ScrollPane(id="forgotten-detail"):
-                yield Static("", id="forgotten-title", markup=False)
-                yield Static("", id="forgotten-text", markup=False)
+                yield SafeStatic("", id="forgotten-title", markup=False)
+                yield SafeStatic("", id="forgotten-text", markup=False)
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:

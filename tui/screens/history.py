@@ -20,6 +20,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.diff_text import diff_text
 from dreamdeck.tui.widgets.panes import ScrollPane
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 # Lines of a commit's diff the pane shows: a Static lays out every line of its text when the
@@ -238,7 +239,7 @@ class HistoryScreen(MemoryScreen):
 
     def compose_body(self) -> ComposeResult:
         yield self.filter_box("filter commits and audit lines (actor, kind, subject, file…)")
-        yield Static("", id="alert-banner", markup=False)
+        yield SafeStatic("", id="alert-banner", markup=False)
         # Narrow: actor, approval, trigger and ref are on the diff's first line; the subject keeps its room.
         yield VirtualTable(COMMIT_COLUMNS, ListRowSource([]), cell_style=commit_style, id="commits",
                            empty_message=EMPTY_COMMITS, frozen=1, select_on_enter=False,
@@ -246,8 +247,8 @@ class HistoryScreen(MemoryScreen):
         with TabbedContent(id="panels", initial="tab-diff"):
             with TabPane("Diff", id="tab-diff"):
                 with ScrollPane(id="diff-scroll"):
-                    yield Static("", id="diff-head", markup=False)
-                    yield Static("", id="diff", markup=False)
+                    yield SafeStatic("", id="diff-head", markup=False)
+                    yield SafeStatic("", id="diff", markup=False)
             with TabPane("Audit log", id="tab-audit"):
                 # Narrow: the file and the summary share the room; the filter still finds an actor.
                 yield VirtualTable(AUDIT_COLUMNS, ListRowSource([]), cell_style=audit_style, id="audit",
@@ -255,7 +256,7 @@ class HistoryScreen(MemoryScreen):
                                    optional=("actor", "approval"))
             with TabPane("Alerts", id="tab-alerts"):
                 with ScrollPane(id="alerts-scroll"):
-                    yield Static("", id="alerts")
+                    yield SafeStatic("", id="alerts")
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:

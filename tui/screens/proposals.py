@@ -21,6 +21,7 @@ from textual.widgets import Label, Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.panes import ScrollPane
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.table_variants import GroupedRows
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
@@ -150,25 +151,25 @@ class ProposalsScreen(MemoryScreen):
 
     def compose_body(self) -> ComposeResult:
         yield self.filter_box("filter proposals (agent, id, store, status, content)")
-        yield Static("", id="problems", markup=False)
+        yield SafeStatic("", id="problems", markup=False)
         with Horizontal(id="proposals-body"):
             # Narrow: store, confidence and age are in the pane's meta line; the content keeps its room.
             yield VirtualTable(COLUMNS, GroupedRows([]), cell_style=cell_style, id="proposals", empty_message=EMPTY,
                                frozen=1, select_on_enter=False, optional=("store", "confidence", "age"))
             with ScrollPane(id="proposal-pane"):
-                yield Static("", id="proposal-title", markup=False)
-                yield Static("", id="proposal-meta", markup=False)
-                yield Static("", id="proposal-content", markup=False)
-                yield Static("", id="proposal-extra")
+                yield SafeStatic("", id="proposal-title", markup=False)
+                yield SafeStatic("", id="proposal-meta", markup=False)
+                yield SafeStatic("", id="proposal-content", markup=False)
+                yield SafeStatic("", id="proposal-extra")
         with Vertical(id="conflict"):
             yield Label("", id="conflict-label")
             with Horizontal(id="conflict-sides"):
                 with ScrollPane(classes="side", id="side-this"):
-                    yield Static("", classes="side-title", id="side-this-title", markup=False)
-                    yield Static("", id="side-this-body", markup=False)
+                    yield SafeStatic("", classes="side-title", id="side-this-title", markup=False)
+                    yield SafeStatic("", id="side-this-body", markup=False)
                 with ScrollPane(classes="side", id="side-other"):
-                    yield Static("", classes="side-title", id="side-other-title", markup=False)
-                    yield Static("", id="side-other-body", markup=False)
+                    yield SafeStatic("", classes="side-title", id="side-other-title", markup=False)
+                    yield SafeStatic("", id="side-other-body", markup=False)
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:

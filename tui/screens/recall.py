@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.recall_views import answer_rows, block_detail, prompt_header, questions_text
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 BUDGETS = ("balanced", "lean", "deep", "auto")
@@ -105,16 +106,16 @@ class RecallScreen(MemoryScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Input(placeholder="/ to ask what the agent would remember, e.g. which package manager?", id="query")
-        yield Static("", id="recall-status", markup=False)
+        yield SafeStatic("", id="recall-status", markup=False)
         with ContentSwitcher(initial="answers", id="recall-switcher"):
             with Vertical(id="answers"):
                 yield ResponsiveTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="answers-table",
                                       empty_message=NO_QUESTION, optional=("tier", "shown"))
                 with VerticalScroll(id="answer-detail"):
-                    yield Static("", id="answer-text", markup=False)
+                    yield SafeStatic("", id="answer-text", markup=False)
             with VerticalScroll(id="prompt"):
-                yield Static("", id="prompt-header", markup=False)
-                yield Static("", id="prompt-text", markup=False)
+                yield SafeStatic("", id="prompt-header", markup=False)
+                yield SafeStatic("", id="prompt-text", markup=False)
 
     @property
     def query_text(self) -> str:

@@ -15,6 +15,7 @@ from textual.widgets import Label, Static
 
 from dreamdeck.tui.modals import DeckModal
 from dreamdeck.tui.screens.base import failure_toast
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 
 CHANGE_STYLE = {"entered": "green", "left": "red", "moved": "yellow", "reworded": "cyan"}
 
@@ -68,7 +69,7 @@ class ImpactModal(DeckModal[None]):
         with Vertical():
             yield Label(f"Recall impact of {self.rid} ({chosen})", id="impact-title")
             with VerticalScroll():
-                yield Static("replaying questions…", id="impact-text", markup=False)
+                yield SafeStatic("replaying questions…", id="impact-text", markup=False)
 
     def on_mount(self) -> None:
         self._impact_worker()

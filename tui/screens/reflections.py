@@ -19,14 +19,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
+from textual.markup import escape as escape_markup
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from dreamdeck.core.errors import DreamdeckError
+from dreamdeck.core.formats.terminal_text import terminal_text
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
 from dreamdeck.tui.widgets.panes import NavList
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 
 EMPTY = ("No pending reflections. Dreams whose changes need judgement appear here. "
          "To dream now: 7, then d.")
@@ -35,6 +37,12 @@ _BLAME = re.compile(r"\b(h-[0-9a-f]{10}) \([^)]*\) (removes|would keep) (\S+)")
 
 FLAG_STYLE = {"⌛": "bold yellow", "⚠": "bold red", "~": "yellow"}
 HELD_STYLE = "bold magenta"  # a reflection holding fragments with nothing left to approve
+
+
+def shown_in_markup(text: str) -> str:
+    """Text from memory inside this screen's markup: what a terminal would obey shown as its
+    escape, and its brackets shown as written."""
+    return escape_markup(terminal_text(text))
 
 
 @dataclass
@@ -262,11 +270,11 @@ class ReflectionsScreen(MemoryScreen):
         with Horizontal(id="refl-body"):
             yield NavList(id="reflection-list")
             with Vertical(id="refl-pane"):
-                yield Static("", id="refl-info")
-                yield Static("", id="refl-decisions")
-                yield Static("", id="refl-refusal", classes="-none", markup=False)
+                yield SafeStatic("", id="refl-info")
+                yield SafeStatic("", id="refl-decisions")
+                yield SafeStatic("", id="refl-refusal", classes="-none", markup=False)
                 yield HunkView(id="hunks", empty_message="Select a reflection on the left.")
-        yield Static(EMPTY, id="refl-empty", classes="empty", markup=False)
+        yield SafeStatic(EMPTY, id="refl-empty", classes="empty", markup=False)
 
     # --- data ----------------------------------------------------------------------------------
     def load(self) -> Any:
@@ -350,10 +358,10 @@ class ReflectionsScreen(MemoryScreen):
         created = r.created[:16].replace("T", " ") + " UTC" if len(r.created) >= 16 else r.created
         n_hunks = len(r.hunks)
         lines = [
-            f"[b]{r.id}[/b] · {r.status} · {escape(r.dreamer or '?')}, {escape(r.trigger or '?')} · "
+            f"[b]{r.id}[/b] · {r.status} · {shown_in_markup(r.dreamer or '?')}, {shown_in_markup(r.trigger or '?')} · "
             f"{created} ({r.age}) · {_plural(r.fragments, 'fragment')} · "
             f"{_plural(len(r.files), 'file')}, {_plural(n_hunks, 'hunk')}",
-            f"[b]{escape(r.summary)}[/b]" if r.summary.strip() else "[dim](the dream left no summary)[/dim]",
+            f"[b]{shown_in_markup(r.summary)}[/b]" if r.summary.strip() else "[dim](the dream left no summary)[/dim]",
         ]
         dropped = m.get("citations_dropped", [])
         # Only what is lost is named (a zero is noise at 80 columns); nothing lost says so.
@@ -370,7 +378,7 @@ class ReflectionsScreen(MemoryScreen):
         loss = "Loss meter: " + (" · ".join(named) if named else "nothing lost")
         if dropped:
             shown = ", ".join(dropped[:3]) + (f" (+{len(dropped) - 3} more)" if len(dropped) > 3 else "")
-            loss += f"  [$text-error]dropped: {escape(shown)}[/]"
+            loss += f"  [$text-error]dropped: {shown_in_markup(shown)}[/]"
         lines.append(loss)
         if r.status == "stale":
             lines.append(f"[$text-warning]⌛ expired after {r.age}: it can only be rejected (R), or rejected "
@@ -379,7 +387,7 @@ class ReflectionsScreen(MemoryScreen):
         if stale:
             conflicts = r.conflicts
             text = (f"[$text-warning]~ {_plural(len(stale), 'file')} changed since the dream: "
-                    f"{', '.join(escape(f.path) for f in stale)} — rebased with a 3-way merge on apply")
+                    f"{', '.join(shown_in_markup(f.path) for f in stale)} — rebased with a 3-way merge on apply")
             if conflicts:
                 text += f"; {_plural(len(conflicts), 'hunk')} in conflict (cannot be approved)"
             lines.append(text + "[/]")
@@ -387,20 +395,20 @@ class ReflectionsScreen(MemoryScreen):
         if claims:
             mech = f"{len(r.mechanical)} mechanical (✓, m approves them)" if r.mechanical else "none mechanical"
             lines.append(f"{_plural(claims, 'claim')} · {_plural(len(r.contradictions), 'flagged contradiction')} · {mech}")
-        lines += [f"[dim]duplicate folded: {escape(a)} = {escape(b)}[/dim]" for a, b in r.folded_elsewhere]
-        lines += [f"[$text-warning]⚠ {escape(c)}[/]" for c in r.contradictions]
-        lines += [f"[$accent]? {escape(q)}[/]" for q in r.questions]
+        lines += [f"[dim]duplicate folded: {shown_in_markup(a)} = {shown_in_markup(b)}[/dim]" for a, b in r.folded_elsewhere]
+        lines += [f"[$text-warning]⚠ {shown_in_markup(c)}[/]" for c in r.contradictions]
+        lines += [f"[$accent]? {shown_in_markup(q)}[/]" for q in r.questions]
         if r.archive:
-            lines.append("📦 proposes archiving: " + ", ".join(escape(a) for a in r.archive))
+            lines.append("📦 proposes archiving: " + ", ".join(shown_in_markup(a) for a in r.archive))
         return "\n".join(lines)
 
     @staticmethod
     def _held_info(r: ReflectionItem) -> str:
         shown = ", ".join(f"streams/{k}" for k in r.held[:3]) + (f" (+{len(r.held) - 3} more)" if len(r.held) > 3 else "")
         return (f"[{HELD_STYLE}]Holds {_plural(len(r.held), 'fragment')} for your decision[/] (kept in the streams, "
-                f"never collected, not dreamed again): {escape(shown)}\n"
+                f"never collected, not dreamed again): {shown_in_markup(shown)}\n"
                 f"X releases them to the next dream; forget one with "
-                f"[b]dreamdeck forget {escape(r.held[0])} --reason …[/b]")
+                f"[b]dreamdeck forget {shown_in_markup(r.held[0])} --reason …[/b]")
 
     def _show_decisions(self) -> None:
         bar = self.query_one("#refl-decisions", Static)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.json import JSON
+from rich.highlighter import JSONHighlighter
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,10 +26,12 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from dreamdeck.core.formats.terminal_text import terminal_json, terminal_text
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.screens.stream_curation import StreamCuration
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, VirtualTable
 
 POLL_SECONDS = 0.05  # a stat per loaded day file: appends show within ~100 ms
@@ -49,9 +51,11 @@ COLUMNS = [
 def pretty_json(raw: str) -> Text:
     """The fragment line pretty-printed and highlighted, wrapping long strings (verbatim when not JSON)."""
     try:
-        text = JSON(raw, indent=2, ensure_ascii=False).text
+        data = json.loads(raw)
     except (ValueError, TypeError):
-        return Text(raw)
+        return Text(terminal_text(raw))
+    # as rich's JSON draws it, with what a terminal would obey in a string written as its escape
+    text = JSONHighlighter()(terminal_json(json.dumps(data, indent=2, ensure_ascii=False)))
     text.no_wrap = False
     text.overflow = "fold"
     return text
@@ -126,11 +130,11 @@ class StreamScreen(StreamCuration, MemoryScreen):
                                   optional=("who",),
                                   empty_message="No fragments yet. The agent's appends show up here as they land.")
             with Vertical(id="detail"):
-                yield Static("", id="detail-title", markup=False)
-                yield Static("", id="detail-meta", markup=False)
+                yield SafeStatic("", id="detail-title", markup=False)
+                yield SafeStatic("", id="detail-meta", markup=False)
                 with ScrollPane(id="detail-scroll"):
-                    yield Static("", id="detail-body", markup=False)
-                    yield Static("", id="detail-json")
+                    yield SafeStatic("", id="detail-body", markup=False)
+                    yield SafeStatic("", id="detail-json")
 
     def on_resize(self, event) -> None:
         self.set_class(event.size.width < SIDE_DETAIL, "-stacked")

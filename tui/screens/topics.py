@@ -15,9 +15,11 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from dreamdeck.core.formats.terminal_text import terminal_text
 from dreamdeck.core.ops.report import shard_report
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.panes import NavList, ScrollPane
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 if TYPE_CHECKING:
@@ -169,12 +171,12 @@ class TopicsScreen(MemoryScreen):
                                select_on_enter=False, optional=("last_reinforced", "age", "score"),
                                empty_message="No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d.")
             with Vertical(id="shard-pane"):
-                yield Static("", id="shard-title", markup=False)
-                yield Static("", id="shard-meta", markup=False)
+                yield SafeStatic("", id="shard-title", markup=False)
+                yield SafeStatic("", id="shard-meta", markup=False)
                 with Horizontal(id="shard-split"):
                     with ScrollPane(id="shard-body"):
                         yield Markdown("", id="shard-md", parser_factory=_text_markdown)
-                        yield Static("", id="shard-sections", markup=False)
+                        yield SafeStatic("", id="shard-sections", markup=False)
                     yield CitationList(id="citations")
 
     # --- data ----------------------------------------------------------------------------
@@ -271,7 +273,7 @@ class TopicsScreen(MemoryScreen):
             meta.update(f"{rep['path']} · ⚠ TypeClaw cannot parse it: {rep['parse_error']}")
         # The belief is prose, drawn as Markdown; its citation sections are drawn as the plain
         # lines they are (as Markdown a hundred citations are ~500 widgets and a second of layout).
-        prose, sections = split_sections(rep["body"])
+        prose, sections = split_sections(terminal_text(rep["body"]))  # prose goes to Markdown, not a SafeStatic
         md.update(prose)
         self.query_one("#shard-sections", Static).update(sections)
         options = []
@@ -283,7 +285,7 @@ class TopicsScreen(MemoryScreen):
                 text = label + "⚠ fragment not found"
             else:
                 text = label + f"[{f['topic']}] {' '.join(f['body'].split())[:160]}"
-            options.append(Option(Text(text), id=f"{f['date']}#{f['id']}"))
+            options.append(Option(Text(terminal_text(text)), id=f"{f['date']}#{f['id']}"))
         cites.add_options(options)  # at once: one layout, not one per citation
         if cites.option_count:
             cites.highlighted = 0  # tab, enter: the first citation opens without a cursor key first

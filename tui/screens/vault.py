@@ -19,6 +19,7 @@ from textual.widgets import Static
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.diff_text import diff_text
 from dreamdeck.tui.widgets.panes import ScrollPane
+from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
 
 TOPIC_LABEL = {"same": "= same", "differs": "≠ diverged", "none": "— none", "drift": "⚠ outside"}
@@ -94,10 +95,10 @@ class VaultScreen(MemoryScreen):
             yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="vault", empty_message=EMPTY,
                                frozen=1, select_on_enter=False)
             with ScrollPane(id="vault-pane"):
-                yield Static("", id="vault-title", markup=False)
-                yield Static("", id="vault-meta", markup=False)
-                yield Static("", id="vault-text", markup=False)
-                yield Static("", id="vault-diverged")
+                yield SafeStatic("", id="vault-title", markup=False)
+                yield SafeStatic("", id="vault-meta", markup=False)
+                yield SafeStatic("", id="vault-text", markup=False)
+                yield SafeStatic("", id="vault-diverged")
 
     # --- data ----------------------------------------------------------------------------
     def load(self) -> Any:

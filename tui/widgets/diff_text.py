@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from dreamdeck.core.formats.terminal_text import terminal_text
+
 
 def diff_text(diff: str) -> Text:
-    """A unified diff, coloured line by line (+ green, - red, @@ cyan)."""
+    """A unified diff, coloured line by line (+ green, - red, @@ cyan); what a terminal would
+    obey in it shown as its escape."""
     out = Text()
     for line in diff.splitlines():
         if line.startswith(("+++", "---", "diff --git", "index ", "new file", "deleted file")):
@@ -20,5 +23,5 @@ def diff_text(diff: str) -> Text:
             style = "dim"
         else:
             style = ""
-        out.append(line + "\n", style=style)
+        out.append(terminal_text(line) + "\n", style=style)
     return out

@@ -21,6 +21,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from dreamdeck.core.formats.terminal_text import terminal_text
+
 GUTTER = "┃ "
 BADGE_WIDTH = 12
 BADGES = {
@@ -65,11 +67,8 @@ class _Row:
 
 
 def _printable(text: str) -> str:
-    """Tabs become spaces and control characters visible, so cells line up."""
-    text = text.expandtabs(4)
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
-        text = "".join(chr(0x2400 + ord(c)) if ord(c) < 32 else "␡" if ord(c) == 127 else c for c in text)
-    return text
+    """Tabs become spaces and what a terminal would obey its escape (`\\x1b`), so cells line up."""
+    return terminal_text(text.expandtabs(4))
 
 
 _TOKEN = re.compile(r"\S+\s*|\s+")

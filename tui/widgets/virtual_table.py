@@ -46,6 +46,8 @@ from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from dreamdeck.core.formats.terminal_text import terminal_text
+
 __all__ = [
     "Column",
     "RowSource",
@@ -150,8 +152,8 @@ def cell_text(value: object) -> str:
         text = f"{value:.3f}"
     else:
         text = str(value)
-    if not text.isprintable():
-        text = text.translate(_CONTROL_TO_SPACE)
+    if not text.isprintable():  # what a terminal would obey shown as its escape; a line break as a space
+        text = terminal_text(text).translate(_CONTROL_TO_SPACE)
     return text
 
 
