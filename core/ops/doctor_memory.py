@@ -22,6 +22,7 @@ from dreamdeck.core.formats.citations import CITATION, Key, citation_key_texts
 from dreamdeck.core.formats.shards import ShardParseError, canonical_meta, parse_shard, recompute_shard_text
 from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
+from dreamdeck.core.io.gc_pause import paused_gc
 from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
@@ -53,6 +54,11 @@ def held_in_streams(ws: Workspace, keys: Iterable[Key]) -> set[Key]:
 
 
 def _with_record(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T:
+    with paused_gc():  # a first run holds a million keys in sets: no collection walks them
+        return _with_record_now(ws, work)
+
+
+def _with_record_now(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T:
     try:
         with doctor_record.opened(ws) as record:
             return work(ws, record)

@@ -12,6 +12,7 @@ they fail or succeed exactly as they always did: the worker can only ever cost s
 """
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import subprocess
@@ -156,6 +157,7 @@ def _serve() -> int:
     """The worker: read the days asked on stdin and answer them all on stdout (any failure is a
     non-zero exit: the caller then reads them itself); then, if asked, which citation keys those
     days do not hold."""
+    gc.disable()  # a process that ends after one bulk read (`io.gc_pause`)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     days, state = pickle.load(stdin)
     try:
