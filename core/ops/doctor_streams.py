@@ -171,15 +171,23 @@ def _serve() -> int:
         keys = pickle.load(stdin)
     except EOFError:
         return 0  # not asked
-    rest = set(keys.split("\n"))
-    rest.discard("")
-    for path, (_stamp, _started, ids, _problems) in read.items():
-        if ids and rest:  # every id prefixed with its day by one replace and one split, in C
-            prefix = f"{days[path]}#"
-            rest.difference_update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
-    pickle.dump(rest, stdout, protocol=pickle.HIGHEST_PROTOCOL)
+    pickle.dump(_not_held(keys, read, days), stdout, protocol=pickle.HIGHEST_PROTOCOL)
     stdout.flush()
     return 0
+
+
+def _not_held(keys: str, read: dict[str, DayRead], days: dict[str, str]) -> set[str]:
+    """Of `keys` (`DATE#ID`, one a line), those none of the days read holds. The days' keys go
+    into one set, made in file order (every id prefixed with its day by one replace and one
+    split, in C), and the keys are only looked up in it: a million keys are all held on a
+    healthy first run, and taking them out of a set of their own cost half as much again."""
+    held = {""}  # a shard citing nothing is an empty line
+    for path, (_stamp, _started, ids, _problems) in read.items():
+        if ids:
+            prefix = f"{days[path]}#"
+            held.update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
+    wanted = keys.split("\n")
+    return set() if held.issuperset(wanted) else set(wanted).difference(held)
 
 
 if __name__ == "__main__":
