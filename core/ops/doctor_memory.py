@@ -90,7 +90,7 @@ class Held:
             self._load(day)
             return key in self.keys
         if day not in self.stored:
-            self.stored[day] = "\n" + "\n".join(self.record.stream_ids(day)) + "\n"
+            self.stored[day] = "\n" + self.record.stream_id_lines(day) + "\n"
         return f"\n{key[11:]}\n" in self.stored[day]
 
     def absent(self, keys: set[str]) -> set[str]:
@@ -207,17 +207,17 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> 
     judged: list[Judged] = []
     gone: list[str] = []
     with ExitStack() as open_folders:
-        folders: dict[str, OpenFolder] = {}
+        folders: dict[str, OpenFolder] = {}  # area -> its folder, open
         for rel, path in shards:
             was = known.pop(rel, None)
             if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(lstamp(path)):
                 continue  # a shard with no row yet (a first run) is not stat'ed twice
-            folder, name = os.path.split(path)
-            if folder not in folders:
-                folders[folder] = open_folders.enter_context(OpenFolder(folder))
+            area, name = rel.split("/", 1)  # a listed shard lies directly in its area's folder
+            if area not in folders:
+                folders[area] = open_folders.enter_context(OpenFolder(os.path.dirname(path)))
             started = clock()
             try:  # examined only: a hard-linked shard is listed (`doctor`), never written, and the rest still checked
-                st, data = folders[folder].read(name, sole_name=False)
+                st, data = folders[area].read(name, sole_name=False)
             except FileNotFoundError:
                 gone.append(rel)  # removed since the listing
                 continue
@@ -279,9 +279,11 @@ def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, 
     meta = canonical_meta(text[4:end])
     if meta is None:
         return None
-    body_keys = citation_key_texts(text[end + 5:])
-    days = set(map(_DATE_OF_KEY, body_keys))
-    current = (meta.cites, meta.days, meta.last_reinforced) == (len(body_keys), len(days), max(days, default=today))
+    body_keys = citation_key_texts(text, end + 5)
+    current = meta.cites == len(body_keys)
+    if current:  # the dates only when the count agrees: a million keys sliced
+        days = set(map(_DATE_OF_KEY, body_keys))
+        current = (meta.days, meta.last_reinforced) == (len(days), max(days, default=today))
     keys = body_keys | citation_key_texts(text[:end + 5]) if "/" in meta.heading else body_keys
     return [] if current else [_stale(rel)], not body_keys, keys
 
