@@ -167,25 +167,32 @@ def _serve() -> int:
         return 3
     pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
     stdout.flush()
+    held = _held_keys(read, days)  # while the caller still judges shards or records the days
     try:
         keys = pickle.load(stdin)
     except EOFError:
         return 0  # not asked
-    pickle.dump(_not_held(keys, read, days), stdout, protocol=pickle.HIGHEST_PROTOCOL)
+    pickle.dump(_not_held(keys, held), stdout, protocol=pickle.HIGHEST_PROTOCOL)
     stdout.flush()
     return 0
 
 
-def _not_held(keys: str, read: dict[str, DayRead], days: dict[str, str]) -> set[str]:
-    """Of `keys` (`DATE#ID`, one a line), those none of the days read holds. The days' keys go
-    into one set, made in file order (every id prefixed with its day by one replace and one
-    split, in C), and the keys are only looked up in it: a million keys are all held on a
-    healthy first run, and taking them out of a set of their own cost half as much again."""
-    held = {""}  # a shard citing nothing is an empty line
+def _held_keys(read: dict[str, DayRead], days: dict[str, str]) -> set[str]:
+    """The `DATE#ID` keys of the days read, in one set made in file order (every id prefixed
+    with its day by one replace and one split, in C), and "" (a shard citing nothing is an
+    empty line of the keys asked)."""
+    held = {""}
     for path, (_stamp, _started, ids, _problems) in read.items():
         if ids:
             prefix = f"{days[path]}#"
             held.update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
+    return held
+
+
+def _not_held(keys: str, held: set[str]) -> set[str]:
+    """Of `keys` (`DATE#ID`, one a line), those not `held`. They are only looked up: a million
+    keys are all held on a healthy first run, and taking them out of a set of their own cost
+    half as much again."""
     wanted = keys.split("\n")
     return set() if held.issuperset(wanted) else set(wanted).difference(held)
 
