@@ -89,3 +89,31 @@ def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, mon
         answer = reads.not_held("\n".join(held + not_held + held))
 
     assert answer == set(not_held)
+
+
+@pytest.mark.parametrize("missing", [[], [f"{OTHER}#{uuid_at(DAY, 1)}"]])
+def test_the_workers_answer_leaves_out_the_empty_lines_of_shards_citing_nothing(memory, monkeypatch, missing):
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(day, str(memory / "memory" / "streams" / f"{day}.jsonl")) for day in (DAY, OTHER)]
+    held = [f"{DAY}#{uuid_at(DAY, 1)}", f"{OTHER}#{uuid_at(OTHER, 1)}"]
+
+    with Reads(days) as reads:
+        reads.day(days[0][1])
+        answer = reads.not_held("\n".join(["", *held, "", "", *missing, ""]))
+
+    assert answer == set(missing)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/environ"), reason="reads a process's environment from /proc")
+def test_the_worker_keeps_freed_memory_for_reuse(memory, monkeypatch):
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]
+
+    with Reads(days) as reads:
+        assert reads.worker is not None
+        with open(f"/proc/{reads.worker.pid}/environ", "rb") as fh:
+            environ = dict(item.split(b"=", 1) for item in fh.read().split(b"\0") if b"=" in item)
+        reads.day(days[0][1])
+        assert reads.by_worker
+
+    assert environ[b"MALLOC_MMAP_THRESHOLD_"] == environ[b"MALLOC_TRIM_THRESHOLD_"] == str(1 << 30).encode()

@@ -47,7 +47,9 @@ _TAILS = st.sampled_from([
 
 def test_a_file_of_plain_fragments_is_read_without_the_parser(monkeypatch):
     tails = ["", ',"who":"Jisoo"', f',"who":"Jisoo",{WHERE}', ',"references":["r1"]']
-    data = b"".join(line(fid=f"id-{k}", body=f"Note {k}, with é and 中.", tail=tails[k % 4]) + b"\n" for k in range(50))
+    times = ["2026-05-20T01:00:00.000Z", "2026-05-20T01:00Z", "2026-05-20T01:00:59Z", "2024-02-29T23:59:00.5Z"]
+    data = b"".join(line(fid=f"id-{k}", ts=times[k % 4], body=f"Note {k}, with é and 中.", tail=tails[k // 4 % 4]) + b"\n"
+                    for k in range(50))
 
     def refuse(_raw):
         raise AssertionError("a plain line was parsed")

@@ -43,9 +43,10 @@ def citation_keys(text: str) -> set[Key]:
 _CITATION_KEY = re.compile(r"(?:streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2}#[A-Za-z0-9_-]+)")  # CITATION, key as one group
 
 
-def citation_key_texts(text: str) -> set[str]:
-    """`citation_keys` as `DATE#ID` strings (doctor's record keeps them so), from one search."""
-    return set(_CITATION_KEY.findall(text))
+def citation_key_texts(text: str, start: int = 0) -> set[str]:
+    """`citation_keys` of `text[start:]` as `DATE#ID` strings (doctor's record keeps them so),
+    from one search (no copy of the text from `start`)."""
+    return set(_CITATION_KEY.findall(text, start))
 
 
 def count(cmap: CitationMap) -> int:

@@ -22,6 +22,7 @@ from dreamdeck.core.formats.citations import CITATION, Key, citation_key_texts
 from dreamdeck.core.formats.shards import ShardParseError, canonical_meta, parse_shard, recompute_shard_text
 from dreamdeck.core.index.evidence import SHARD_AREAS
 from dreamdeck.core.io.cache import Stamp, clock, settled, stamp_of
+from dreamdeck.core.io.gc_pause import paused_gc
 from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
@@ -53,6 +54,11 @@ def held_in_streams(ws: Workspace, keys: Iterable[Key]) -> set[Key]:
 
 
 def _with_record(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T:
+    with paused_gc():  # a first run holds a million keys in sets: no collection walks them
+        return _with_record_now(ws, work)
+
+
+def _with_record_now(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T:
     try:
         with doctor_record.opened(ws) as record:
             return work(ws, record)
@@ -84,7 +90,7 @@ class Held:
             self._load(day)
             return key in self.keys
         if day not in self.stored:
-            self.stored[day] = "\n" + "\n".join(self.record.stream_ids(day)) + "\n"
+            self.stored[day] = "\n" + self.record.stream_id_lines(day) + "\n"
         return f"\n{key[11:]}\n" in self.stored[day]
 
     def absent(self, keys: set[str]) -> set[str]:
@@ -201,17 +207,17 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> 
     judged: list[Judged] = []
     gone: list[str] = []
     with ExitStack() as open_folders:
-        folders: dict[str, OpenFolder] = {}
+        folders: dict[str, OpenFolder] = {}  # area -> its folder, open
         for rel, path in shards:
             was = known.pop(rel, None)
             if was is not None and was[0] is not None and was[1] in (None, today) and was[0] == stamp_text(lstamp(path)):
                 continue  # a shard with no row yet (a first run) is not stat'ed twice
-            folder, name = os.path.split(path)
-            if folder not in folders:
-                folders[folder] = open_folders.enter_context(OpenFolder(folder))
+            area, name = rel.split("/", 1)  # a listed shard lies directly in its area's folder
+            if area not in folders:
+                folders[area] = open_folders.enter_context(OpenFolder(os.path.dirname(path)))
             started = clock()
             try:  # examined only: a hard-linked shard is listed (`doctor`), never written, and the rest still checked
-                st, data = folders[folder].read(name, sole_name=False)
+                st, data = folders[area].read(name, sole_name=False)
             except FileNotFoundError:
                 gone.append(rel)  # removed since the listing
                 continue
@@ -273,9 +279,11 @@ def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, 
     meta = canonical_meta(text[4:end])
     if meta is None:
         return None
-    body_keys = citation_key_texts(text[end + 5:])
-    days = set(map(_DATE_OF_KEY, body_keys))
-    current = (meta.cites, meta.days, meta.last_reinforced) == (len(body_keys), len(days), max(days, default=today))
+    body_keys = citation_key_texts(text, end + 5)
+    current = meta.cites == len(body_keys)
+    if current:  # the dates only when the count agrees: a million keys sliced
+        days = set(map(_DATE_OF_KEY, body_keys))
+        current = (meta.days, meta.last_reinforced) == (len(days), max(days, default=today))
     keys = body_keys | citation_key_texts(text[:end + 5]) if "/" in meta.heading else body_keys
     return [] if current else [_stale(rel)], not body_keys, keys
 

@@ -74,7 +74,7 @@ class Record:
     def put_shard(self, rel: str, stamp: str | None, today: str | None, findings: list[Row],
                   keys: str, missing: list[str]) -> None:
         """`keys`: the shard's `DATE#ID` citation keys, one a line; `missing`: those no stream holds."""
-        self._new_shards.append((rel, stamp, today, json.dumps(findings), keys, "\n".join(missing)))
+        self._new_shards.append((rel, stamp, today, json.dumps(findings) if findings else "[]", keys, "\n".join(missing)))
 
     def drop_shard(self, rel: str) -> None:
         self.db.execute("DELETE FROM shard WHERE rel = ?", (rel,))
@@ -113,8 +113,12 @@ class Record:
 
     def stream_ids(self, day: str) -> list[str]:
         """The ids the day's stream held when last read (none when it has no row)."""
+        return _lines(self.stream_id_lines(day))
+
+    def stream_id_lines(self, day: str) -> str:
+        """`stream_ids` as stored: one a line, "" when none (not split: a search in it is enough)."""
         row = self.db.execute("SELECT ids FROM stream WHERE day = ?", (day,)).fetchone()
-        return _lines(row[0].decode("utf-8")) if row is not None else []
+        return row[0].decode("utf-8") if row is not None else ""
 
     def put_stream(self, day: str, source: str, stamp: str | None, ids: str, problems: list[Row]) -> None:
         """`ids`: the day's fragment ids, one a line."""
