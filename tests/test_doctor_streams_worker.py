@@ -89,3 +89,34 @@ def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, mon
         answer = reads.not_held("\n".join(held + not_held + held))
 
     assert answer == set(not_held)
+
+
+@pytest.mark.parametrize("plant", [
+    lambda streams: os.mkfifo(streams / "2026-05-22.jsonl"),
+    lambda streams: _bind_socket(streams / "2026-05-22.jsonl"),
+], ids=["fifo", "socket"])
+def test_doctor_names_a_fifo_or_a_socket_named_like_a_stream(memory, ws, plant):
+    """TypeClaw's read of it would wait forever: doctor must not call the folder healthy."""
+    plant(memory / "memory" / "streams")
+    special = [f for f in findings(ws) if f["kind"] == "special-file"]
+    assert [f["where"] for f in special] == ["memory/streams/2026-05-22.jsonl"]
+    assert "not a file" in special[0]["detail"]
+
+
+def _bind_socket(path) -> None:
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))
+    sock.close()  # the socket file stays
+
+
+def test_a_day_too_big_to_read_is_one_line_and_is_never_read(memory, ws, monkeypatch):
+    """`yes >> day.jsonl` grows a file by a gigabyte a second: doctor answers with one problem line
+    for it instead of reading it (worker or not)."""
+    monkeypatch.setattr(doctor_streams, "DAY_READ_LIMIT", 200)
+    path = memory / "memory" / "streams" / "2026-05-19.jsonl"
+    path.write_bytes(b"x" * 201)
+    problems = [f for f in findings(ws) if f["where"].startswith("memory/streams/2026-05-19.jsonl")]
+    assert len(problems) == 1 and "too big to be a day's stream" in problems[0]["detail"]
+    assert read_day(str(path))[2:] == ("", [(1, problems[0]["detail"])])

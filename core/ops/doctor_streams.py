@@ -26,6 +26,10 @@ from dreamdeck.core.io.cache import Stamp, clock, stamp_of
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 
 WORKER_BYTES = 16_000_000  # below this, reading here costs less than starting a worker
+# A day bigger than this is not read: TypeClaw (Node) cannot hold it as one string either (V8's
+# longest string is 2**29 - 24 characters), and reading it would cost doctor gigabytes and minutes
+# (`yes >> day.jsonl` grows a file by a gigabyte a second). One problem line says so instead.
+DAY_READ_LIMIT = 2**29 - 24
 DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
 StateRead = tuple[Stamp | None, int, str | None]  # (stamp, read started at, its problem)
 
@@ -42,6 +46,9 @@ def read_day(path: str) -> DayRead:
     """One stream file: its stamp taken right before the read that is recorded under it."""
     started = clock()
     stamp = lstamp(path)
+    if stamp is not None and stamp[0] > DAY_READ_LIMIT:
+        return None, started, "", [(1, f"{stamp[0]:,} bytes: too big to be a day's stream (TypeClaw cannot load "
+                                       f"more than {DAY_READ_LIMIT:,}); not read — move it out of memory/streams")]
     try:
         data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
     except FileNotFoundError:
