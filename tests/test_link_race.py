@@ -118,3 +118,28 @@ def test_a_read_stops_at_the_size_the_file_had_when_it_was_opened(tmp_path):
         assert read_fd(fd, size) == b"a\n" * 10
     finally:
         os.close(fd)
+
+
+def test_a_stream_rewrite_never_writes_into_a_streams_folder_swapped_for_a_link(agent_dir):
+    """A compaction's temp file (the whole stream's bytes) and its rename stay in the real
+    `streams/` even when the folder becomes a link to the outside as the temp file is made."""
+    from dreamdeck.core.store.stream_rewrite import rewrite_stream
+    from dreamdeck.core.workspace import Workspace
+    from tests.support.memory import fragment_line, uuid_at, write_stream
+
+    day = "2026-05-20"
+    write_stream(agent_dir, day, [fragment_line(day, 1, "a", "Kept."), fragment_line(day, 2, "b", "Dropped.")])
+    streams = agent_dir / "memory" / "streams"
+    outside = agent_dir.parent / "outside"
+    outside.mkdir()
+    link = agent_dir.parent / "waiting-link"
+    link.symlink_to(outside)
+    ws = Workspace.open(agent_dir, today="2026-05-22")
+    _ARMED[:] = [(f".{day}.jsonl.", streams, link)]
+    try:
+        _run(lambda: rewrite_stream(ws, streams / f"{day}.jsonl", keep=lambda ln: ln.event["id"] != uuid_at(day, 2),
+                                    grace_seconds=0))
+    finally:
+        _ARMED.clear()
+    assert os.listdir(outside) == []
+    assert b"Dropped." not in (agent_dir / "memory" / "streams.real" / f"{day}.jsonl").read_bytes()
