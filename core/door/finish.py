@@ -61,9 +61,9 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
         _record_tombstones(ws, journal, step)
         state = _save_state(ws, journal, background, step)
         _restore_lines(ws, journal, step)
-        _write_meta_files(ws, journal)  # before the GC: a pending reflection protects its citations
         committed = commit_of_change(ws.root, journal.change_id)
         if committed is None:
+            _write_meta_files(ws, journal)  # before the GC: a pending reflection protects its citations
             gc_lines = _collect(ws, journal, state, result, late, step, reads)
             if before_commit is not None:
                 before_commit(result)  # what the GC dropped is known by now
@@ -73,7 +73,10 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
             drain(background, late)  # long over by now; joined so the commit holds what they carried
             _commit(ws, journal, result)
         else:
-            result.sha = committed  # a kill came after the commit: only the journal is left to do
+            # a kill came after the commit: only the journal is left to do. Its meta files are not
+            # written again: `before_commit` may have rewritten them since (a decision record with
+            # what was collected), and the commit holds those final bytes.
+            result.sha = committed
         _note_gc_lines(ws, journal, result)
         step("commit")
         remove_journal(ws)
