@@ -38,7 +38,7 @@ from dreamdeck.core.store.state import DreamingState, save_state
 from dreamdeck.core.store.stream_rewrite import blank_in_place, carry_replaced_streams, join_late_carriers
 from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
 from dreamdeck.core.store.tombstones import load_tombstones, record
-from dreamdeck.core.workspace import Workspace, lock_file
+from dreamdeck.core.workspace import DATE_RE, Workspace, lock_file
 
 Step = Callable[[str], None]  # announces each step by name (fault injection and tests)
 
@@ -118,6 +118,8 @@ def _restore_lines(ws: Workspace, journal: Journal, step: Step) -> None:
     if not journal.evidence.restore_lines:
         return
     for day, lines in journal.evidence.restore_lines.items():
+        if not DATE_RE.match(day):
+            continue  # a journal written before the door checked its days (`check_evidence_days`): no stream to go to
         path = read_path_for(ws, day)
         present = {ln.event.get("id") for ln in read_stream_lines(path) if ln.event is not None} if path else set()
         missing = []
