@@ -111,9 +111,45 @@ def test_the_worker_keeps_freed_memory_for_reuse(memory, monkeypatch):
 
     with Reads(days) as reads:
         assert reads.worker is not None
+        reads.day(days[0][1])  # answered: the worker has run, so /proc holds its own environment, not the forked parent's
+        assert reads.by_worker
         with open(f"/proc/{reads.worker.pid}/environ", "rb") as fh:
             environ = dict(item.split(b"=", 1) for item in fh.read().split(b"\0") if b"=" in item)
-        reads.day(days[0][1])
-        assert reads.by_worker
 
     assert environ[b"MALLOC_MMAP_THRESHOLD_"] == environ[b"MALLOC_TRIM_THRESHOLD_"] == str(1 << 30).encode()
+
+
+@pytest.mark.parametrize("plant", [
+    lambda streams: os.mkfifo(streams / "2026-05-22.jsonl"),
+    lambda streams: _bind_socket(streams / "2026-05-22.jsonl"),
+], ids=["fifo", "socket"])
+def test_doctor_names_a_fifo_or_a_socket_named_like_a_stream(memory, ws, plant):
+    """TypeClaw's read of it would wait forever: doctor must not call the folder healthy."""
+    plant(memory / "memory" / "streams")
+    special = [f for f in findings(ws) if f["kind"] == "special-file"]
+    assert [f["where"] for f in special] == ["memory/streams/2026-05-22.jsonl"]
+    assert "not a file" in special[0]["detail"]
+
+
+def _bind_socket(path) -> None:
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX)
+    here = os.getcwd()
+    os.chdir(path.parent)  # bound by its short name: a test's temp path is longer than AF_UNIX allows
+    try:
+        sock.bind(path.name)
+    finally:
+        os.chdir(here)
+        sock.close()  # the socket file stays
+
+
+def test_a_day_too_big_to_read_is_one_line_and_is_never_read(memory, ws, monkeypatch):
+    """`yes >> day.jsonl` grows a file by a gigabyte a second: doctor answers with one problem line
+    for it instead of reading it (worker or not)."""
+    monkeypatch.setattr(doctor_streams, "DAY_READ_LIMIT", 200)
+    path = memory / "memory" / "streams" / "2026-05-19.jsonl"
+    path.write_bytes(b"x" * 201)
+    problems = [f for f in findings(ws) if f["where"].startswith("memory/streams/2026-05-19.jsonl")]
+    assert len(problems) == 1 and "too big to be a day's stream" in problems[0]["detail"]
+    assert read_day(str(path))[2:] == ("", [(1, problems[0]["detail"])])

@@ -1,11 +1,15 @@
 """Rollback (Moltbot §12.8): forward commits that undo a memory commit, losing no evidence."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.git.blobs import read_blobs
+from dreamdeck.core.git.notes import NOTES_REF
 from dreamdeck.core.git.runner import run_git
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.ops.rollback import preview_restore_to, preview_rollback, restore_to, rollback
@@ -231,3 +235,38 @@ def test_restore_to_a_date_brings_back_memory_as_of_that_day(ws, monkeypatch):
     assert topic(ws, "a") == first_a and topic(ws, "b") is None and topic(ws, "c") is None
     assert {uuid_at(D, n) for n in (2, 3, 4)} <= undreamed(ws) & stream_ids(ws)
     assert run_git(ws.root, "log", "-1", "--format=%s").startswith("memory: restore to ")
+
+
+def test_a_gc_note_naming_a_day_that_is_not_a_date_never_blocks_a_rollback(ws):
+    """A GC note is data anyone with the repository can write. One entry dated `../../x` made the
+    rollback write its shards, then fail appending the line, leaving a journal every later change
+    (and `doctor --fix`) replayed and failed on: memory stuck. The entry is skipped, nothing is
+    written outside `streams/`, and the rollback finishes."""
+    add(ws, 1)
+    rev = dream(ws, {"b": shard("Beta holds.", [1])})
+    line = fragment_line(D, 9, "planted", "Planted line.")
+    note = "".join(f"{entry}\n" for entry in (
+        f'{{"date":"../../../outside","line":{json.dumps(line)}}}',
+        f'{{"date":2026,"line":{json.dumps(line)}}}',
+        f'{{"date":"{D}","line":{{"not":"text"}}}}',
+    ))
+    run_git(ws.root, "-c", "user.name=x", "-c", "user.email=x@x", "notes", "--ref", NOTES_REF, "add", "-f", "-F", "-", rev,
+            stdin=note)
+
+    rollback(ws, rev)
+
+    assert not (ws.memory / JOURNAL).exists()
+    assert not (ws.root.parent / "outside.jsonl").exists()
+    assert topic(ws, "b") is None
+
+
+def test_the_door_refuses_a_stream_day_that_is_not_a_date_before_writing_anything(ws):
+    from dreamdeck.core.door.apply import apply_changeset
+    from dreamdeck.core.door.changeset import ChangeSet, Commit, Evidence, FileEdit, Writes
+
+    cs = ChangeSet(Commit("edit", "test", "approved", "edit", "x"),
+                   Writes([FileEdit("topics/x.md", None, shard("X.", []))]),
+                   Evidence(restore_lines={"../../outside": [fragment_line(D, 9, "t", "b")]}))
+    with pytest.raises(Refused, match="not a date"):
+        apply_changeset(ws, cs)
+    assert topic(ws, "x") is None and not (ws.memory / JOURNAL).exists()

@@ -231,7 +231,7 @@ def test_a_failed_atomic_write_keeps_the_old_bytes_and_leaves_no_temp_file(tmp_p
     target = tmp_path / "state.json"
     target.write_bytes(b"old")
 
-    def broken_replace(src, dst):
+    def broken_replace(src, dst, **_dir_fds):
         raise OSError("disk full")
 
     monkeypatch.setattr(atomic.os, "replace", broken_replace)

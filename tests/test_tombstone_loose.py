@@ -35,6 +35,7 @@ VARIANTS = {
     "final period": ("infra", BODY + "."),
     "fullwidth letters": ("ｉｎｆｒａ", BODY.replace("Frankfurt", "Ｆｒａｎｋｆｕｒｔ")),
     "all at once": ("Infra.", "  the STAGING database moves to frankfurt on tuesday !  "),
+    "invisible characters": ("in\u200bfra", "\ufeffThe sta\u00adging data\u200dbase moves to Frank\u2060furt on Tues\ufe0fday\u200f"),
 }
 
 
@@ -63,6 +64,47 @@ def shown_anywhere(ws: Workspace, fid: str) -> list[str]:
 def door_cites(ws: Workspace, citation: str) -> None:
     apply_changeset(ws, ChangeSet(Commit("edit", "test", "approved", "edit", "cite it"),
                                   Writes([FileEdit("topics/smuggled.md", None, shard_text("Smuggled", [citation]))])))
+
+
+def test_invisible_characters_are_dropped_from_the_loose_text():
+    """Zero-width space and joiner, soft hyphen, BOM, word joiner, bidi marks, variation selectors
+    and tag characters are invisible: a forgotten text sprinkled with them is the same text."""
+    for mark in ("\u200b", "\u200c", "\u200d", "\u00ad", "\ufeff", "\u2060", "\u200e", "\u202e", "\ufe0f",
+                 "\U000e0041", "\u034f", "\u180e"):
+        assert loose_text(f"dep{mark}loy on Friday") == "deploy on friday", repr(mark)
+
+
+@pytest.mark.parametrize(("forgotten_text", "other_fact"), [
+    ("Budget cut 50%", "Budget cut 50"),
+    ("We use C#", "We use C"),
+    ("Never run rm -rf /", "Never run rm -rf"),
+    ("The limit is 5*", "The limit is 5"),
+    ("Deploy on Friday?", "Deploy on Friday."),
+    ('She said "no"', 'She said "no'),
+    ("Don't deploy on Friday", "Deploy on Friday"),
+])
+def test_two_different_facts_never_share_a_loose_hash(forgotten_text, other_fact):
+    """A false refusal: only sentence-ending punctuation is one ending; a percent sign, a hash, a
+    slash, a question mark or a closing quote are part of what is said."""
+    assert loose_content_hash("t", forgotten_text) != loose_content_hash("t", other_fact)
+
+
+def test_a_record_made_under_the_first_loose_rule_still_refuses_what_it_refused(agent_dir):
+    """Records keep the hash of the rule they were made under: one made under `loose1` (any
+    final punctuation stripped) still refuses "Budget cut 50%!" for "Budget cut 50%"."""
+    from dreamdeck.core.formats.loose_text import loose_content_hashes
+
+    ws = seed_and_forget(agent_dir, hard=True)
+    path = tombstones_path(ws)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for rec in records:
+        rec["loose"] = loose_content_hashes(TOPIC, BODY)[1]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    clear_all()
+    with pytest.raises(AppendRefused, match="forgotten"):
+        append_fragment(ws, "Infra", BODY + " !")
+    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 3, "INFRA", BODY + ".")])
+    assert shown_anywhere(ws, uuid_at(TODAY, 3)) == []
 
 
 def test_the_loose_text_folds_case_spacing_compatibility_letters_and_a_final_period():

@@ -94,6 +94,30 @@ def test_a_kill_after_the_commit_is_finished_without_a_second_commit(ws, agent_d
     assert len(audit) == 1
 
 
+def test_a_kill_after_the_commit_never_rolls_back_what_the_commit_holds(ws, agent_dir, seeded):
+    """A meta file the change rewrote after its journal (an approval's decision record gets what
+    the GC collected, a dream's receipt the same) is committed in its final form; finishing the
+    journal after a kill past the commit must not write the journal's first version back over
+    it, leaving memory/ differing from the commit that the next change would sweep up."""
+    class Killed(BaseException):
+        pass
+
+    def die(step: str) -> None:
+        if step == "commit":
+            raise Killed
+
+    cs = pin_a(ws)
+    cs.writes.meta_files["reflections/r-9.json"] = '{"first": true}\n'
+    cs.before_commit = lambda _result: (ws.meta_dir / "reflections/r-9.json").write_text('{"final": true}\n')
+    with pytest.raises(Killed):
+        apply_changeset(ws, cs, fault=die)
+
+    recover_journal(ws)
+
+    assert (ws.meta_dir / "reflections/r-9.json").read_text() == '{"final": true}\n'
+    assert git(agent_dir, "status", "--porcelain", "--", "memory").strip() == ""
+
+
 def test_the_commit_carries_the_change_id_of_its_journal(ws, agent_dir, seeded):
     apply_changeset(ws, pin_a(ws))
     ids = git(agent_dir, "log", "-1", "--format=%(trailers:key=Change-Id,valueonly)").strip()

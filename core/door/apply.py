@@ -17,7 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Plan
-from dreamdeck.core.door.checks import check_state_readable, check_superset, check_tombstones, validate_path
+from dreamdeck.core.door.checks import (
+    check_evidence_days,
+    check_state_readable,
+    check_superset,
+    check_tombstones,
+    validate_path,
+)
 from dreamdeck.core.door.finish import Step, drain, finish
 from dreamdeck.core.door.journal import (
     JOURNAL,
@@ -82,6 +88,7 @@ def _resolve(ws: Workspace, cs: ChangeSet, today: str, result: ApplyResult) -> P
 
 
 def _checked_plan(ws: Workspace, cs: ChangeSet, today: str, result: ApplyResult) -> Plan:
+    check_evidence_days(cs.evidence)
     check_state_readable(ws, cs.evidence)
     plan = _resolve(ws, cs, today, result)
     check_superset(ws, plan, cs.evidence.allow_drop)

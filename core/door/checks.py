@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Set
 
 from dreamdeck.core.door.changeset import Evidence, Plan
-from dreamdeck.core.errors import Refused
+from dreamdeck.core.errors import BadInput, Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
 from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.tombstones import forgotten
-from dreamdeck.core.workspace import Workspace
+from dreamdeck.core.workspace import Workspace, parse_date
 
 
 def validate_path(rel: str, allow_vault: bool) -> tuple[str, str]:
@@ -105,3 +105,17 @@ def check_state_readable(ws: Workspace, evidence: Evidence) -> None:
     if problem is not None:
         raise Refused(f"the dreaming state cannot be read ({problem}); nothing was changed — "
                       "`dreamdeck doctor` says what is wrong with it")
+
+
+def check_evidence_days(evidence: Evidence) -> None:
+    """Every day the change names for the streams is a calendar date, before anything is written.
+    A day comes from data a person or another program can write (a GC note's `date`, a journal):
+    `../../x` would name a file outside `streams/`, and a day that fails only at the append, after
+    the shards were written, left a journal every later change replayed and failed on."""
+    days = (set(evidence.restore_lines) | set(evidence.advance) | set(evidence.release) | set(evidence.gc_days)
+            | {day for day, _ in evidence.purge})
+    for day in sorted(days, key=str):
+        try:
+            parse_date(day)
+        except BadInput as exc:
+            raise Refused(f"refused: the change names a stream day that is not a date ({exc}); nothing was changed") from None

@@ -38,7 +38,7 @@ from dreamdeck.core.store.state import DreamingState, save_state
 from dreamdeck.core.store.stream_rewrite import blank_in_place, carry_replaced_streams, join_late_carriers
 from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
 from dreamdeck.core.store.tombstones import load_tombstones, record
-from dreamdeck.core.workspace import Workspace, lock_file
+from dreamdeck.core.workspace import DATE_RE, Workspace, lock_file
 
 Step = Callable[[str], None]  # announces each step by name (fault injection and tests)
 
@@ -61,9 +61,9 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
         _record_tombstones(ws, journal, step)
         state = _save_state(ws, journal, background, step)
         _restore_lines(ws, journal, step)
-        _write_meta_files(ws, journal)  # before the GC: a pending reflection protects its citations
         committed = commit_of_change(ws.root, journal.change_id)
         if committed is None:
+            _write_meta_files(ws, journal)  # before the GC: a pending reflection protects its citations
             gc_lines = _collect(ws, journal, state, result, late, step, reads)
             if before_commit is not None:
                 before_commit(result)  # what the GC dropped is known by now
@@ -73,7 +73,10 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
             drain(background, late)  # long over by now; joined so the commit holds what they carried
             _commit(ws, journal, result)
         else:
-            result.sha = committed  # a kill came after the commit: only the journal is left to do
+            # a kill came after the commit: only the journal is left to do. Its meta files are not
+            # written again: `before_commit` may have rewritten them since (a decision record with
+            # what was collected), and the commit holds those final bytes.
+            result.sha = committed
         _note_gc_lines(ws, journal, result)
         step("commit")
         remove_journal(ws)
@@ -115,6 +118,8 @@ def _restore_lines(ws: Workspace, journal: Journal, step: Step) -> None:
     if not journal.evidence.restore_lines:
         return
     for day, lines in journal.evidence.restore_lines.items():
+        if not DATE_RE.match(day):
+            continue  # a journal written before the door checked its days (`check_evidence_days`): no stream to go to
         path = read_path_for(ws, day)
         present = {ln.event.get("id") for ln in read_stream_lines(path) if ln.event is not None} if path else set()
         missing = []

@@ -16,6 +16,7 @@ from dreamdeck.core.errors import GitError
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.git.commit import FALLBACK_IDENTITY
 from dreamdeck.core.git.runner import repo_args, run_git
+from dreamdeck.core.workspace import DATE_RE
 
 NOTES_REF = "refs/notes/dreamdeck-gc"
 
@@ -74,10 +75,15 @@ def parse_entries(text: str) -> list[GcEntry]:
             continue
         try:
             rec = load_json(line)
-            day, raw = str(rec["date"]), str(rec["line"])
+            day, raw = rec["date"], rec["line"]
         except (ValueError, KeyError, TypeError, RecursionError):
             continue
-        entries.append(GcEntry(day, line_id(raw), str(rec.get("reason") or ""), raw))
+        # a note is data anyone with the repository can write: a day that is not a date (`../x`)
+        # or a line that is not text names no fragment a rollback could put back
+        if not (isinstance(day, str) and DATE_RE.match(day) and isinstance(raw, str)):
+            continue
+        reason = rec.get("reason")
+        entries.append(GcEntry(day, line_id(raw), reason if isinstance(reason, str) else "", raw))
     return entries
 
 

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from dreamdeck.core.errors import BadFile
-from dreamdeck.core.io.no_links import refuse_links, refuse_unusual, shown_path
+from dreamdeck.core.io.no_links import LinkRefused, open_folder, refuse_unusual, shown_path
 
 
 def append_durably(path: Path | str, data: bytes, *, own_line: bool = False) -> None:
@@ -27,17 +27,18 @@ def append_durably(path: Path | str, data: bytes, *, own_line: bool = False) -> 
     half-written and add a stray blank line.
     """
     path = Path(path)
-    refuse_links(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    refuse_links(path.parent)
-    try:  # O_NOFOLLOW: a link swapped in after the check is refused by the kernel
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    folder = open_folder(path.parent, create=True)  # held: a folder swapped for a link later is not followed
+    try:  # O_NOFOLLOW: a link at the name is refused by the kernel
+        fd = os.open(path.name, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644, dir_fd=folder)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            refuse_links(path)
+            raise LinkRefused(f"refused: {path} is a symbolic link; dreamdeck never reads or writes memory through a link "
+                              "— replace it with the real file") from None
         if exc.errno == errno.EISDIR:
             raise BadFile(f"{shown_path(path)} is not a regular file (a folder); remove it or move it out of memory/") from None
         raise
+    finally:
+        os.close(folder)
     try:
         refuse_unusual(fd, path)  # a FIFO, or a second hard link: the bytes would land elsewhere
         if own_line:

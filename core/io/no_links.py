@@ -8,8 +8,12 @@ folder itself included); a link anywhere there is refused with one line naming i
 
 Above `memory/` nothing is checked: a workspace's root is resolved when it is opened, so the
 paths built from it hold no link there, and dreamdeck's private folder (`core.io.private`) checks
-its own. The final component is also opened with `O_NOFOLLOW`, so a link swapped in between the
-check and the open is refused by the kernel.
+its own. A check by path alone would leave a race: a folder exchanged for a link between the check
+and the write (a loop in another process doing `renameat2(RENAME_EXCHANGE)`) would send the write
+outside. So the folder a file is read or written in is opened once, component by component from
+`memory/` down, each with `O_NOFOLLOW` (`open_folder`), and the file is then opened, created,
+renamed or unlinked relative to that descriptor: whatever is swapped in later, the kernel keeps
+using the real folder that was checked, and a link met on the way is refused.
 
 The same holds for the other side doors, checked on the opened file (`refuse_unusual`): a FIFO,
 a folder or a device named like a memory file is one BadFile naming it (a FIFO is opened
@@ -29,7 +33,7 @@ from pathlib import Path
 from dreamdeck.core.errors import BadFile, Refused
 
 __all__ = ["LinkRefused", "refuse_links", "refuse_unusual", "real_folder", "read_bytes_nofollow", "read_text_nofollow",
-           "shown_path", "MEMORY", "OpenFolder"]
+           "shown_path", "MEMORY", "OpenFolder", "open_folder", "read_fd", "refuse_link_at"]
 
 MEMORY = "memory"
 
@@ -50,9 +54,9 @@ def _checked_parts(path: str) -> list[str]:
     return [os.sep.join(parts[: i + 1]) for i in range(start, len(parts))]
 
 
-def _refuse(link: Path) -> LinkRefused:
+def _refuse(link: Path, folder: int | None = None) -> LinkRefused:
     try:
-        target = os.readlink(link)
+        target = os.readlink(link.name, dir_fd=folder) if folder is not None else os.readlink(link)
     except OSError:
         target = "?"
     return LinkRefused(
@@ -72,6 +76,80 @@ def refuse_links(path: Path | str) -> None:
             return  # a loop or a permission problem shows at the open, as one line there
         if stat.S_ISLNK(st.st_mode):
             raise _refuse(Path(part))
+
+
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_folder(folder: Path | str, *, create: bool = False) -> int:
+    """A descriptor of `folder`, opened from the `memory` component down one component at a time,
+    each with `O_NOFOLLOW` (a folder not under `memory/` is opened as it is): LinkRefused naming
+    a link met on the way, FileNotFoundError for a missing folder unless `create` makes it (0777
+    less the umask, like `mkdir -p`). The caller closes it."""
+    parts = os.path.abspath(folder).split(os.sep)
+    try:
+        start = parts.index(MEMORY)
+    except ValueError:
+        if create:
+            os.makedirs(folder, exist_ok=True)
+        return os.open(folder, _FOLDER_FLAGS & ~os.O_NOFOLLOW)
+    fd = os.open(os.sep.join(parts[:start]) or os.sep, _FOLDER_FLAGS & ~os.O_NOFOLLOW)
+    try:
+        for i in range(start, len(parts)):
+            child = _open_child(fd, parts[i], os.sep.join(parts[: i + 1]), create)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_child(parent: int, name: str, shown: str, create: bool) -> int:
+    """The folder `name` inside the open `parent`, never through a link."""
+    try:
+        try:
+            return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+        except FileNotFoundError:
+            if not create:
+                raise
+            try:
+                os.mkdir(name, dir_fd=parent)
+            except FileExistsError:
+                pass  # made meanwhile by another process: opened (and checked) below
+            return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        # ELOOP (or, with O_DIRECTORY, ENOTDIR) under O_NOFOLLOW: a link at the time of the open,
+        # whatever is there now — or, for ENOTDIR, a file where a folder must be
+        if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and not _is_file_at(parent, name)):
+            raise _refuse(Path(shown)) from None
+        if exc.errno == errno.ENOTDIR:
+            raise BadFile(f"{shown_path(shown)} is not a folder; remove it or move it out of memory/") from None
+        raise
+
+
+def _is_link_at(folder: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def refuse_link_at(folder: int, name: str, shown: Path | str) -> None:
+    """LinkRefused when `name` in the open `folder` is a symbolic link (a rename over it would
+    replace the link, not write through it, but a link there is never ours to drop silently)."""
+    if _is_link_at(folder, name):
+        raise _refuse(Path(shown), folder)
+
+
+def _is_file_at(folder: int, name: str) -> bool:
+    """Something other than a folder or a link is at `name` now (a folder there now was a link
+    at the instant an O_DIRECTORY|O_NOFOLLOW open said ENOTDIR: it was swapped since)."""
+    try:
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISLNK(mode) or stat.S_ISDIR(mode))
 
 
 def real_folder(path: Path | str) -> bool:
@@ -106,20 +184,41 @@ def refuse_unusual(fd: int, path: Path | str, *, sole_name: bool = True) -> os.s
 def read_bytes_nofollow(path: Path | str, *, sole_name: bool = True) -> bytes:
     """The bytes of a memory file, refusing a link anywhere from `memory/` down, and anything
     `refuse_unusual` refuses (`sole_name=False`: a second hard link is allowed)."""
-    refuse_links(os.path.dirname(os.path.abspath(path)))
+    folder = open_folder(os.path.dirname(os.path.abspath(path)))
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP or os.path.islink(path):  # ELOOP: the final component is a link
-            raise _refuse(Path(path)) from None
-        raise
+        fd = _open_file_at(folder, os.path.basename(path), path)
+    finally:
+        os.close(folder)
     try:
-        refuse_unusual(fd, path, sole_name=sole_name)
-    except BaseException:
+        return read_fd(fd, refuse_unusual(fd, path, sole_name=sole_name).st_size)
+    finally:
         os.close(fd)
+
+
+def _open_file_at(folder: int, name: str, shown: Path | str) -> int:
+    """`name` in the open `folder`, for reading: never through a link, never waiting on a FIFO."""
+    try:
+        return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), dir_fd=folder)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link_at(folder, name)):
+            raise _refuse(Path(shown)) from None
         raise
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read()
+
+
+def read_fd(fd: int, size: int) -> bytes:
+    """The first `size` bytes of the open file (fewer if it is shorter now): the file as it was
+    when it was stat'ed. Never more: a file a writer keeps growing (`yes >> day.jsonl`) would
+    otherwise be read forever, into memory, and the stamp taken before the read would no longer
+    describe what was read."""
+    parts: list[bytes] = []  # no file object: at 10,000 files the wrapper costs more than the read
+    left = size
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 24) if parts else left)
+        if not chunk:
+            break
+        parts.append(chunk)
+        left -= len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 class OpenFolder:
@@ -129,13 +228,7 @@ class OpenFolder:
 
     def __init__(self, folder: Path | str):
         self.folder = str(folder)
-        refuse_links(self.folder)
-        try:
-            self.fd = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(self.folder):
-                raise _refuse(Path(self.folder)) from None
-            raise
+        self.fd = open_folder(self.folder)
 
     def __enter__(self) -> OpenFolder:
         return self
@@ -147,20 +240,13 @@ class OpenFolder:
         """(the file's stat, taken on the open file before reading it, and its bytes): what
         `read_bytes_nofollow` refuses is refused the same way."""
         path = os.path.join(self.folder, name)
-        try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=self.fd)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise _refuse(Path(path)) from None
-            raise
+        fd = _open_file_at(self.fd, name, path)
         try:
             st = refuse_unusual(fd, path, sole_name=sole_name)
-            parts = []  # no file object: at 10,000 files the wrapper costs more than the read
-            while chunk := os.read(fd, max(st.st_size + 1, 65536)):
-                parts.append(chunk)
+            data = read_fd(fd, st.st_size)
         finally:
             os.close(fd)
-        return st, parts[0] if len(parts) == 1 else b"".join(parts)
+        return st, data
 
 
 def shown_path(path: Path | str) -> str:

@@ -4,7 +4,8 @@ Findings: an interrupted apply (journal), shards TypeClaw cannot parse (their ci
 protect nothing from TypeClaw's GC), stale runtime-owned frontmatter, malformed stream lines,
 citations whose fragment is gone, protected fragments TypeClaw's GC collected (held by a
 reflection, cited by the vault or the archive), a pinned topic changed outside dreamdeck, a
-corrupt state file, stray temp files of ours, symbolic links, hard-linked files, stream compactions that waited
+corrupt state file, stray temp files of ours, symbolic links, hard-linked files, FIFOs, sockets and
+devices (a stream day too big to read is one problem line of its file), stream compactions that waited
 for writers and are due, an unreadable compaction backlog, fragments that left the streams with
 no recorded reason (`ops.unrecorded_loss`).
 --fix puts protected fragments back from git history (`ops.protected`), finishes an interrupted
@@ -35,7 +36,7 @@ from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restor
 from dreamdeck.core.ops.unrecorded_loss import KIND as LOSS
 from dreamdeck.core.ops.unrecorded_loss import unrecorded_losses
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
-from dreamdeck.core.store.memory_scan import hard_links_under, links_under, own_temp_files
+from dreamdeck.core.store.memory_scan import hard_links_under, links_under, own_temp_files, special_files_under
 from dreamdeck.core.store.streams import read_path_for
 from dreamdeck.core.store.tombstones import load_tombstones
 from dreamdeck.core.workspace import Workspace
@@ -44,7 +45,7 @@ from dreamdeck.core.workspace import Workspace
 @dataclass
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
-    #          | link | hard-link | compaction-due | compaction-backlog | pinned-changed | unrecorded-loss
+    #          | link | hard-link | special-file | compaction-due | compaction-backlog | pinned-changed | unrecorded-loss
     where: str
     detail: str
     fixable: bool
@@ -80,6 +81,9 @@ def examine(ws: Workspace) -> DoctorReport:
         add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
                                  "replace it with the real file or folder", False))
     _hard_link_findings(ws, add)
+    for rel, kind in special_files_under(ws):
+        add(Finding("special-file", rel, f"{kind}, not a file: TypeClaw's read of it would wait forever and dreamdeck "
+                                         "reads nothing from it; remove it or move it out of memory/", False))
     try:
         for kind, where, detail, fixable in examine_memory(ws):  # only changed files are read again
             add(Finding(kind, where, detail, bool(fixable)))

@@ -31,6 +31,10 @@ WORKER_BYTES = 16_000_000  # below this, reading here costs less than starting a
 # bytes fault it in again page by page: the worker read a year of streams with 200,000 page
 # faults (0.3 s of system CPU). Kept for reuse instead (other C libraries ignore these names).
 KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
+# A day bigger than this is not read: TypeClaw (Node) cannot hold it as one string either (V8's
+# longest string is 2**29 - 24 characters), and reading it would cost doctor gigabytes and minutes
+# (`yes >> day.jsonl` grows a file by a gigabyte a second). One problem line says so instead.
+DAY_READ_LIMIT = 2**29 - 24
 DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
 StateRead = tuple[Stamp | None, int, str | None]  # (stamp, read started at, its problem)
 
@@ -47,6 +51,9 @@ def read_day(path: str) -> DayRead:
     """One stream file: its stamp taken right before the read that is recorded under it."""
     started = clock()
     stamp = lstamp(path)
+    if stamp is not None and stamp[0] > DAY_READ_LIMIT:
+        return None, started, "", [(1, f"{stamp[0]:,} bytes: too big to be a day's stream (TypeClaw cannot load "
+                                       f"more than {DAY_READ_LIMIT:,}); not read — move it out of memory/streams")]
     try:
         data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
     except FileNotFoundError:

@@ -1,7 +1,8 @@
-"""What lies in `memory/` that is not memory: symbolic links, hard-linked files, and temp files
-dreamdeck left.
+"""What lies in `memory/` that is not memory: symbolic links, hard-linked files, FIFOs, sockets
+and devices, and temp files dreamdeck left.
 
-`doctor` reports all three. Links are only ever reported: dreamdeck never reads or writes through one
+`doctor` reports them all (a FIFO named like a stream or a shard makes TypeClaw's read of it wait
+forever; dreamdeck's own reads refuse it). Links are only ever reported: dreamdeck never reads or writes through one
 (`core.io.no_links`), and never follows one while looking (the walk does not descend into a
 linked folder). A temp file is ours only when its name is one dreamdeck's writers make; any other
 `*.tmp` (a reference's, a skill's, a person's) is left alone.
@@ -10,13 +11,14 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from dreamdeck.core.store.replaced_links import LINK_NAME, replaced_links
 from dreamdeck.core.workspace import Workspace
 
-__all__ = ["links_under", "hard_links_under", "linked_files", "own_temp_files"]
+__all__ = ["links_under", "hard_links_under", "linked_files", "own_temp_files", "special_files_under"]
 
 # `core.io.atomic` (mkstemp: `.<name>.<8 random>.tmp`), the stream rewrite (`.<name>.<hex>.tmp`),
 # and the fixed name older stream rewrites used (`<day>.jsonl.tmp`, in a stream folder only).
@@ -90,6 +92,28 @@ def linked_files(ws: Workspace) -> list[str]:
             found.add(Path(entry.path).relative_to(ws.root).as_posix())
     for area in SHARD_AREAS:
         found |= {Path(path).relative_to(ws.root).as_posix() for path, _ in linked_shards(ws.memory / area)}
+    return sorted(found)
+
+
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def special_files_under(ws: Workspace) -> list[tuple[str, str]]:
+    """(path relative to the agent folder, what it is) of every FIFO, socket or device in `memory/`,
+    sorted. The listing's own type says which entries to look at: one lstat for those only."""
+    if not ws.memory.is_dir() or ws.memory.is_symlink():
+        return []
+    found = []
+    for entry in _entries(str(ws.memory)):
+        if entry.is_file(follow_symlinks=False) or entry.is_dir(follow_symlinks=False) or entry.is_symlink():
+            continue
+        try:
+            mode = entry.stat(follow_symlinks=False).st_mode
+        except OSError:
+            continue
+        kind = next((name for test, name in _SPECIAL if test(mode)), None)
+        if kind is not None:
+            found.append((Path(entry.path).relative_to(ws.root).as_posix(), kind))
     return sorted(found)
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -36,8 +35,8 @@ from pathlib import Path
 from dreamdeck.core.errors import BadInput, Refused
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, parse_stream_bytes
 from dreamdeck.core.io.append import append_durably
-from dreamdeck.core.io.atomic import fsync_dir
-from dreamdeck.core.io.no_links import refuse_unusual
+from dreamdeck.core.io.atomic import exclusive_temp, fsync_dir
+from dreamdeck.core.io.no_links import open_folder, refuse_unusual
 from dreamdeck.core.io.open_writers import writers_holding
 from dreamdeck.core.io.private import ensure_private
 from dreamdeck.core.store.replaced_links import (
@@ -82,42 +81,57 @@ def rewrite_stream(
     list), the grace period is watched by a thread appended to it, which the caller joins
     (`join_late_carriers`) before it ends."""
     with stream_lock(ws):
-        try:  # never through a link, never blocking on a FIFO (refused below as not a file)
-            old = open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb")
+        try:  # the folder held open: one swapped for a link meanwhile is never written through
+            folder = open_folder(path.parent)
         except FileNotFoundError:
             return RewriteResult(False, [], [], 0)
-        with old:
-            refuse_unusual(old.fileno(), path, sole_name=False)
-            data = old.read()
-            cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
-            lines = parse_stream_bytes(data[:cut])
-            rule = keep_for(lines) if keep_for is not None else keep
-            assert rule is not None, "rewrite_stream needs keep or keep_for"
-            verdicts = [ln.event is None or rule(ln) for ln in lines]
-            kept = [ln for ln, ok in zip(lines, verdicts) if ok]
-            dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
-            if not dropped and not _emptied_lines(data[:cut]):
-                return RewriteResult(False, kept, [], 0)  # (an emptied line, see blank_in_place, goes too)
-            shared = _shared_with(ws, path, old.fileno())
-            if shared:
-                return RewriteResult(False, lines, [], 0, blocked=shared)
-            place = _link_place(ws, path)
-            if place is None:
-                return RewriteResult(False, lines, [], 0, blocked=_NO_PLACE)
-            day = _day_of(path)
-            head = [b"".join(ln.raw + b"\n" for ln in kept), data[cut:]]
-            replaced = _replace(path, old, head, len(data), place, day)
-            if replaced is None:
-                return RewriteResult(False, lines, [], 0, blocked="replaced by another process meanwhile")
-            link, carried = replaced
-            _blank(link, [ln for ln in dropped if scrub is not None and scrub(ln)])
-            deadline = time.monotonic() + grace_seconds
-            if late is not None:
-                watcher = threading.Thread(target=_watch_grace, args=(ws, link, deadline), name=f"carry-late:{path.name}")
-                watcher.start()
-                late.append(watcher)
-            else:
-                carried += _carry_until(ws, link, deadline, locked=True)
+        try:
+            return _rewrite_in(ws, folder, path, keep, keep_for, scrub, grace_seconds, late)
+        finally:
+            os.close(folder)
+
+
+def _rewrite_in(ws: Workspace, folder: int, path: Path, keep: Callable[[StreamLine], bool] | None,
+                keep_for: Callable[[list[StreamLine]], Callable[[StreamLine], bool]] | None,
+                scrub: Callable[[StreamLine], bool] | None, grace_seconds: float,
+                late: list | None) -> RewriteResult:
+    """`rewrite_stream` with the stream's folder open as `folder`."""
+    try:  # never through a link, never blocking on a FIFO (refused below as not a file)
+        old = open(os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder), "rb")
+    except FileNotFoundError:
+        return RewriteResult(False, [], [], 0)
+    with old:
+        refuse_unusual(old.fileno(), path, sole_name=False)
+        data = old.read()
+        cut = data.rfind(b"\n") + 1  # a trailing partial line is carried verbatim
+        lines = parse_stream_bytes(data[:cut])
+        rule = keep_for(lines) if keep_for is not None else keep
+        assert rule is not None, "rewrite_stream needs keep or keep_for"
+        verdicts = [ln.event is None or rule(ln) for ln in lines]
+        kept = [ln for ln, ok in zip(lines, verdicts) if ok]
+        dropped = [ln for ln, ok in zip(lines, verdicts) if not ok]
+        if not dropped and not _emptied_lines(data[:cut]):
+            return RewriteResult(False, kept, [], 0)  # (an emptied line, see blank_in_place, goes too)
+        shared = _shared_with(ws, path, old.fileno())
+        if shared:
+            return RewriteResult(False, lines, [], 0, blocked=shared)
+        place = _link_place(ws, path)
+        if place is None:
+            return RewriteResult(False, lines, [], 0, blocked=_NO_PLACE)
+        day = _day_of(path)
+        head = [b"".join(ln.raw + b"\n" for ln in kept), data[cut:]]
+        replaced = _replace(folder, path, old, head, len(data), place, day)
+        if replaced is None:
+            return RewriteResult(False, lines, [], 0, blocked="replaced by another process meanwhile")
+        link, carried = replaced
+        _blank(link, [ln for ln in dropped if scrub is not None and scrub(ln)])
+        deadline = time.monotonic() + grace_seconds
+        if late is not None:
+            watcher = threading.Thread(target=_watch_grace, args=(ws, link, deadline), name=f"carry-late:{path.name}")
+            watcher.start()
+            late.append(watcher)
+        else:
+            carried += _carry_until(ws, link, deadline, locked=True)
     return RewriteResult(True, kept, dropped, carried)
 
 
@@ -150,12 +164,14 @@ def _day_of(path: Path) -> str:
     return m.group(1)
 
 
-def _replace(path: Path, old, head: list[bytes], consumed: int, place: Path, day: str) -> tuple[Path, int] | None:
+def _replace(folder: int, path: Path, old, head: list[bytes], consumed: int, place: Path,
+             day: str) -> tuple[Path, int] | None:
     """Write `head` and whatever else reached the old inode into an exclusive temp file, link the
-    old inode into `place`, rename the temp file over `path`. (link, bytes carried), or None when
-    `path` no longer names the inode we read (someone else replaced it: nothing is done)."""
+    old inode into `place`, rename the temp file over `path` (all in the open `folder`). (link,
+    bytes carried), or None when `path` no longer names the inode we read (someone else replaced
+    it: nothing is done)."""
     st = os.fstat(old.fileno())
-    tmp, fd = _exclusive_temp(path, st.st_mode & 0o777)
+    tmp, fd = exclusive_temp(folder, path.name, st.st_mode & 0o777 or 0o644)
     link: Path | None = None
     carried = 0
     try:
@@ -168,37 +184,29 @@ def _replace(path: Path, old, head: list[bytes], consumed: int, place: Path, day
                 extra = old.read()
             out.flush()
             os.fsync(out.fileno())
-        link = _link_old_inode(path, st.st_ino, place, day, consumed + carried)
+        link = _link_old_inode(folder, path.name, st.st_ino, place, day, consumed + carried)
         if link is None:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=folder)
             return None
-        os.replace(tmp, path)
+        os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
-        unlink_quietly(tmp)
+        try:
+            os.unlink(tmp, dir_fd=folder)
+        except OSError:
+            pass
         if link is not None:
             unlink_quietly(link)
         raise
-    fsync_dir(path.parent)
+    os.fsync(folder)
     return link, carried
 
 
-def _exclusive_temp(path: Path, mode: int) -> tuple[Path, int]:
-    """A new temp file beside `path`, created by us alone: a unique name, O_EXCL (never an
-    existing file), O_NOFOLLOW (never through a planted link)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    while True:
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-        try:
-            return tmp, os.open(tmp, flags, mode or 0o644)
-        except FileExistsError:
-            continue
-
-
-def _link_old_inode(path: Path, ino: int, place: Path, day: str, size: int) -> Path | None:
-    """A hard link to the inode `path` names now, if it is still `ino`; None otherwise."""
+def _link_old_inode(folder: int, name: str, ino: int, place: Path, day: str, size: int) -> Path | None:
+    """A hard link to the inode `name` (in the open `folder`) names now, if it is still `ino`;
+    None otherwise."""
     link = place / f"{day}.{ino}.{size}.replaced"
     try:
-        os.link(path, link, follow_symlinks=False)
+        os.link(name, link, src_dir_fd=folder, follow_symlinks=False)
     except FileExistsError:
         pass  # the same inode and size, left by an attempt that did not get to rename
     if os.lstat(link).st_ino != ino:
@@ -219,9 +227,13 @@ def blank_in_place(ws: Workspace, day: str, doomed: Callable[[StreamLine], bool]
         path = read_path_for(ws, day)
         if path is None:
             return []
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:  # gone, or a link planted since it was read: nothing is written through it
+        try:  # in its folder opened without following a link: nothing is written through one
+            folder = open_folder(path.parent)
+            try:
+                fd = os.open(path.name, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+            finally:
+                os.close(folder)
+        except (OSError, Refused):  # gone, or a link planted since it was read: nothing is written through it
             return []
         try:
             try:

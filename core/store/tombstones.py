@@ -20,7 +20,7 @@ from pathlib import Path
 from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.json_data import load_json
-from dreamdeck.core.formats.loose_text import fold, loose_content_hash, may_escape, needle_of
+from dreamdeck.core.formats.loose_text import fold, loose_content_hash, loose_content_hashes, may_escape, needle_of
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow
@@ -129,7 +129,8 @@ class Forgotten:
             return False
         if fragment_content_hash(topic, body) in self.hashes:
             return True
-        return bool(self.loose) and loose_content_hash(topic, body) in self.loose
+        # a record holds the hash of the rule it was made under (`loose_text`): either refuses
+        return bool(self.loose) and not self.loose.isdisjoint(loose_content_hashes(topic, body))
 
     def holds_event(self, ev: dict | None) -> bool:
         """`holds` for a parsed fragment event (anything else is never forgotten)."""
