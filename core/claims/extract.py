@@ -321,11 +321,16 @@ def _verb_form(clause: str) -> dict:
 _CHEAP_KEY = re.compile(r"^\|?\s*(?P<key>[^|:=→;]{1,48}?)\s*(?:\||(?<!\d):(?!//)|:(?!\d|//)|=|->|→)")
 
 
+_GUARD_WORDS = re.compile(r"anymore|不再是|더 이상", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
 def subject_terms(text: str) -> frozenset[str]:
     """The subject a guard, a table row or a `key: value` line names, read without the whole
     claim (what an index of thousands of shards can afford); empty when there is none."""
-    text = unicodedata.normalize("NFKC", text)
-    guard = _GUARD.match(text) or _GUARD_ZH.match(text) or _GUARD_KO.match(text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    guard = _GUARD_WORDS.search(text) and (_GUARD.match(text) or _GUARD_ZH.match(text) or _GUARD_KO.match(text))
     if guard:
         return _content(guard.group("subj"))
     m = _CHEAP_KEY.match(text)

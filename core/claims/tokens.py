@@ -173,9 +173,32 @@ def _value_norm(text: str) -> str:
     return re.sub(r"\s+", "", text.lower()).replace(",", "")
 
 
+# A token crosses a space only in a time or an amount ("9:00 am", "$ 50"); any other text is
+# tokenized a whitespace-separated piece at a time, and a piece ("prefers", "the", "02:00")
+# recurs across thousands of shard headings, so its tokens are kept once for all of them.
+_CROSSES_SPACE = re.compile(r"\d\s+[ap]|[$€£¥]\s")
+
+
 @lru_cache(maxsize=65536)
 def tokenize(text: str) -> tuple[Token, ...]:
     text = unicodedata.normalize("NFKC", text).replace("’", "'")
+    if _CROSSES_SPACE.search(text):
+        return _tokens_of(text)
+    pieces = text.split()
+    if len(pieces) == 1:
+        return _piece_tokens(pieces[0])
+    out: list[Token] = []
+    for piece in pieces:
+        out += _piece_tokens(piece)
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _piece_tokens(piece: str) -> tuple[Token, ...]:
+    return _tokens_of(piece)
+
+
+def _tokens_of(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
         kind, surface = m.lastgroup or "", m.group(0)
