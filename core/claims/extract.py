@@ -30,7 +30,7 @@ from functools import lru_cache
 from dreamdeck.core.claims.cleaning import clean
 from dreamdeck.core.claims.tokens import is_past, lemma, names, negated, terms, tokenize, values
 
-__all__ = ["Claim", "clean", "extract", "subject_terms"]
+__all__ = ["Claim", "clean", "extract", "is_log_key", "logs_each_row", "subject_terms", "table_cells"]
 
 _CHANGE_VERBS = (
     "moved|move|moves|switched|switch|switches|changed|change|changes|migrated|migrate|raised|raise|"
@@ -147,7 +147,6 @@ class Claim:
     keyed: bool = False  # a `key: value` line or a table row
     setting: bool = False  # a subject with a state for its value, not a sentence: it can change
     names: frozenset[str] = frozenset()  # capitalized names inside the sentence ("Lisbon")
-    unannounced: bool = False  # a guard over a change nobody announced ("X is not 03:41 anymore; X: 03:16")
 
     @property
     def affirmed(self) -> frozenset[str]:
@@ -248,11 +247,47 @@ _ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
 _ZH_PAST = re.compile(r"[\u4e00-\u9fff](?<![为除])了(?!解)|已(?:经)?(?!被)[\u4e00-\u9fff]")
 
 
+# A key naming a day or the latest occurrence ("cost today", "last run", "今日成本", "上次运行"),
+# or ending in what happened ("PR merged", "合并了 PR"), is a log line: each value an observation.
+_MOMENT_WORDS = frozenset("today tonight yesterday last".split())
+_MOMENT_WIDE = re.compile(r"今日|今天|昨天|昨日|今晚|当日|当天|本次|上次|最近一次|오늘|어제|마지막|최근")
+# Participles that name a state a setting holds, not an event: "preferred editor", "allowed hosts".
+_STATE_PARTICIPLES = frozenset(f"""
+allowed required supported preferred blocked locked pinned expected limited scheduled reserved
+assigned approved selected trusted banned muted configured {_STATE_VERBS.replace("|", " ")}
+{_CHANGE_VERBS.replace("|", " ")}
+""".split())  # and a change verb announces a new value: "the release train has moved: …"
+
+
+def is_log_key(key: str) -> bool:
+    """A key whose values are observations of a moment or an event, never a setting's value."""
+    words = re.findall(r"[a-z]+", key.lower())
+    moments = _MOMENT_WORDS.intersection(words) - ({"last"} if "name" in words else set())  # "last name"
+    if moments or _MOMENT_WIDE.search(key) or _ZH_PAST.search(key):
+        return True
+    return bool(words) and is_past(words[-1]) and words[-1] not in _STATE_PARTICIPLES
+
+
+def table_cells(text: str) -> list[str] | None:
+    """The cells of a body that is one Markdown table row ("| reindex | 03:41 | ok |"), else None."""
+    line = text.strip()
+    if not line.startswith("|") or "\n" in line:
+        return None
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def logs_each_row(header: list[str]) -> bool:
+    """A table whose header names a moment or an event in a value column ("| job | last run |
+    result |"): each row is an observation of its first cell, never a setting's new value."""
+    return any(is_log_key(cell) for cell in header[1:])
+
+
 def _slot(subj: str, val: str, **kw) -> dict:
     value = val.strip(" .,;:!?")
     value = _ASIDE.sub("", value) or value  # "back (ticket PLAT-151)": the aside is detail, not the value
+    log = bool(kw.get("keyed")) and is_log_key(subj)
     return {"subject_text": subj.strip(" .,:;!?\x27\""), "value_text": value, "predicate": "=",
-            "event": _reports_an_event(value), "setting": _is_setting(value), **kw}
+            "event": log or _reports_an_event(value), "setting": not log and _is_setting(value), **kw}
 
 
 def _structure(text: str) -> dict:
@@ -358,7 +393,7 @@ def _guarded_claim(cleaned: str, guard: re.Match[str]) -> Claim:
         inner, text=cleaned, subject=subject, subject_text=subj.strip(), predicate="=",
         value=value - rejected, value_text=inner.value_text or inner.text, rejected=rejected,
         rejected_text=guard.group("old"), marker=True, negated=False,
-        setting=inner.setting or inner.predicate != "=", unannounced=not inner.marker,
+        setting=inner.setting or inner.predicate != "=",
     )
 
 

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, replace
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
-from dreamdeck.core.claims.extract import Claim, extract
+from dreamdeck.core.claims.extract import Claim, extract, logs_each_row, table_cells
 from dreamdeck.core.claims.naming import claim_slug
 from dreamdeck.core.claims.sameness import near_duplicate
 from dreamdeck.core.claims.statements import statements
@@ -128,6 +128,7 @@ class _Run:
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, list[Claim]] = {}  # this run's fragments, by key: the claims each states
         self.citing: dict[Key, set[str]] = {}  # fragment -> the beliefs citing it for this run's statements
+        self.table: tuple[tuple[str, str], bool] | None = None  # (day, topic) of the table being read, logs each row
         # A new claim never takes a slug in use, nor one a person pinned in the vault.
         self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
@@ -163,13 +164,26 @@ class _Run:
             self.tally.already += 1  # listed twice, or already cited by some shard
             return
         said = statements(frag.body)
-        self.seen[key] = [extract(text) for text in said]
+        self.seen[key] = [self.as_row(frag, extract(text)) for text in said]
         for text, claim in zip(said, self.seen[key], strict=True):
             if not self.said_already(key, claim):
                 self.dream_statement(frag if text == frag.body else replace(frag, body=text), claim)
         if key in self.citing and self.folded.pop(f"{key[0]}#{key[1]}", None) is not None:
             self.tally.same_day -= 1  # one statement repeated a citation, another says something new
         self.cited.add(key)
+
+    def as_row(self, frag: UndreamedFragment, claim: Claim) -> Claim:
+        """A table row read under its table's header: the first row of a run of rows with one
+        topic on one day is the header (Markdown's rule); under a header that names a moment
+        ("last run"), a row is an observation of its job, not a new value of a setting."""
+        cells = table_cells(frag.body)
+        if cells is None:
+            self.table = None
+            return claim
+        if self.table is None or self.table[0] != (frag.date, frag.topic):
+            self.table = ((frag.date, frag.topic), logs_each_row(cells))
+            return claim
+        return replace(claim, event=True, setting=False) if self.table[1] else claim
 
     def dream_statement(self, frag: UndreamedFragment, claim: Claim) -> None:
         choice = self.match.choose(claim, frag.topic)
