@@ -364,3 +364,35 @@ def test_a_setting_changed_twice_unannounced_within_one_dream_supersedes_both_ti
     assert len(outcome.contradictions) == 2
     [text] = files.values()
     assert sections(text)[0] == [("2026-03-04", "f04-1")]
+
+
+# --- tables of jobs and checkbox marks ---------------------------------------------------------------
+
+def test_each_job_of_a_last_run_table_is_one_shard_whose_belief_is_its_latest_row():
+    lines = []
+    for day, times in ((2, ("02:25", "03:41")), (3, ("02:57", "03:16")), (4, ("02:20", "03:55"))):
+        lines += [(day, "Jobs", "| job | last run | result |"),
+                  (day, "Jobs", f"| nightly-export | {times[0]} | ok |"), (day, "Jobs", f"| reindex | {times[1]} | ok |")]
+    files, flagged = _daily(lines)
+    shown = {h for h in headings(files).values() if "export" in h or "reindex" in h}
+    assert shown == {"Consistently (3 days): nightly-export: last run 02:20, result ok",
+                     "Consistently (3 days): reindex: last run 03:55, result ok"}
+    assert flagged == [0, 0, 0] and _superseded(files) == []
+
+
+def test_a_checkbox_mark_is_the_state_of_its_task_not_its_text():
+    files, _ = dream([frag(2, 1, "Todo", "- [ ] update the on-call handbook"),
+                      frag(2, 2, "Todo", "- [x] update the changelog"),
+                      frag(3, 1, "待办", "- [ ] 更新值班手册")])
+    assert sorted(headings(files).values()) == [
+        "Mentioned once: Done: update the changelog", "Mentioned once: To do: update the on-call handbook",
+        "Mentioned once: 待办：更新值班手册"]
+
+
+def test_a_task_ticked_on_a_later_day_replaces_its_open_belief():
+    files, flagged = _daily([(2, "Todo", "- [ ] update the on-call handbook"), (3, "Todo", "- [ ] update the on-call handbook"),
+                             (4, "Todo", "- [x] update the on-call handbook")])
+    [text] = files.values()
+    assert parse_shard(text)[0].heading == "Mentioned once: Done: update the on-call handbook"
+    assert sections(text) == ([("2026-03-04", "f04-0")], [("2026-03-02", "f02-0"), ("2026-03-03", "f03-0")])
+    assert flagged == [0, 0, 1]

@@ -27,7 +27,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from dreamdeck.core.claims.cleaning import clean
+from dreamdeck.core.claims.cleaning import clean, task_state
 from dreamdeck.core.claims.tokens import is_past, lemma, names, negated, terms, tokenize, values
 
 __all__ = ["Claim", "clean", "extract", "is_log_key", "logs_each_row", "subject_terms", "table_cells"]
@@ -147,6 +147,8 @@ class Claim:
     keyed: bool = False  # a `key: value` line or a table row
     setting: bool = False  # a subject with a state for its value, not a sentence: it can change
     names: frozenset[str] = frozenset()  # capitalized names inside the sentence ("Lisbon")
+    series: bool = False  # a row of a log table: one more observation of its first cell's job
+    state: str | None = None  # a task's checkbox: "open" ("- [ ] …", "To do: …") or "done" ("- [x] …")
 
     @property
     def affirmed(self) -> frozenset[str]:
@@ -399,7 +401,9 @@ def _guarded_claim(cleaned: str, guard: re.Match[str]) -> Claim:
 
 @lru_cache(maxsize=65536)
 def extract(text: str) -> Claim:
-    cleaned = clean(text)
+    state, cleaned = task_state(clean(text))
+    if state:
+        return replace(extract(cleaned), state=state)
     guard = _GUARD.match(cleaned) or _GUARD_ZH.match(cleaned) or _GUARD_KO.match(cleaned) or _GUARD_PLAIN.match(cleaned)
     if guard:
         return _guarded_claim(cleaned, guard)

@@ -192,6 +192,8 @@ class ShardMatcher:
             reason = None  # a log line ("tokens used: 114k"), not a setting that changed
         if reason:
             return Match("contradict", slug, rank)
+        if claim.series and topic and other.keyed and other.subject == claim.subject and not summary:
+            return Match("same", slug, rank)  # another run of the same job
         if same_claim(claim, other, same_topic=topic):
             return Match("same", slug, rank)
         if topic and summary and supports_topic(claim, other):

@@ -67,6 +67,7 @@ from dreamdeck.core.index.ladder import ladder_sentence
 
 __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
 
+_HAN = re.compile(r"[\u3400-\u9fff]")
 _UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
@@ -128,7 +129,8 @@ class _Run:
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, list[Claim]] = {}  # this run's fragments, by key: the claims each states
         self.citing: dict[Key, set[str]] = {}  # fragment -> the beliefs citing it for this run's statements
-        self.table: tuple[tuple[str, str], bool] | None = None  # (day, topic) of the table being read, logs each row
+        self.table: tuple[tuple[str, str], list[str] | None] | None = None  # (day, topic), a log table's header
+        self.row_sentence: dict[Key, str] = {}  # a log table's row, read with its header's labels
         # A new claim never takes a slug in use, nor one a person pinned in the vault.
         self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
@@ -167,6 +169,7 @@ class _Run:
         self.seen[key] = [self.as_row(frag, extract(text)) for text in said]
         for text, claim in zip(said, self.seen[key], strict=True):
             if not self.said_already(key, claim):
+                text = self.row_sentence.get(key, text)
                 self.dream_statement(frag if text == frag.body else replace(frag, body=text), claim)
         if key in self.citing and self.folded.pop(f"{key[0]}#{key[1]}", None) is not None:
             self.tally.same_day -= 1  # one statement repeated a citation, another says something new
@@ -174,16 +177,23 @@ class _Run:
 
     def as_row(self, frag: UndreamedFragment, claim: Claim) -> Claim:
         """A table row read under its table's header: the first row of a run of rows with one
-        topic on one day is the header (Markdown's rule); under a header that names a moment
-        ("last run"), a row is an observation of its job, not a new value of a setting."""
+        topic on one day is the header (Markdown's rule). Under a header that names a moment
+        ("| job | last run | result |"), a row is one more observation of its job (a series),
+        never a new value of a setting, and its belief reads with the header's labels."""
         cells = table_cells(frag.body)
         if cells is None:
             self.table = None
             return claim
         if self.table is None or self.table[0] != (frag.date, frag.topic):
-            self.table = ((frag.date, frag.topic), logs_each_row(cells))
+            self.table = ((frag.date, frag.topic), cells if logs_each_row(cells) else None)
             return claim
-        return replace(claim, event=True, setting=False) if self.table[1] else claim
+        header = self.table[1]
+        if header is None or not cells or not cells[0]:
+            return claim
+        colon, comma = ("：", "，") if _HAN.search(frag.body) else (": ", ", ")
+        labelled = comma.join(f"{label} {cell}".strip() for label, cell in zip(header[1:], cells[1:]) if cell)
+        self.row_sentence[(frag.date, frag.id)] = f"{cells[0]}{colon}{labelled}"
+        return replace(claim, event=True, setting=False, series=True)
 
     def dream_statement(self, frag: UndreamedFragment, claim: Claim) -> None:
         choice = self.match.choose(claim, frag.topic)
@@ -235,11 +245,16 @@ class _Run:
         if duplicate is not None:
             self.fold(key, duplicate)
             return
+        newest = max((_when(k) for k in belief.active), default=("", ""))
         belief.active.append(key)
         self.supports(key, slug)
         self.dirty.add(slug)
         self.tally.reinforced += 1
         self.note(slug, "reinforced")
+        if claim.series and _when(key) >= newest:  # a job's belief shows its latest run
+            belief.claim = claim_sentence(frag.body, frag.topic)
+            belief.inline = False
+            self.match.remember(slug, bare(belief.claim))
 
     def duplicate_of(self, claim: Claim, same_day: list[Key], belief: Belief) -> Key | None:
         """The same-day citation this claim only repeats: a near duplicate of its text, or, for a
