@@ -358,6 +358,7 @@ def _verb_form(clause: str) -> dict:
 _CHEAP_KEY = re.compile(r"^\|?\s*(?P<key>[^|:=→;]{1,48}?)\s*(?:\||(?<!\d):(?!//)|:(?!\d|//)|=|->|→)")
 
 
+_KEY_SIGN = re.compile(r"[|:=→]|->")
 _GUARD_WORDS = re.compile(r"anymore|不再是|더 이상", re.IGNORECASE)
 
 
@@ -370,6 +371,8 @@ def subject_terms(text: str) -> frozenset[str]:
     guard = _GUARD_WORDS.search(text) and (_GUARD.match(text) or _GUARD_ZH.match(text) or _GUARD_KO.match(text))
     if guard:
         return _content(guard.group("subj"))
+    if not _KEY_SIGN.search(text):
+        return frozenset()  # no separator a key could end at: prose ("The user prefers …")
     m = _CHEAP_KEY.match(text)
     if m and _key_ok(m.group("key")):
         return _content(m.group("key"))
