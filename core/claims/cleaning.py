@@ -5,6 +5,8 @@ marker (">"), a
 leading timestamp ("09:12", "[2026-03-02 09:12]"), Markdown emphasis (`**`, `__`, `~~`, backticks,
 single `*`/`_`), emoji and other symbols, and bookkeeping prefixes that only add emphasis
 ("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:"), repeatedly, so stacked ones go too.
+`task_state(text)` reads a checkbox mark ("[ ] …", "[x] …") or a belief's state word ("To do:",
+"Done:") as the task's state; `with_state` words it back for a belief.
 """
 from __future__ import annotations
 

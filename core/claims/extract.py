@@ -28,17 +28,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from dreamdeck.core.claims.cleaning import clean, task_state
+from dreamdeck.core.claims.logs import ZH_PAST, is_log_key
+from dreamdeck.core.claims.tokens import CHANGE_VERBS as _CHANGE_VERBS
+from dreamdeck.core.claims.tokens import STATE_VERBS as _STATE_VERBS
 from dreamdeck.core.claims.tokens import is_past, lemma, names, negated, terms, tokenize, values
 
-__all__ = ["Claim", "clean", "extract", "is_log_key", "logs_each_row", "subject_terms", "table_cells"]
+__all__ = ["Claim", "clean", "extract", "subject_terms"]
 
-_CHANGE_VERBS = (
-    "moved|move|moves|switched|switch|switches|changed|change|changes|migrated|migrate|raised|raise|"
-    "lowered|lower|increased|increase|decreased|decrease|bumped|bump|reduced|reduce|upgraded|"
-    "upgrade|downgraded|downgrade|shifted|shift|extended|extend|shortened|shorten|updated|"
-    "rescheduled|reschedule|set|replaced|replace|pushed back|pulled in"
-)
-_STATE_VERBS = "disabled|enabled|turned off|turned on|paused|resumed|deprecated|retired|abandoned"
 _CLAUSE_END = r"(?=$|[,;(\[]|\s(?:after|because|since|for|due|so|until|when|while|but|and then)\b)"
 _CHANGE_FROM = re.compile(
     rf"^(?P<subj>.*?)\b(?P<verb>{_CHANGE_VERBS})\b(?P<obj>.*?)\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+?){_CLAUSE_END}",
@@ -244,44 +240,6 @@ def _is_setting(value: str) -> bool:
 
 
 _ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
-# A Chinese report of what was done: a verb with 了 ("回复了", not 为了/除了/了解), or 已 before a
-# verb ("已验证", not the state "已被封禁").
-_ZH_PAST = re.compile(r"[\u4e00-\u9fff](?<![为除])了(?!解)|已(?:经)?(?!被)[\u4e00-\u9fff]")
-
-
-# A key naming a day or the latest occurrence ("cost today", "last run", "今日成本", "上次运行"),
-# or ending in what happened ("PR merged", "合并了 PR"), is a log line: each value an observation.
-_MOMENT_WORDS = frozenset("today tonight yesterday last".split())
-_MOMENT_WIDE = re.compile(r"今日|今天|昨天|昨日|今晚|当日|当天|本次|上次|最近一次|오늘|어제|마지막|최근")
-# Participles that name a state a setting holds, not an event: "preferred editor", "allowed hosts".
-_STATE_PARTICIPLES = frozenset(f"""
-allowed required supported preferred blocked locked pinned expected limited scheduled reserved
-assigned approved selected trusted banned muted configured {_STATE_VERBS.replace("|", " ")}
-{_CHANGE_VERBS.replace("|", " ")}
-""".split())  # and a change verb announces a new value: "the release train has moved: …"
-
-
-def is_log_key(key: str) -> bool:
-    """A key whose values are observations of a moment or an event, never a setting's value."""
-    words = re.findall(r"[a-z]+", key.lower())
-    moments = _MOMENT_WORDS.intersection(words) - ({"last"} if "name" in words else set())  # "last name"
-    if moments or _MOMENT_WIDE.search(key) or _ZH_PAST.search(key):
-        return True
-    return bool(words) and is_past(words[-1]) and words[-1] not in _STATE_PARTICIPLES
-
-
-def table_cells(text: str) -> list[str] | None:
-    """The cells of a body that is one Markdown table row ("| reindex | 03:41 | ok |"), else None."""
-    line = text.strip()
-    if not line.startswith("|") or "\n" in line:
-        return None
-    return [c.strip() for c in line.strip("|").split("|")]
-
-
-def logs_each_row(header: list[str]) -> bool:
-    """A table whose header names a moment or an event in a value column ("| job | last run |
-    result |"): each row is an observation of its first cell, never a setting's new value."""
-    return any(is_log_key(cell) for cell in header[1:])
 
 
 def _slot(subj: str, val: str, **kw) -> dict:
@@ -316,7 +274,7 @@ def _structure(text: str) -> dict:
         if m and 0 < len(_content(m.group("subj"))) <= 5 and not _is_value_only(m.group("subj")):
             return _slot(m.group("subj"), m.group("value"))
     found = _verb_form(clause)
-    if not found and cjk and _ZH_PAST.search(clause):
+    if not found and cjk and ZH_PAST.search(clause):
         return {"event": True}
     return found
 

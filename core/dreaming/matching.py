@@ -70,7 +70,7 @@ def volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]
     line is its own observation and a new value supersedes nothing. A setting keeps its value
     for a while, or its change is announced. A key that names its moment or event ("cost
     today", "last run", "PR merged") is a log from its first line, in any run
-    (`claims.extract.is_log_key`)."""
+    (`claims.logs.is_log_key`)."""
     lines: dict[frozenset[str], list[frozenset[str]]] = {}
     announced: list[frozenset[str]] = []
     for f in fragments:

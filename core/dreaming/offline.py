@@ -16,9 +16,18 @@ Its rules (the claim rules themselves live in `core.claims`):
   claim wins; the overturned ids move to `superseded:` and the new belief keeps a guard ("X is
   not Y anymore; …"). A fragment older than the belief's newest evidence loses: it is cited
   under `superseded:` and the belief stays.
-  A key that takes a new value nearly every time within one run, never announced as a change,
-  is a log ("tokens used: …"), not a setting: its lines are separate observations; so is a key
-  whose belief already records one unannounced change and that takes a third value unannounced.
+- **A log is not a setting**: a key naming its moment or event ("cost today", "last run", "PR
+  merged", "今日成本", "合并了 PR": `claims.logs.is_log_key`) is a log from its first line;
+  so is a key taking a new value nearly every time within one run (four values or more, never
+  announced: "tokens used: …"). Its lines are separate observations, never a contradiction. A
+  setting changed unannounced, however often, still supersedes.
+- **Tables**: the first of a run of table rows under one topic on one day is the header. Under
+  a header naming a moment ("| job | last run | result |"), each job is one shard: every row
+  is cited and the belief is the latest row read with the header's labels ("reindex: last run
+  03:16, result ok"). Other tables' rows are `key: value` lines (a status table's new value
+  is an update).
+- **Checkboxes**: "- [ ] …" / "- [x] …" is a task's state, worded "To do:" / "Done:" (待办 /
+  已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one.
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -39,7 +48,8 @@ import re
 from dataclasses import dataclass, replace
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
-from dreamdeck.core.claims.extract import Claim, extract, logs_each_row, table_cells
+from dreamdeck.core.claims.extract import Claim, extract
+from dreamdeck.core.claims.logs import logs_each_row, table_cells
 from dreamdeck.core.claims.naming import claim_slug
 from dreamdeck.core.claims.sameness import near_duplicate
 from dreamdeck.core.claims.statements import statements
