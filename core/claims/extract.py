@@ -29,21 +29,19 @@ from functools import lru_cache
 
 from dreamdeck.core.claims.cleaning import clean, task_state
 from dreamdeck.core.claims.logs import ZH_PAST, is_log_key
-from dreamdeck.core.claims.tokens import CHANGE_VERBS as _CHANGE_VERBS
-from dreamdeck.core.claims.tokens import STATE_VERBS as _STATE_VERBS
-from dreamdeck.core.claims.tokens import is_past, lemma, names, negated, terms, tokenize, values
+from dreamdeck.core.claims.tokens import CHANGE_VERBS, STATE_VERBS, is_past, lemma, names, negated, terms, tokenize, values
 
 __all__ = ["Claim", "clean", "extract", "subject_terms"]
 
 _CLAUSE_END = r"(?=$|[,;(\[]|\s(?:after|because|since|for|due|so|until|when|while|but|and then)\b)"
 _CHANGE_FROM = re.compile(
-    rf"^(?P<subj>.*?)\b(?P<verb>{_CHANGE_VERBS})\b(?P<obj>.*?)\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+?){_CLAUSE_END}",
+    rf"^(?P<subj>.*?)\b(?P<verb>{CHANGE_VERBS})\b(?P<obj>.*?)\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+?){_CLAUSE_END}",
     re.IGNORECASE)
 _CHANGE_TO = re.compile(
-    rf"^(?P<subj>.*?)\b(?P<verb>{_CHANGE_VERBS})\b(?P<obj>.*?)\s+to\s+(?P<new>.+?){_CLAUSE_END}", re.IGNORECASE)
+    rf"^(?P<subj>.*?)\b(?P<verb>{CHANGE_VERBS})\b(?P<obj>.*?)\s+to\s+(?P<new>.+?){_CLAUSE_END}", re.IGNORECASE)
 _REPLACED = re.compile(rf"^(?P<subj>.*?)\breplaced\s+(?P<old>.+?)\s+with\s+(?P<new>.+?){_CLAUSE_END}", re.IGNORECASE)
-_CHANGE_WORD = re.compile(rf"\b(?:{_CHANGE_VERBS}|{_STATE_VERBS}|replaced)\b", re.IGNORECASE)
-_STATE = re.compile(rf"^(?P<subj>.*?)\b(?P<verb>{_STATE_VERBS})\s+(?P<obj>.+?){_CLAUSE_END}", re.IGNORECASE)
+_CHANGE_WORD = re.compile(rf"\b(?:{CHANGE_VERBS}|{STATE_VERBS}|replaced)\b", re.IGNORECASE)
+_STATE = re.compile(rf"^(?P<subj>.*?)\b(?P<verb>{STATE_VERBS})\s+(?P<obj>.+?){_CLAUSE_END}", re.IGNORECASE)
 _ZH_CHANGE_FROM = re.compile(r"^(?P<subj>.+?)从\s*(?P<old>.+?)\s*(?:改为|改成|换成|调整为|调整到|变为|变成|切换到|迁移到|改到)\s*(?P<new>[^,;，；。(]+)")
 _ZH_CHANGE_TO = re.compile(r"^(?P<subj>.+?)(?:改为|改成|换成|调整为|调整到|变为|变成|切换到|迁移到|改用|改到)\s*(?P<new>[^,;，；。(]+)")
 _KO_CHANGE = re.compile(
@@ -70,7 +68,7 @@ _REJECTIONS = [
 ]
 _PREDICATE_NEGATIONS = (0, 1)  # "no longer X", "not X anymore": the claim itself is negated
 _HARD_MARKERS = re.compile(
-    rf"\b(?:no longer|instead|anymore|any more|actually|correction|{_CHANGE_VERBS}|{_STATE_VERBS})\b"
+    rf"\b(?:no longer|instead|anymore|any more|actually|correction|{CHANGE_VERBS}|{STATE_VERBS})\b"
     r"|不再|改为|改成|换成|调整为|改用|切换到|迁移到|变更|变更为|대신|변경|바꿈|더 이상",
     re.IGNORECASE)
 _SOFT_MARKERS = re.compile(r"\b(?:now|currently|nowadays|these days)\b|现在|目前|如今|이제|지금", re.IGNORECASE)
@@ -78,7 +76,7 @@ _ADDITIVE = re.compile(r"\b(?:also|too|additionally|as well|in addition)\b|也|�
 # The same markers as words, for the common case of a line with none of the phrases: a set
 # lookup on its words is much cheaper than the regex (which stays for phrases and CJK).
 _HARD_WORDS = frozenset(
-    w for w in ["instead", "anymore", "actually", "correction", *_CHANGE_VERBS.split("|"), *_STATE_VERBS.split("|")]
+    w for w in ["instead", "anymore", "actually", "correction", *CHANGE_VERBS.split("|"), *STATE_VERBS.split("|")]
     if " " not in w)
 _SOFT_WORDS = frozenset({"now", "currently", "nowadays"})
 _ADDITIVE_WORDS = frozenset({"also", "too", "additionally"})
@@ -316,7 +314,6 @@ def _verb_form(clause: str) -> dict:
 _CHEAP_KEY = re.compile(r"^\|?\s*(?P<key>[^|:=→;]{1,48}?)\s*(?:\||(?<!\d):(?!//)|:(?!\d|//)|=|->|→)")
 
 
-_KEY_SIGN = re.compile(r"[|:=→]|->")
 _GUARD_WORDS = re.compile(r"anymore|不再是|더 이상", re.IGNORECASE)
 
 
@@ -324,13 +321,10 @@ _GUARD_WORDS = re.compile(r"anymore|不再是|더 이상", re.IGNORECASE)
 def subject_terms(text: str) -> frozenset[str]:
     """The subject a guard, a table row or a `key: value` line names, read without the whole
     claim (what an index of thousands of shards can afford); empty when there is none."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
+    text = text if text.isascii() else unicodedata.normalize("NFKC", text)
     guard = _GUARD_WORDS.search(text) and (_GUARD.match(text) or _GUARD_ZH.match(text) or _GUARD_KO.match(text))
     if guard:
         return _content(guard.group("subj"))
-    if not _KEY_SIGN.search(text):
-        return frozenset()  # no separator a key could end at: prose ("The user prefers …")
     m = _CHEAP_KEY.match(text)
     if m and _key_ok(m.group("key")):
         return _content(m.group("key"))
