@@ -232,3 +232,28 @@ def test_a_channel_or_handle_is_one_name_so_ruling_one_out_spares_its_sibling():
     assert not contradicts(guard, "Alerts go to #ops-pager.", same_topic=True)
     assert same_claim(extract(guard), extract("Alerts go to #ops-pager."), same_topic=True)
     assert contradiction_reason("Alerts go to #ops-alerts.", guard, same_topic=True) is not None
+
+
+@pytest.mark.parametrize("key, log", [
+    ("cost today", True), ("last run", True), ("PR merged", True), ("tickets answered", True),
+    ("今日成本", True), ("合并了 PR", True), ("上次运行", True), ("오늘 비용", True),
+    ("preferred editor", False), ("max allowed size", False), ("last name", False), ("heartbeat", False),
+    ("the release train has moved", False), ("backup time", False), ("dark mode enabled", False),
+])
+def test_a_key_naming_a_moment_or_an_event_is_a_log_key(key, log):
+    from dreamdeck.core.claims.logs import is_log_key
+    assert is_log_key(key) is log
+
+
+def test_a_log_line_with_a_new_value_contradicts_nothing():
+    assert contradiction_reason("cost today: $7.29", "cost today: $5.10") is None
+    assert contradiction_reason("max parallel jobs: 4", "max parallel jobs: 8") == "value"
+
+
+def test_a_checkbox_is_the_task_state_and_its_change_is_a_contradiction():
+    open_, done = extract("- [ ] update the on-call handbook"), extract("- [x] update the on-call handbook")
+    assert (open_.text, open_.state, done.state) == ("update the on-call handbook", "open", "done")
+    assert contradiction_reason(open_, done) == "state"
+    assert contradiction_reason(open_, extract("- [x] update the changelog")) is None
+    assert not same_claim(open_, done) and not near_duplicate(open_, done)
+    assert extract("To do: update the on-call handbook").state == "open"

@@ -284,20 +284,6 @@ def test_a_bare_link_restated_on_another_day_reinforces_its_belief():
         "Mentioned once: [status page](https://status.acme.dev)", "Observed on 2 days: https://grafana.acme.dev/d/api-latency"]
 
 
-def test_a_key_that_takes_a_new_unannounced_value_each_dream_is_a_log_after_its_second_change():
-    """Dreamed daily, as the watcher does: one run cannot see that a job's last-run time
-    changes every day, but a belief that already flipped unannounced can."""
-    files: dict = {}
-    flagged = []
-    for day, time in ((2, "03:41"), (3, "03:16"), (4, "03:55"), (5, "03:02")):
-        files, outcome = dream([frag(day, 1, "Jobs", f"| reindex | {time} | ok |")], files)
-        flagged.append(len(outcome.contradictions))
-    assert flagged == [0, 1, 0, 0]
-    assert sorted(headings(files).values()) == [
-        "Mentioned once: Reindex is not 03:41, ok anymore; reindex: 03:16, ok",
-        "Mentioned once: reindex: 03:02, ok", "Mentioned once: reindex: 03:55, ok"]
-
-
 def test_a_status_that_flips_back_in_daily_dreams_is_still_an_update():
     files: dict = {}
     for day, status in ((2, "ok"), (3, "failed"), (4, "ok")):
@@ -321,3 +307,92 @@ def test_restating_a_changed_value_in_daily_dreams_does_not_make_its_key_a_log()
     assert len(files) == 1 and len(outcome.contradictions) == 1
     [text] = files.values()
     assert sections(text)[0] == [("2026-03-05", "f05-1")]
+
+
+# --- daily dreaming: a log line is an observation from its first change --------------------------
+
+def _daily(lines: list[tuple[int, str, str]]) -> tuple[dict, list[int]]:
+    """Dream one fragment (or a day's fragments) per run, as the watcher does."""
+    files: dict = {}
+    flagged = []
+    for day in sorted({d for d, _, _ in lines}):
+        todays = [frag(day, n, topic, body) for n, (topic, body) in enumerate((t, b) for d, t, b in lines if d == day)]
+        files, outcome = dream(todays, files)
+        flagged.append(len(outcome.contradictions))
+    return files, flagged
+
+
+def _superseded(files) -> list:
+    return [k for t in files.values() for k in sections(t)[1]]
+
+
+def test_a_key_naming_a_day_is_a_log_from_its_first_change():
+    files, flagged = _daily([(2, "Status", "- cost today: $7.29"), (3, "Status", "- cost today: $5.10"),
+                             (2, "状态", "- 今日成本：$7.29"), (3, "状态", "- 今日成本：$5.10")])
+    assert flagged == [0, 0] and _superseded(files) == [] and len(files) == 4
+
+
+def test_a_key_reporting_an_event_is_a_log_from_its_first_change():
+    files, flagged = _daily([
+        (2, "Log", "- PR merged: https://github.com/acme/api/pull/733 (fix the retry loop)"),
+        (3, "Log", "- PR merged: https://github.com/acme/api/pull/740 (fix the retry loop)"),
+        (2, "日志", "- 合并了 PR：https://github.com/acme/api/pull/660（修复重试循环）"),
+        (3, "日志", "- 合并了 PR：https://github.com/acme/api/pull/671（修复重试循环）"),
+    ])
+    assert flagged == [0, 0] and _superseded(files) == [] and len(files) == 4
+
+
+def test_rows_of_a_table_whose_header_names_the_last_run_are_a_log_from_their_first_change():
+    lines = []
+    for day, time in ((2, "03:41"), (3, "03:16"), (4, "03:55")):
+        lines += [(day, "Jobs", "| job | last run | result |"), (day, "Jobs", f"| reindex | {time} | ok |")]
+    files, flagged = _daily(lines)
+    assert flagged == [0, 0, 0] and _superseded(files) == []
+
+
+def test_a_setting_changed_unannounced_on_two_dreams_in_a_row_supersedes_both_times():
+    files, flagged = _daily([(2, "Settings", "max parallel jobs: 4"), (3, "Settings", "max parallel jobs: 8"),
+                             (4, "Settings", "max parallel jobs: 16")])
+    assert flagged == [0, 1, 1]
+    [text] = files.values()
+    assert sections(text) == ([("2026-03-04", "f04-0")], [("2026-03-02", "f02-0"), ("2026-03-03", "f03-0")])
+
+
+def test_a_setting_changed_twice_unannounced_within_one_dream_supersedes_both_times():
+    files, outcome = dream([frag(d, 1, "Settings", f"preferred editor: {v}")
+                            for d, v in ((2, "vim"), (3, "emacs"), (4, "helix"))])
+    assert len(outcome.contradictions) == 2
+    [text] = files.values()
+    assert sections(text)[0] == [("2026-03-04", "f04-1")]
+
+
+# --- tables of jobs and checkbox marks ---------------------------------------------------------------
+
+def test_each_job_of_a_last_run_table_is_one_shard_whose_belief_is_its_latest_row():
+    lines = []
+    for day, times in ((2, ("02:25", "03:41")), (3, ("02:57", "03:16")), (4, ("02:20", "03:55"))):
+        lines += [(day, "Jobs", "| job | last run | result |"),
+                  (day, "Jobs", f"| nightly-export | {times[0]} | ok |"), (day, "Jobs", f"| reindex | {times[1]} | ok |")]
+    files, flagged = _daily(lines)
+    shown = {h for h in headings(files).values() if "export" in h or "reindex" in h}
+    assert shown == {"Consistently (3 days): nightly-export: last run 02:20, result ok",
+                     "Consistently (3 days): reindex: last run 03:55, result ok"}
+    assert flagged == [0, 0, 0] and _superseded(files) == []
+
+
+def test_a_checkbox_mark_is_the_state_of_its_task_not_its_text():
+    files, _ = dream([frag(2, 1, "Todo", "- [ ] update the on-call handbook"),
+                      frag(2, 2, "Todo", "- [x] update the changelog"),
+                      frag(3, 1, "待办", "- [ ] 更新值班手册")])
+    assert sorted(headings(files).values()) == [
+        "Mentioned once: Done: update the changelog", "Mentioned once: To do: update the on-call handbook",
+        "Mentioned once: 待办：更新值班手册"]
+
+
+def test_a_task_ticked_on_a_later_day_replaces_its_open_belief():
+    files, flagged = _daily([(2, "Todo", "- [ ] update the on-call handbook"), (3, "Todo", "- [ ] update the on-call handbook"),
+                             (4, "Todo", "- [x] update the on-call handbook")])
+    [text] = files.values()
+    assert parse_shard(text)[0].heading == "Mentioned once: Done: update the on-call handbook"
+    assert sections(text) == ([("2026-03-04", "f04-0")], [("2026-03-02", "f02-0"), ("2026-03-03", "f03-0")])
+    assert flagged == [0, 0, 1]

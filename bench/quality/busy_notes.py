@@ -3,7 +3,8 @@
 Two agents, `busy-en` (English) and `busy-zh` (Chinese), each write seven daily notes of about
 forty lines: bullets opening with a timestamp ("09:12 restarted the worker", "[14:03] ..."),
 links (bare and Markdown), code spans, emoji, a jobs table whose "last run" cell changes every
-day (a log, not a setting), "TODO" and checkbox lines, quoted chat ("> Dana: can we ship
+day (a log, not a setting: each row one more observation of its job, the job's claim), "TODO"
+and checkbox lines, quoted chat ("> Dana: can we ship
 Friday?"), status lines repeated daily, and one-off work items. Nothing here changes a setting,
 so every superseded fragment is a false contradiction, and every statement must stay cited.
 
@@ -131,7 +132,7 @@ def _day(lang: str, d: int, rng: random.Random) -> DayNote:
     note.add(jobs_heading, "|---|---|---|", None)
     for i, job in enumerate(_EN_JOBS if en else _ZH_JOBS):
         row = f"| {job} | 0{2 + i}:{rng.randint(0, 59):02d} | {'ok' if en else '正常'} |"
-        note.add(jobs_heading, row, Truth(scenario, f"{lang}:{row}"))
+        note.add(jobs_heading, row, Truth(scenario, f"{lang}:job:{job}"))  # one more run of the job
     pool = _EN_POOL if en else _ZH_POOL
     used: set[str] = set()
     for heading, line in rng.sample(pool, k=min(len(pool), PER_DAY - 6)):

@@ -5,13 +5,15 @@ marker (">"), a
 leading timestamp ("09:12", "[2026-03-02 09:12]"), Markdown emphasis (`**`, `__`, `~~`, backticks,
 single `*`/`_`), emoji and other symbols, and bookkeeping prefixes that only add emphasis
 ("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:"), repeatedly, so stacked ones go too.
+`task_state(text)` reads a checkbox mark ("[ ] …", "[x] …") or a belief's state word ("To do:",
+"Done:") as the task's state; `with_state` words it back for a belief.
 """
 from __future__ import annotations
 
 import re
 import unicodedata
 
-__all__ = ["clean"]
+__all__ = ["clean", "task_state", "with_state"]
 
 _BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+")  # ">": a quoted chat line
 _STAMP = re.compile(r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:|]?\s+")
@@ -46,3 +48,29 @@ def clean(text: str, *, normalize: bool = True) -> str:
         text = text.strip()
         if text == before:
             return text
+
+
+# A checkbox mark ("- [ ] …", "- [x] …") is the task's state, never its text; a belief states it
+# as a word ("To do: …", "Done: …", in the note's script), read back as the same state.
+_CHECKBOX = re.compile(r"^\s*(?:[-*+•]\s+)?\[(?P<mark>[ xX])\]\s+")
+_STATE_WORD = re.compile(r"^\s*(?P<word>to do|done|待办|已完成|할 일|완료)\s*[:：]\s*", re.IGNORECASE)
+_DONE_WORDS = frozenset({"done", "已完成", "완료"})
+_LABELS = {("open", "latin"): "To do: ", ("done", "latin"): "Done: ", ("open", "han"): "待办：",
+           ("done", "han"): "已完成：", ("open", "hangul"): "할 일: ", ("done", "hangul"): "완료: "}
+
+
+def task_state(text: str) -> tuple[str | None, str]:
+    """("open" | "done" | None, the text without its checkbox mark or state word)."""
+    m = _CHECKBOX.match(text)
+    if m:
+        return ("open" if m.group("mark") == " " else "done"), text[m.end():]
+    m = _STATE_WORD.match(text)
+    if m and text[m.end():].strip():
+        return ("done" if m.group("word").lower() in _DONE_WORDS else "open"), text[m.end():]
+    return None, text
+
+
+def with_state(state: str, text: str) -> str:
+    """A task's text with its state as a word: "To do: update the handbook", "已完成：更新日志"."""
+    script = "han" if re.search(r"[\u3400-\u9fff]", text) else "hangul" if re.search(r"[\uac00-\ud7a3]", text) else "latin"
+    return _LABELS[(state, script)] + text

@@ -19,6 +19,8 @@ subjects never do. `contradiction_reason(old, new)` names the rule that fired:
   "no longer using Notion" / "notes app: Notion"; "X instead of Y"), with a word besides the
   ruled-out one in common; or the same verb on the same subject, negated on one side only
   ("prefers pnpm" / "no longer prefers pnpm").
+- **state**: a task's checkbox changed ("- [ ] update the handbook" / "- [x] update the
+  handbook"): the same words with another state (`cleaning.task_state`).
 - **correction**: the same verb and subject with another object, and the newer claim carries an
   explicit change marker ("actually", "instead", "switched", "moved", "anymore"), or only "now"
   when both objects are short ("prefers tabs" / "now prefers spaces"); or, within one topic, an
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 from dreamdeck.core.claims.extract import Claim, extract
 from dreamdeck.core.claims.measures import measure_relation
-from dreamdeck.core.claims.sameness import subjects_match
+from dreamdeck.core.claims.sameness import NEAR_DUPLICATE, jaccard, subjects_match
 from dreamdeck.core.claims.tokens import STOPWORDS, stem
 
 __all__ = ["STOPWORDS", "contradiction_reason", "contradicts", "stem"]
@@ -109,6 +111,11 @@ def _correction(old: Claim, new: Claim, same_topic: bool) -> bool:
     return len(shared) >= 2 and bool(old.values - new.values) and bool(new.values - old.values)
 
 
+def _same_task(a: Claim, b: Claim) -> bool:
+    """Two checkbox lines for one task: the same words (or nearly)."""
+    return a.text.casefold() == b.text.casefold() or jaccard(a.terms, b.terms) >= NEAR_DUPLICATE
+
+
 def _summary_changed(old: Claim, new: Claim) -> bool:
     """A topic summary's place, tool, person or number replaced by an explicit change."""
     if new.additive or not new.marker:
@@ -120,11 +127,13 @@ def _summary_changed(old: Claim, new: Claim) -> bool:
 def contradiction_reason(
     old: str | Claim, new: str | Claim, *, same_topic: bool = True, old_is_summary: bool = False,
 ) -> str | None:
-    """'value', 'negation' or 'correction' when `new` overturns `old`, else None.
+    """'state', 'value', 'negation' or 'correction' when `new` overturns `old`, else None.
     `old_is_summary`: `old` is a topic shard a person or an LLM wrote (a summary of its topic,
     not one claim); within that topic, an explicit change ("moved to Lisbon") that replaces one
     of its names or numbers is a correction too ("The user mentioned living in Berlin")."""
     a, b = _claim(old), _claim(new)
+    if a.state and b.state and a.state != b.state:
+        return "state" if _same_task(a, b) else None
     if a.text.casefold() == b.text.casefold():
         return None
     if _value(a, b, same_topic):

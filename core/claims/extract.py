@@ -27,27 +27,21 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from dreamdeck.core.claims.cleaning import clean
-from dreamdeck.core.claims.tokens import is_past, lemma, names, negated, terms, tokenize, values
+from dreamdeck.core.claims.cleaning import clean, task_state
+from dreamdeck.core.claims.logs import ZH_PAST, is_log_key
+from dreamdeck.core.claims.tokens import CHANGE_VERBS, STATE_VERBS, is_past, lemma, names, negated, terms, tokenize, values
 
 __all__ = ["Claim", "clean", "extract", "subject_terms"]
 
-_CHANGE_VERBS = (
-    "moved|move|moves|switched|switch|switches|changed|change|changes|migrated|migrate|raised|raise|"
-    "lowered|lower|increased|increase|decreased|decrease|bumped|bump|reduced|reduce|upgraded|"
-    "upgrade|downgraded|downgrade|shifted|shift|extended|extend|shortened|shorten|updated|"
-    "rescheduled|reschedule|set|replaced|replace|pushed back|pulled in"
-)
-_STATE_VERBS = "disabled|enabled|turned off|turned on|paused|resumed|deprecated|retired|abandoned"
 _CLAUSE_END = r"(?=$|[,;(\[]|\s(?:after|because|since|for|due|so|until|when|while|but|and then)\b)"
 _CHANGE_FROM = re.compile(
-    rf"^(?P<subj>.*?)\b(?P<verb>{_CHANGE_VERBS})\b(?P<obj>.*?)\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+?){_CLAUSE_END}",
+    rf"^(?P<subj>.*?)\b(?P<verb>{CHANGE_VERBS})\b(?P<obj>.*?)\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+?){_CLAUSE_END}",
     re.IGNORECASE)
 _CHANGE_TO = re.compile(
-    rf"^(?P<subj>.*?)\b(?P<verb>{_CHANGE_VERBS})\b(?P<obj>.*?)\s+to\s+(?P<new>.+?){_CLAUSE_END}", re.IGNORECASE)
+    rf"^(?P<subj>.*?)\b(?P<verb>{CHANGE_VERBS})\b(?P<obj>.*?)\s+to\s+(?P<new>.+?){_CLAUSE_END}", re.IGNORECASE)
 _REPLACED = re.compile(rf"^(?P<subj>.*?)\breplaced\s+(?P<old>.+?)\s+with\s+(?P<new>.+?){_CLAUSE_END}", re.IGNORECASE)
-_CHANGE_WORD = re.compile(rf"\b(?:{_CHANGE_VERBS}|{_STATE_VERBS}|replaced)\b", re.IGNORECASE)
-_STATE = re.compile(rf"^(?P<subj>.*?)\b(?P<verb>{_STATE_VERBS})\s+(?P<obj>.+?){_CLAUSE_END}", re.IGNORECASE)
+_CHANGE_WORD = re.compile(rf"\b(?:{CHANGE_VERBS}|{STATE_VERBS}|replaced)\b", re.IGNORECASE)
+_STATE = re.compile(rf"^(?P<subj>.*?)\b(?P<verb>{STATE_VERBS})\s+(?P<obj>.+?){_CLAUSE_END}", re.IGNORECASE)
 _ZH_CHANGE_FROM = re.compile(r"^(?P<subj>.+?)从\s*(?P<old>.+?)\s*(?:改为|改成|换成|调整为|调整到|变为|变成|切换到|迁移到|改到)\s*(?P<new>[^,;，；。(]+)")
 _ZH_CHANGE_TO = re.compile(r"^(?P<subj>.+?)(?:改为|改成|换成|调整为|调整到|变为|变成|切换到|迁移到|改用|改到)\s*(?P<new>[^,;，；。(]+)")
 _KO_CHANGE = re.compile(
@@ -74,7 +68,7 @@ _REJECTIONS = [
 ]
 _PREDICATE_NEGATIONS = (0, 1)  # "no longer X", "not X anymore": the claim itself is negated
 _HARD_MARKERS = re.compile(
-    rf"\b(?:no longer|instead|anymore|any more|actually|correction|{_CHANGE_VERBS}|{_STATE_VERBS})\b"
+    rf"\b(?:no longer|instead|anymore|any more|actually|correction|{CHANGE_VERBS}|{STATE_VERBS})\b"
     r"|不再|改为|改成|换成|调整为|改用|切换到|迁移到|变更|变更为|대신|변경|바꿈|더 이상",
     re.IGNORECASE)
 _SOFT_MARKERS = re.compile(r"\b(?:now|currently|nowadays|these days)\b|现在|目前|如今|이제|지금", re.IGNORECASE)
@@ -82,7 +76,7 @@ _ADDITIVE = re.compile(r"\b(?:also|too|additionally|as well|in addition)\b|也|�
 # The same markers as words, for the common case of a line with none of the phrases: a set
 # lookup on its words is much cheaper than the regex (which stays for phrases and CJK).
 _HARD_WORDS = frozenset(
-    w for w in ["instead", "anymore", "actually", "correction", *_CHANGE_VERBS.split("|"), *_STATE_VERBS.split("|")]
+    w for w in ["instead", "anymore", "actually", "correction", *CHANGE_VERBS.split("|"), *STATE_VERBS.split("|")]
     if " " not in w)
 _SOFT_WORDS = frozenset({"now", "currently", "nowadays"})
 _ADDITIVE_WORDS = frozenset({"also", "too", "additionally"})
@@ -147,7 +141,8 @@ class Claim:
     keyed: bool = False  # a `key: value` line or a table row
     setting: bool = False  # a subject with a state for its value, not a sentence: it can change
     names: frozenset[str] = frozenset()  # capitalized names inside the sentence ("Lisbon")
-    unannounced: bool = False  # a guard over a change nobody announced ("X is not 03:41 anymore; X: 03:16")
+    series: bool = False  # a row of a log table: one more observation of its first cell's job
+    state: str | None = None  # a task's checkbox: "open" ("- [ ] …", "To do: …") or "done" ("- [x] …")
 
     @property
     def affirmed(self) -> frozenset[str]:
@@ -243,16 +238,14 @@ def _is_setting(value: str) -> bool:
 
 
 _ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
-# A Chinese report of what was done: a verb with 了 ("回复了", not 为了/除了/了解), or 已 before a
-# verb ("已验证", not the state "已被封禁").
-_ZH_PAST = re.compile(r"[\u4e00-\u9fff](?<![为除])了(?!解)|已(?:经)?(?!被)[\u4e00-\u9fff]")
 
 
 def _slot(subj: str, val: str, **kw) -> dict:
     value = val.strip(" .,;:!?")
     value = _ASIDE.sub("", value) or value  # "back (ticket PLAT-151)": the aside is detail, not the value
+    log = bool(kw.get("keyed")) and is_log_key(subj)
     return {"subject_text": subj.strip(" .,:;!?\x27\""), "value_text": value, "predicate": "=",
-            "event": _reports_an_event(value), "setting": _is_setting(value), **kw}
+            "event": log or _reports_an_event(value), "setting": not log and _is_setting(value), **kw}
 
 
 def _structure(text: str) -> dict:
@@ -279,7 +272,7 @@ def _structure(text: str) -> dict:
         if m and 0 < len(_content(m.group("subj"))) <= 5 and not _is_value_only(m.group("subj")):
             return _slot(m.group("subj"), m.group("value"))
     found = _verb_form(clause)
-    if not found and cjk and _ZH_PAST.search(clause):
+    if not found and cjk and ZH_PAST.search(clause):
         return {"event": True}
     return found
 
@@ -321,11 +314,15 @@ def _verb_form(clause: str) -> dict:
 _CHEAP_KEY = re.compile(r"^\|?\s*(?P<key>[^|:=→;]{1,48}?)\s*(?:\||(?<!\d):(?!//)|:(?!\d|//)|=|->|→)")
 
 
+_GUARD_WORDS = re.compile(r"anymore|不再是|더 이상", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
 def subject_terms(text: str) -> frozenset[str]:
     """The subject a guard, a table row or a `key: value` line names, read without the whole
     claim (what an index of thousands of shards can afford); empty when there is none."""
-    text = unicodedata.normalize("NFKC", text)
-    guard = _GUARD.match(text) or _GUARD_ZH.match(text) or _GUARD_KO.match(text)
+    text = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    guard = _GUARD_WORDS.search(text) and (_GUARD.match(text) or _GUARD_ZH.match(text) or _GUARD_KO.match(text))
     if guard:
         return _content(guard.group("subj"))
     m = _CHEAP_KEY.match(text)
@@ -353,13 +350,15 @@ def _guarded_claim(cleaned: str, guard: re.Match[str]) -> Claim:
         inner, text=cleaned, subject=subject, subject_text=subj.strip(), predicate="=",
         value=value - rejected, value_text=inner.value_text or inner.text, rejected=rejected,
         rejected_text=guard.group("old"), marker=True, negated=False,
-        setting=inner.setting or inner.predicate != "=", unannounced=not inner.marker,
+        setting=inner.setting or inner.predicate != "=",
     )
 
 
 @lru_cache(maxsize=65536)
 def extract(text: str) -> Claim:
-    cleaned = clean(text)
+    state, cleaned = task_state(clean(text))
+    if state:
+        return replace(extract(cleaned), state=state)
     guard = _GUARD.match(cleaned) or _GUARD_ZH.match(cleaned) or _GUARD_KO.match(cleaned) or _GUARD_PLAIN.match(cleaned)
     if guard:
         return _guarded_claim(cleaned, guard)

@@ -58,6 +58,8 @@ def same_slot(a: Claim, b: Claim, same_topic: bool = False) -> bool:
 
 
 def same_claim(a: Claim, b: Claim, *, same_topic: bool = False) -> bool:
+    if a.state != b.state:
+        return False  # a task ticked off is an update of the open one, and a task is no plain note
     if a.text.casefold() == b.text.casefold():
         return True
     if not (a.event or b.event) and a.negated == b.negated:
@@ -81,6 +83,8 @@ def same_claim(a: Claim, b: Claim, *, same_topic: bool = False) -> bool:
 
 
 def near_duplicate(a: Claim, b: Claim) -> bool:
+    if a.state != b.state:
+        return False
     if a.text.casefold() == b.text.casefold():
         return True
     return a.negated == b.negated and a.values == b.values and jaccard(a.terms, b.terms) >= NEAR_DUPLICATE

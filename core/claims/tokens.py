@@ -25,7 +25,7 @@ import unicodedata
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["STOPWORDS", "Token", "is_past", "lemma", "names", "negated", "stem", "terms", "tokenize", "values"]
+__all__ = ["CHANGE_VERBS", "STATE_VERBS", "STOPWORDS", "Token", "is_past", "lemma", "names", "negated", "stem", "terms", "tokenize", "values"]
 
 STOPWORDS = frozenset("""
 a an the and or but of for to in on at by with from into onto as is are was were be been being
@@ -41,6 +41,14 @@ FILLERS = frozenset("""
 reminder remind important importantly note nb fyi again confirmed confirm usual still really
 indeed warning heads up stays stay remains remain
 """.split()) | frozenset({"再次", "提醒", "强调", "注意", "重要", "다시", "알림", "주의", "중요", "절대"})
+# Verbs that announce a change ("moved to", "raised from … to") or name a state ("disabled").
+CHANGE_VERBS = (
+    "moved|move|moves|switched|switch|switches|changed|change|changes|migrated|migrate|raised|raise|"
+    "lowered|lower|increased|increase|decreased|decrease|bumped|bump|reduced|reduce|upgraded|"
+    "upgrade|downgraded|downgrade|shifted|shift|extended|extend|shortened|shorten|updated|"
+    "rescheduled|reschedule|set|replaced|replace|pushed back|pulled in"
+)
+STATE_VERBS = "disabled|enabled|turned off|turned on|paused|resumed|deprecated|retired|abandoned"
 _NEGATIONS = frozenset({"not", "no", "never", "nor", "cannot", "without"})
 _MONTHS = frozenset("""
 january february march april may june july august september october november december
@@ -173,9 +181,32 @@ def _value_norm(text: str) -> str:
     return re.sub(r"\s+", "", text.lower()).replace(",", "")
 
 
+# A token crosses a space only in a time or an amount ("9:00 am", "$ 50"); any other text is
+# tokenized a whitespace-separated piece at a time, and a piece ("prefers", "the", "02:00")
+# recurs across thousands of shard headings, so its tokens are kept once for all of them.
+_CROSSES_SPACE = re.compile(r"\d\s+[ap]|[$€£¥]\s")
+
+
 @lru_cache(maxsize=65536)
 def tokenize(text: str) -> tuple[Token, ...]:
     text = unicodedata.normalize("NFKC", text).replace("’", "'")
+    if _CROSSES_SPACE.search(text):
+        return _tokens_of(text)
+    pieces = text.split()
+    if len(pieces) == 1:
+        return _piece_tokens(pieces[0])
+    out: list[Token] = []
+    for piece in pieces:
+        out += _piece_tokens(piece)
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _piece_tokens(piece: str) -> tuple[Token, ...]:
+    return _tokens_of(piece)
+
+
+def _tokens_of(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
         kind, surface = m.lastgroup or "", m.group(0)

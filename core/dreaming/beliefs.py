@@ -12,6 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from dreamdeck.core.claims.cleaning import task_state, with_state
 from dreamdeck.core.claims.extract import Claim, clean
 from dreamdeck.core.claims.statements import sentences
 from dreamdeck.core.claims.tokens import tokenize
@@ -75,6 +76,9 @@ def claim_sentence(body: str, topic: str) -> str:
         sentence = _HEADING_HASHES.sub("", sentence)
         row = _table_row(sentence)
         shown = (row if row is not None else clean(sentence, normalize=False) or sentence).rstrip(_TRAILING)
+        state, text = task_state(shown)
+        if state and text.strip():
+            shown = with_state(state, text.strip())  # the checkbox as a word, never "[x]" in a belief
         if shown:
             parts.append(shown)
     return finish_claim(_one_sentence(parts)) or finish_claim(topic) or "(empty fragment)."
@@ -97,6 +101,8 @@ def guarded(old: Claim, new: Claim, sentence: str) -> str:
     """The replacing belief with its guard, TypeClaw's "X is not Y anymore; X is Z": X the old
     claim's subject and Y its value; for a claim without a subject, the numbers, times or days
     the new one drops ("Not Tuesday anymore; …"), unless the new sentence rules them out itself."""
+    if old.state and new.state and old.state != new.state:
+        return sentence  # "Done: update the handbook" says what it replaces
     first = sentence.split(" ", 1)[0]
     rest = sentence[0].lower() + sentence[1:] if first in _LOWER_AFTER_GUARD else sentence
     if old.subject and old.predicate == "=" and old.subject_text and old.value_text:

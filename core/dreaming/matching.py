@@ -36,7 +36,9 @@ __all__ = ["Match", "ShardMatcher", "label_slug", "label_words", "volatile_subje
 _HEADING = re.compile(r"^heading:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _HASH_WORD = re.compile(r"^[0-9a-f]{6}$")
 _SLUG_LIKE = re.compile(r"^[a-z0-9-]+$")
-VOLATILE_VALUES = 3  # a key seen with this many values in one run may be a log, not a setting
+# A key seen with this many values in one run, nearly all different, may be a log, not a setting
+# (a setting changed twice in a week, unannounced, has three: it still supersedes).
+VOLATILE_VALUES = 4
 
 
 @lru_cache(maxsize=65536)
@@ -66,8 +68,9 @@ def volatile_subjects(fragments: list[UndreamedFragment]) -> set[frozenset[str]]
     """Keys that take a new value nearly every time they are written within the run ("tokens
     used: …" every day), and whose change is never announced ("raised …", "moved … to"): each
     line is its own observation and a new value supersedes nothing. A setting keeps its value
-    for a while, or its change is announced. Across runs (the watcher dreams daily), a belief
-    that records one unannounced change is the history: `_changes_every_time`."""
+    for a while, or its change is announced. A key that names its moment or event ("cost
+    today", "last run", "PR merged") is a log from its first line, in any run
+    (`claims.logs.is_log_key`)."""
     lines: dict[frozenset[str], list[frozenset[str]]] = {}
     announced: list[frozenset[str]] = []
     for f in fragments:
@@ -87,15 +90,6 @@ def _lookup(claim_terms: frozenset[str], text: str) -> frozenset[str]:
     """What indexes a claim: its terms; a claim of values only (a bare link, "02:00") by its
     values, marked so that a value never meets a word."""
     return claim_terms or frozenset("=" + v for v in values(text))
-
-
-def _changes_every_time(old: Claim, new: Claim) -> bool:
-    """A key whose belief already records one unannounced change, now given a third value,
-    again unannounced (not a flip back to the value it replaced): a log across dream runs
-    ("| reindex | 03:16 | ok |" each day), its lines separate observations."""
-    flips_back = bool(new.value & old.rejected) or new.value_text.casefold() == old.rejected_text.casefold()
-    restates = new.value <= old.value or old.value <= new.value
-    return old.unannounced and not new.marker and not flips_back and not restates
 
 
 @dataclass
@@ -157,24 +151,12 @@ class ShardMatcher:
         slugs |= {s for s in self.topic_slugs(label) if claim.marker or rare & self.terms.get(s, frozenset())}
         if lslug in self.files:
             slugs.add(lslug)
-        self.note_log_key(claim, slugs)
         best: Match | None = None
         for slug in sorted(slugs):
             found = self.relate(claim, slug, lwords, lslug)
             if found and (best is None or found.rank > best.rank):
                 best = found
         return best
-
-    def note_log_key(self, claim: Claim, slugs: set[str]) -> None:
-        """A key one of whose beliefs (as an earlier run left it) shows it changes every time is a
-        log for this run: no shard of that key is superseded by a new value of it."""
-        if claim.predicate != "=" or not claim.subject or claim.subject in self.volatile:
-            return
-        for slug in sorted(slugs):
-            other = None if slug in self.rewritten else self.claim_of(slug)  # within a run: volatile_subjects
-            if other is not None and other.subject == claim.subject and _changes_every_time(other, claim):
-                self.volatile.add(claim.subject)
-                return
 
     def topic_slugs(self, label: str) -> list[str]:
         """The shards named for this topic label (kept up to date as the run adds shards)."""
@@ -210,6 +192,8 @@ class ShardMatcher:
             reason = None  # a log line ("tokens used: 114k"), not a setting that changed
         if reason:
             return Match("contradict", slug, rank)
+        if claim.series and topic and other.keyed and other.subject == claim.subject and not summary:
+            return Match("same", slug, rank)  # another run of the same job
         if same_claim(claim, other, same_topic=topic):
             return Match("same", slug, rank)
         if topic and summary and supports_topic(claim, other):

@@ -16,9 +16,18 @@ Its rules (the claim rules themselves live in `core.claims`):
   claim wins; the overturned ids move to `superseded:` and the new belief keeps a guard ("X is
   not Y anymore; …"). A fragment older than the belief's newest evidence loses: it is cited
   under `superseded:` and the belief stays.
-  A key that takes a new value nearly every time within one run, never announced as a change,
-  is a log ("tokens used: …"), not a setting: its lines are separate observations; so is a key
-  whose belief already records one unannounced change and that takes a third value unannounced.
+- **A log is not a setting**: a key naming its moment or event ("cost today", "last run", "PR
+  merged", "今日成本", "合并了 PR": `claims.logs.is_log_key`) is a log from its first line;
+  so is a key taking a new value nearly every time within one run (four values or more, never
+  announced: "tokens used: …"). Its lines are separate observations, never a contradiction. A
+  setting changed unannounced, however often, still supersedes.
+- **Tables**: the first of a run of table rows under one topic on one day is the header. Under
+  a header naming a moment ("| job | last run | result |"), each job is one shard: every row
+  is cited and the belief is the latest row read with the header's labels ("reindex: last run
+  03:16, result ok"). Other tables' rows are `key: value` lines (a status table's new value
+  is an update).
+- **Checkboxes**: "- [ ] …" / "- [x] …" is a task's state, worded "To do:" / "Done:" (待办 /
+  已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one.
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -40,6 +49,7 @@ from dataclasses import dataclass, replace
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract
+from dreamdeck.core.claims.logs import logs_each_row, table_cells
 from dreamdeck.core.claims.naming import claim_slug
 from dreamdeck.core.claims.sameness import near_duplicate
 from dreamdeck.core.claims.statements import statements
@@ -67,6 +77,7 @@ from dreamdeck.core.index.ladder import ladder_sentence
 
 __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
 
+_HAN = re.compile(r"[\u3400-\u9fff]")
 _UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
@@ -128,6 +139,8 @@ class _Run:
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, list[Claim]] = {}  # this run's fragments, by key: the claims each states
         self.citing: dict[Key, set[str]] = {}  # fragment -> the beliefs citing it for this run's statements
+        self.table: tuple[tuple[str, str], list[str] | None] | None = None  # (day, topic), a log table's header
+        self.row_sentence: dict[Key, str] = {}  # a log table's row, read with its header's labels
         # A new claim never takes a slug in use, nor one a person pinned in the vault.
         self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
@@ -163,13 +176,34 @@ class _Run:
             self.tally.already += 1  # listed twice, or already cited by some shard
             return
         said = statements(frag.body)
-        self.seen[key] = [extract(text) for text in said]
+        self.seen[key] = [self.as_row(frag, extract(text)) for text in said]
         for text, claim in zip(said, self.seen[key], strict=True):
             if not self.said_already(key, claim):
+                text = self.row_sentence.get(key, text)
                 self.dream_statement(frag if text == frag.body else replace(frag, body=text), claim)
         if key in self.citing and self.folded.pop(f"{key[0]}#{key[1]}", None) is not None:
             self.tally.same_day -= 1  # one statement repeated a citation, another says something new
         self.cited.add(key)
+
+    def as_row(self, frag: UndreamedFragment, claim: Claim) -> Claim:
+        """A table row read under its table's header: the first row of a run of rows with one
+        topic on one day is the header (Markdown's rule). Under a header that names a moment
+        ("| job | last run | result |"), a row is one more observation of its job (a series),
+        never a new value of a setting, and its belief reads with the header's labels."""
+        cells = table_cells(frag.body)
+        if cells is None:
+            self.table = None
+            return claim
+        if self.table is None or self.table[0] != (frag.date, frag.topic):
+            self.table = ((frag.date, frag.topic), cells if logs_each_row(cells) else None)
+            return claim
+        header = self.table[1]
+        if header is None or not cells or not cells[0]:
+            return claim
+        colon, comma = ("：", "，") if _HAN.search(frag.body) else (": ", ", ")
+        labelled = comma.join(f"{label} {cell}".strip() for label, cell in zip(header[1:], cells[1:]) if cell)
+        self.row_sentence[(frag.date, frag.id)] = f"{cells[0]}{colon}{labelled}"
+        return replace(claim, event=True, setting=False, series=True)
 
     def dream_statement(self, frag: UndreamedFragment, claim: Claim) -> None:
         choice = self.match.choose(claim, frag.topic)
@@ -221,11 +255,16 @@ class _Run:
         if duplicate is not None:
             self.fold(key, duplicate)
             return
+        newest = max((_when(k) for k in belief.active), default=("", ""))
         belief.active.append(key)
         self.supports(key, slug)
         self.dirty.add(slug)
         self.tally.reinforced += 1
         self.note(slug, "reinforced")
+        if claim.series and _when(key) >= newest:  # a job's belief shows its latest run
+            belief.claim = claim_sentence(frag.body, frag.topic)
+            belief.inline = False
+            self.match.remember(slug, bare(belief.claim))
 
     def duplicate_of(self, claim: Claim, same_day: list[Key], belief: Belief) -> Key | None:
         """The same-day citation this claim only repeats: a near duplicate of its text, or, for a
