@@ -380,6 +380,28 @@ def test_each_job_of_a_last_run_table_is_one_shard_whose_belief_is_its_latest_ro
     assert flagged == [0, 0, 0] and _superseded(files) == []
 
 
+def test_a_last_run_tables_header_is_cited_by_its_jobs_beliefs_never_a_belief_of_its_own():
+    """The header's labels are read into every row's belief ("reindex: last run 03:16, result ok"),
+    so the header row is evidence of those beliefs: cited by each, never a shard of its own."""
+    lines = []
+    for day, times in ((2, ("02:20", "03:41")), (3, ("02:30", "03:16"))):
+        lines += [(day, "Jobs", "| job | last run | result |"), (day, "Jobs", f"| nightly-export | {times[0]} | ok |"),
+                  (day, "Jobs", f"| reindex | {times[1]} | ok |")]
+    files, flagged = _daily(lines)
+    assert sorted(headings(files).values()) == ["Observed on 2 days: nightly-export: last run 02:30, result ok",
+                                                "Observed on 2 days: reindex: last run 03:16, result ok"]
+    headers = {("2026-03-02", "f02-0"), ("2026-03-03", "f03-0")}
+    for text in files.values():  # each day's header beside that day's row, in every job's belief
+        assert headers <= set(sections(text)[0])
+    assert cited(files) == {(f"2026-03-0{d}", f"f0{d}-{n}") for d in (2, 3) for n in range(3)}
+    assert flagged == [0, 0]
+
+
+def test_a_header_row_with_no_row_under_it_is_still_dreamed():
+    files, _ = dream([frag(2, 0, "Jobs", "| job | last run | result |"), frag(2, 1, "Jobs", "Backups ran at night.")])
+    assert cited(files) == {("2026-03-02", "f02-0"), ("2026-03-02", "f02-1")}
+
+
 def test_a_checkbox_mark_is_the_state_of_its_task_not_its_text():
     files, _ = dream([frag(2, 1, "Todo", "- [ ] update the on-call handbook"),
                       frag(2, 2, "Todo", "- [x] update the changelog"),

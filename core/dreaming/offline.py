@@ -24,7 +24,8 @@ Its rules (the claim rules themselves live in `core.claims`):
 - **Tables**: the first of a run of table rows under one topic on one day is the header. Under
   a header naming a moment ("| job | last run | result |"), each job is one shard: every row
   is cited and the belief is the latest row read with the header's labels ("reindex: last run
-  03:16, result ok"). Other tables' rows are `key: value` lines (a status table's new value
+  03:16, result ok"), and the header row is cited by each job's belief, not a belief of its own
+  (dreamed as any line when no row follows it). Other tables' rows are `key: value` lines (a status table's new value
   is an update).
 - **Checkboxes**: "- [ ] …" / "- [x] …" is a task's state, worded "To do:" / "Done:" (待办 /
   已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one.
@@ -141,6 +142,11 @@ class _Run:
         self.citing: dict[Key, set[str]] = {}  # fragment -> the beliefs citing it for this run's statements
         self.table: tuple[tuple[str, str], list[str] | None] | None = None  # (day, topic), a log table's header
         self.row_sentence: dict[Key, str] = {}  # a log table's row, read with its header's labels
+        # A log table's header row, held until the rows under it are dreamed: their beliefs are read
+        # with its labels, so it is their evidence (cited by each), never a belief of its own.
+        self.header: UndreamedFragment | None = None
+        self.header_cited = False
+        self.table_head: Key | None = None  # the first row of the table being read
         # A new claim never takes a slug in use, nor one a person pinned in the vault.
         self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
@@ -149,6 +155,7 @@ class _Run:
     def go(self) -> None:
         for frag in self.inp.fragments:
             self.dream_one(frag)
+        self.release_header()
         self.write_back()
         self.scratch.outcome.folded = dict(self.folded)  # before finish: a fold accounts for its fragment
         self.scratch.finish(
@@ -177,6 +184,17 @@ class _Run:
             return
         said = statements(frag.body)
         self.seen[key] = [self.as_row(frag, extract(text)) for text in said]
+        if self.header is not None and self.log_table() != (self.header.date, self.header.topic):
+            self.release_header()  # its table ended
+        if self.log_table() is not None and self.table_head == key:
+            self.header, self.header_cited = frag, False  # dreamed with its rows (`cite_header`)
+            return
+        self.dream_said(frag, said)
+        if self.header is not None:
+            self.cite_header(key)
+
+    def dream_said(self, frag: UndreamedFragment, said: list[str]) -> None:
+        key = (frag.date, frag.id)
         for text, claim in zip(said, self.seen[key], strict=True):
             if not self.said_already(key, claim):
                 text = self.row_sentence.get(key, text)
@@ -184,6 +202,35 @@ class _Run:
         if key in self.citing and self.folded.pop(f"{key[0]}#{key[1]}", None) is not None:
             self.tally.same_day -= 1  # one statement repeated a citation, another says something new
         self.cited.add(key)
+
+    def log_table(self) -> tuple[str, str] | None:
+        """(day, topic) of the log table the last row read belongs to, if it is one."""
+        return self.table[0] if self.table is not None and self.table[1] is not None else None
+
+    def cite_header(self, row: Key) -> None:
+        """The held header is cited by every belief the row under it supports."""
+        assert self.header is not None
+        key = (self.header.date, self.header.id)
+        for slug in sorted(self.citing.get(row, ())):
+            belief = self.beliefs.get(slug)
+            if belief is None or key in belief.keys():
+                continue
+            belief.active.append(key)
+            self.supports(key, slug)
+            self.dirty.add(slug)
+            if not self.header_cited:
+                self.tally.reinforced += 1
+            self.header_cited = True
+
+    def release_header(self) -> None:
+        """The held header's table ended: cited by its rows' beliefs, or dreamed as any line."""
+        header, self.header = self.header, None
+        if header is None:
+            return
+        if self.header_cited:
+            self.cited.add((header.date, header.id))
+        else:
+            self.dream_said(header, statements(header.body))
 
     def as_row(self, frag: UndreamedFragment, claim: Claim) -> Claim:
         """A table row read under its table's header: the first row of a run of rows with one
@@ -196,6 +243,7 @@ class _Run:
             return claim
         if self.table is None or self.table[0] != (frag.date, frag.topic):
             self.table = ((frag.date, frag.topic), cells if logs_each_row(cells) else None)
+            self.table_head = (frag.date, frag.id)
             return claim
         header = self.table[1]
         if header is None or not cells or not cells[0]:
