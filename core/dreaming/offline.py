@@ -50,7 +50,6 @@ from dataclasses import dataclass, replace
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract
-from dreamdeck.core.claims.logs import logs_each_row, table_cells
 from dreamdeck.core.claims.naming import claim_slug
 from dreamdeck.core.claims.sameness import near_duplicate
 from dreamdeck.core.claims.statements import statements
@@ -65,6 +64,7 @@ from dreamdeck.core.dreaming.beliefs import (
     parse_belief,
 )
 from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
+from dreamdeck.core.dreaming.offline_tables import TableRows
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import CITATION, citation_keys
 from dreamdeck.core.formats.shards import (
@@ -78,7 +78,6 @@ from dreamdeck.core.index.ladder import ladder_sentence
 
 __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
 
-_HAN = re.compile(r"[\u3400-\u9fff]")
 _UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
@@ -140,13 +139,11 @@ class _Run:
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, list[Claim]] = {}  # this run's fragments, by key: the claims each states
         self.citing: dict[Key, set[str]] = {}  # fragment -> the beliefs citing it for this run's statements
-        self.table: tuple[tuple[str, str], list[str] | None] | None = None  # (day, topic), a log table's header
-        self.row_sentence: dict[Key, str] = {}  # a log table's row, read with its header's labels
+        self.rows = TableRows()
         # A log table's header row, held until the rows under it are dreamed: their beliefs are read
         # with its labels, so it is their evidence (cited by each), never a belief of its own.
         self.header: UndreamedFragment | None = None
         self.header_cited = False
-        self.table_head: Key | None = None  # the first row of the table being read
         # A new claim never takes a slug in use, nor one a person pinned in the vault.
         self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
@@ -183,10 +180,10 @@ class _Run:
             self.tally.already += 1  # listed twice, or already cited by some shard
             return
         said = statements(frag.body)
-        self.seen[key] = [self.as_row(frag, extract(text)) for text in said]
-        if self.header is not None and self.log_table() != (self.header.date, self.header.topic):
+        self.seen[key] = [self.rows.read(frag, extract(text)) for text in said]
+        if self.header is not None and self.rows.log_table() != (self.header.date, self.header.topic):
             self.release_header()  # its table ended
-        if self.log_table() is not None and self.table_head == key:
+        if self.rows.log_table() is not None and self.rows.head == key:
             self.header, self.header_cited = frag, False  # dreamed with its rows (`cite_header`)
             return
         self.dream_said(frag, said)
@@ -197,15 +194,11 @@ class _Run:
         key = (frag.date, frag.id)
         for text, claim in zip(said, self.seen[key], strict=True):
             if not self.said_already(key, claim):
-                text = self.row_sentence.get(key, text)
+                text = self.rows.sentence.get(key, text)
                 self.dream_statement(frag if text == frag.body else replace(frag, body=text), claim)
         if key in self.citing and self.folded.pop(f"{key[0]}#{key[1]}", None) is not None:
             self.tally.same_day -= 1  # one statement repeated a citation, another says something new
         self.cited.add(key)
-
-    def log_table(self) -> tuple[str, str] | None:
-        """(day, topic) of the log table the last row read belongs to, if it is one."""
-        return self.table[0] if self.table is not None and self.table[1] is not None else None
 
     def cite_header(self, row: Key) -> None:
         """The held header is cited by every belief the row under it supports."""
@@ -231,27 +224,6 @@ class _Run:
             self.cited.add((header.date, header.id))
         else:
             self.dream_said(header, statements(header.body))
-
-    def as_row(self, frag: UndreamedFragment, claim: Claim) -> Claim:
-        """A table row read under its table's header: the first row of a run of rows with one
-        topic on one day is the header (Markdown's rule). Under a header that names a moment
-        ("| job | last run | result |"), a row is one more observation of its job (a series),
-        never a new value of a setting, and its belief reads with the header's labels."""
-        cells = table_cells(frag.body)
-        if cells is None:
-            self.table = None
-            return claim
-        if self.table is None or self.table[0] != (frag.date, frag.topic):
-            self.table = ((frag.date, frag.topic), cells if logs_each_row(cells) else None)
-            self.table_head = (frag.date, frag.id)
-            return claim
-        header = self.table[1]
-        if header is None or not cells or not cells[0]:
-            return claim
-        colon, comma = ("：", "，") if _HAN.search(frag.body) else (": ", ", ")
-        labelled = comma.join(f"{label} {cell}".strip() for label, cell in zip(header[1:], cells[1:]) if cell)
-        self.row_sentence[(frag.date, frag.id)] = f"{cells[0]}{colon}{labelled}"
-        return replace(claim, event=True, setting=False, series=True)
 
     def dream_statement(self, frag: UndreamedFragment, claim: Claim) -> None:
         choice = self.match.choose(claim, frag.topic)
