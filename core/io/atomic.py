@@ -39,15 +39,21 @@ def atomic_write_bytes(path: Path | str, data: bytes | list[bytes], *, sync_dir:
                 os.fsync(fh.fileno())
             os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=folder)
-            except FileNotFoundError:
-                pass
+            unlink_in(folder, tmp)
             raise
         if sync_dir:
             _fsync_fd(folder)
     finally:
         os.close(folder)
+
+
+def unlink_in(folder: int, name: str) -> None:
+    """Remove `name` from the open `folder` if it can be (a failed write's temp file): the
+    caller is already failing, and the error it raises is the one that matters."""
+    try:
+        os.unlink(name, dir_fd=folder)
+    except OSError:
+        pass
 
 
 def exclusive_temp(folder: int, name: str, mode: int = 0o600) -> tuple[str, int]:

@@ -35,7 +35,7 @@ from pathlib import Path
 from dreamdeck.core.errors import BadInput, Refused
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, parse_stream_bytes
 from dreamdeck.core.io.append import append_durably
-from dreamdeck.core.io.atomic import exclusive_temp, fsync_dir
+from dreamdeck.core.io.atomic import exclusive_temp, fsync_dir, unlink_in
 from dreamdeck.core.io.no_links import open_folder, refuse_unusual
 from dreamdeck.core.io.open_writers import writers_holding
 from dreamdeck.core.io.private import ensure_private
@@ -190,10 +190,7 @@ def _replace(folder: int, path: Path, old, head: list[bytes], consumed: int, pla
             return None
         os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
-        try:
-            os.unlink(tmp, dir_fd=folder)
-        except OSError:
-            pass
+        unlink_in(folder, tmp)
         if link is not None:
             unlink_quietly(link)
         raise
