@@ -7,6 +7,8 @@ and times `stream_days.index_bytes` (what the stream view runs on every day it r
   * no tombstones (the floor);
   * ten content tombstones whose topics the day does not hold (the usual case);
   * ten content tombstones, one of whose topics a fifth of the day's lines hold (parsed);
+  * ten tombstones of statements (a body hash: forgotten under any topic, so no needle; every
+    line is parsed);
 the same three on a day where every tenth line holds non-ASCII text (accents, CJK, emoji).
 Each figure is the best of 5 runs, CPU seconds (`time.process_time`) beside wall time, and the
 ratio to the floor. It runs unchanged on older code (run it in a checkout of main to compare).
@@ -48,16 +50,20 @@ def day_bytes(lines: int, non_ascii: bool) -> bytes:
     return ("\n".join(out) + "\n").encode("utf-8")
 
 
-def stones(topics: list[str]) -> Forgotten:
+def stones(topics: list[str], with_bodies: bool = False) -> Forgotten:
     found = {}
     fields = {f.name for f in dataclasses.fields(Tombstone)}
     for i, topic in enumerate(topics):
-        body = f"forgotten text number {i}"
+        body = f"the forgotten text number {i}"  # a statement (four words or more): a body hash
         extra = {}
         if "loose" in fields:  # this branch's records keep the loose hash too
             from dreamdeck.core.formats.loose_text import loose_content_hash
 
             extra["loose"] = loose_content_hash(topic, body)
+        if "body" in fields and with_bodies:  # and the statement's hash under any topic
+            from dreamdeck.core.formats.loose_text import loose_body_hash
+
+            extra["body"] = loose_body_hash(body)
         stone = Tombstone("2026-05-01", f"gone-{i}", fragment_content_hash(topic, body), "r", "me", "t",
                           False, topic, **extra)
         found[stone.key] = stone
@@ -81,13 +87,15 @@ def main() -> int:
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     absent = stones([f"holiday plan {i}" for i in range(10)])
     present = stones(["deploys", *[f"holiday plan {i}" for i in range(9)]])
+    statements = stones([f"holiday plan {i}" for i in range(10)], with_bodies=True)
     for non_ascii in (False, True):
         data = day_bytes(args.lines, non_ascii)
         floor_cpu, _floor_wall = best(lambda data=data: index_bytes(data, 0, NOTHING_FORGOTTEN))
         label = "non-ASCII tenth" if non_ascii else "ASCII"
         print(f"\n{args.lines:,} lines, {label}, {len(data) / 1e6:.1f} MB")
         for name, st in (("no tombstones", NOTHING_FORGOTTEN), ("10 content stones, topics absent", absent),
-                         ("10 content stones, one topic on 1/5 of lines", present)):
+                         ("10 content stones, one topic on 1/5 of lines", present),
+                         ("10 statement stones (any topic: every line parsed)", statements)):
             cpu, wall = best(lambda st=st, data=data: index_bytes(data, 0, st))
             print(f"  {name:46s} cpu {cpu * 1000:8.1f} ms  wall {wall * 1000:8.1f} ms  "
                   f"x{cpu / floor_cpu:5.2f} of the floor")

@@ -178,3 +178,74 @@ def test_a_tombstone_recorded_before_loose_hashes_still_refuses_a_variant(agent_
         append_fragment(ws, "Infra", BODY + ".")
     write_stream(agent_dir, TODAY, [fragment_line(TODAY, 3, "INFRA", BODY + " !")])
     assert shown_anywhere(ws, uuid_at(TODAY, 3)) == []
+
+
+# --- the same body under another topic --------------------------------------------------------------
+OTHER_TOPIC = {
+    "another topic": ("deploy notes", BODY),
+    "another topic, written another way": ("ops", "  the STAGING database moves to frankfurt on tuesday ! "),
+    "a newline before the longest word": ("ops", "The staging database moves to\nFrankfurt on Tuesday"),
+    "an escaped backslash before it": ("ops", "The staging database moves to \\nFrankfurt on Tuesday"),
+}
+
+
+@pytest.mark.parametrize("variant", list(OTHER_TOPIC), ids=list(OTHER_TOPIC))
+def test_remember_refuses_the_forgotten_body_under_another_topic(agent_dir, variant):
+    """A topic label is a hint: a statement of four words or more is forgotten whatever label it
+    comes back under."""
+    ws = seed_and_forget(agent_dir)
+    topic, body = OTHER_TOPIC[variant]
+    if "backslash" in variant:
+        append_fragment(ws, topic, body)  # another text: a literal backslash-n joins "nfrankfurt"
+        return
+    with pytest.raises(AppendRefused, match="forgotten"):
+        append_fragment(ws, topic, body)
+    assert not (agent_dir / "memory" / "streams" / f"{TODAY}.jsonl").exists()
+
+
+@pytest.mark.parametrize("variant", list(OTHER_TOPIC), ids=list(OTHER_TOPIC))
+def test_an_outside_writers_line_with_the_forgotten_body_under_another_topic_is_never_shown(agent_dir, variant):
+    ws = seed_and_forget(agent_dir, hard=True)
+    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 7, *OTHER_TOPIC[variant]),
+                                    fragment_line(TODAY, 8, "misc", "The staging coffee machine is fixed.")])
+    shown = shown_anywhere(ws, uuid_at(TODAY, 7))
+    if "backslash" in variant:
+        assert shown == ["stream view", "stream search", "undreamed"]  # not the forgotten text
+        return
+    assert shown == []
+    assert shown_anywhere(ws, uuid_at(TODAY, 8)) == ["stream view", "stream search", "undreamed"]
+    with pytest.raises(Refused, match="forgotten"):
+        door_cites(ws, f"streams/{TODAY}#{uuid_at(TODAY, 7)}")
+
+
+def test_a_short_body_under_another_topic_is_not_refused(agent_dir):
+    """'heartbeat ok' forgotten under one topic is not every 'heartbeat ok' ever after: a body of
+    fewer than four words (or eight CJK characters) is forgotten with its topic only."""
+    write_stream(agent_dir, OLD, [fragment_line(OLD, 1, "status", "heartbeat ok"), fragment_line(OLD, 2, "状态", "心跳正常")])
+    commit_all(agent_dir)
+    ws = Workspace.open(agent_dir, today=TODAY)
+    forget_fragment(ws, OLD, uuid_at(OLD, 1), "noise", hard=True)
+    forget_fragment(ws, OLD, uuid_at(OLD, 2), "noise", hard=True)
+    append_fragment(ws, "cron", "heartbeat ok")
+    append_fragment(ws, "定时", "心跳正常")
+    with pytest.raises(AppendRefused, match="forgotten"):
+        append_fragment(ws, "status", "Heartbeat OK.")
+
+
+def test_a_chinese_statement_is_forgotten_under_another_topic(agent_dir):
+    body = "预发布数据库周二迁移到法兰克福机房"
+    write_stream(agent_dir, OLD, [fragment_line(OLD, 1, "基础设施", body)])
+    commit_all(agent_dir)
+    ws = Workspace.open(agent_dir, today=TODAY)
+    forget_fragment(ws, OLD, uuid_at(OLD, 1), "wrong", hard=True)
+    with pytest.raises(AppendRefused, match="forgotten"):
+        append_fragment(ws, "运维", body + "。")
+    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 7, "运维", body)])
+    assert shown_anywhere(ws, uuid_at(TODAY, 7)) == []
+
+
+def test_the_tombstone_keeps_no_word_of_a_hard_forgotten_body(agent_dir):
+    ws = seed_and_forget(agent_dir, hard=True)
+    record = tombstones_path(ws).read_text()
+    for word in ("staging", "database", "frankfurt", "tuesday"):
+        assert word not in record.lower()

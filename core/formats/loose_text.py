@@ -22,6 +22,11 @@ Records made with the first rule (`loose1`: no ignorable characters dropped, any
 stripped at the end) keep it: `loose_content_hashes` gives a text's hash under both rules, so a
 record never refuses less than when it was made.
 
+A statement is forgotten under any topic too: a body of four words or more (or eight CJK or
+Hangul characters) also gets a *body* hash, sha256 over `lbody1` and its loose text alone
+(`loose_body_hash`). A shorter body ("heartbeat ok") is forgotten with its topic only, or every
+later "heartbeat ok" would be refused.
+
 The prefilter (`fold` and `needle_of`) lets a reader skip parsing the lines that cannot match:
 a tombstone's *needle* is the longest run of word characters of its loose topic, and every
 line holding that fragment's text, however it was re-cased or re-spaced, holds the needle in
@@ -89,6 +94,21 @@ def _first_text(text: str) -> str:
 
 def _sha(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+_BODY_VERSION = "lbody1"
+_WIDE = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")  # CJK, kana, Hangul: words without spaces
+
+
+def _statement(text: str) -> bool:
+    """A loose body long enough to be forgotten whatever its topic."""
+    return len(_WORD_RUN.findall(text)) >= 4 or len(_WIDE.findall(text)) >= 8
+
+
+def loose_body_hash(body: str) -> str:
+    """The body hash of a statement ("" for a body too short to be one)."""
+    text = loose_text(body)
+    return _sha(f"{_BODY_VERSION}\n{text}") if _statement(text) else ""
 
 
 def needle_of(topic: str) -> str | None:

@@ -54,7 +54,7 @@ from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit,
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
-from dreamdeck.core.formats.loose_text import loose_content_hash
+from dreamdeck.core.formats.loose_text import loose_body_hash, loose_content_hash
 from dreamdeck.core.formats.shards import strip_citations
 from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
 from dreamdeck.core.index.evidence import shard_area_files
@@ -189,7 +189,8 @@ def _stone(day: str, fid: str, event: dict | None, reason: str, actor: str, hard
     topic = str(event.get("topic", "")) if event else ""
     content_hash = fragment_content_hash(event["topic"], event["body"]) if event else ""
     loose = loose_content_hash(event["topic"], event["body"]) if event else ""
-    return Tombstone(day, fid, content_hash, reason, actor, local_datetime_iso(now), hard, topic, loose)
+    body = loose_body_hash(event["body"]) if event else ""
+    return Tombstone(day, fid, content_hash, reason, actor, local_datetime_iso(now), hard, topic, loose, body)
 
 
 # --- forget ----------------------------------------------------------------------------------
@@ -221,7 +222,8 @@ def forget_fragment(
     edits, orphaned = _strip_edits(ws, {key})
     stone = _stone(day, fid, event, reason, actor, hard, now)
     if existing is not None and not stone.hash:  # upgrade of a soft tombstone: keep what it knew
-        stone = Tombstone(day, fid, existing.hash, reason, actor, stone.ts, True, existing.topic, existing.loose)
+        stone = Tombstone(day, fid, existing.hash, reason, actor, stone.ts, True, existing.topic, existing.loose,
+                          existing.body)
     pieces = text_pieces(event) if hard else []
     scrubs = meta_scrubs(ws, pieces)
     what = "hard-deleted" if hard else "forgotten"

@@ -20,7 +20,14 @@ from pathlib import Path
 from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.json_data import load_json
-from dreamdeck.core.formats.loose_text import fold, loose_content_hash, loose_content_hashes, may_escape, needle_of
+from dreamdeck.core.formats.loose_text import (
+    fold,
+    loose_body_hash,
+    loose_content_hash,
+    loose_content_hashes,
+    may_escape,
+    needle_of,
+)
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow
@@ -38,6 +45,7 @@ class Tombstone:
     hard: bool = False  # the bytes were also removed from the stream
     topic: str = ""  # kept so `tombstones` can say what was forgotten without the bytes
     loose: str = ""  # loose_content_hash of topic+body ("" in records made before it was kept)
+    body: str = ""  # loose_body_hash: the statement under any topic ("" for a short body)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -75,7 +83,8 @@ def load_tombstones(ws: Workspace) -> dict[tuple[str, str], Tombstone]:
             continue
         # a field of the wrong type is read as empty: the id still holds, and no reader meets a list
         live[key] = Tombstone(key[0], key[1], _text(rec, "hash"), _text(rec, "reason"), _text(rec, "actor"),
-                              _text(rec, "ts"), bool(rec.get("hard")), _text(rec, "topic"), _text(rec, "loose"))
+                              _text(rec, "ts"), bool(rec.get("hard")), _text(rec, "topic"), _text(rec, "loose"),
+                              _text(rec, "body"))
     return live
 
 
@@ -98,14 +107,17 @@ class Forgotten:
     # bytes are searched for these before any line is parsed. None: some tombstone's topic has
     # no needle (kept no topic), so every line is parsed.
     needles: frozenset[str] | None = frozenset()
+    # Body hashes: a statement under any topic. There is no needle for them (it would be a word
+    # of the forgotten text), so while one is live every line that may hold content is parsed.
+    bodies: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.ids or self.hashes or self.loose)
+        return bool(self.ids or self.hashes or self.loose or self.bodies)
 
     @property
     def by_content(self) -> bool:
         """True when some tombstone refuses content (so a line must be looked at, not just its id)."""
-        return bool(self.hashes or self.loose)
+        return bool(self.hashes or self.loose or self.bodies)
 
     @classmethod
     def of(cls, stones: dict[tuple[str, str], Tombstone], old_loose: dict[tuple[str, str], str] | None = None) -> Forgotten:
@@ -119,7 +131,8 @@ class Forgotten:
             needles.add(needle)
         loose = {s.loose for s in hashed if s.loose} | set((old_loose or {}).values())
         return cls(frozenset(i for _, i in stones), frozenset(s.hash for s in hashed if s.hash),
-                   frozenset(loose), None if needles is None else frozenset(needles))
+                   frozenset(loose), None if needles is None else frozenset(needles),
+                   frozenset(s.body for s in stones.values() if s.body))
 
     def holds(self, fid: object, topic: object = None, body: object = None) -> bool:
         """True for a fragment with a forgotten id, or forgotten content (topic and body given)."""
@@ -127,10 +140,21 @@ class Forgotten:
             return True
         if not self.by_content or not isinstance(topic, str) or not isinstance(body, str):
             return False
-        if fragment_content_hash(topic, body) in self.hashes:
+        if self._topic_may_match(topic):
+            if fragment_content_hash(topic, body) in self.hashes:
+                return True
+            # a record holds the hash of the rule it was made under (`loose_text`): either refuses
+            if self.loose and not self.loose.isdisjoint(loose_content_hashes(topic, body)):
+                return True
+        return bool(self.bodies) and loose_body_hash(body) in self.bodies
+
+    def _topic_may_match(self, topic: str) -> bool:
+        """False when no tombstone's topic needle is in the folded topic: then neither its exact
+        nor its loose hash can match (the needle is a word run of every spelling of that topic)."""
+        if self.needles is None:
             return True
-        # a record holds the hash of the rule it was made under (`loose_text`): either refuses
-        return bool(self.loose) and not self.loose.isdisjoint(loose_content_hashes(topic, body))
+        folded = fold(topic)
+        return any(n in folded for n in self.needles)
 
     def holds_event(self, ev: dict | None) -> bool:
         """`holds` for a parsed fragment event (anything else is never forgotten)."""
@@ -143,7 +167,7 @@ class Forgotten:
         ASCII needle and its non-ASCII lines, folded, hold no needle (`loose_text`'s prefilter)."""
         if not self.by_content:
             return False
-        if self.needles is None or may_escape(data):
+        if self.needles is None or self.bodies or may_escape(data):
             return True
         lowered = data.lower()  # bytes: ASCII letters only, so an ASCII line is folded whole
         if any(n in lowered for n in self._ascii_needles):
