@@ -36,6 +36,10 @@ VARIANTS = {
     "fullwidth letters": ("ｉｎｆｒａ", BODY.replace("Frankfurt", "Ｆｒａｎｋｆｕｒｔ")),
     "all at once": ("Infra.", "  the STAGING database moves to frankfurt on tuesday !  "),
     "invisible characters": ("in\u200bfra", "\ufeffThe sta\u00adging data\u200dbase moves to Frank\u2060furt on Tues\ufe0fday\u200f"),
+    # a topic label is a hint: a statement of four words or more is forgotten under any label
+    "another topic": ("deploy notes", BODY),
+    "another topic, written another way": ("ops", "  the STAGING database moves to frankfurt on tuesday ! "),
+    "another topic, a newline inside": ("ops", "The staging database moves to\nFrankfurt on Tuesday"),
 }
 
 
@@ -180,42 +184,14 @@ def test_a_tombstone_recorded_before_loose_hashes_still_refuses_a_variant(agent_
     assert shown_anywhere(ws, uuid_at(TODAY, 3)) == []
 
 
-# --- the same body under another topic --------------------------------------------------------------
-OTHER_TOPIC = {
-    "another topic": ("deploy notes", BODY),
-    "another topic, written another way": ("ops", "  the STAGING database moves to frankfurt on tuesday ! "),
-    "a newline before the longest word": ("ops", "The staging database moves to\nFrankfurt on Tuesday"),
-    "an escaped backslash before it": ("ops", "The staging database moves to \\nFrankfurt on Tuesday"),
-}
-
-
-@pytest.mark.parametrize("variant", list(OTHER_TOPIC), ids=list(OTHER_TOPIC))
-def test_remember_refuses_the_forgotten_body_under_another_topic(agent_dir, variant):
-    """A topic label is a hint: a statement of four words or more is forgotten whatever label it
-    comes back under."""
-    ws = seed_and_forget(agent_dir)
-    topic, body = OTHER_TOPIC[variant]
-    if "backslash" in variant:
-        append_fragment(ws, topic, body)  # another text: a literal backslash-n joins "nfrankfurt"
-        return
-    with pytest.raises(AppendRefused, match="forgotten"):
-        append_fragment(ws, topic, body)
-    assert not (agent_dir / "memory" / "streams" / f"{TODAY}.jsonl").exists()
-
-
-@pytest.mark.parametrize("variant", list(OTHER_TOPIC), ids=list(OTHER_TOPIC))
-def test_an_outside_writers_line_with_the_forgotten_body_under_another_topic_is_never_shown(agent_dir, variant):
+# --- the same body under another topic (the VARIANTS above), and what is not it -------------------
+def test_another_text_under_another_topic_is_neither_refused_nor_hidden(agent_dir):
+    """A literal backslash before "Frankfurt" makes another text ("\\nfrankfurt"), so nothing
+    of the forgotten statement's is refused in it."""
     ws = seed_and_forget(agent_dir, hard=True)
-    write_stream(agent_dir, TODAY, [fragment_line(TODAY, 7, *OTHER_TOPIC[variant]),
-                                    fragment_line(TODAY, 8, "misc", "The staging coffee machine is fixed.")])
-    shown = shown_anywhere(ws, uuid_at(TODAY, 7))
-    if "backslash" in variant:
-        assert shown == ["stream view", "stream search", "undreamed"]  # not the forgotten text
-        return
-    assert shown == []
-    assert shown_anywhere(ws, uuid_at(TODAY, 8)) == ["stream view", "stream search", "undreamed"]
-    with pytest.raises(Refused, match="forgotten"):
-        door_cites(ws, f"streams/{TODAY}#{uuid_at(TODAY, 7)}")
+    append_fragment(ws, "ops", "The staging database moves to \\nFrankfurt on Tuesday")
+    fid = json.loads((agent_dir / "memory" / "streams" / f"{TODAY}.jsonl").read_text().splitlines()[-1])["id"]
+    assert shown_anywhere(ws, fid) == ["stream view", "stream search", "undreamed"]
 
 
 def test_a_short_body_under_another_topic_is_not_refused(agent_dir):
