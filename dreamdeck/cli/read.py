@@ -104,20 +104,35 @@ def cmd_stream(args) -> int:
     elif not args.all:
         days = days[-1:] if days else []
     shown: set[tuple[str, str]] = set()
+    hidden = 0
     for day in days:
         path = read_path_for(ws, day)
         if path is None:
             continue
         lines = read_stream_lines(path)
         for ln in lines:
-            if ln.kind == "fragment" and not stones.holds_event(ln.event):
-                shown.add((day, ln.event["id"]))
-                _print_fragment(Fragment.from_event(day, ln.event), args.json)
+            if ln.kind != "fragment":
+                continue
+            if stones.holds_event(ln.event):
+                hidden += 1
+                continue
+            shown.add((day, ln.event["id"]))
+            _print_fragment(Fragment.from_event(day, ln.event), args.json)
         _say_skipped(ws, path, lines)
     sys.stdout.flush()
     if not args.follow:
+        if not shown:  # never silence: say why there is nothing (stdout stays empty and parseable)
+            _say_nothing_shown(days, hidden)
         return 0
     return _follow(ws, args, shown)
+
+
+def _say_nothing_shown(days: list[str], hidden: int) -> None:
+    if not days:
+        warn("dreamdeck: no stream days yet (`dreamdeck remember TEXT --topic T` appends one)")
+        return
+    where = f"on {days[0]}" if len(days) == 1 else f"in {len(days)} days"
+    warn(f"dreamdeck: no fragment to show {where}" + (f" ({hidden} forgotten, hidden)" if hidden else ""))
 
 
 def _say_skipped(ws, path, lines) -> None:
