@@ -19,12 +19,13 @@ import argparse
 import dataclasses
 import os
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from timing import best  # noqa: E402
 
 from dreamdeck.core.formats.events import build_fragment, fragment_content_hash, serialize_event  # noqa: E402
 from dreamdeck.core.formats.ids import iso_from_ms  # noqa: E402
@@ -68,16 +69,6 @@ def stones(topics: list[str], with_bodies: bool = False) -> Forgotten:
                           False, topic, **extra)
         found[stone.key] = stone
     return Forgotten.of(found)
-
-
-def best(fn, repeat: int = 5) -> tuple[float, float]:
-    cpu, wall = [], []
-    for _ in range(repeat):
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn()
-        cpu.append(time.process_time() - c0)
-        wall.append(time.perf_counter() - w0)
-    return min(cpu), min(wall)
 
 
 def main() -> int:
