@@ -31,7 +31,7 @@ from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms, values
 from dreamdeck.core.dreaming.protocol import UndreamedFragment
 from dreamdeck.core.index.ladder import strip_prefix
 
-__all__ = ["Match", "ShardMatcher", "label_slug", "label_words", "volatile_subjects"]
+__all__ = ["Match", "ShardEntry", "ShardMatcher", "label_slug", "label_words", "shard_entry", "volatile_subjects"]
 
 _HEADING = re.compile(r"^heading:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _HASH_WORD = re.compile(r"^[0-9a-f]{6}$")
@@ -92,6 +92,25 @@ def _lookup(claim_terms: frozenset[str], text: str) -> frozenset[str]:
     return claim_terms or frozenset("=" + v for v in values(text))
 
 
+@dataclass(frozen=True)
+class ShardEntry:
+    """What the index holds for one shard: a function of its slug and frontmatter `heading` alone
+    (so an entry is valid for a shard exactly when the shard's heading is this one)."""
+    heading: str  # as written in the frontmatter, ladder prefix included
+    text: str  # the belief without its ladder prefix
+    prefixed: bool
+    terms: frozenset[str]
+    lookup: frozenset[str]  # what fetches it (`_lookup`)
+    subject: frozenset[str]
+    labels: frozenset[str]  # the slug's words (`label_words`)
+
+
+def shard_entry(slug: str, heading: str) -> ShardEntry:
+    text, prefixed = strip_prefix(heading)
+    words = terms(text)
+    return ShardEntry(heading, text, prefixed, words, _lookup(words, text), subject_terms(text), label_words(slug))
+
+
 @dataclass
 class Match:
     kind: str  # "contradict" | "same" | "cite_only"
@@ -103,7 +122,9 @@ class ShardMatcher:
     """The run's view of the shards' beliefs, kept current as the run writes new ones."""
 
     def __init__(self, files: dict[str, str], modelable: Callable[[str], bool],
-                 volatile: set[frozenset[str]] | None = None) -> None:
+                 volatile: set[frozenset[str]] | None = None, known: dict[str, ShardEntry] | None = None) -> None:
+        """`known`: entries kept from an earlier run (`offline_projection`); one is used only for
+        a shard whose heading is still the one it was computed from."""
         self.files = files  # the run's live slug -> text (new shards appear as the run adds them)
         self.modelable = modelable  # can the dreamer rewrite this shard (else: cite only)?
         self.volatile = volatile or set()
@@ -115,13 +136,20 @@ class ShardMatcher:
         self.by_topic: dict[str, list[str]] = {}  # topic label -> the shards named for it
         self.rewritten: set[str] = set()  # beliefs this run wrote
         self.labels_by_word: dict[str, set[str]] = {}
+        self.entries: dict[str, ShardEntry] = {}  # the index as the run began, by slug
+        self.recomputed: set[str] = set()  # entries `known` did not hold (or held for another heading)
+        known = known or {}
         for slug in sorted(files):
             heading = heading_of(files[slug])
-            if heading:
-                text, prefixed = strip_prefix(heading)
-                self.prefixed[slug], self.headings[slug] = prefixed, text
-                self.terms[slug] = terms(text)
-                self.index.add(slug, _lookup(self.terms[slug], text), subject_terms(text), label_words(slug))
+            if not heading:
+                continue
+            entry = known.get(slug)
+            if entry is None or entry.heading != heading:
+                entry = shard_entry(slug, heading)
+                self.recomputed.add(slug)
+            self.entries[slug] = entry
+            self.prefixed[slug], self.headings[slug], self.terms[slug] = entry.prefixed, entry.text, entry.terms
+            self.index.add(slug, entry.lookup, entry.subject, entry.labels)
 
     def claim_of(self, slug: str) -> Claim | None:
         """The claim a shard's belief states (its heading, without the ladder prefix)."""

@@ -53,6 +53,7 @@ from dreamdeck.core.claims.extract import Claim, extract
 from dreamdeck.core.claims.naming import claim_slug
 from dreamdeck.core.claims.sameness import near_duplicate
 from dreamdeck.core.claims.statements import statements
+from dreamdeck.core.dreaming import offline_projection
 from dreamdeck.core.dreaming.beliefs import (
     Belief,
     Key,
@@ -147,7 +148,7 @@ class _Run:
         # A new claim never takes a slug in use, nor one a person pinned in the vault.
         self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
-                                  volatile_subjects(inp.fragments))
+                                  volatile_subjects(inp.fragments), offline_projection.load(inp.cache_dir))
 
     def go(self) -> None:
         for frag in self.inp.fragments:
@@ -160,6 +161,7 @@ class _Run:
             contradictions=self.contradictions, archive=[],
         )
         self.scratch.outcome.changes = {slug: "; ".join(dict.fromkeys(notes)) for slug, notes in sorted(self.changes.items())}
+        offline_projection.save(self.inp.cache_dir, self.match.entries, self.match.recomputed)
 
     def ask(self, question: str) -> None:
         if question not in self.questions:
