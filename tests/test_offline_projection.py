@@ -86,6 +86,9 @@ def test_a_planted_wrong_projection_changes_no_dream(tmp_path, without_projectio
         # The right headings, the wrong words: the deploy window would no longer meet its update.
         db.execute("UPDATE shards SET terms = 'lunch', lookup = 'lunch', subject = 'lunch'")
     assert fresh_dream(SHARDS, tmp_path) == without_projection
+    with sqlite3.connect(offline_projection.projection_path(tmp_path)) as db:
+        db.execute("UPDATE shards SET labels = X'00ff', claim = 7")  # not even text
+    assert fresh_dream(SHARDS, tmp_path) == without_projection
     clear_all()
     assert ShardMatcher(SHARDS, lambda slug: True, known=offline_projection.load(tmp_path)).recomputed == set()
 
@@ -116,3 +119,26 @@ def test_a_dream_run_keeps_the_projection_in_the_workspaces_private_folder(ws):
     write_stream(ws.root, "2026-05-21", [fragment_line("2026-05-21", 1, "Tooling", "The team uses pnpm.")])
     run_dream(ws, dreamer_name="offline")
     assert offline_projection.projection_path(ws.lock_dir).is_file()
+
+
+@pytest.mark.parametrize("text", [
+    "deploy window: Tuesday 14:00", "Never push to main without a review.", "- [x] update the on-call handbook",
+    "The team moved standup from 9:00 to 9:30", "use pnpm, not bun", "Backups are not on Fridays anymore; backups run Mondays",
+    "| worker | degraded |", "部署窗口从周二改为周四", "백업 시간을 02:00에서 03:00으로 변경", "Dana met Lisbon's team \udcff",
+])
+def test_a_claim_kept_as_json_reads_back_as_the_same_claim(text):
+    from dreamdeck.core.claims.codec import claim_from_json, claim_to_json
+    from dreamdeck.core.claims.extract import extract
+
+    claim = extract(text)
+    assert claim_from_json(claim_to_json(claim)) == claim
+
+
+def test_a_fresh_process_reads_the_claims_it_compared_with_from_the_projection(tmp_path, without_projection):
+    fresh_dream(SHARDS, tmp_path)
+    clear_all()
+    kept = offline_projection.load(tmp_path)
+    assert kept["deploy-window"].claim is not None  # the update was compared with it
+    with sqlite3.connect(offline_projection.projection_path(tmp_path)) as db:
+        db.execute("UPDATE shards SET claim = replace(claim, 'deploy', 'lunch')")  # digest no longer matches
+    assert fresh_dream(SHARDS, tmp_path) == without_projection

@@ -9,9 +9,10 @@ run's `dreamer_ms`), on an in-memory scratch, each time in a new process (a chil
 that reads the generated shards from a pickle, imports, then dreams):
 - fresh, no projection: the first run ever (it builds the projection of the shards' index in
   the private folder, `dreaming.offline_projection`);
-- fresh, with the projection: every later `dreamdeck dream` (the same shards, as when the last
-  dream's reflection is still waiting);
-- warm: the best later run in that second process (the watcher's process).
+- fresh, with the projection an earlier dream of the same shards kept (another day's 2,000
+  fragments): what a later `dreamdeck dream` pays;
+- fresh, with the projection this very dream kept (the same dream again, as when its reflection
+  is still waiting), then warm: the best later run in that process (the watcher's process).
 Wall and CPU seconds are both shown: on a shared machine the CPU time is the steadier figure.
 Every run must write the same shards byte for byte (checked). Run with and without
 PYTHONDONTWRITEBYTECODE to see what compiling the modules costs the child (its import time).
@@ -70,14 +71,17 @@ def _shard(claim: str, keys: list[tuple[str, str]]) -> str:
     return render_shard(ShardMeta(f"Mentioned once: {claim.rstrip('.')}", cites, days, last), body)
 
 
-def build(shards: int, fragments: int, seed: int = 5) -> tuple[dict[str, str], list[UndreamedFragment]]:
+def build(shards: int, fragments: int, seed: int = 5, other_day: bool = False) -> tuple[dict[str, str], list[UndreamedFragment]]:
+    """The shards, and the new fragments (`other_day`: another day's, against the same shards)."""
     rng = random.Random(seed)
     claims = _claims(rng, shards)
     files = {}
     for i, (label, text, _key) in enumerate(claims):
         files[f"s{i:05d}-{'-'.join(label.split())}"[:64]] = _shard(text, [("2026-10-01", f"old-{i:05d}")])
     frags = []
-    new_claims = _claims(random.Random(seed + 1), fragments)
+    if other_day:
+        rng = random.Random(seed + 100)
+    new_claims = _claims(random.Random(seed + (101 if other_day else 1)), fragments)
     for n in range(fragments):
         day = "2026-11-20" if n < fragments // 2 else "2026-11-21"
         roll = n % 10
@@ -90,7 +94,7 @@ def build(shards: int, fragments: int, seed: int = 5) -> tuple[dict[str, str], l
             label, text = frags[-1].topic, frags[-1].body
         else:  # a new claim
             label, text, _ = new_claims[n]
-        frags.append(UndreamedFragment(date=day, id=f"new-{n:05d}", topic=label, body=text))
+        frags.append(UndreamedFragment(date=day, id=f"{'earlier' if other_day else 'new'}-{n:05d}", topic=label, body=text))
     return files, frags
 
 
@@ -134,20 +138,26 @@ def main() -> None:
         _child(args.child, args.cache, args.repeat)
         return
     with tempfile.TemporaryDirectory(prefix="dreamer-speed-") as tmp:
-        data, cache = Path(tmp) / "input.pickle", Path(tmp) / "cache"
-        cache.mkdir(mode=0o700)
+        data, earlier = Path(tmp) / "input.pickle", Path(tmp) / "earlier.pickle"
         data.write_bytes(pickle.dumps(build(args.shards, args.fragments)))
-        first = _spawn(data, cache, 1)
-        later = _spawn(data, cache, max(args.repeat, 2))
-    assert first["digest"] == later["digest"], "a run with the projection wrote other shards"
+        earlier.write_bytes(pickle.dumps(build(args.shards, args.fragments, other_day=True)))
+        caches = [Path(tmp) / f"cache-{n}" for n in range(2)]
+        for cache in caches:
+            cache.mkdir(mode=0o700)
+        cold = _spawn(data, caches[0], 1)  # builds caches[0] for this very dream
+        _spawn(earlier, caches[1], 1)  # caches[1]: kept by another day's dream of the same shards
+        day_after = _spawn(data, caches[1], 1)
+        again = _spawn(data, caches[0], max(args.repeat, 2))
+    assert cold["digest"] == day_after["digest"] == again["digest"], "a run with the projection wrote other shards"
     load = os.getloadavg()
     print(f"{args.fragments} fragments against {args.shards} shards (load average {load[0]:.1f}, "
           f"PYTHONDONTWRITEBYTECODE={'set' if os.environ.get('PYTHONDONTWRITEBYTECODE') else 'unset'}):")
-    print(f"  fresh process, no projection:   {_fmt(first['runs'][0])} (imports {_fmt(first['import'])})")
-    print(f"  fresh process, with projection: {_fmt(later['runs'][0])} (imports {_fmt(later['import'])})")
-    warm = min(later["runs"][1:], key=lambda r: r[1])
-    print(f"  warm (the watcher's process):   {_fmt(warm)} (best of {len(later['runs']) - 1})")
-    print(f"  {later['written']} shards written, the same bytes in every run; {later['summary']}")
+    print(f"  fresh process, no projection:                 {_fmt(cold['runs'][0])} (imports {_fmt(cold['import'])})")
+    print(f"  fresh process, projection of an earlier dream: {_fmt(day_after['runs'][0])} (imports {_fmt(day_after['import'])})")
+    print(f"  fresh process, projection of this same dream:  {_fmt(again['runs'][0])}")
+    warm = min(again["runs"][1:], key=lambda r: r[1])
+    print(f"  warm (the watcher's process):                  {_fmt(warm)} (best of {len(again['runs']) - 1})")
+    print(f"  {again['written']} shards written, the same bytes in every run; {again['summary']}")
 
 
 if __name__ == "__main__":

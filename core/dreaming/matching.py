@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from dreamdeck.core.claims.codec import claim_from_json, claim_to_json
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
@@ -103,6 +104,7 @@ class ShardEntry:
     lookup: frozenset[str]  # what fetches it (`_lookup`)
     subject: frozenset[str]
     labels: frozenset[str]  # the slug's words (`label_words`)
+    claim: str | None = None  # the belief's whole claim (`claims.codec`), once a run extracted it
 
 
 def shard_entry(slug: str, heading: str) -> ShardEntry:
@@ -138,6 +140,7 @@ class ShardMatcher:
         self.labels_by_word: dict[str, set[str]] = {}
         self.entries: dict[str, ShardEntry] = {}  # the index as the run began, by slug
         self.recomputed: set[str] = set()  # entries `known` did not hold (or held for another heading)
+        self.claimed: set[str] = set()  # entries whose claim this run extracted
         known = known or {}
         for slug in sorted(files):
             heading = heading_of(files[slug])
@@ -152,12 +155,24 @@ class ShardMatcher:
             self.index.add(slug, entry.lookup, entry.subject, entry.labels)
 
     def claim_of(self, slug: str) -> Claim | None:
-        """The claim a shard's belief states (its heading, without the ladder prefix)."""
+        """The claim a shard's belief states (its heading, without the ladder prefix); a belief
+        the run has not rewritten (`remember` sets those) is its entry's."""
         if slug not in self.claims:
             if slug not in self.headings:
                 return None
-            self.claims[slug] = extract(self.headings[slug])
+            entry = self.entries.get(slug)
+            kept = claim_from_json(entry.claim) if entry is not None and entry.claim is not None else None
+            if kept is None:
+                kept = extract(self.headings[slug])
+                if entry is not None:
+                    self.entries[slug] = replace(entry, claim=claim_to_json(kept))
+                    self.claimed.add(slug)
+            self.claims[slug] = kept
         return self.claims[slug]
+
+    def entries_to_keep(self) -> set[str]:
+        """The entries this run computed, in whole or in part (`offline_projection.save`)."""
+        return self.recomputed | self.claimed
 
     def remember(self, slug: str, sentence: str) -> None:
         """(Re)index a belief the run wrote: one claim with a ladder prefix."""
@@ -195,10 +210,12 @@ class ShardMatcher:
                 self.labels_by_word.setdefault(word, set()).add(label)
         return self.by_topic[label]
 
-    @staticmethod
-    def same_topic(slug: str, lwords: frozenset[str], lslug: str) -> bool:
+    def same_topic(self, slug: str, lwords: frozenset[str], lslug: str) -> bool:
         """The shard was named for this topic label (or its words match the label's)."""
-        return slug == lslug or (bool(lslug) and slug.startswith(lslug + "-")) or jaccard(lwords, label_words(slug)) >= 0.5
+        if slug == lslug or (bool(lslug) and slug.startswith(lslug + "-")):
+            return True
+        entry = self.entries.get(slug)
+        return jaccard(lwords, entry.labels if entry is not None else label_words(slug)) >= 0.5
 
     def relate(self, claim: Claim, slug: str, lwords: frozenset[str], lslug: str) -> Match | None:
         """How `claim` bears on shard `slug`, judged on its belief first; whether the shard can

@@ -161,7 +161,7 @@ class _Run:
             contradictions=self.contradictions, archive=[],
         )
         self.scratch.outcome.changes = {slug: "; ".join(dict.fromkeys(notes)) for slug, notes in sorted(self.changes.items())}
-        offline_projection.save(self.inp.cache_dir, self.match.entries, self.match.recomputed)
+        offline_projection.save(self.inp.cache_dir, self.match.entries, self.match.entries_to_keep())
 
     def ask(self, question: str) -> None:
         if question not in self.questions:

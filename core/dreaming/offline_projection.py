@@ -31,10 +31,10 @@ from dreamdeck.core.io.cache import StampCache
 __all__ = ["load", "projection_path", "save"]
 
 FILENAME = "offline-dreamer-index.sqlite3"
-_SCHEMA = "1"
+_SCHEMA = "2"
 _TABLE = ("CREATE TABLE IF NOT EXISTS shards(slug TEXT PRIMARY KEY, heading TEXT NOT NULL, text TEXT NOT NULL,"
-          " prefixed INT NOT NULL, terms TEXT NOT NULL, lookup TEXT NOT NULL, subject TEXT NOT NULL,"
-          " labels TEXT NOT NULL, digest TEXT NOT NULL)")
+          " prefixed TEXT NOT NULL, terms TEXT NOT NULL, lookup TEXT NOT NULL, subject TEXT NOT NULL,"
+          " labels TEXT NOT NULL, claim TEXT, digest TEXT NOT NULL)")
 _SEP = "\x1f"  # between the words of a set; a set holding it (or an empty word) is not stored
 _KEPT: StampCache[dict[str, ShardEntry]] = StampCache("offline-dreamer-index", max_entries=4)
 
@@ -44,7 +44,7 @@ def _version() -> str:
     """The schema and a digest of the code whose output the rows are."""
     here = Path(__file__).resolve().parent
     core = here.parent
-    sources = sorted((core / "claims").glob("*.py")) + [here / "matching.py", core / "index" / "ladder.py", here / Path(__file__).name]
+    sources = sorted((core / "claims").glob("*.py")) + [here / "matching.py", core / "index" / "ladder.py", Path(__file__).resolve()]
     digest = hashlib.blake2b(digest_size=12)
     for source in sources:
         digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
@@ -74,15 +74,15 @@ def _row(slug: str, e: ShardEntry) -> tuple[str, ...] | None:
     if any(s is None for s in sets):
         return None
     fields = (slug, e.heading, e.text, "1" if e.prefixed else "0", *(s or "" for s in sets))
-    return (*fields, _digest(fields))
+    return (*fields, e.claim, _digest((*fields, e.claim or "")))
 
 
 def _entry(row: tuple) -> ShardEntry | None:
-    *fields, digest = (str(v) for v in row)
-    if _digest(tuple(fields)) != digest:
+    *fields, claim, digest = row
+    if not all(isinstance(v, str) for v in (*fields, claim or "", digest)) or _digest((*fields, claim or "")) != digest:
         return None
     _slug, heading, text, prefixed, terms, lookup, subject, labels = fields
-    return ShardEntry(heading, text, prefixed == "1", _set(terms), _set(lookup), _set(subject), _set(labels))
+    return ShardEntry(heading, text, prefixed == "1", _set(terms), _set(lookup), _set(subject), _set(labels), claim)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -102,7 +102,7 @@ def load(folder: Path | None) -> dict[str, ShardEntry]:
     try:
         conn = _connect(path)
         try:
-            rows = conn.execute("SELECT slug, heading, text, prefixed, terms, lookup, subject, labels, digest FROM shards").fetchall()
+            rows = conn.execute("SELECT slug, heading, text, prefixed, terms, lookup, subject, labels, claim, digest FROM shards").fetchall()
         finally:
             conn.close()
     except sqlite3.Error as exc:
@@ -130,7 +130,7 @@ def save(folder: Path | None, entries: dict[str, ShardEntry], computed: set[str]
             with conn:
                 held = {slug for (slug,) in conn.execute("SELECT slug FROM shards")}
                 conn.executemany("DELETE FROM shards WHERE slug = ?", [(s,) for s in sorted(held - entries.keys())])
-                conn.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                conn.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         finally:
             conn.close()
     except sqlite3.Error as exc:
