@@ -69,7 +69,7 @@ def _digest(fields: tuple[str, ...]) -> str:
     return hashlib.blake2b("\x1e".join(fields).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def _row(slug: str, e: ShardEntry) -> tuple[str, ...] | None:
+def _row(slug: str, e: ShardEntry) -> tuple[str | None, ...] | None:
     sets = [_words(s) for s in (e.terms, e.lookup, e.subject, e.labels)]
     if any(s is None for s in sets):
         return None
