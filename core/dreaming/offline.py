@@ -96,6 +96,7 @@ class _Tally:
     contradictions: int = 0
     same_day: int = 0
     already: int = 0
+    tasks_done: int = 0
 
     def summary(self) -> str:
         def n(count: int, word: str) -> str:
@@ -105,6 +106,8 @@ class _Tally:
         if not self.fragments:
             return f"{head}: nothing to dream"
         parts = [n(self.new_topics, "new topic"), f"{self.reinforced} reinforced", n(self.contradictions, "contradiction")]
+        if self.tasks_done:
+            parts.append(n(self.tasks_done, "task") + " done")
         if self.same_day:
             parts.append(f"{self.same_day} not cited (same day)")
         if self.already:
@@ -313,8 +316,11 @@ class _Run:
         self.supports(key, slug)
         new_text = claim_sentence(frag.body, frag.topic)
         newest = max((_when(k) for k in belief.active), default=("", ""))
-        self.tally.contradictions += 1
         self.dirty.add(slug)
+        if _when(key) >= newest and old.state == "open" and claim.state == "done":
+            self.tick(slug, belief, key, new_text)
+            return
+        self.tally.contradictions += 1
         if _when(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
             belief.superseded.append(key)
             self.contradictions.append(
@@ -330,6 +336,17 @@ class _Run:
         self.contradictions.append(f"{slug}: '{bare(old_text)}' superseded by '{bare(new_text)}' ({frag.citation})")
         self.ask(f"Is '{bare(new_text)}' right, replacing '{bare(old_text)}'?")
         self.note(slug, f"superseded '{bare(old_text)}' by '{bare(new_text)}'")
+
+    def tick(self, slug: str, belief: Belief, key: Key, new_text: str) -> None:
+        """The open task is done: the newer state wins with no question (nothing for a person to
+        judge), the open task's evidence moves to `superseded:`."""
+        belief.superseded = dedupe(belief.superseded + belief.active)
+        belief.active = [key]
+        belief.claim = finish_claim(bare(new_text))
+        belief.inline = False
+        self.match.remember(slug, bare(belief.claim))
+        self.tally.tasks_done += 1
+        self.note(slug, "task done")
 
     def cite_only(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
         """A shard we cannot model: add a citation line, touch nothing else."""
