@@ -7,7 +7,9 @@ Its rules (the claim rules themselves live in `core.claims`):
   words a belief the fragment supports already holds adds nothing ("Never push to main. Open a
   PR." after "never push to main, open a PR"). Each is compared only
   with the shards sharing a rare term, a subject or its topic label (`matching`, over an index
-  built once per run). The topic label is a hint that loosens sameness, never an identity.
+  of the shards' beliefs kept between processes in the run's private folder,
+  `offline_projection`, used only for a belief whose heading it was computed from). The topic
+  label is a hint that loosens sameness, never an identity.
 - **A measured value decides** (`claims.measures`): the same noun-phrase subject with the same
   quantity, time or duration is the same claim however worded; another value of that kind is a
   contradiction; any verb but keep/stay is part of the subject ("keep logs 30 days" and
@@ -28,7 +30,9 @@ Its rules (the claim rules themselves live in `core.claims`):
   (dreamed as any line when no row follows it). Other tables' rows are `key: value` lines (a status table's new value
   is an update).
 - **Checkboxes**: "- [ ] …" / "- [x] …" is a task's state, worded "To do:" / "Done:" (待办 /
-  已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one.
+  已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one
+  with no question: the newer state wins, nothing for a person to judge ("task done"; a task
+  reopened is still a flagged contradiction).
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -317,11 +321,8 @@ class _Run:
         new_text = claim_sentence(frag.body, frag.topic)
         newest = max((_when(k) for k in belief.active), default=("", ""))
         self.dirty.add(slug)
-        if _when(key) >= newest and old.state == "open" and claim.state == "done":
-            self.tick(slug, belief, key, new_text)
-            return
-        self.tally.contradictions += 1
         if _when(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
+            self.tally.contradictions += 1
             belief.superseded.append(key)
             self.contradictions.append(
                 f"{slug}: '{bare(new_text)}' ({frag.citation}) is older than '{bare(belief.claim)}' and was kept under superseded:")
@@ -333,20 +334,14 @@ class _Run:
         belief.claim = finish_claim(guarded(old, claim, bare(new_text)))
         belief.inline = False
         self.match.remember(slug, bare(belief.claim))
+        if old.state == "open" and claim.state == "done":  # a ticked task: the newer state wins, nothing to judge
+            self.tally.tasks_done += 1
+            self.note(slug, "task done")
+            return
+        self.tally.contradictions += 1
         self.contradictions.append(f"{slug}: '{bare(old_text)}' superseded by '{bare(new_text)}' ({frag.citation})")
         self.ask(f"Is '{bare(new_text)}' right, replacing '{bare(old_text)}'?")
         self.note(slug, f"superseded '{bare(old_text)}' by '{bare(new_text)}'")
-
-    def tick(self, slug: str, belief: Belief, key: Key, new_text: str) -> None:
-        """The open task is done: the newer state wins with no question (nothing for a person to
-        judge), the open task's evidence moves to `superseded:`."""
-        belief.superseded = dedupe(belief.superseded + belief.active)
-        belief.active = [key]
-        belief.claim = finish_claim(bare(new_text))
-        belief.inline = False
-        self.match.remember(slug, bare(belief.claim))
-        self.tally.tasks_done += 1
-        self.note(slug, "task done")
 
     def cite_only(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
         """A shard we cannot model: add a citation line, touch nothing else."""
