@@ -61,8 +61,13 @@ def _words(words: frozenset[str]) -> str | None:
     return _SEP.join(sorted(words))
 
 
-def _set(text: str) -> frozenset[str]:
-    return frozenset(text.split(_SEP)) if text else frozenset()
+def _set(text: str, seen: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The set a stored text holds; `seen` shares one set between rows holding the same text
+    (labels, subjects), which also saves building it again."""
+    words = seen.get(text)
+    if words is None:
+        words = seen[text] = frozenset(text.split(_SEP)) if text else frozenset()
+    return words
 
 
 def _digest(fields: tuple[str, ...]) -> str:
@@ -77,12 +82,18 @@ def _row(slug: str, e: ShardEntry) -> tuple[str | None, ...] | None:
     return (*fields, e.claim, _digest((*fields, e.claim or "")))
 
 
-def _entry(row: tuple) -> ShardEntry | None:
+def _entry(row: tuple, seen: dict[str, frozenset[str]]) -> ShardEntry | None:
     *fields, claim, digest = row
-    if not all(isinstance(v, str) for v in (*fields, claim or "", digest)) or _digest((*fields, claim or "")) != digest:
+    try:
+        if _digest((*fields, claim or "")) != digest:
+            return None
+    except TypeError:  # a field that is not text (a BLOB, a number)
+        return None
+    if claim is not None and not isinstance(claim, str):
         return None
     _slug, heading, text, prefixed, terms, lookup, subject, labels = fields
-    return ShardEntry(heading, text, prefixed == "1", _set(terms), _set(lookup), _set(subject), _set(labels), claim)
+    return ShardEntry(heading, text, prefixed == "1", _set(terms, seen), _set(lookup, seen), _set(subject, seen),
+                      _set(labels, seen), claim)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -109,7 +120,8 @@ def load(folder: Path | None) -> dict[str, ShardEntry]:
         if projection_db.damaged(exc):
             projection_db.discard(path)
         return {}
-    entries = {str(row[0]): entry for row in rows if (entry := _entry(row)) is not None}
+    seen: dict[str, frozenset[str]] = {}
+    entries = {str(row[0]): entry for row in rows if (entry := _entry(row, seen)) is not None}
     _KEPT.put(str(path), (), entries)
     return dict(entries)
 
