@@ -1,10 +1,11 @@
 """The offline dreamer's index of the shards' beliefs, kept between processes.
 
 Every run indexes each shard's belief (`matching.ShardEntry`: its terms, subject and label
-words), about 45 µs a shard: half a second for 10,000 shards in a fresh process, every run.
-An entry is a function of the shard's slug and frontmatter heading alone, so this projection
-keeps the entries, by slug, in the private folder the run passes (`DreamInput.cache_dir`), and
-a fresh process reads them instead. It can only ever cost speed, never change a dream:
+words), about 45 µs a shard: half a second for 10,000 shards in a fresh process, every run;
+and it extracts the whole claim of each belief it compares a fragment with (about 150 µs).
+An entry (the claim included, once a run extracted it) is a function of the shard's slug and
+frontmatter heading alone, so this projection keeps the entries, by slug, in the private
+folder the run passes (`DreamInput.cache_dir`), and a fresh process reads them instead. It can only ever cost speed, never change a dream:
 - an entry is used only for a shard whose heading is, byte for byte, the one it was computed
   from (`ShardMatcher`); any other shard is indexed again and its entry replaced;
 - each row carries a digest of its fields: a row that does not match it (torn, edited by hand)
@@ -12,8 +13,9 @@ a fresh process reads them instead. It can only ever cost speed, never change a 
 - the projection's version is a digest of the code that computes entries (`core/claims/`,
   `matching.py`, the ladder, this module), so a change to a rule can never meet entries the old
   rule computed, with no version number to forget;
-- a file that is unreadable, corrupt or of another version is deleted and written again
-  (`index.projection_db`); writes are best effort and a failure is silent.
+- a file that is unreadable or corrupt is deleted, one of another version emptied
+  (`index.projection_db`), and the run writes it again; writes are best effort and a failure
+  is silent.
 Within one process the entries last read or written are kept (`StampCache`, emptied by
 `clear_all`): they are correct whatever the file says since, and are still checked per heading.
 """
