@@ -176,3 +176,20 @@ def test_a_ticked_task_reads_task_done_and_is_mechanical(ws, agent_dir):
     retention = claims["topics/retention.md"]  # a real value change is still a supersession to judge
     assert retention.kind == SUPERSEDED and not retention.mechanical
     assert len(reflection.contradictions) == 1 and "retention" in reflection.contradictions[0]
+
+
+def test_a_ticked_task_that_also_rewrites_its_prose_is_not_mechanical(ws, agent_dir):
+    write_stream(agent_dir, D1, [fragment_line(D1, 1, "Todo", "- [ ] update the on-call handbook")])
+    write_shard(agent_dir, "handbook", shard_text("To do: update the on-call handbook", [cite(D1, 1)]))
+    state, _ = load_state(ws.state_path)
+    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1)}, "2026-05-20T10:00:00+00:00"))
+    write_stream(agent_dir, D, [fragment_line(D, 1, "Todo", "- [x] update the on-call handbook")])
+    commit_all(agent_dir)
+
+    def dream(inp, scratch):
+        scratch.write_shard("handbook", draft("Done: update the on-call handbook", [cite(D, 1)], [cite(D1, 1)])
+                            .replace("\nfragments:", "Also, the pager rota moved to Opsgenie.\n\nfragments:"))
+
+    run_dream(ws, dreamer=Scripted(dream), review="all")
+    (claim,) = claim_review(load_reflection(ws, "r-1")).claims
+    assert claim.kind != TASK_DONE and not claim.mechanical

@@ -36,8 +36,15 @@ from dataclasses import dataclass, field
 from dreamdeck.core.claims.cleaning import task_state
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import extract
-from dreamdeck.core.formats.citations import Key, Sections, citation_keys, sectioned_citations, without_active_citations
-from dreamdeck.core.formats.shards import parse_loose_shard
+from dreamdeck.core.formats.citations import (
+    Key,
+    Sections,
+    citation_keys,
+    sectioned_citations,
+    strip_citation_lines,
+    without_active_citations,
+)
+from dreamdeck.core.formats.shards import LooseShard, parse_loose_shard
 from dreamdeck.core.index.ladder import ladder_sentence, strip_prefix
 from dreamdeck.core.store.reflections import ProposedFile, Reflection
 
@@ -127,7 +134,7 @@ def _classify(f: ProposedFile) -> tuple[str, str, bool]:
     days = len({d for d, _ in sa.active_keys()})
     reworded = _reworded_only(b.heading, a.heading, days)
     if sa.superseded_keys() - sb.superseded_keys():
-        if _ticked(b.heading, a.heading, sb, sa) and b.tags == a.tags:
+        if _ticked(b, a, sb, sa):
             return TASK_DONE, f"task done: {_quote(task_state(_belief(a.heading))[1])}", True
         if not reworded:
             return SUPERSEDED, f"superseded {_quote(_belief(b.heading))} by {_quote(_belief(a.heading))}", False
@@ -144,13 +151,15 @@ def _classify(f: ProposedFile) -> tuple[str, str, bool]:
     return REWRITTEN, f"rewritten: {_quote(_belief(b.heading))} → {_quote(_belief(a.heading))}", False
 
 
-def _ticked(before: str, after: str, sb: Sections, sa: Sections) -> bool:
-    """The belief went from an open task to the same task done, and only the open task's
-    evidence moved under `superseded:`."""
-    old, new = extract(_belief(before)), extract(_belief(after))
+def _ticked(b: LooseShard, a: LooseShard, sb: Sections, sa: Sections) -> bool:
+    """The belief went from an open task to the same task done, only the open task's evidence
+    moved under `superseded:`, and nothing else changed (tags, prose)."""
+    old, new = extract(_belief(b.heading)), extract(_belief(a.heading))
     moved = sa.superseded_keys() - sb.superseded_keys()
     return (old.state == "open" and new.state == "done" and contradiction_reason(old, new) == "state"
-            and sb.superseded_keys() <= sa.superseded_keys() and moved <= sb.active_keys())
+            and sb.superseded_keys() <= sa.superseded_keys() and moved <= sb.active_keys() and b.tags == a.tags
+            and strip_citation_lines(b.body).replace(b.heading.strip(), "")
+            == strip_citation_lines(a.body).replace(a.heading.strip(), ""))
 
 
 def _names_slug(contradictions: list[str], slug: str) -> bool:
