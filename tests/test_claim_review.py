@@ -8,7 +8,7 @@ import json
 import pytest
 
 from dreamdeck.core.dreaming.run import run_dream
-from dreamdeck.core.ops.claim_review import NEW, REINFORCED, REWRITTEN, SUPERSEDED, claim_review
+from dreamdeck.core.ops.claim_review import NEW, REINFORCED, REWRITTEN, SUPERSEDED, TASK_DONE, claim_review
 from dreamdeck.core.ops.reflections import approve
 from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.store.state import load_state, save_state
@@ -156,3 +156,40 @@ def test_approve_mechanical_says_so_in_one_line_when_nothing_is_mechanical(ws, a
     assert result.returncode == 2
     assert "no mechanical hunk" in result.stderr and "Traceback" not in result.stderr
     assert load_reflection(ws, "r-1").status == "pending"
+
+
+def test_a_ticked_task_reads_task_done_and_is_mechanical(ws, agent_dir):
+    write_stream(agent_dir, D1, [fragment_line(D1, 1, "Todo", "- [ ] update the on-call handbook"),
+                                 fragment_line(D1, 2, "retention", "retention: 14 days")])
+    write_shard(agent_dir, "update-on-call-handbook", shard_text("Mentioned once: To do: update the on-call handbook", [cite(D1, 1)]))
+    write_shard(agent_dir, "retention", shard_text("Mentioned once: retention: 14 days", [cite(D1, 2)]))
+    state, _ = load_state(ws.state_path)
+    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1), uuid_at(D1, 2)}, "2026-05-20T10:00:00+00:00"))
+    write_stream(agent_dir, D, [fragment_line(D, 1, "Todo", "- [x] update the on-call handbook"),
+                                fragment_line(D, 2, "retention", "retention: 30 days")])
+    commit_all(agent_dir)
+    run_dream(ws, dreamer_name="offline", review="judgement")
+    reflection = load_reflection(ws, "r-1")
+    claims = by_path(claim_review(reflection))
+    task = claims["topics/update-on-call-handbook.md"]
+    assert (task.kind, task.line, task.mechanical) == (TASK_DONE, 'task done: "update the on-call handbook"', True)
+    retention = claims["topics/retention.md"]  # a real value change is still a supersession to judge
+    assert retention.kind == SUPERSEDED and not retention.mechanical
+    assert len(reflection.contradictions) == 1 and "retention" in reflection.contradictions[0]
+
+
+def test_a_ticked_task_that_also_rewrites_its_prose_is_not_mechanical(ws, agent_dir):
+    write_stream(agent_dir, D1, [fragment_line(D1, 1, "Todo", "- [ ] update the on-call handbook")])
+    write_shard(agent_dir, "handbook", shard_text("To do: update the on-call handbook", [cite(D1, 1)]))
+    state, _ = load_state(ws.state_path)
+    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1)}, "2026-05-20T10:00:00+00:00"))
+    write_stream(agent_dir, D, [fragment_line(D, 1, "Todo", "- [x] update the on-call handbook")])
+    commit_all(agent_dir)
+
+    def dream(inp, scratch):
+        scratch.write_shard("handbook", draft("Done: update the on-call handbook", [cite(D, 1)], [cite(D1, 1)])
+                            .replace("\nfragments:", "Also, the pager rota moved to Opsgenie.\n\nfragments:"))
+
+    run_dream(ws, dreamer=Scripted(dream), review="all")
+    (claim,) = claim_review(load_reflection(ws, "r-1")).claims
+    assert claim.kind != TASK_DONE and not claim.mechanical

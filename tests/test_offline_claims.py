@@ -417,4 +417,29 @@ def test_a_task_ticked_on_a_later_day_replaces_its_open_belief():
     [text] = files.values()
     assert parse_shard(text)[0].heading == "Mentioned once: Done: update the on-call handbook"
     assert sections(text) == ([("2026-03-04", "f04-0")], [("2026-03-02", "f02-0"), ("2026-03-03", "f03-0")])
-    assert flagged == [0, 0, 1]
+    assert flagged == [0, 0, 0]  # a tick is an update, not a conflict for a person to judge
+
+
+def test_a_ticked_task_is_not_a_flagged_contradiction_and_asks_no_question():
+    files, _ = dream([frag(2, 1, "Todo", "- [ ] update the on-call handbook")])
+    files, outcome = dream([frag(4, 1, "Todo", "- [x] update the on-call handbook")], files)
+    [(slug, text)] = files.items()
+    assert parse_shard(text)[0].heading == "Mentioned once: Done: update the on-call handbook"
+    assert sections(text) == ([("2026-03-04", "f04-1")], [("2026-03-02", "f02-1")])
+    assert (outcome.contradictions, outcome.questions) == ([], [])
+    assert outcome.changes == {slug: "task done"}
+    assert outcome.summary == "1 fragment: 0 new topics, 0 reinforced, 0 contradictions, 1 task done"
+
+
+def test_a_changed_value_beside_a_ticked_task_is_still_a_flagged_contradiction():
+    files, _ = dream([frag(2, 1, "Todo", "- [ ] update the on-call handbook"), frag(2, 2, "Deploys", "deploy window: Tuesday")])
+    files, outcome = dream([frag(4, 1, "Todo", "- [x] update the on-call handbook"),
+                            frag(4, 2, "Deploys", "deploy window: Thursday")], files)
+    assert len(outcome.contradictions) == 1 and "deploy window" in outcome.contradictions[0]
+    assert len(outcome.questions) == 1 and "Thursday" in outcome.questions[0]
+
+
+def test_a_task_reopened_after_it_was_done_is_still_flagged():
+    files, _ = dream([frag(2, 1, "Todo", "- [x] update the on-call handbook")])
+    files, outcome = dream([frag(4, 1, "Todo", "- [ ] update the on-call handbook")], files)
+    assert len(outcome.contradictions) == 1

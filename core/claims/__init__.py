@@ -10,5 +10,6 @@ inbox. May import `errors`, `io` and `formats`.
 - `sameness`: the same claim, a near duplicate, support for a topic;
 - `logs`: keys whose values observe a moment or an event ("cost today", "last run"), never a setting;
 - `contradiction`: the one contradiction rule (the same subject, another value);
-- `naming`: readable slugs in any script; `index`: candidates for a claim among thousands.
+- `naming`: readable slugs in any script; `index`: candidates for a claim among thousands;
+- `codec`: a claim as JSON text and back, for the offline dreamer's projection.
 """

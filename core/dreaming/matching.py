@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from dreamdeck.core.claims.codec import claim_from_json, claim_to_json
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
@@ -31,7 +32,7 @@ from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms, values
 from dreamdeck.core.dreaming.protocol import UndreamedFragment
 from dreamdeck.core.index.ladder import strip_prefix
 
-__all__ = ["Match", "ShardMatcher", "label_slug", "label_words", "volatile_subjects"]
+__all__ = ["Match", "ShardEntry", "ShardMatcher", "label_slug", "label_words", "shard_entry", "volatile_subjects"]
 
 _HEADING = re.compile(r"^heading:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
 _HASH_WORD = re.compile(r"^[0-9a-f]{6}$")
@@ -92,6 +93,26 @@ def _lookup(claim_terms: frozenset[str], text: str) -> frozenset[str]:
     return claim_terms or frozenset("=" + v for v in values(text))
 
 
+@dataclass(frozen=True)
+class ShardEntry:
+    """What the index holds for one shard: a function of its slug and frontmatter `heading` alone
+    (so an entry is valid for a shard exactly when the shard's heading is this one)."""
+    heading: str  # as written in the frontmatter, ladder prefix included
+    text: str  # the belief without its ladder prefix
+    prefixed: bool
+    terms: frozenset[str]
+    lookup: frozenset[str]  # what fetches it (`_lookup`)
+    subject: frozenset[str]
+    labels: frozenset[str]  # the slug's words (`label_words`)
+    claim: str | None = None  # the belief's whole claim (`claims.codec`), once a run extracted it
+
+
+def shard_entry(slug: str, heading: str) -> ShardEntry:
+    text, prefixed = strip_prefix(heading)
+    words = terms(text)
+    return ShardEntry(heading, text, prefixed, words, _lookup(words, text), subject_terms(text), label_words(slug))
+
+
 @dataclass
 class Match:
     kind: str  # "contradict" | "same" | "cite_only"
@@ -103,7 +124,9 @@ class ShardMatcher:
     """The run's view of the shards' beliefs, kept current as the run writes new ones."""
 
     def __init__(self, files: dict[str, str], modelable: Callable[[str], bool],
-                 volatile: set[frozenset[str]] | None = None) -> None:
+                 volatile: set[frozenset[str]] | None = None, known: dict[str, ShardEntry] | None = None) -> None:
+        """`known`: entries kept from an earlier run (`offline_projection`); one is used only for
+        a shard whose heading is still the one it was computed from."""
         self.files = files  # the run's live slug -> text (new shards appear as the run adds them)
         self.modelable = modelable  # can the dreamer rewrite this shard (else: cite only)?
         self.volatile = volatile or set()
@@ -115,21 +138,41 @@ class ShardMatcher:
         self.by_topic: dict[str, list[str]] = {}  # topic label -> the shards named for it
         self.rewritten: set[str] = set()  # beliefs this run wrote
         self.labels_by_word: dict[str, set[str]] = {}
+        self.entries: dict[str, ShardEntry] = {}  # the index as the run began, by slug
+        self.recomputed: set[str] = set()  # entries `known` did not hold (or held for another heading)
+        self.claimed: set[str] = set()  # entries whose claim this run extracted
+        known = known or {}
         for slug in sorted(files):
             heading = heading_of(files[slug])
-            if heading:
-                text, prefixed = strip_prefix(heading)
-                self.prefixed[slug], self.headings[slug] = prefixed, text
-                self.terms[slug] = terms(text)
-                self.index.add(slug, _lookup(self.terms[slug], text), subject_terms(text), label_words(slug))
+            if not heading:
+                continue
+            entry = known.get(slug)
+            if entry is None or entry.heading != heading:
+                entry = shard_entry(slug, heading)
+                self.recomputed.add(slug)
+            self.entries[slug] = entry
+            self.prefixed[slug], self.headings[slug], self.terms[slug] = entry.prefixed, entry.text, entry.terms
+            self.index.add(slug, entry.lookup, entry.subject, entry.labels)
 
     def claim_of(self, slug: str) -> Claim | None:
-        """The claim a shard's belief states (its heading, without the ladder prefix)."""
+        """The claim a shard's belief states (its heading, without the ladder prefix); a belief
+        the run has not rewritten (`remember` sets those) is its entry's."""
         if slug not in self.claims:
             if slug not in self.headings:
                 return None
-            self.claims[slug] = extract(self.headings[slug])
+            entry = self.entries.get(slug)
+            kept = claim_from_json(entry.claim) if entry is not None and entry.claim is not None else None
+            if kept is None:
+                kept = extract(self.headings[slug])
+                if entry is not None:
+                    self.entries[slug] = replace(entry, claim=claim_to_json(kept))
+                    self.claimed.add(slug)
+            self.claims[slug] = kept
         return self.claims[slug]
+
+    def entries_to_keep(self) -> set[str]:
+        """The entries this run computed, in whole or in part (`offline_projection.save`)."""
+        return self.recomputed | self.claimed
 
     def remember(self, slug: str, sentence: str) -> None:
         """(Re)index a belief the run wrote: one claim with a ladder prefix."""
@@ -167,10 +210,12 @@ class ShardMatcher:
                 self.labels_by_word.setdefault(word, set()).add(label)
         return self.by_topic[label]
 
-    @staticmethod
-    def same_topic(slug: str, lwords: frozenset[str], lslug: str) -> bool:
+    def same_topic(self, slug: str, lwords: frozenset[str], lslug: str) -> bool:
         """The shard was named for this topic label (or its words match the label's)."""
-        return slug == lslug or (bool(lslug) and slug.startswith(lslug + "-")) or jaccard(lwords, label_words(slug)) >= 0.5
+        if slug == lslug or (bool(lslug) and slug.startswith(lslug + "-")):
+            return True
+        entry = self.entries.get(slug)
+        return jaccard(lwords, entry.labels if entry is not None else label_words(slug)) >= 0.5
 
     def relate(self, claim: Claim, slug: str, lwords: frozenset[str], lslug: str) -> Match | None:
         """How `claim` bears on shard `slug`, judged on its belief first; whether the shard can

@@ -7,7 +7,9 @@ Its rules (the claim rules themselves live in `core.claims`):
   words a belief the fragment supports already holds adds nothing ("Never push to main. Open a
   PR." after "never push to main, open a PR"). Each is compared only
   with the shards sharing a rare term, a subject or its topic label (`matching`, over an index
-  built once per run). The topic label is a hint that loosens sameness, never an identity.
+  of the shards' beliefs kept between processes in the run's private folder,
+  `offline_projection`, used only for a belief whose heading it was computed from). The topic
+  label is a hint that loosens sameness, never an identity.
 - **A measured value decides** (`claims.measures`): the same noun-phrase subject with the same
   quantity, time or duration is the same claim however worded; another value of that kind is a
   contradiction; any verb but keep/stay is part of the subject ("keep logs 30 days" and
@@ -28,7 +30,9 @@ Its rules (the claim rules themselves live in `core.claims`):
   (dreamed as any line when no row follows it). Other tables' rows are `key: value` lines (a status table's new value
   is an update).
 - **Checkboxes**: "- [ ] …" / "- [x] …" is a task's state, worded "To do:" / "Done:" (待办 /
-  已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one.
+  已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one
+  with no question: the newer state wins, nothing for a person to judge ("task done"; a task
+  reopened is still a flagged contradiction).
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -53,6 +57,7 @@ from dreamdeck.core.claims.extract import Claim, extract
 from dreamdeck.core.claims.naming import claim_slug
 from dreamdeck.core.claims.sameness import near_duplicate
 from dreamdeck.core.claims.statements import statements
+from dreamdeck.core.dreaming import offline_projection
 from dreamdeck.core.dreaming.beliefs import (
     Belief,
     Key,
@@ -95,6 +100,7 @@ class _Tally:
     contradictions: int = 0
     same_day: int = 0
     already: int = 0
+    tasks_done: int = 0
 
     def summary(self) -> str:
         def n(count: int, word: str) -> str:
@@ -104,6 +110,8 @@ class _Tally:
         if not self.fragments:
             return f"{head}: nothing to dream"
         parts = [n(self.new_topics, "new topic"), f"{self.reinforced} reinforced", n(self.contradictions, "contradiction")]
+        if self.tasks_done:
+            parts.append(n(self.tasks_done, "task") + " done")
         if self.same_day:
             parts.append(f"{self.same_day} not cited (same day)")
         if self.already:
@@ -147,7 +155,7 @@ class _Run:
         # A new claim never takes a slug in use, nor one a person pinned in the vault.
         self.taken_lower = {slug.lower() for slug in (*self.files, *inp.pinned, *scratch.pinned)}
         self.match = ShardMatcher(self.files, lambda slug: self.belief(slug) is not None,
-                                  volatile_subjects(inp.fragments))
+                                  volatile_subjects(inp.fragments), offline_projection.load(inp.cache_dir))
 
     def go(self) -> None:
         for frag in self.inp.fragments:
@@ -160,6 +168,7 @@ class _Run:
             contradictions=self.contradictions, archive=[],
         )
         self.scratch.outcome.changes = {slug: "; ".join(dict.fromkeys(notes)) for slug, notes in sorted(self.changes.items())}
+        offline_projection.save(self.inp.cache_dir, self.match.entries, self.match.entries_to_keep())
 
     def ask(self, question: str) -> None:
         if question not in self.questions:
@@ -311,9 +320,9 @@ class _Run:
         self.supports(key, slug)
         new_text = claim_sentence(frag.body, frag.topic)
         newest = max((_when(k) for k in belief.active), default=("", ""))
-        self.tally.contradictions += 1
         self.dirty.add(slug)
         if _when(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
+            self.tally.contradictions += 1
             belief.superseded.append(key)
             self.contradictions.append(
                 f"{slug}: '{bare(new_text)}' ({frag.citation}) is older than '{bare(belief.claim)}' and was kept under superseded:")
@@ -325,6 +334,11 @@ class _Run:
         belief.claim = finish_claim(guarded(old, claim, bare(new_text)))
         belief.inline = False
         self.match.remember(slug, bare(belief.claim))
+        if old.state == "open" and claim.state == "done":  # a ticked task: the newer state wins, nothing to judge
+            self.tally.tasks_done += 1
+            self.note(slug, "task done")
+            return
+        self.tally.contradictions += 1
         self.contradictions.append(f"{slug}: '{bare(old_text)}' superseded by '{bare(new_text)}' ({frag.citation})")
         self.ask(f"Is '{bare(new_text)}' right, replacing '{bare(old_text)}'?")
         self.note(slug, f"superseded '{bare(old_text)}' by '{bare(new_text)}'")

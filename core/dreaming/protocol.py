@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from dreamdeck.core.errors import DreamdeckError
@@ -40,6 +41,9 @@ class DreamInput:
     strength_rows: list[StrengthRow]  # TypeClaw's strength table, a row per topic shard (empty: none)
     pinned: frozenset[str] = frozenset()  # slugs whose vault copy is human-owned
     references: frozenset[str] = frozenset()  # slugs under memory/references/
+    # A private folder where a dreamer may keep projections of the shards between runs (None:
+    # keep none); the offline dreamer keeps its index there (`dreaming.offline_projection`).
+    cache_dir: Path | None = None
 
 
 @dataclass

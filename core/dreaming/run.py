@@ -291,6 +291,7 @@ def _snapshot(run: _Run) -> _Snapshot:
     inp = DreamInput(
         today=today, fragments=run.undreamed, strength_rows=rows, pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
+        cache_dir=ws.lock_dir,
     )
     return _Snapshot(before, vault, inp)
 

@@ -9,6 +9,8 @@ from the dreamer's word, so it holds for any dreamer:
 - REINFORCED: the same belief seen again — `reinforced: "<belief>" (+N citations, D days)`;
 - SUPERSEDED: the belief changed and the old evidence moved under `superseded:` —
   `superseded "<old>" by "<new>"`;
+- TASK_DONE: an open task ("To do: X") ticked: the belief is the same task done ("Done: X"),
+  only the open task's evidence moved under `superseded:` — `task done: "X"`;
 - KEPT_OLDER: older contradicting evidence filed under `superseded:`, the belief unchanged;
 - DELETED, and REWRITTEN for anything else (a belief or its prose edited in place).
 A folded duplicate changes no shard (it has no hunk): it is named under the claim that cites the
@@ -21,7 +23,8 @@ and its change is either
     re-worded by the strength ladder for its new count of active days (or unchanged), and whose
     body, besides that sentence and the active citation lines, is unchanged; or
 (b) a new claim with no contradiction: a new shard with no `superseded:` citation whose slug no
-    flagged contradiction of the reflection names.
+    flagged contradiction of the reflection names; or
+(c) a task done (TASK_DONE above): the newer state wins, there is nothing for a person to judge.
 Folded duplicates are mechanical by nature and need no approval: folding writes nothing.
 Approving the mechanical hunks is a partial approval like `--hunk`: the others are not applied.
 """
@@ -30,16 +33,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from dreamdeck.core.formats.citations import Key, citation_keys, sectioned_citations, without_active_citations
-from dreamdeck.core.formats.shards import parse_loose_shard
+from dreamdeck.core.claims.cleaning import task_state
+from dreamdeck.core.claims.contradiction import contradiction_reason
+from dreamdeck.core.claims.extract import extract
+from dreamdeck.core.formats.citations import (
+    Key,
+    Sections,
+    citation_keys,
+    sectioned_citations,
+    strip_citation_lines,
+    without_active_citations,
+)
+from dreamdeck.core.formats.shards import LooseShard, parse_loose_shard
 from dreamdeck.core.index.ladder import ladder_sentence, strip_prefix
 from dreamdeck.core.store.reflections import ProposedFile, Reflection
 
-__all__ = ["NEW", "REINFORCED", "SUPERSEDED", "KEPT_OLDER", "DELETED", "REWRITTEN", "ClaimChange",
+__all__ = ["NEW", "REINFORCED", "SUPERSEDED", "TASK_DONE", "KEPT_OLDER", "DELETED", "REWRITTEN", "ClaimChange",
            "ClaimReview", "claim_review", "mechanical_hunks"]
 
-NEW, REINFORCED, SUPERSEDED, KEPT_OLDER, DELETED, REWRITTEN = (
-    "new", "reinforced", "superseded", "kept-older", "deleted", "rewritten")
+NEW, REINFORCED, SUPERSEDED, TASK_DONE, KEPT_OLDER, DELETED, REWRITTEN = (
+    "new", "reinforced", "superseded", "task-done", "kept-older", "deleted", "rewritten")
 _QUOTE_LIMIT = 80
 
 
@@ -121,6 +134,8 @@ def _classify(f: ProposedFile) -> tuple[str, str, bool]:
     days = len({d for d, _ in sa.active_keys()})
     reworded = _reworded_only(b.heading, a.heading, days)
     if sa.superseded_keys() - sb.superseded_keys():
+        if _ticked(b, a, sb, sa):
+            return TASK_DONE, f"task done: {_quote(task_state(_belief(a.heading))[1])}", True
         if not reworded:
             return SUPERSEDED, f"superseded {_quote(_belief(b.heading))} by {_quote(_belief(a.heading))}", False
         moved = len(sa.superseded_keys() - sb.superseded_keys())
@@ -134,6 +149,17 @@ def _classify(f: ProposedFile) -> tuple[str, str, bool]:
         return REINFORCED, f"reinforced: {_quote(_belief(a.heading))} (+{_plural(len(added), 'citation')}, " \
                            f"{_plural(days, 'day')})", True
     return REWRITTEN, f"rewritten: {_quote(_belief(b.heading))} → {_quote(_belief(a.heading))}", False
+
+
+def _ticked(b: LooseShard, a: LooseShard, sb: Sections, sa: Sections) -> bool:
+    """The belief went from an open task to the same task done, only the open task's evidence
+    moved under `superseded:`, and nothing else changed (tags, prose)."""
+    old, new = extract(_belief(b.heading)), extract(_belief(a.heading))
+    moved = sa.superseded_keys() - sb.superseded_keys()
+    return (old.state == "open" and new.state == "done" and contradiction_reason(old, new) == "state"
+            and sb.superseded_keys() <= sa.superseded_keys() and moved <= sb.active_keys() and b.tags == a.tags
+            and strip_citation_lines(b.body).replace(b.heading.strip(), "")
+            == strip_citation_lines(a.body).replace(a.heading.strip(), ""))
 
 
 def _names_slug(contradictions: list[str], slug: str) -> bool:
