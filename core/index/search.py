@@ -32,6 +32,7 @@ Words: `formats.search_terms` (CJK runs as bigrams, `porter unicode61` for the r
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from dreamdeck.core.index.search_docs import DocData
     from dreamdeck.core.index.search_feed import ChangeFeed
 
-VERSION = "3"
+VERSION = "4"
 FILENAME = "search.sqlite3"
 # area folder under memory/ -> the kind of its documents (None: tracked for citations only)
 AREAS = {"topics": "topic", "vault": "vault", "archive": None, "references": "reference"}
@@ -65,8 +66,9 @@ _INFO = json.JSONEncoder(ensure_ascii=False)  # one encoder for every document's
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT)",
-    # a file's stamp as four integers (size NULL: read it again), read back without parsing
-    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT)",
+    # a file's stamp as four integers (size NULL: read it again), read back without parsing, and
+    # a digest of the bytes indexed (a file read again with the same bytes is not indexed again)
+    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT, sum BLOB)",
     "CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL,"
     " path TEXT NOT NULL, heading TEXT NOT NULL, excerpt TEXT NOT NULL, info TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS docs_path ON docs(path)",
@@ -111,10 +113,28 @@ class Hit:
     relevance: float
 
 
+def _diff(current: dict[str, dict[str, Stamp]], known) -> tuple[list[tuple[str, Stamp]], list[str]]:
+    """(changed files with their stamps, removed files) of a sweep, as paths under memory/."""
+    changed: list[tuple[str, Stamp]] = []
+    removed: list[str] = []
+    for area, now in current.items():
+        before = known.get(area, {})
+        if now == before:  # one C-level comparison: nothing in this area changed
+            continue
+        changed += [(f"{area}/{n}", st) for n, st in now.items() if before.get(n) != st]
+        removed += [f"{area}/{n}" for n in before if n not in now]
+    return changed, removed
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
 @dataclass
 class RefreshReport:
     rebuilt: bool = False  # the index was created from nothing
     files_read: int = 0
+    files_indexed: int = 0  # of those read, the ones whose bytes differed from what was indexed
     files_removed: int = 0
     streams_rebuilt: bool = False
     stream_docs: int = 0
@@ -236,23 +256,37 @@ class SearchIndex:
         except (OSError, sqlite3.Error):
             return (-1, -1)
 
-    def _refresh(self) -> RefreshReport:
+    def update(self, rels: list[str]) -> RefreshReport:
+        """Bring the index up to date for exactly `rels` (paths under memory/, e.g. "topics/x.md")
+        that a change wrote or removed, without the sweep: what the door calls after an apply.
+        Correct whatever else changed: a file nobody named keeps the stamp it was indexed under,
+        so the next `refresh` still finds it. A day new to the undreamed tail needs every shard's
+        citations of it, so then this sweeps. Never builds an index that does not exist."""
+        with self._lock:
+            if not self.path.exists():
+                return RefreshReport(swept=False)
+            try:
+                return self._refresh(only=rels)
+            except sqlite3.DatabaseError as exc:
+                if _locked(exc):
+                    raise Busy("the search index is being updated by another process; try again") from None
+                self._reset()  # damaged: the next query rebuilds it from the files
+                return RefreshReport(swept=False)
+
+    def _refresh(self, only: list[str] | None = None) -> RefreshReport:
         started = clock()
         existed = self.path.exists()
         conn = self._connect()
-        report = RefreshReport(rebuilt=not existed)
+        report = RefreshReport(rebuilt=not existed, swept=only is None)
         known = self._known_stamps(conn)
-        linked: list[tuple[str, str]] = []
-        current = {area: self._scan_area(area, linked) for area in AREAS}
-        self.linked = sorted(linked)
-        changed: list[tuple[str, Stamp]] = []
-        removed: list[str] = []
-        for area, now in current.items():
-            before = known.get(area, {})
-            if now == before:  # one C-level comparison: nothing in this area changed
-                continue
-            changed += [(f"{area}/{n}", st) for n, st in now.items() if before.get(n) != st]
-            removed += [f"{area}/{n}" for n in before if n not in now]
+        current: dict[str, dict[str, Stamp]] = {}
+        if only is None:
+            linked: list[tuple[str, str]] = []
+            current = {area: self._scan_area(area, linked) for area in AREAS}
+            self.linked = sorted(linked)
+            changed, removed = _diff(current, known)
+        else:
+            changed, removed = self._named_diff(only, known)
         stream_sig = self._stream_signature(started)
         same_streams = bool(stream_sig) and stream_sig == self._meta(conn, "streams")
         if not changed and not removed and same_streams:
@@ -262,6 +296,9 @@ class SearchIndex:
         # Streams, state and tombstones unchanged: the tail's days are the ones covered, and its
         # documents change only if what shards cite in it does. Otherwise read the tail again.
         frags = None if same_streams else tail.undreamed_fragments(self.ws)
+        if only is not None and frags is not None:
+            if {f.date for f in frags} - set(json.loads(self._meta(conn, "tail_days") or "[]")):
+                return self._refresh()  # a day new to the tail: every shard's citations of it
         from filelock import Timeout
 
         try:
@@ -292,6 +329,29 @@ class SearchIndex:
             known.get(area, {}).pop(name, None)
         return report
 
+    def _named_diff(self, rels: list[str], known) -> tuple[list[tuple[str, Stamp]], list[str]]:
+        """`_diff` for the named files only: one lstat each, the sweep's rules (`scan_folder`)."""
+        changed: list[tuple[str, Stamp]] = []
+        removed: list[str] = []
+        memory = str(self.ws.memory)
+        for rel in dict.fromkeys(rels):
+            area, _, name = rel.partition("/")
+            if area not in AREAS or "/" in name or not name.endswith(".md") or name[:1] in ("", "."):
+                continue
+            try:
+                st = os.lstat(f"{memory}/{rel}")
+            except (FileNotFoundError, NotADirectoryError):
+                st = None
+            regular = st is not None and st.st_mode & 0o170000 == 0o100000 and st.st_nlink == 1
+            before = known.get(area, {})
+            if st is not None and regular:
+                stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                if before.get(name) != stamp:
+                    changed.append((rel, stamp))
+            elif name in before:  # gone, or now a link (the sweep leaves links out)
+                removed.append(rel)
+        return changed, removed
+
     def _scan_area(self, area: str, linked: list[tuple[str, str]]) -> dict[str, Stamp]:
         found: list[tuple[str, str]] = []
         stamps = scan_folder(self.ws.memory / area, linked=found)
@@ -315,31 +375,51 @@ class SearchIndex:
 
     # --- writing ------------------------------------------------------------------------------
     def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int, days: set[str]) -> None:
-        """Re-read changed files into documents and tail rows (for `days`); drop removed ones."""
+        """Re-read changed files into documents and tail rows (for `days`); drop removed ones.
+        A file whose bytes are the ones indexed (read again after the racy window, or touched)
+        keeps its documents: only its stamp and tail rows are written again."""
         tail = _tail()
-        for rel in removed:
-            self.drop_file(conn, rel)
-            report.files_removed += 1
-        file_rows, docs, tail_rows = [], [], []
+        self.drop_files(conn, removed)
+        report.files_removed += len(removed)
+        sums = self._sums(conn, [rel for rel, _ in changed])
+        file_rows, docs, tail_rows, stale, gone = [], [], [], [], []
         memory = str(self.ws.memory)  # joined as text: 10,000 Path objects cost a third of a second
         for rel, stamp in changed:
-            area, name = rel.split("/", 1)
-            if name in self._known.get(area, {}):
-                self.drop_file(conn, rel)
             try:
                 with open(f"{memory}/{rel}", "rb") as fh:
                     data = fh.read()
             except FileNotFoundError:  # gone since the scan
+                gone += [rel] if rel in sums else []
                 continue
             report.files_read += 1
-            file_rows.append((rel, *(stamp if settled(stamp, started) else (None,) * 4)))
+            digest = _digest(data)
+            file_rows.append((rel, *(stamp if settled(stamp, started) else (None,) * 4), digest))
             tail_rows += tail.file_rows(rel, data, days)
+            if rel in sums:
+                conn.execute("DELETE FROM tail WHERE path=?", (rel,))
+                if sums[rel] == digest:
+                    continue
+                stale.append(rel)
+            report.files_indexed += 1
+            area, name = rel.split("/", 1)
             doc = self.doc_of(area, name[:-3], rel, data)
             if doc is not None:
                 docs.append(doc)
-        conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", file_rows)
+        self.drop_files(conn, gone)
+        self.drop_files(conn, stale, docs_only=True)
+        conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", file_rows)
         conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
         self.insert_docs(conn, docs)
+
+    @staticmethod
+    def _sums(conn, rels: list[str]) -> dict[str, bytes | None]:
+        """path -> digest of the bytes indexed, for the files of `rels` the index holds."""
+        out: dict[str, bytes | None] = {}
+        for start in range(0, len(rels), 500):
+            chunk = rels[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(conn.execute(f"SELECT path, sum FROM files WHERE path IN ({marks})", chunk).fetchall())
+        return out
 
     @staticmethod
     def doc_of(area: str, slug: str, rel: str, data: bytes) -> DocData | None:
@@ -354,10 +434,19 @@ class SearchIndex:
 
     @staticmethod
     def drop_file(conn, rel: str) -> None:
-        conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path=?)", (rel,))
-        conn.execute("DELETE FROM docs WHERE path=?", (rel,))
-        conn.execute("DELETE FROM tail WHERE path=?", (rel,))
-        conn.execute("DELETE FROM files WHERE path=?", (rel,))
+        SearchIndex.drop_files(conn, [rel])
+
+    @staticmethod
+    def drop_files(conn, rels: list[str], docs_only: bool = False) -> None:
+        """Forget `rels`' documents (and, unless `docs_only`, their tail rows and stamps)."""
+        for start in range(0, len(rels), 500):
+            chunk = rels[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            conn.execute(f"DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path IN ({marks}))", chunk)
+            conn.execute(f"DELETE FROM docs WHERE path IN ({marks})", chunk)
+            if not docs_only:
+                conn.execute(f"DELETE FROM tail WHERE path IN ({marks})", chunk)
+                conn.execute(f"DELETE FROM files WHERE path IN ({marks})", chunk)
 
     @staticmethod
     def insert_docs(conn, docs: list[DocData]) -> None:
@@ -438,6 +527,18 @@ def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200, cou
         if snapshot and conn.in_transaction:
             conn.execute("COMMIT")
     return [Hit(k, key, p, h, e, json.loads(i), -r) for k, key, p, h, e, i, r in rows]
+
+
+def update_after_change(ws: Workspace, rels: list[str]) -> None:
+    """The door's call after an apply: the index, if there is one, re-reads the files the change
+    wrote or removed (`SearchIndex.update`). It never fails the change: an index that is busy
+    or damaged is only slower, the next query's sweep finds what this did not."""
+    if not rels or not index_path(ws).exists():
+        return
+    try:
+        open_index(ws).update(rels)
+    except (Busy, sqlite3.Error, OSError):
+        pass
 
 
 _OPEN: dict[str, SearchIndex] = {}
