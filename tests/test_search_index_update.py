@@ -120,3 +120,27 @@ def test_an_apply_without_an_index_creates_none(ws, agent_dir):
     edit_shard(ws, "pnpm", text.replace("The user uses pnpm.", "The user uses pnpm and bun."), actor="human:tester")
 
     assert not index_path(ws).exists()
+
+
+def test_a_new_process_reads_the_indexed_stamps_as_every_writer_left_them(ws, settled_clock):
+    """The stamps a sweep compares with are kept whole beside the files table (one read for a
+    fresh process, not 10,000 rows); every writer keeps both in one transaction."""
+    close_all()
+    write_shard(ws.root, "sailing", shard_text("The user sails boats", []))
+    write_shard(ws.root, "pets", shard_text("The user keeps cats", []))
+    one, two = SearchIndex(ws), SearchIndex(ws)  # two processes
+    one.refresh()
+    write_shard(ws.root, "sailing", shard_text("The user sails kayaks", []))
+    (ws.topics_dir / "pets.md").unlink()
+    two.update(["topics/sailing.md", "topics/pets.md"])
+    write_shard(ws.root, "tea", shard_text("The user drinks green tea", []))
+    one.refresh()
+
+    fresh = SearchIndex(ws)
+    conn = fresh._connect()
+    table = {rel: st for rel, *st in conn.execute("SELECT path, size, mtime, ctime, ino FROM files")}
+    known = {f"{area}/{name}": list(st) for area, names in fresh._known_stamps(conn).items() for name, st in names.items()}
+    assert known == table and sorted(known) == ["topics/sailing.md", "topics/tea.md"]
+    assert fresh.refresh().files_read == 0
+    for index in (one, two, fresh):
+        index.close()

