@@ -47,7 +47,7 @@ from dreamdeck.core.formats.search_terms import TOKENIZER, match_terms
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index.search_cut import TermCounts
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
-from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
+from dreamdeck.core.io.folder_stamps import entry_of, scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
@@ -259,11 +259,14 @@ class SearchIndex:
         with self._lock:
             feed = self.feed
             generation = feed.barrier() if feed is not None else None
-            if generation is not None and self._vouched == (generation, *self._db_state()):
-                return RefreshReport(swept=False)
+            only = None
+            if generation is not None and self._vouched is not None and self._vouched[1:] == self._db_state():
+                if self._vouched[0] == generation:
+                    return RefreshReport(swept=False)
+                only = self._feed_rels(feed.changed_between(self._vouched[0], generation))  # type: ignore[union-attr]
             self._vouched = None
             try:
-                report = self._refresh()
+                report = self._refresh(only)
             except sqlite3.DatabaseError as exc:
                 if _locked(exc):  # another writer (a recall impact preview): not a damaged index
                     raise Busy("the search index is being updated by another process; try again") from None
@@ -272,6 +275,25 @@ class SearchIndex:
             if generation is not None:  # changes after the barrier move the generation on
                 self._vouched = (generation, *self._db_state())
             return report
+
+    def _feed_rels(self, paths: set[str] | None) -> list[str] | None:
+        """The shard and reference files among the paths a change feed saw (others the index
+        does not read, or covers by the stream signature every refresh computes); None — sweep —
+        when the feed lost count or a shard folder itself changed."""
+        if paths is None or self.feed is None:
+            return None
+        root = self.feed.memory + os.sep
+        rels = []
+        for path in paths:
+            if not path.startswith(root):
+                return None  # memory/ itself
+            rel = path[len(root):]
+            area, _, name = rel.partition(os.sep)
+            if area in AREAS:
+                if not name:
+                    return None  # the folder moved, appeared or went: its files are not named
+                rels.append(f"{area}/{name}")
+        return rels
 
     def _db_state(self) -> tuple[int, int]:
         """(inode, data_version): another process replacing or writing the index makes us sweep."""
@@ -362,13 +384,12 @@ class SearchIndex:
             if area not in AREAS or "/" in name or not name.endswith(".md") or name[:1] in ("", "."):
                 continue
             try:
-                st = os.lstat(f"{memory}/{rel}")
+                stamp, why = entry_of(os.lstat(f"{memory}/{rel}"))
             except (FileNotFoundError, NotADirectoryError):
-                st = None
-            regular = st is not None and st.st_mode & 0o170000 == 0o100000 and st.st_nlink == 1
+                stamp, why = None, None
+            self.linked = sorted([*(e for e in self.linked if e[0] != rel), *([(rel, why)] if why else [])])
             before = known.get(area, {})
-            if st is not None and regular:
-                stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            if stamp is not None:
                 if before.get(name) != stamp:
                     changed.append((rel, stamp))
             elif name in before:  # gone, or now a link (the sweep leaves links out)
