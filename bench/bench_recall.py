@@ -174,6 +174,10 @@ def speed(root: Path, queries: int) -> None:
                             lambda: index.update(rels), None)
         next_sweep = cpu_timed(index.refresh)
         report_pair("  the next query's sweep (50 read again: same bytes, kept)", [next_sweep], 0.5)
+    with Memory(ws) as memory:  # a long-lived reader: its change feed names what changed
+        memory.recall(qs[0], record=False)
+        update_report_round(index, topics, rels, "after 50 shards changed, seen by a Memory's feed",
+                            lambda: index.refresh(), None)
 
     prompts = ["how does the user handle deploys and observations", "what does the user consistently do",
                "tell me about the kayaks", "which topic is about observations", "anything about things"]
