@@ -16,12 +16,15 @@ Where it lives: outside `memory/`, in dreamdeck's private per-user folder (`inde
 one place to change when that folder moves). It is never the truth: deleted, unreadable,
 corrupt or of another version, it is rebuilt from the files.
 
-How it stays fresh, without a hook in the door: every query first compares each source file's
-stamp (size, mtime, ctime, inode: `io.cache`) with the stamp it was indexed under, and re-reads
-only files that changed, appeared or went. A file changed within the racy window is indexed but
-not trusted, so it is read again next time. A long-lived owner may attach a change feed
-(`index.search_feed`): while it vouches that nothing under memory/ changed, the sweep is
-skipped. The undreamed tail is rebuilt when the stream files,
+How it stays fresh: every query first compares each source file's stamp (size, mtime, ctime,
+inode: `io.cache`) with the stamp it was indexed under, and re-reads only files that changed,
+appeared or went (`index.search_stamps`). A file changed within the racy window is indexed but
+not trusted, so it is read again next time (its bytes unchanged, its documents are kept). After
+every apply the door names the files it wrote or removed (`update_after_change`): those are
+read at once, without the sweep; what anyone else changed keeps its old stamp here, so the next
+sweep still finds it. A long-lived owner may attach a change feed (`index.search_feed`): while it
+vouches that nothing under memory/ changed, the sweep is skipped, and after a change only the
+paths it saw are read. The undreamed tail is rebuilt when the stream files,
 the dreaming state, the tombstones or any shard changed. Writers in several processes serialize
 on a file lock; readers never wait (WAL).
 
@@ -32,9 +35,7 @@ Words: `formats.search_terms` (CJK runs as bigrams, `porter unicode61` for the r
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import marshal
 import os
 import sqlite3
 import threading
@@ -46,8 +47,9 @@ from dreamdeck.core.errors import Busy
 from dreamdeck.core.formats.search_terms import TOKENIZER, match_terms
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index.search_cut import TermCounts
+from dreamdeck.core.index.search_stamps import Known, diff, digest, feed_rels, named_diff, save_stamps, stored_stamps
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
-from dreamdeck.core.io.folder_stamps import entry_of, scan_folder, stamp_text
+from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
@@ -114,23 +116,6 @@ class Hit:
     relevance: float
 
 
-def _diff(current: dict[str, dict[str, Stamp]], known) -> tuple[list[tuple[str, Stamp]], list[str]]:
-    """(changed files with their stamps, removed files) of a sweep, as paths under memory/."""
-    changed: list[tuple[str, Stamp]] = []
-    removed: list[str] = []
-    for area, now in current.items():
-        before = known.get(area, {})
-        if now == before:  # one C-level comparison: nothing in this area changed
-            continue
-        changed += [(f"{area}/{n}", st) for n, st in now.items() if before.get(n) != st]
-        removed += [f"{area}/{n}" for n in before if n not in now]
-    return changed, removed
-
-
-def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
-
-
 @dataclass
 class RefreshReport:
     rebuilt: bool = False  # the index was created from nothing
@@ -151,7 +136,7 @@ class SearchIndex:
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._counts = TermCounts()
-        self._known: dict[str, dict[str, Stamp | None]] = {}  # area -> file name -> stamp (None: read again)
+        self._known: Known = {}  # area -> file name -> stamp (None: read again), `index.search_stamps`
         self._data_version: int | None = None
         self._inode: int | None = None
         self.feed: ChangeFeed | None = None  # set by a long-lived owner (`dreamdeck.api.Memory`)
@@ -214,44 +199,13 @@ class SearchIndex:
 
         return FileLock(f"{self.path}.lock", timeout=30)
 
-    def _known_stamps(self, conn: sqlite3.Connection) -> dict[str, dict[str, Stamp | None]]:
+    def _known_stamps(self, conn: sqlite3.Connection) -> Known:
         # data_version changes when another process committed: then our copy may be stale.
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
-            self._known = self._stored_stamps(conn)
+            self._known = stored_stamps(conn, AREAS)
             self._data_version = version
         return self._known
-
-    @staticmethod
-    def _stored_stamps(conn: sqlite3.Connection) -> dict[str, dict[str, Stamp | None]]:
-        """The files table as area -> name -> stamp: from its one marshalled copy in meta (5 ms
-        for 10,000 files, where reading the rows costs 22 ms in every fresh process), or from
-        the rows when that copy is missing or unreadable."""
-        row = conn.execute("SELECT v FROM meta WHERE k='stamps'").fetchone()
-        if row is not None and isinstance(row[0], bytes):
-            try:
-                known = marshal.loads(row[0])
-            except (ValueError, EOFError, TypeError):
-                known = None
-            if isinstance(known, dict):
-                return known
-        known = {area: {} for area in AREAS}
-        for rel, size, mtime, ctime, ino in conn.execute("SELECT path, size, mtime, ctime, ino FROM files"):
-            area, _, name = rel.partition("/")
-            known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
-        return known
-
-    def _save_stamps(self, conn: sqlite3.Connection, rows: list[tuple], dropped: list[str]) -> None:
-        """Record, in the transaction that wrote `rows` and dropped `dropped` from the files table,
-        the table's marshalled copy (`_stored_stamps`), from the latest commit's (another writer's too)."""
-        known = self._known_stamps(conn)
-        for rel in dropped:
-            area, _, name = rel.partition("/")
-            known.get(area, {}).pop(name, None)
-        for rel, size, mtime, ctime, ino, _ in rows:
-            area, _, name = rel.partition("/")
-            known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (marshal.dumps(known),))
 
     # --- freshness ----------------------------------------------------------------------------
     def refresh(self) -> RefreshReport:
@@ -263,7 +217,7 @@ class SearchIndex:
             if generation is not None and self._vouched is not None and self._vouched[1:] == self._db_state():
                 if self._vouched[0] == generation:
                     return RefreshReport(swept=False)
-                only = self._feed_rels(feed.changed_between(self._vouched[0], generation))  # type: ignore[union-attr]
+                only = feed_rels(feed.memory, feed.changed_between(self._vouched[0], generation), AREAS)  # type: ignore[union-attr]
             self._vouched = None
             try:
                 report = self._refresh(only)
@@ -275,25 +229,6 @@ class SearchIndex:
             if generation is not None:  # changes after the barrier move the generation on
                 self._vouched = (generation, *self._db_state())
             return report
-
-    def _feed_rels(self, paths: set[str] | None) -> list[str] | None:
-        """The shard and reference files among the paths a change feed saw (others the index
-        does not read, or covers by the stream signature every refresh computes); None — sweep —
-        when the feed lost count or a shard folder itself changed."""
-        if paths is None or self.feed is None:
-            return None
-        root = self.feed.memory + os.sep
-        rels = []
-        for path in paths:
-            if not path.startswith(root):
-                return None  # memory/ itself
-            rel = path[len(root):]
-            area, _, name = rel.partition(os.sep)
-            if area in AREAS:
-                if not name:
-                    return None  # the folder moved, appeared or went: its files are not named
-                rels.append(f"{area}/{name}")
-        return rels
 
     def _db_state(self) -> tuple[int, int]:
         """(inode, data_version): another process replacing or writing the index makes us sweep."""
@@ -334,9 +269,9 @@ class SearchIndex:
             linked: list[tuple[str, str]] = []
             current = {area: self._scan_area(area, linked) for area in AREAS}
             self.linked = sorted(linked)
-            changed, removed = _diff(current, known)
+            changed, removed = diff(current, known)
         else:
-            changed, removed = self._named_diff(only, known)
+            changed, removed = named_diff(str(self.ws.memory), only, known, AREAS, self.linked)
         stream_sig = self._stream_signature(started)
         same_streams = bool(stream_sig) and stream_sig == self._meta(conn, "streams")
         if not changed and not removed and same_streams:
@@ -358,7 +293,8 @@ class SearchIndex:
                     covered = set(json.loads(self._meta(conn, "tail_days") or "[]"))
                     days = sorted(covered) if frags is None else sorted({f.date for f in frags})
                     cited_before = tail.cited(conn, days) if frags is None and shards_changed else None
-                    self._save_stamps(conn, *self._apply_files(conn, changed, removed, report, started, covered | set(days)))
+                    written, dropped = self._apply_files(conn, changed, removed, report, started, covered | set(days))
+                    save_stamps(conn, self._known_stamps(conn), written, dropped)  # the latest commit's, another writer's too
                     if cited_before is not None and tail.cited(conn, days) != cited_before:
                         frags = tail.undreamed_fragments(self.ws)
                     if frags is not None:
@@ -368,33 +304,11 @@ class SearchIndex:
                     conn.execute("COMMIT")
                 except BaseException:
                     conn.execute("ROLLBACK")
-                    self._known, self._data_version = {}, None  # `_save_stamps` changed our copy
+                    self._known, self._data_version = {}, None  # `save_stamps` changed our copy
                     raise
         except Timeout:
             raise Busy("the search index is being rebuilt by another process; try again") from None
         return report
-
-    def _named_diff(self, rels: list[str], known) -> tuple[list[tuple[str, Stamp]], list[str]]:
-        """`_diff` for the named files only: one lstat each, the sweep's rules (`scan_folder`)."""
-        changed: list[tuple[str, Stamp]] = []
-        removed: list[str] = []
-        memory = str(self.ws.memory)
-        for rel in dict.fromkeys(rels):
-            area, _, name = rel.partition("/")
-            if area not in AREAS or "/" in name or not name.endswith(".md") or name[:1] in ("", "."):
-                continue
-            try:
-                stamp, why = entry_of(os.lstat(f"{memory}/{rel}"))
-            except (FileNotFoundError, NotADirectoryError):
-                stamp, why = None, None
-            self.linked = sorted([*(e for e in self.linked if e[0] != rel), *([(rel, why)] if why else [])])
-            before = known.get(area, {})
-            if stamp is not None:
-                if before.get(name) != stamp:
-                    changed.append((rel, stamp))
-            elif name in before:  # gone, or now a link (the sweep leaves links out)
-                removed.append(rel)
-        return changed, removed
 
     def _scan_area(self, area: str, linked: list[tuple[str, str]]) -> dict[str, Stamp]:
         found: list[tuple[str, str]] = []
@@ -438,12 +352,12 @@ class SearchIndex:
                 gone += [rel] if rel in sums else []
                 continue
             report.files_read += 1
-            digest = _digest(data)
-            file_rows.append((rel, *(stamp if settled(stamp, started) else (None,) * 4), digest))
+            hashed = digest(data)
+            file_rows.append((rel, *(stamp if settled(stamp, started) else (None,) * 4), hashed))
             tail_rows += tail.file_rows(rel, data, days)
             if rel in sums:
                 conn.execute("DELETE FROM tail WHERE path=?", (rel,))
-                if sums[rel] == digest:
+                if sums[rel] == hashed:
                     continue
                 stale.append(rel)
             report.files_indexed += 1
