@@ -144,3 +144,23 @@ def test_a_new_process_reads_the_indexed_stamps_as_every_writer_left_them(ws, se
     assert fresh.refresh().files_read == 0
     for index in (one, two, fresh):
         index.close()
+
+
+def test_update_finding_an_index_of_another_version_leaves_the_build_to_the_next_query(ws, settled_clock):
+    import sqlite3
+
+    close_all()
+    write_shard(ws.root, "sailing", shard_text("The user sails boats", []))
+    open_index(ws).refresh()
+    close_all()
+    with sqlite3.connect(index_path(ws)) as conn:
+        conn.execute("UPDATE meta SET v='0' WHERE k='version'")
+    conn.close()
+    write_shard(ws.root, "tea", shard_text("The user drinks green tea", []))
+    index = open_index(ws)
+
+    report = index.update(["topics/tea.md"])
+
+    assert report.files_read == 0 and index.count() == 0
+    assert index.refresh().files_read == 2 and found(index, "tea") == [("topic", "tea")]
+    close_all()

@@ -142,6 +142,7 @@ class SearchIndex:
         self.feed: ChangeFeed | None = None  # set by a long-lived owner (`dreamdeck.api.Memory`)
         self.linked: list[tuple[str, str]] = []  # (path under memory/, why) of the shard files the last sweep left out
         self._vouched: tuple[int, int, int] | None = None  # (feed generation, inode, data_version) last swept
+        self._created = False  # this connection created the tables: nothing indexed until a full refresh
 
     # --- the database -------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -173,6 +174,7 @@ class SearchIndex:
         return conn
 
     def _create(self, conn: sqlite3.Connection) -> None:
+        self._created = True  # empty until a refresh fills it
         with self._write_lock():
             conn.execute("BEGIN IMMEDIATE")
             for table in ("fts", "docs", "files", "tail", "meta"):
@@ -214,7 +216,8 @@ class SearchIndex:
             feed = self.feed
             generation = feed.barrier() if feed is not None else None
             only = None
-            if generation is not None and self._vouched is not None and self._vouched[1:] == self._db_state():
+            if generation is not None and not self._created and self._vouched is not None \
+                    and self._vouched[1:] == self._db_state():
                 if self._vouched[0] == generation:
                     return RefreshReport(swept=False)
                 only = feed_rels(feed.memory, feed.changed_between(self._vouched[0], generation), AREAS)  # type: ignore[union-attr]
@@ -246,11 +249,15 @@ class SearchIndex:
         that a change wrote or removed, without the sweep: what the door calls after an apply.
         Correct whatever else changed: a file nobody named keeps the stamp it was indexed under,
         so the next `refresh` still finds it. A day new to the undreamed tail needs every shard's
-        citations of it, so then this sweeps. Never builds an index that does not exist."""
+        citations of it, so then this sweeps. Never builds an index: none there, or one of another
+        version (thrown away on opening), is left for the next query to build."""
         with self._lock:
             if not self.path.exists():
                 return RefreshReport(swept=False)
             try:
+                self._connect()
+                if self._created:
+                    return RefreshReport(swept=False)
                 return self._refresh(only=rels)
             except sqlite3.DatabaseError as exc:
                 if _locked(exc):
@@ -275,6 +282,7 @@ class SearchIndex:
         stream_sig = self._stream_signature(started)
         same_streams = bool(stream_sig) and stream_sig == self._meta(conn, "streams")
         if not changed and not removed and same_streams:
+            self._created = self._created and only is not None
             return report
         tail = _tail()
         shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
@@ -308,6 +316,7 @@ class SearchIndex:
                     raise
         except Timeout:
             raise Busy("the search index is being rebuilt by another process; try again") from None
+        self._created = self._created and only is not None
         return report
 
     def _scan_area(self, area: str, linked: list[tuple[str, str]]) -> dict[str, Stamp]:
