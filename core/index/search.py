@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dreamdeck.core.errors import Busy
+from dreamdeck.core.errors import Busy, DreamdeckError
 from dreamdeck.core.formats.search_terms import TOKENIZER, match_terms
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index.search_cut import TermCounts
@@ -216,11 +216,11 @@ class SearchIndex:
             feed = self.feed
             generation = feed.barrier() if feed is not None else None
             only = None
-            if generation is not None and not self._created and self._vouched is not None \
+            if feed is not None and generation is not None and not self._created and self._vouched is not None \
                     and self._vouched[1:] == self._db_state():
                 if self._vouched[0] == generation:
                     return RefreshReport(swept=False)
-                only = feed_rels(feed.memory, feed.changed_between(self._vouched[0], generation), AREAS)  # type: ignore[union-attr]
+                only = feed_rels(feed.memory, feed.changed_between(self._vouched[0], generation), AREAS)
             self._vouched = None
             try:
                 report = self._refresh(only)
@@ -502,12 +502,13 @@ def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200, cou
 def update_after_change(ws: Workspace, rels: list[str]) -> None:
     """The door's call after an apply: the index, if there is one, re-reads the files the change
     wrote or removed (`SearchIndex.update`). It never fails the change: an index that is busy
-    or damaged is only slower, the next query's sweep finds what this did not."""
+    or damaged, or a file it cannot read, is only slower: the next query meets it (and says what
+    is wrong), its sweep finds what this did not."""
     if not rels or not index_path(ws).exists():
         return
     try:
         open_index(ws).update(rels)
-    except (Busy, sqlite3.Error, OSError):
+    except (DreamdeckError, sqlite3.Error, OSError):
         pass
 
 
