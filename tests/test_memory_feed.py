@@ -87,3 +87,40 @@ def test_a_quiet_feed_gives_the_same_injection_again(memory):
     write_shard(memory.workspace.root, "deploys", shard_text("Deploys happen on Tuesdays", []))
     memory.new_session()
     assert "Deploys happen on Tuesdays" in memory.inject("deploys tuesdays", record=False)
+
+
+def test_a_change_the_feed_saw_is_read_without_the_sweep(memory):
+    index = open_index(memory.workspace)
+    index.refresh()
+    write_shard(memory.workspace.root, "deploys", shard_text("Deploys happen on Tuesdays", []))
+    (memory.workspace.topics_dir / "editor.md").unlink()
+
+    report = index.refresh()
+
+    assert (report.swept, report.files_read, report.files_removed) == (False, 1, 1)
+    assert [b.key for b in memory.recall("tuesdays", record=False)] == ["deploys"]
+    assert memory.recall("helix", record=False) == []
+
+
+def test_a_shard_folder_moved_away_makes_the_next_refresh_sweep(memory):
+    index = open_index(memory.workspace)
+    write_shard(memory.workspace.root, "kayaks", shard_text("The user paddles kayaks", []), folder="vault")
+    index.refresh()
+    vault = memory.workspace.memory / "vault"
+    os.rename(vault, vault.with_name("vault-old"))
+
+    assert index.refresh().swept
+    assert memory.recall("kayaks", record=False) == []
+
+
+def test_a_shard_made_a_link_while_the_feed_runs_is_named_for_the_warning(memory, tmp_path):
+    index = open_index(memory.workspace)
+    index.refresh()
+    outside = tmp_path / "outside.md"
+    outside.write_text(shard_text("Notes about yachts", []), encoding="utf-8")
+    os.symlink(outside, memory.workspace.topics_dir / "yachts.md")
+
+    report = index.refresh()
+
+    assert not report.swept and index.linked == [("topics/yachts.md", "a symbolic link")]
+    assert memory.recall("yachts", record=False) == []

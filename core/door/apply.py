@@ -42,6 +42,7 @@ from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.git.commit import STREAM_PATH, changed_in_worktree, link_refusal
 from dreamdeck.core.git.merge import merge_shards, rebase_change
 from dreamdeck.core.git.runner import busy_reason, head
+from dreamdeck.core.index.search import update_after_change
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.io.no_links import read_text_nofollow
 from dreamdeck.core.store.memory_scan import linked_files
@@ -136,6 +137,7 @@ def apply_changeset(
             drain(background)
             raise
         finish(ws, journal, result, step, cs.before_commit, background, cs.evidence.shard_reads)
+    update_after_change(ws, [*result.written, *result.deleted])  # the search index, for these files only
     return result
 
 

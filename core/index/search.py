@@ -16,12 +16,15 @@ Where it lives: outside `memory/`, in dreamdeck's private per-user folder (`inde
 one place to change when that folder moves). It is never the truth: deleted, unreadable,
 corrupt or of another version, it is rebuilt from the files.
 
-How it stays fresh, without a hook in the door: every query first compares each source file's
-stamp (size, mtime, ctime, inode: `io.cache`) with the stamp it was indexed under, and re-reads
-only files that changed, appeared or went. A file changed within the racy window is indexed but
-not trusted, so it is read again next time. A long-lived owner may attach a change feed
-(`index.search_feed`): while it vouches that nothing under memory/ changed, the sweep is
-skipped. The undreamed tail is rebuilt when the stream files,
+How it stays fresh: every query first compares each source file's stamp (size, mtime, ctime,
+inode: `io.cache`) with the stamp it was indexed under, and re-reads only files that changed,
+appeared or went (`index.search_stamps`). A file changed within the racy window is indexed but
+not trusted, so it is read again next time (its bytes unchanged, its documents are kept). After
+every apply the door names the files it wrote or removed (`update_after_change`): those are
+read at once, without the sweep; what anyone else changed keeps its old stamp here, so the next
+sweep still finds it. A long-lived owner may attach a change feed (`index.search_feed`): while it
+vouches that nothing under memory/ changed, the sweep is skipped, and after a change only the
+paths it saw are read. The undreamed tail is rebuilt when the stream files,
 the dreaming state, the tombstones or any shard changed. Writers in several processes serialize
 on a file lock; readers never wait (WAL).
 
@@ -40,10 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dreamdeck.core.errors import Busy
+from dreamdeck.core.errors import Busy, DreamdeckError
 from dreamdeck.core.formats.search_terms import TOKENIZER, match_terms
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index.search_cut import TermCounts
+from dreamdeck.core.index.search_stamps import Known, diff, digest, feed_rels, named_diff, save_stamps, stored_stamps
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.store.streams import stream_dir
@@ -56,7 +60,7 @@ if TYPE_CHECKING:
     from dreamdeck.core.index.search_docs import DocData
     from dreamdeck.core.index.search_feed import ChangeFeed
 
-VERSION = "3"
+VERSION = "4"
 FILENAME = "search.sqlite3"
 # area folder under memory/ -> the kind of its documents (None: tracked for citations only)
 AREAS = {"topics": "topic", "vault": "vault", "archive": None, "references": "reference"}
@@ -65,8 +69,9 @@ _INFO = json.JSONEncoder(ensure_ascii=False)  # one encoder for every document's
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT)",
-    # a file's stamp as four integers (size NULL: read it again), read back without parsing
-    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT)",
+    # a file's stamp as four integers (size NULL: read it again), read back without parsing, and
+    # a digest of the bytes indexed (a file read again with the same bytes is not indexed again)
+    "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INT, mtime INT, ctime INT, ino INT, sum BLOB)",
     "CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL,"
     " path TEXT NOT NULL, heading TEXT NOT NULL, excerpt TEXT NOT NULL, info TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS docs_path ON docs(path)",
@@ -115,6 +120,7 @@ class Hit:
 class RefreshReport:
     rebuilt: bool = False  # the index was created from nothing
     files_read: int = 0
+    files_indexed: int = 0  # of those read, the ones whose bytes differed from what was indexed
     files_removed: int = 0
     streams_rebuilt: bool = False
     stream_docs: int = 0
@@ -130,12 +136,13 @@ class SearchIndex:
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._counts = TermCounts()
-        self._known: dict[str, dict[str, Stamp | None]] = {}  # area -> file name -> stamp (None: read again)
+        self._known: Known = {}  # area -> file name -> stamp (None: read again), `index.search_stamps`
         self._data_version: int | None = None
         self._inode: int | None = None
         self.feed: ChangeFeed | None = None  # set by a long-lived owner (`dreamdeck.api.Memory`)
         self.linked: list[tuple[str, str]] = []  # (path under memory/, why) of the shard files the last sweep left out
         self._vouched: tuple[int, int, int] | None = None  # (feed generation, inode, data_version) last swept
+        self._created = False  # this connection created the tables: nothing indexed until a full refresh
 
     # --- the database -------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -167,6 +174,7 @@ class SearchIndex:
         return conn
 
     def _create(self, conn: sqlite3.Connection) -> None:
+        self._created = True  # empty until a refresh fills it
         with self._write_lock():
             conn.execute("BEGIN IMMEDIATE")
             for table in ("fts", "docs", "files", "tail", "meta"):
@@ -193,15 +201,11 @@ class SearchIndex:
 
         return FileLock(f"{self.path}.lock", timeout=30)
 
-    def _known_stamps(self, conn: sqlite3.Connection) -> dict[str, dict[str, Stamp | None]]:
+    def _known_stamps(self, conn: sqlite3.Connection) -> Known:
         # data_version changes when another process committed: then our copy may be stale.
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
-            known: dict[str, dict[str, Stamp | None]] = {area: {} for area in AREAS}
-            for rel, size, mtime, ctime, ino in conn.execute("SELECT path, size, mtime, ctime, ino FROM files"):
-                area, _, name = rel.partition("/")
-                known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
-            self._known = known
+            self._known = stored_stamps(conn, AREAS)
             self._data_version = version
         return self._known
 
@@ -211,11 +215,15 @@ class SearchIndex:
         with self._lock:
             feed = self.feed
             generation = feed.barrier() if feed is not None else None
-            if generation is not None and self._vouched == (generation, *self._db_state()):
-                return RefreshReport(swept=False)
+            only = None
+            if feed is not None and generation is not None and not self._created and self._vouched is not None \
+                    and self._vouched[1:] == self._db_state():
+                if self._vouched[0] == generation:
+                    return RefreshReport(swept=False)
+                only = feed_rels(feed.memory, feed.changed_between(self._vouched[0], generation), AREAS)
             self._vouched = None
             try:
-                report = self._refresh()
+                report = self._refresh(only)
             except sqlite3.DatabaseError as exc:
                 if _locked(exc):  # another writer (a recall impact preview): not a damaged index
                     raise Busy("the search index is being updated by another process; try again") from None
@@ -236,32 +244,54 @@ class SearchIndex:
         except (OSError, sqlite3.Error):
             return (-1, -1)
 
-    def _refresh(self) -> RefreshReport:
+    def update(self, rels: list[str]) -> RefreshReport:
+        """Bring the index up to date for exactly `rels` (paths under memory/, e.g. "topics/x.md")
+        that a change wrote or removed, without the sweep: what the door calls after an apply.
+        Correct whatever else changed: a file nobody named keeps the stamp it was indexed under,
+        so the next `refresh` still finds it. A day new to the undreamed tail needs every shard's
+        citations of it, so then this sweeps. Never builds an index: none there, or one of another
+        version (thrown away on opening), is left for the next query to build."""
+        with self._lock:
+            if not self.path.exists():
+                return RefreshReport(swept=False)
+            try:
+                self._connect()
+                if self._created:
+                    return RefreshReport(swept=False)
+                return self._refresh(only=rels)
+            except sqlite3.DatabaseError as exc:
+                if _locked(exc):
+                    raise Busy("the search index is being updated by another process; try again") from None
+                self._reset()  # damaged: the next query rebuilds it from the files
+                return RefreshReport(swept=False)
+
+    def _refresh(self, only: list[str] | None = None) -> RefreshReport:
         started = clock()
         existed = self.path.exists()
         conn = self._connect()
-        report = RefreshReport(rebuilt=not existed)
+        report = RefreshReport(rebuilt=not existed, swept=only is None)
         known = self._known_stamps(conn)
-        linked: list[tuple[str, str]] = []
-        current = {area: self._scan_area(area, linked) for area in AREAS}
-        self.linked = sorted(linked)
-        changed: list[tuple[str, Stamp]] = []
-        removed: list[str] = []
-        for area, now in current.items():
-            before = known.get(area, {})
-            if now == before:  # one C-level comparison: nothing in this area changed
-                continue
-            changed += [(f"{area}/{n}", st) for n, st in now.items() if before.get(n) != st]
-            removed += [f"{area}/{n}" for n in before if n not in now]
+        current: dict[str, dict[str, Stamp]] = {}
+        if only is None:
+            linked: list[tuple[str, str]] = []
+            current = {area: self._scan_area(area, linked) for area in AREAS}
+            self.linked = sorted(linked)
+            changed, removed = diff(current, known)
+        else:
+            changed, removed = named_diff(str(self.ws.memory), only, known, AREAS, self.linked)
         stream_sig = self._stream_signature(started)
         same_streams = bool(stream_sig) and stream_sig == self._meta(conn, "streams")
         if not changed and not removed and same_streams:
+            self._created = self._created and only is not None
             return report
         tail = _tail()
         shards_changed = any(tail.is_citing(rel) for rel in [*(c[0] for c in changed), *removed])
         # Streams, state and tombstones unchanged: the tail's days are the ones covered, and its
         # documents change only if what shards cite in it does. Otherwise read the tail again.
         frags = None if same_streams else tail.undreamed_fragments(self.ws)
+        if only is not None and frags is not None:
+            if {f.date for f in frags} - set(json.loads(self._meta(conn, "tail_days") or "[]")):
+                return self._refresh()  # a day new to the tail: every shard's citations of it
         from filelock import Timeout
 
         try:
@@ -271,7 +301,8 @@ class SearchIndex:
                     covered = set(json.loads(self._meta(conn, "tail_days") or "[]"))
                     days = sorted(covered) if frags is None else sorted({f.date for f in frags})
                     cited_before = tail.cited(conn, days) if frags is None and shards_changed else None
-                    self._apply_files(conn, changed, removed, report, started, covered | set(days))
+                    written, dropped = self._apply_files(conn, changed, removed, report, started, covered | set(days))
+                    save_stamps(conn, self._known_stamps(conn), written, dropped)  # the latest commit's, another writer's too
                     if cited_before is not None and tail.cited(conn, days) != cited_before:
                         frags = tail.undreamed_fragments(self.ws)
                     if frags is not None:
@@ -281,15 +312,11 @@ class SearchIndex:
                     conn.execute("COMMIT")
                 except BaseException:
                     conn.execute("ROLLBACK")
+                    self._known, self._data_version = {}, None  # `save_stamps` changed our copy
                     raise
         except Timeout:
             raise Busy("the search index is being rebuilt by another process; try again") from None
-        for rel, stamp in changed:  # what this connection committed (data_version only counts others)
-            area, name = rel.split("/", 1)
-            known.setdefault(area, {})[name] = stamp if settled(stamp, started) else None
-        for rel in removed:
-            area, name = rel.split("/", 1)
-            known.get(area, {}).pop(name, None)
+        self._created = self._created and only is not None
         return report
 
     def _scan_area(self, area: str, linked: list[tuple[str, str]]) -> dict[str, Stamp]:
@@ -314,32 +341,55 @@ class SearchIndex:
         return row[0] if row else None
 
     # --- writing ------------------------------------------------------------------------------
-    def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int, days: set[str]) -> None:
-        """Re-read changed files into documents and tail rows (for `days`); drop removed ones."""
+    def _apply_files(self, conn, changed, removed, report: RefreshReport, started: int,
+                     days: set[str]) -> tuple[list[tuple], list[str]]:
+        """Re-read changed files into documents and tail rows (for `days`); drop removed ones.
+        A file whose bytes are the ones indexed (read again after the racy window, or touched)
+        keeps its documents: only its stamp and tail rows are written again. Returns the files
+        table's rows written and the paths dropped from it."""
         tail = _tail()
-        for rel in removed:
-            self.drop_file(conn, rel)
-            report.files_removed += 1
-        file_rows, docs, tail_rows = [], [], []
+        self.drop_files(conn, removed)
+        report.files_removed += len(removed)
+        sums = self._sums(conn, [rel for rel, _ in changed])
+        file_rows, docs, tail_rows, stale, gone = [], [], [], [], []
         memory = str(self.ws.memory)  # joined as text: 10,000 Path objects cost a third of a second
         for rel, stamp in changed:
-            area, name = rel.split("/", 1)
-            if name in self._known.get(area, {}):
-                self.drop_file(conn, rel)
             try:
                 with open(f"{memory}/{rel}", "rb") as fh:
                     data = fh.read()
             except FileNotFoundError:  # gone since the scan
+                gone += [rel] if rel in sums else []
                 continue
             report.files_read += 1
-            file_rows.append((rel, *(stamp if settled(stamp, started) else (None,) * 4)))
+            hashed = digest(data)
+            file_rows.append((rel, *(stamp if settled(stamp, started) else (None,) * 4), hashed))
             tail_rows += tail.file_rows(rel, data, days)
+            if rel in sums:
+                conn.execute("DELETE FROM tail WHERE path=?", (rel,))
+                if sums[rel] == hashed:
+                    continue
+                stale.append(rel)
+            report.files_indexed += 1
+            area, name = rel.split("/", 1)
             doc = self.doc_of(area, name[:-3], rel, data)
             if doc is not None:
                 docs.append(doc)
-        conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", file_rows)
+        self.drop_files(conn, gone)
+        self.drop_files(conn, stale, docs_only=True)
+        conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", file_rows)
         conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
         self.insert_docs(conn, docs)
+        return file_rows, [*removed, *gone]
+
+    @staticmethod
+    def _sums(conn, rels: list[str]) -> dict[str, bytes | None]:
+        """path -> digest of the bytes indexed, for the files of `rels` the index holds."""
+        out: dict[str, bytes | None] = {}
+        for start in range(0, len(rels), 500):
+            chunk = rels[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(conn.execute(f"SELECT path, sum FROM files WHERE path IN ({marks})", chunk).fetchall())
+        return out
 
     @staticmethod
     def doc_of(area: str, slug: str, rel: str, data: bytes) -> DocData | None:
@@ -354,10 +404,19 @@ class SearchIndex:
 
     @staticmethod
     def drop_file(conn, rel: str) -> None:
-        conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path=?)", (rel,))
-        conn.execute("DELETE FROM docs WHERE path=?", (rel,))
-        conn.execute("DELETE FROM tail WHERE path=?", (rel,))
-        conn.execute("DELETE FROM files WHERE path=?", (rel,))
+        SearchIndex.drop_files(conn, [rel])
+
+    @staticmethod
+    def drop_files(conn, rels: list[str], docs_only: bool = False) -> None:
+        """Forget `rels`' documents (and, unless `docs_only`, their tail rows and stamps)."""
+        for start in range(0, len(rels), 500):
+            chunk = rels[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            conn.execute(f"DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE path IN ({marks}))", chunk)
+            conn.execute(f"DELETE FROM docs WHERE path IN ({marks})", chunk)
+            if not docs_only:
+                conn.execute(f"DELETE FROM tail WHERE path IN ({marks})", chunk)
+                conn.execute(f"DELETE FROM files WHERE path IN ({marks})", chunk)
 
     @staticmethod
     def insert_docs(conn, docs: list[DocData]) -> None:
@@ -438,6 +497,19 @@ def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200, cou
         if snapshot and conn.in_transaction:
             conn.execute("COMMIT")
     return [Hit(k, key, p, h, e, json.loads(i), -r) for k, key, p, h, e, i, r in rows]
+
+
+def update_after_change(ws: Workspace, rels: list[str]) -> None:
+    """The door's call after an apply: the index, if there is one, re-reads the files the change
+    wrote or removed (`SearchIndex.update`). It never fails the change: an index that is busy
+    or damaged, or a file it cannot read, is only slower: the next query meets it (and says what
+    is wrong), its sweep finds what this did not."""
+    if not rels or not index_path(ws).exists():
+        return
+    try:
+        open_index(ws).update(rels)
+    except (DreamdeckError, sqlite3.Error, OSError):
+        pass
 
 
 _OPEN: dict[str, SearchIndex] = {}

@@ -7,8 +7,10 @@ thread counts the batches of changes under it (`generation`), all but the access
 before trusting "no change" a query passes a *barrier*: it creates a new file in a folder of its
 own that the same notifier follows, and waits until the thread has seen that file. The kernel
 queues a watcher's events in order, so once the barrier's event is seen, every change made to
-`memory/` before the barrier has been counted. A search index then sweeps only when the
-generation moved since its last sweep (`SearchIndex.refresh`).
+`memory/` before the barrier has been counted. The feed also remembers which paths each
+generation changed (the last `MAX_PATHS`), so a search index whose generation moved reads
+only those files (`SearchIndex.refresh`); it sweeps when they are not all remembered, or when a
+shard folder itself was moved, created or removed.
 
 Whenever the feed cannot vouch (not started, the notifier failed, the barrier not seen within
 `BARRIER_TIMEOUT`), `barrier()` returns None and the index sweeps as it would without a feed.
@@ -18,12 +20,14 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from collections import deque
 
 from dreamdeck.core.store.access import access_path
 from dreamdeck.core.workspace import Workspace
 
 BARRIER_TIMEOUT = 2.0  # seconds; past it the sweep decides
 ADDED = 1  # watchfiles.Change.added
+MAX_PATHS = 4096  # changed paths remembered; a refresh after more sweeps
 _IDS = itertools.count()
 
 
@@ -37,6 +41,9 @@ class ChangeFeed:
         self.barriers = str(ws.lock_dir / "feed" / f"{os.getpid()}-{next(_IDS)}")
         self._cond = threading.Condition()
         self._generation = 0
+        self._batches: deque[tuple[int, frozenset[str]]] = deque()  # (generation, paths it changed)
+        self._remembered = 0  # paths in _batches
+        self._paths_from = 1  # the oldest generation whose paths are all in _batches
         self._seen: set[str] = set()
         self._healthy = False
         self._stop = threading.Event()
@@ -87,8 +94,10 @@ class ChangeFeed:
                     with self._cond:
                         ours = [(c, p) for c, p in changes if p.startswith(prefix)]
                         self._seen.update(p for c, p in ours if c == ADDED)
-                        if any(not p.startswith(prefix) and p not in self.ignored for _, p in changes):
+                        theirs = frozenset(p for _, p in changes if not p.startswith(prefix) and p not in self.ignored)
+                        if theirs:
                             self._generation += 1
+                            self._remember(theirs)
                         self._cond.notify_all()
         except Exception:  # noqa: BLE001 - any notifier failure only means the sweep decides again
             pass
@@ -96,6 +105,23 @@ class ChangeFeed:
             with self._cond:
                 self._healthy = False
                 self._cond.notify_all()
+
+    def _remember(self, paths: frozenset[str]) -> None:
+        """Keep the paths of the generation just counted (under the condition's lock)."""
+        self._batches.append((self._generation, paths))
+        self._remembered += len(paths)
+        while self._remembered > MAX_PATHS and self._batches:
+            generation, dropped = self._batches.popleft()
+            self._remembered -= len(dropped)
+            self._paths_from = generation + 1
+
+    def changed_between(self, since: int, until: int) -> set[str] | None:
+        """The absolute paths under memory/ changed after generation `since` up to `until`
+        (both from `barrier()`), or None when they are no longer all remembered."""
+        with self._cond:
+            if since + 1 < self._paths_from:
+                return None
+            return {p for generation, paths in self._batches if since < generation <= until for p in paths}
 
     def barrier(self) -> int | None:
         """The generation once every change made before this call has been counted; None when

@@ -19,6 +19,20 @@ def parse_stamp(text: str) -> Stamp | None:
     return (a, b, c, d)
 
 
+def entry_of(st: os.stat_result) -> tuple[Stamp | None, str | None]:
+    """One lstat result as `scan_folder` judges a shard folder's entry (with `linked`): (stamp,
+    None) for a regular file with one link; (None, why) for a symbolic link or a file with a
+    second hard link, as it names them; (None, None) for anything else."""
+    kind = st.st_mode & 0o170000
+    if kind == 0o120000:
+        return None, "a symbolic link"
+    if kind != 0o100000:
+        return None, None
+    if st.st_nlink > 1:
+        return None, f"{st.st_nlink} hard links"
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), None
+
+
 def scan_folder(folder: Path, pattern=None, linked: list[tuple[str, str]] | None = None) -> dict[str, Stamp]:
     """name -> stamp of the regular files of `folder` named `*.md` (not dot-named), or matching
     `pattern`; symlinks are not followed. One listdir and one stat per file, nothing else: this
@@ -40,7 +54,7 @@ def scan_folder(folder: Path, pattern=None, linked: list[tuple[str, str]] | None
                 continue
             kind = st.st_mode & 0o170000
             if linked is not None and (kind == 0o120000 or (kind == 0o100000 and st.st_nlink > 1)):
-                linked.append((name, "a symbolic link" if kind == 0o120000 else f"{st.st_nlink} hard links"))
+                linked.append((name, entry_of(st)[1] or ""))
             elif kind == 0o100000:
                 out[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         return out
