@@ -164,3 +164,28 @@ def test_update_finding_an_index_of_another_version_leaves_the_build_to_the_next
     assert report.files_read == 0 and index.count() == 0
     assert index.refresh().files_read == 2 and found(index, "tea") == [("topic", "tea")]
     close_all()
+
+
+def test_the_doors_update_does_not_wait_for_an_index_another_process_is_writing(ws, index, settled_clock):
+    """An approval is finished when its commit is made: a refresh holding the index's write lock
+    elsewhere (a long rebuild, a preview) must not hold the door for its busy timeout (30 s). The
+    update is skipped; the file keeps its old stamp in the index, so the next query's sweep reads it."""
+    import threading
+
+    from filelock import FileLock
+
+    from dreamdeck.core.index.search import update_after_change
+
+    write_shard(ws.root, "sailing", shard_text("The user sails boats", []))
+    index.refresh()
+    write_shard(ws.root, "sailing", shard_text("The user sails kayaks", []))
+    with FileLock(f"{index_path(ws)}.lock"):  # another writer's lock (its own open file: flock conflicts)
+        door = threading.Thread(target=update_after_change, args=(ws, ["topics/sailing.md"]))
+        door.start()
+        door.join(timeout=10)
+        finished_while_locked = not door.is_alive()
+    door.join()
+
+    assert finished_while_locked
+    assert found(index, "kayaks") == []  # skipped, not half-done
+    assert index.refresh().files_read == 1 and found(index, "kayaks") == [("topic", "sailing")]

@@ -138,6 +138,7 @@ class SearchIndex:
         self._counts = TermCounts()
         self._known: Known = {}  # area -> file name -> stamp (None: read again), `index.search_stamps`
         self._data_version: int | None = None
+        self._wait: float = BUSY_TIMEOUT  # seconds a writer waits for another (`update`'s caller may say 0)
         self._inode: int | None = None
         self.feed: ChangeFeed | None = None  # set by a long-lived owner (`dreamdeck.api.Memory`)
         self.linked: list[tuple[str, str]] = []  # (path under memory/, why) of the shard files the last sweep left out
@@ -199,7 +200,11 @@ class SearchIndex:
     def _write_lock(self) -> FileLock:
         from filelock import FileLock  # writers only: a recall that finds nothing changed never locks
 
-        return FileLock(f"{self.path}.lock", timeout=30)
+        return FileLock(f"{self.path}.lock", timeout=self._wait)
+
+    def _conn_busy(self, seconds: float) -> None:
+        if self._conn is not None:
+            self._conn.execute(f"PRAGMA busy_timeout={int(seconds * 1000)}")
 
     def _known_stamps(self, conn: sqlite3.Connection) -> Known:
         # data_version changes when another process committed: then our copy may be stale.
@@ -244,13 +249,14 @@ class SearchIndex:
         except (OSError, sqlite3.Error):
             return (-1, -1)
 
-    def update(self, rels: list[str]) -> RefreshReport:
+    def update(self, rels: list[str], wait: float = BUSY_TIMEOUT) -> RefreshReport:
         """Bring the index up to date for exactly `rels` (paths under memory/, e.g. "topics/x.md")
         that a change wrote or removed, without the sweep: what the door calls after an apply.
         Correct whatever else changed: a file nobody named keeps the stamp it was indexed under,
         so the next `refresh` still finds it. A day new to the undreamed tail needs every shard's
         citations of it, so then this sweeps. Never builds an index: none there, or one of another
-        version (thrown away on opening), is left for the next query to build."""
+        version (thrown away on opening), is left for the next query to build. `wait`: how long
+        to wait for another writer (its lock, then its transaction) before `Busy`."""
         with self._lock:
             if not self.path.exists():
                 return RefreshReport(swept=False)
@@ -258,7 +264,13 @@ class SearchIndex:
                 self._connect()
                 if self._created:
                     return RefreshReport(swept=False)
-                return self._refresh(only=rels)
+                self._wait = wait
+                self._conn_busy(wait)
+                try:
+                    return self._refresh(only=rels)
+                finally:
+                    self._wait = BUSY_TIMEOUT
+                    self._conn_busy(BUSY_TIMEOUT)
             except sqlite3.DatabaseError as exc:
                 if _locked(exc):
                     raise Busy("the search index is being updated by another process; try again") from None
@@ -507,7 +519,7 @@ def update_after_change(ws: Workspace, rels: list[str]) -> None:
     if not rels or not index_path(ws).exists():
         return
     try:
-        open_index(ws).update(rels)
+        open_index(ws).update(rels, wait=0)  # busy elsewhere: the next query's sweep reads them
     except (DreamdeckError, sqlite3.Error, OSError):
         pass
 
