@@ -22,7 +22,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from dreamdeck.core.formats.stream_lines import fragment_id_lines_and_problems
+from dreamdeck.core.formats.stream_decoded import id_lines_and_problems
 from dreamdeck.core.io.cache import Stamp, clock, stamp_of
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 
@@ -58,7 +58,7 @@ def read_day(path: str) -> DayRead:
         data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
     except FileNotFoundError:
         data = b""
-    ids, problems = fragment_id_lines_and_problems(data)
+    ids, problems = id_lines_and_problems(data)
     return stamp, started, ids, problems
 
 
