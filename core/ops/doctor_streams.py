@@ -63,11 +63,11 @@ def read_day(path: str) -> DayRead:
 
 
 def read_state(path: str) -> StateRead:
-    from dreamdeck.core.store.state import load_state
+    from dreamdeck.core.ops.doctor_state import state_problem  # msgspec: only when a state is read
 
     started = clock()
     stamp = lstamp(path)
-    return stamp, started, load_state(Path(path))[1]
+    return stamp, started, state_problem(Path(path))
 
 
 class Reads:
