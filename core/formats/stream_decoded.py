@@ -72,7 +72,7 @@ def decoded_id_lines(data: bytes) -> str | None:
     lines = data.count(b"\n") + (not data.endswith(b"\n"))
     # Each newline between two objects ("}\n{" — never inside one value): a line is then one
     # object or more, and as many objects as lines makes it exactly one each.
-    if data[:1] != b"{" or data.rstrip(b"\n")[-1:] != b"}" or data.count(b"}\n{") != lines - 1:
+    if data[:1] != b"{" or not data.endswith((b"}", b"}\n")) or data.count(b"}\n{") != lines - 1:
         return None
     try:
         events = _DECODER.decode_lines(data)
