@@ -128,12 +128,13 @@ def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | No
                   for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
         judged, gone = _judge_shards(record, shards, today)  # meanwhile, here
         texts = ["\n".join(keys) for *_, keys in judged]
+        cited = "\n".join(texts)
         if judged:
-            reads.send_keys("\n".join(texts))  # waits in the pipe until the worker has read its days
+            reads.send_keys(cited)  # waits in the pipe until the worker has read its days
         if meanwhile is not None:
             meanwhile()
         held = _refresh_streams(ws, record, streams, reads)
-        _record_shards(record, judged, texts, gone, held, reads)
+        _record_shards(record, judged, (texts, cited), gone, held, reads)
         state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
@@ -232,17 +233,19 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> 
     return judged, gone + list(known)
 
 
-def _record_shards(record: Record, judged: list[Judged], texts: list[str], gone: list[str], held: Held,
-                   reads: Reads) -> None:
-    """Record the shards judged (`texts`: their keys, one a line) and forget the ones gone; then
-    check their citations together (the worker that read the streams, when one did, answers
-    which keys its days do not hold: the rows are written while it looks them up)."""
+def _record_shards(record: Record, judged: list[Judged], key_texts: tuple[list[str], str], gone: list[str],
+                   held: Held, reads: Reads) -> None:
+    """Record the shards judged (`key_texts`: each one's keys one a line, and all of them so) and
+    forget the ones gone; then check their citations together (the worker that read the
+    streams, when one did, answers which keys its days do not hold: the rows are written while
+    it looks them up)."""
+    texts, cited = key_texts
     for (rel, stamp, day, findings, _keys), text in zip(judged, texts):
         record.put_shard(rel, stamp, day, findings, text, [])
     for rel in gone:
         record.drop_shard(rel)
     record.flush()
-    not_read = reads.not_held("\n".join(texts)) if judged else set()
+    not_read = reads.not_held(cited) if judged else set()
     if not_read is None:
         absent = held.absent(set().union(*(keys for *_, keys in judged)))
     else:
