@@ -55,9 +55,10 @@ def command(root: Path, *args: str, compiled: bool = True) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode kept
-    if not compiled:
-        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="dreamdeck-bench-nopyc-"))
-    proc = subprocess.run([*cmd, "-w", str(root), "--today", TODAY, *args], capture_output=True, text=True, env=env)
+    with tempfile.TemporaryDirectory(prefix="dreamdeck-bench-nopyc-") as no_bytecode:
+        if not compiled:  # a cache folder with nothing in it, and nothing written there
+            env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=no_bytecode)
+        proc = subprocess.run([*cmd, "-w", str(root), "--today", TODAY, *args], capture_output=True, text=True, env=env)
     took = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     CPU[" ".join(args)] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
