@@ -5,7 +5,8 @@ in one run, as seconds and as ratios against the floor of merely reading every s
 - `verify` (HEAD), and `verify` after 50 shards changed (one citation moved between two shards
   in each, so nothing is lost but every changed file is checked on both sides);
 - `doctor --json` the first time (no record yet: every stream line and shard read once; the
-  record removed before each of `--first-runs` runs, and its size reported), then again with
+  record removed before each of `--first-runs` runs, and its size reported; once more with no
+  bytecode kept, every module compiled as PYTHONDONTWRITEBYTECODE leaves it), then again with
   nothing changed (the per-file record answers), after 50 shards changed, and after one stream
   file got 100 new lines (only the changed files are read; only their citations checked again);
 - in-process, from cold caches: `held_keys` and doctor's protection check (`missing_protected`,
@@ -44,15 +45,20 @@ from dreamdeck.core.workspace import Workspace  # noqa: E402
 CPU: dict[str, float] = {}  # measure -> CPU seconds of its process (the machine may be shared)
 
 
-def command(root: Path, *args: str) -> float:
-    """Wall seconds of the whole command in a fresh process (its CPU seconds kept in `CPU`)."""
+def command(root: Path, *args: str, compiled: bool = True) -> float:
+    """Wall seconds of the whole command in a fresh process (its CPU seconds kept in `CPU`).
+    `compiled`: with the bytecode Python keeps (as installed); else every module compiled
+    again, as on a machine with PYTHONDONTWRITEBYTECODE set and no bytecode written yet."""
     exe = Path(sys.executable).with_name("dreamdeck")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "dreamdeck"]
     os.sync()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode kept
-    proc = subprocess.run([*cmd, "-w", str(root), "--today", TODAY, *args], capture_output=True, text=True, env=env)
+    with tempfile.TemporaryDirectory(prefix="dreamdeck-bench-nopyc-") as no_bytecode:
+        if not compiled:  # a cache folder with nothing in it, and nothing written there
+            env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=no_bytecode)
+        proc = subprocess.run([*cmd, "-w", str(root), "--today", TODAY, *args], capture_output=True, text=True, env=env)
     took = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     CPU[" ".join(args)] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -61,8 +67,8 @@ def command(root: Path, *args: str) -> float:
     return took
 
 
-def run(rows: list[tuple[str, float]], name: str, root: Path, *args: str) -> None:
-    rows.append((name, command(root, *args)))
+def run(rows: list[tuple[str, float]], name: str, root: Path, *args: str, compiled: bool = True) -> None:
+    rows.append((name, command(root, *args, compiled=compiled)))
     CPU[name] = CPU.pop(" ".join(args))
 
 
@@ -159,6 +165,8 @@ def main() -> None:
     for n in range(1, args.first_runs + 1):
         doctor_record.discard(ws)
         run(rows, f"`doctor --json`, first run (no record) #{n}", root, "doctor", "--json")
+    doctor_record.discard(ws)
+    run(rows, "`doctor --json`, first run, no bytecode kept", root, "doctor", "--json", compiled=False)
     size = sum(p.stat().st_size for p in doctor_record.record_path(ws).parent.glob(doctor_record.RECORD + "*"))
     print(f"doctor's record after its first run: {size / 1e6:.1f} MB")
     time.sleep(2.1)  # past the racy window, so the first run's findings could be recorded

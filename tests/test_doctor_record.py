@@ -205,7 +205,7 @@ def test_two_doctors_at_once_share_the_record_and_a_third_run_reuses_it(memory, 
     def refuse(*_args):
         raise AssertionError("a recorded file was read again")
 
-    monkeypatch.setattr(doctor_streams, "fragment_id_lines_and_problems", refuse)
+    monkeypatch.setattr(doctor_streams, "id_lines_and_problems", refuse)
     monkeypatch.setattr(doctor_memory, "examine_shard", refuse)
     assert [f.__dict__ for f in examine(ws).findings] == reported
 

@@ -91,6 +91,24 @@ def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, mon
     assert answer == set(not_held)
 
 
+def test_keys_given_to_a_worker_that_died_cost_nothing_and_the_caller_checks(memory, monkeypatch):
+    """The keys go down the pipe from a thread while this process goes on: a worker gone by then
+    (more keys than a pipe holds) leaves no thread waiting, and `not_held` says so."""
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]
+
+    with Reads(days) as reads:
+        reads.day(days[0][1])
+        worker = reads.worker
+        assert worker is not None
+        worker.kill()
+        reads.send_keys("\n".join([f"{DAY}#{uuid_at(DAY, 1)}"] * 100_000))
+        sender = reads.sender
+        assert reads.not_held("") is None
+
+    assert sender is not None and not sender.is_alive()
+
+
 @pytest.mark.parametrize("missing", [[], [f"{OTHER}#{uuid_at(DAY, 1)}"]])
 def test_the_workers_answer_leaves_out_the_empty_lines_of_shards_citing_nothing(memory, monkeypatch, missing):
     monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)

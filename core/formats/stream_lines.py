@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, repeat
 from operator import add, not_
@@ -124,6 +124,11 @@ _WHOLE_DATE = "([0-9]{4}-[0-9]{2}-[0-9]{2})"
 _VALID_DATE = re.compile(rf"(?:{_COMMON_DATE}|{_LEAP_DAY})".encode())
 
 
+def dates_in_calendar(dates: Iterable[bytes]) -> bool:
+    """Is each `YYYY-MM-DD` a real calendar date (zod's datetime rule)?"""
+    return all(map(_VALID_DATE.fullmatch, dates))
+
+
 def _whole_file_line(string: str) -> re.Pattern[bytes]:
     plain = _PLAIN.replace(f"(?:{_COMMON_DATE}|{_LEAP_DAY})", _WHOLE_DATE)
     plain = plain.replace('"[^"]*"', f'"{string}*"').replace('"[^"]+"', f'"{string}+"').replace('"([^"]+)"', f'"({string}+)"')
@@ -158,7 +163,7 @@ def _plain_lines(data: bytes) -> tuple[str, list[tuple[int, str]]] | None:
     clean = data.find(b"\\") == -1 and len(data.translate(None, _CONTROL)) == len(data)
     pieces = (_CLEAN_FILE_LINES if clean else _ANY_FILE_LINES).split(data)
     ids, gaps = pieces[1::3], pieces[0::3]
-    if not all(map(_VALID_DATE.fullmatch, set(pieces[2::3]))):
+    if not dates_in_calendar(set(pieces[2::3])):
         return None
     if not any(gaps):
         return (b"\n".join(ids).decode("utf-8"), []) if len(ids) == data.count(b"\n") else None

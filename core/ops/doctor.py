@@ -72,24 +72,43 @@ class DoctorReport:
         }
 
 
+class _Walks:
+    """The walks of memory/ that need nothing from doctor's record, done once: while its worker
+    reads the streams, when there is one (this process would only wait for it otherwise)."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.done = False
+
+    def run(self) -> None:
+        if not self.done:
+            ws = self.ws
+            self.links, self.hard_links = links_under(ws), hard_links_under(ws)
+            self.special, self.temps = special_files_under(ws), own_temp_files(ws)
+            self.done = True
+
+
 def examine(ws: Workspace) -> DoctorReport:
     report = DoctorReport()
     add = report.findings.append
     if (ws.memory / JOURNAL).exists():
         add(Finding("journal", f"memory/{JOURNAL}", "a change was interrupted before it finished", True))
-    for rel, target in links_under(ws):
+    walks = _Walks(ws)
+    try:
+        memory = examine_memory(ws, meanwhile=walks.run)  # only changed files are read again
+    except LinkRefused:
+        memory = []  # a linked folder: reported below, and nothing behind it is read
+    walks.run()
+    for rel, target in walks.links:
         add(Finding("link", rel, f"a symbolic link (to {target}): dreamdeck reads and writes nothing through it; "
                                  "replace it with the real file or folder", False))
-    _hard_link_findings(ws, add)
-    for rel, kind in special_files_under(ws):
+    _hard_link_findings(walks.hard_links, add)
+    for rel, kind in walks.special:
         add(Finding("special-file", rel, f"{kind}, not a file: TypeClaw's read of it would wait forever and dreamdeck "
                                          "reads nothing from it; remove it or move it out of memory/", False))
-    try:
-        for kind, where, detail, fixable in examine_memory(ws):  # only changed files are read again
-            add(Finding(kind, where, detail, bool(fixable)))
-    except LinkRefused:
-        pass  # a linked folder: reported above, and nothing behind it is read
-    for tmp in own_temp_files(ws):
+    for kind, where, detail, fixable in memory:
+        add(Finding(kind, where, detail, bool(fixable)))
+    for tmp in walks.temps:
         add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
     _protection_findings(ws, add)  # read from git, the vault and reflections each time
     report.findings += [Finding(LOSS, where, detail, False) for where, detail in unrecorded_losses(ws)]
@@ -102,10 +121,10 @@ def examine(ws: Workspace) -> DoctorReport:
     return report
 
 
-def _hard_link_findings(ws: Workspace, add) -> None:
+def _hard_link_findings(hard_links: list[tuple[str, int]], add) -> None:
     """Files under memory/ that share their bytes with another name (one outside the folder would
     carry a write out, or its bytes into git): listed, never written (issue 10 item 7)."""
-    for rel, names in hard_links_under(ws):
+    for rel, names in hard_links:
         add(Finding("hard-link", rel, f"has {names} hard links: another name shares its bytes, so dreamdeck never "
                                       "writes it; replace it with a copy of its own (cp, then mv over it)", False))
 

@@ -35,10 +35,11 @@ from dreamdeck.core.workspace import Workspace
 T = TypeVar("T")
 
 
-def examine_memory(ws: Workspace) -> list[Row]:
+def examine_memory(ws: Workspace, meanwhile: Callable[[], object] | None = None) -> list[Row]:
     """The findings as rows. A record that SQLite finds damaged mid-run is dropped and the
-    examination done again without it."""
-    return _with_record(ws, _examine)
+    examination done again without it. `meanwhile` (work of the caller's that needs no record)
+    runs while a worker reads the streams, once the shards are judged."""
+    return _with_record(ws, lambda ws, record: _examine(ws, record, meanwhile))
 
 
 def held_in_streams(ws: Workspace, keys: Iterable[Key]) -> set[Key]:
@@ -119,15 +120,21 @@ class Held:
                 self.keys.update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
 
 
-def _examine(ws: Workspace, record: Record) -> list[Row]:
+def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | None) -> list[Row]:
     today = ws.today()
-    shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
-              for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
     streams = _stream_files(ws)
     with Reads(_to_read(record, streams), _state_to_read(ws, record)) as reads:  # in a worker when many bytes
+        shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
+                  for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
         judged, gone = _judge_shards(record, shards, today)  # meanwhile, here
+        texts = ["\n".join(keys) for *_, keys in judged]
+        cited = "\n".join(texts)
+        if judged:
+            reads.send_keys(cited)  # waits in the pipe until the worker has read its days
+        if meanwhile is not None:
+            meanwhile()
         held = _refresh_streams(ws, record, streams, reads)
-        _record_shards(record, judged, gone, held, reads)
+        _record_shards(record, judged, (texts, cited), gone, held, reads)
         state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
@@ -226,20 +233,27 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> 
     return judged, gone + list(known)
 
 
-def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held, reads: Reads) -> None:
-    """Record the shards judged, their citations checked together (the worker that read the
-    streams, when one did, answers which keys its days do not hold), and forget the ones gone."""
-    texts = ["\n".join(keys) for *_, keys in judged]
-    not_read = reads.not_held("\n".join(texts)) if judged else set()
+def _record_shards(record: Record, judged: list[Judged], key_texts: tuple[list[str], str], gone: list[str],
+                   held: Held, reads: Reads) -> None:
+    """Record the shards judged (`key_texts`: each one's keys one a line, and all of them so) and
+    forget the ones gone; then check their citations together (the worker that read the
+    streams, when one did, answers which keys its days do not hold: the rows are written while
+    it looks them up)."""
+    texts, cited = key_texts
+    for (rel, stamp, day, findings, _keys), text in zip(judged, texts):
+        record.put_shard(rel, stamp, day, findings, text, [])
+    for rel in gone:
+        record.drop_shard(rel)
+    record.flush()
+    not_read = reads.not_held(cited) if judged else set()
     if not_read is None:
         absent = held.absent(set().union(*(keys for *_, keys in judged)))
     else:
         absent = {key for key in not_read if not held.holds(key)}  # a day the record kept
-    for (rel, stamp, day, findings, keys), text in zip(judged, texts):
-        record.put_shard(rel, stamp, day, findings, text, sorted(keys & absent) if absent else [])
-    for rel in gone:
-        record.drop_shard(rel)
-    record.flush()
+    if absent:
+        for rel, _stamp, _day, _findings, keys in judged:
+            if not absent.isdisjoint(keys):
+                record.set_missing(rel, sorted(keys & absent))
 
 
 def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, set[str]]:

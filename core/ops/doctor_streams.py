@@ -17,12 +17,13 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from dreamdeck.core.formats.stream_lines import fragment_id_lines_and_problems
+from dreamdeck.core.formats.stream_decoded import id_lines_and_problems
 from dreamdeck.core.io.cache import Stamp, clock, stamp_of
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 
@@ -58,16 +59,16 @@ def read_day(path: str) -> DayRead:
         data = read_bytes_nofollow(path, sole_name=False)  # a stream: a rewrite links it a moment
     except FileNotFoundError:
         data = b""
-    ids, problems = fragment_id_lines_and_problems(data)
+    ids, problems = id_lines_and_problems(data)
     return stamp, started, ids, problems
 
 
 def read_state(path: str) -> StateRead:
-    from dreamdeck.core.store.state import load_state
+    from dreamdeck.core.ops.doctor_state import state_problem  # msgspec: only when a state is read
 
     started = clock()
     stamp = lstamp(path)
-    return stamp, started, load_state(Path(path))[1]
+    return stamp, started, state_problem(Path(path))
 
 
 class Reads:
@@ -81,6 +82,7 @@ class Reads:
         self.state_path = state
         self.answer: tuple[dict[str, DayRead], StateRead | None] | None = None
         self.worker: subprocess.Popen | None = None
+        self.sender: threading.Thread | None = None  # writing the citation keys to the worker
         if _size(list(self.days)) >= WORKER_BYTES:
             self.worker = _start(self.days, state)
 
@@ -103,15 +105,25 @@ class Reads:
         found = self._answered()[1]
         return found if found is not None else read_state(str(self.state_path))
 
-    def not_held(self, keys: str) -> set[str] | None:
-        """Of `keys` (`DATE#ID`, one a line), those no day the worker read holds; None when no
-        worker answered (then the caller checks them itself)."""
+    def send_keys(self, keys: str) -> None:
+        """Start giving the worker the citation keys (`DATE#ID`, one a line) for `not_held`: in a
+        thread, which waits in the pipe while the worker still reads (no CPU), so the keys are
+        there when it is done and this process goes on meanwhile."""
         worker = self.worker
-        if self.answer is None or worker is None or worker.stdin is None or worker.stdout is None:
+        if worker is None or worker.stdin is None or self.sender is not None:
+            return
+        self.sender = threading.Thread(target=_send, args=(worker.stdin, keys), daemon=True)
+        self.sender.start()
+
+    def not_held(self, keys: str) -> set[str] | None:
+        """Of `keys` (`DATE#ID`, one a line; the ones `send_keys` gave, when it was called), those
+        no day the worker read holds; None when no worker answered (then the caller checks them
+        itself)."""
+        worker = self.worker
+        if self.answer is None or worker is None or worker.stdout is None:
             return None
+        self.send_keys(keys)
         try:
-            with worker.stdin:
-                pickle.dump(keys, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             found = pickle.load(worker.stdout)
         except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
             found = None
@@ -130,11 +142,19 @@ class Reads:
         worker, self.worker = self.worker, None
         if worker is not None:
             worker.kill()
+            worker.wait()  # its end of the pipes is closed: a sender still writing fails at once
+            if self.sender is not None:
+                self.sender.join()
             for pipe in (worker.stdin, worker.stdout):
                 with suppress(OSError):
                     if pipe is not None:
                         pipe.close()
-            worker.wait()
+
+
+def _send(pipe: IO[bytes], value: Any) -> None:
+    """Pickle `value` into `pipe` and close it; a worker gone is the reader's to notice."""
+    with suppress(OSError, ValueError), pipe:
+        pickle.dump(value, pipe, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _size(paths: list[str]) -> int:
@@ -176,9 +196,12 @@ def _serve() -> int:
         answer: Any = (read, read_state(state) if state else None)
     except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
         return 3
-    pickle.dump(answer, stdout, protocol=pickle.HIGHEST_PROTOCOL)
-    stdout.flush()
-    held = _held_keys(read, days)  # while the caller still judges shards or records the days
+    # The answer is written by a thread (the pipe waits for the caller, who may still be judging
+    # shards) while the days' key set is made here.
+    answering = threading.Thread(target=_answer, args=(stdout, answer))
+    answering.start()
+    held = _held_keys(read, days)
+    answering.join()
     try:
         keys = pickle.load(stdin)
     except EOFError:
@@ -186,6 +209,12 @@ def _serve() -> int:
     pickle.dump(_not_held(keys, held), stdout, protocol=pickle.HIGHEST_PROTOCOL)
     stdout.flush()
     return 0
+
+
+def _answer(pipe: IO[bytes], value: Any) -> None:
+    with suppress(OSError):  # the caller stopped listening: it reads the files itself
+        pickle.dump(value, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+        pipe.flush()
 
 
 def _held_keys(read: dict[str, DayRead], days: dict[str, str]) -> set[str]:
