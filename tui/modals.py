@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Button, Input, Label, Static
 
 from dreamdeck.core.formats.terminal_text import terminal_text
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.safe_static import SafeStatic
 
 DISTINCT_STYLES = 4096  # tinted styles kept per tint colour (a screen has a few hundred)
@@ -214,7 +215,7 @@ class HelpModal(DeckModal[None]):
         self._title, self._purpose, self._keys, self._text, self._footnote = title, purpose, keys, text, footnote
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with ScrollPane():  # j, k, g, G as in every pane
             yield Static(self._title, id="help-title", markup=False)
             yield Static(self._purpose, id="help-purpose", markup=False)
             yield Static(id="help-keys")
@@ -259,7 +260,7 @@ class TextModal(DeckModal[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(terminal_text(self._title), classes="title", markup=False)
-            with VerticalScroll():
+            with ScrollPane():
                 yield SafeStatic(self._text, markup=False)
 
     def action_close(self) -> None:
