@@ -403,8 +403,13 @@ class DreamdeckApp(App):
 
     @work(thread=True, group="counts", exclusive=True, exit_on_error=False)
     def _counts_worker(self) -> None:
-        counts = compute_counts(self.ws, self.watcher)
+        counts = compute_counts(self.ws, self.watcher, linked=self.counts.get("control", 0))
         self.call_from_thread(self._set_counts, counts)
+
+    def note_linked_shards(self, n: int) -> None:
+        """The linked shard files a screen's own listing found (Topics, Dream): the Dream tab's badge."""
+        if self.counts.get("control", 0) != n:
+            self._set_counts({**self.counts, "control": n})
 
     def _set_counts(self, counts: dict) -> None:
         self.counts = counts
@@ -412,9 +417,11 @@ class DreamdeckApp(App):
             bar.refresh_bar()
 
 
-def compute_counts(ws: Workspace, watcher=None) -> dict:
-    """Badges: pending reflections, open proposals, pinned topics changed outside dreamdeck, alerts;
-    the watcher's state and undreamed count."""
+def compute_counts(ws: Workspace, watcher=None, linked: int = 0) -> dict:
+    """Badges: pending reflections, open proposals, pinned topics changed outside dreamdeck, alerts,
+    linked shard files (`linked`, the last count, while the topics folder's listing is not at
+    hand: never a stat of every shard here); the watcher's state and undreamed count."""
+    from dreamdeck.core.index.shard_links import listed_linked_shards
     from dreamdeck.core.store.proposals_file import read_pending
     from dreamdeck.core.store.reflections import list_reflections
 
@@ -436,6 +443,11 @@ def compute_counts(ws: Workspace, watcher=None) -> dict:
         counts["vault"] = len(pinned_drift(ws))
     except Exception:  # git missing, an unreadable vault: the Vault screen says so
         counts["vault"] = 0
+    try:
+        links = listed_linked_shards(ws.root / "memory")
+    except Exception:  # memory itself unreadable: every screen says so
+        links = None
+    counts["control"] = linked if links is None else len(links)
     if watcher is not None:
         st = watcher.status()
         counts["watcher"] = "paused" if st.paused else "on"

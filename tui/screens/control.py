@@ -330,6 +330,7 @@ class ControlScreen(MemoryScreen):
         self.data = data
         self.in_run = data["in_run"]
         self._show_link_alerts(data.get("links") or [])
+        self.app.note_linked_shards(len(data.get("links") or []))  # type: ignore[attr-defined]
         self._show_watcher(data)
         self._show_gates(data)
         self._show_decision(data.get("last_decision") or "")

@@ -205,7 +205,21 @@ class TopicsScreen(MemoryScreen):
             # The first page on screen before the proof takes the interpreter's lock in turns with
             # the UI thread (it would halve the paint's share); never longer than a second.
             painted.wait(1.0)
-        return StrengthRows(self.proven_rows(ws.topics_dir, today, decay, pinned, access, heads))
+        rows = StrengthRows(self.proven_rows(ws.topics_dir, today, decay, pinned, access, heads))
+        self._note_links(heads)
+        return rows
+
+    def _note_links(self, heads) -> None:
+        """The Dream tab's badge from the links this pass's listing found (no listing of its own)."""
+        from dreamdeck.core.errors import DreamdeckError
+        from dreamdeck.core.index.shard_links import listed_linked_shards
+
+        try:
+            links = listed_linked_shards(self.ws.root / "memory", topics=None if heads is None else heads.linked)
+        except (DreamdeckError, OSError):
+            return  # a linked folder: the Dream screen says so
+        if links is not None:
+            self.app.call_from_thread(self.app.note_linked_shards, len(links))  # type: ignore[attr-defined]
 
     def proven_rows(self, *args, **kwargs) -> list[StrengthRow]:
         """The strength table read against the files (`strength_table`'s arguments)."""
