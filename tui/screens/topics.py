@@ -337,7 +337,8 @@ class TopicsScreen(MemoryScreen):
             return
         from dreamdeck.core.ops import vault
 
-        self.act("Pin", lambda: vault.pin_topic(self.ws, slug, actor=self.actor), lambda r: f"pinned {slug} to the vault")
+        self.act("Pin", lambda: vault.pin_topic(self.ws, slug, actor=self.actor),
+                 lambda r: r.message if r.noop else f"pinned {slug} to the vault")
 
     def action_forget(self) -> None:
         slug = self._slug()
