@@ -145,6 +145,7 @@ class DreamdeckApp(App):
             self.user_config.watcher if self.user_config.watcher is not None else settings_watcher)
         self.watcher = None
         self.last_receipt: dict | None = None
+        self.dreams_run = 0  # dreams (not dry runs) started from the app with d; the watcher counts its own
         self.pending_jump: tuple[str, str] | None = None
         self.mode_screens: dict[str, MemoryScreen] = {}  # filled by each screen as it mounts
         self._counts_after_first_load = True
@@ -347,10 +348,13 @@ class DreamdeckApp(App):
         try:
             receipt = run_dream(self.ws, trigger="manual", dry_run=dry_run).to_json()
         except Exception as exc:
+            self.dreams_run += 0 if dry_run else 1  # a failed run is a run, as the watcher counts it
             title, message = failure_toast("Dry run" if dry_run else "Dream", exc)
             self.call_from_thread(self.notify, message, title=title, severity="error", timeout=10)
             return
         self.last_receipt = receipt
+        if not dry_run:
+            self.dreams_run += 1  # the Dream screen's "runs since the app started": the watcher's and these
         title, msg, severity = receipt_notice(receipt)
         self.call_from_thread(self.notify, msg, title=title, severity=severity, timeout=8)
         self.call_from_thread(self.memory_changed)
