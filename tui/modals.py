@@ -143,12 +143,15 @@ class ReasonModal(DeckModal[str | None]):
     """Ask for a reason (required); enter submits, esc cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="reason.cancel")]
+    AUTO_FOCUS = "#reason"
     DEFAULT_CSS = """
     ReasonModal { align: center middle; }
     ReasonModal > Vertical { width: 80; max-width: 95%; height: auto; border: thick $primary;
         background: $surface; padding: 1 2; }
     ReasonModal .title { text-style: bold; }
+    ReasonModal VerticalScroll { height: auto; max-height: 40vh; }  /* the box and its hint stay on a 24-row screen */
     ReasonModal .error { color: $error; height: auto; }
+    ReasonModal #reason-hint { color: $text-muted; height: 1; }
     """
 
     def __init__(self, title: str, placeholder: str = "why?", detail: str = ""):
@@ -159,9 +162,11 @@ class ReasonModal(DeckModal[str | None]):
         with Vertical():
             yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._detail:
-                yield SafeStatic(self._detail, markup=False)
+                with VerticalScroll(can_focus=False):
+                    yield SafeStatic(self._detail, markup=False)
             yield Input(placeholder=self._placeholder, id="reason")
             yield Static("", classes="error", id="reason-error")
+            yield Static("enter confirms · esc cancels", id="reason-hint")  # no buttons: say how to go on
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if not event.value.strip():
