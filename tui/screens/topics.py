@@ -40,8 +40,17 @@ COLUMNS = [
     Column("tier", "tier", width=12),
     Column("score", "score", width=7, align="right", format=lambda v: f"{v:.2f}" if isinstance(v, float) else str(v)),
     Column("status", "status", width=8),
-    Column("heading", "heading", width=24, min_width=10, fill=True),  # it takes what is left
+    # it takes what is left; without the offline dreamer's tier prefix ("Always (7 days): "), which
+    # the tier column says and which was all a narrow cell showed (the shard pane has it whole)
+    Column("heading", "heading", width=24, min_width=10, fill=True, format=lambda v: _claim(str(v))),
 ]
+
+
+def _claim(heading: str) -> str:
+    from dreamdeck.core.index.ladder import strip_prefix
+
+    claim, _ = strip_prefix(heading)
+    return claim or heading
 
 
 def cell_style(key: str, row) -> str | None:
