@@ -25,3 +25,13 @@ async def test_the_heading_cell_shows_the_claim_without_its_tier_prefix(ws):
         rows = [table.source.row(i) for i in range(table.row_count)]
         assert {r["heading"] for r in rows} == {"Always (7 days): Dana cuts the release on Thursdays",
                                                "Always ask Dana before the release"}  # the data is the file's
+
+
+async def test_a_hostile_heading_without_its_prefix_is_still_shown_escaped(ws):
+    write_shard(ws.root, "hostile", shard_text("Always (7 days): the \x1b[2J[bold]train\u202e leaves",
+                                               [cite("2026-05-20", 1)]))
+    app = make_app(ws)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        line = app.screen.query_one("#strength", VirtualTable).render_line(1).text
+        assert "the \\x1b[2J[bold]train" in line and "\x1b" not in line and "Always (7" not in line

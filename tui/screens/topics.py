@@ -20,7 +20,7 @@ from dreamdeck.core.ops.report import shard_report
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.panes import NavList, ScrollPane
 from dreamdeck.tui.widgets.safe_static import SafeStatic
-from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable, cell_text
 
 if TYPE_CHECKING:
     from dreamdeck.core.index.strength import StrengthRow
@@ -42,7 +42,7 @@ COLUMNS = [
     Column("status", "status", width=8),
     # it takes what is left; without the offline dreamer's tier prefix ("Always (7 days): "), which
     # the tier column says and which was all a narrow cell showed (the shard pane has it whole)
-    Column("heading", "heading", width=24, min_width=10, fill=True, format=lambda v: _claim(str(v))),
+    Column("heading", "heading", width=24, min_width=10, fill=True, format=lambda v: cell_text(_claim(str(v)))),
 ]
 
 
