@@ -145,6 +145,7 @@ class DreamdeckApp(App):
             self.user_config.watcher if self.user_config.watcher is not None else settings_watcher)
         self.watcher = None
         self.last_receipt: dict | None = None
+        self.dreams_run = 0  # dreams (not dry runs) started from the app with d; the watcher counts its own
         self.pending_jump: tuple[str, str] | None = None
         self.mode_screens: dict[str, MemoryScreen] = {}  # filled by each screen as it mounts
         self._counts_after_first_load = True
@@ -347,10 +348,13 @@ class DreamdeckApp(App):
         try:
             receipt = run_dream(self.ws, trigger="manual", dry_run=dry_run).to_json()
         except Exception as exc:
+            self.dreams_run += 0 if dry_run else 1  # a failed run is a run, as the watcher counts it
             title, message = failure_toast("Dry run" if dry_run else "Dream", exc)
             self.call_from_thread(self.notify, message, title=title, severity="error", timeout=10)
             return
         self.last_receipt = receipt
+        if not dry_run:
+            self.dreams_run += 1  # the Dream screen's "runs since the app started": the watcher's and these
         title, msg, severity = receipt_notice(receipt)
         self.call_from_thread(self.notify, msg, title=title, severity=severity, timeout=8)
         self.call_from_thread(self.memory_changed)
@@ -403,8 +407,13 @@ class DreamdeckApp(App):
 
     @work(thread=True, group="counts", exclusive=True, exit_on_error=False)
     def _counts_worker(self) -> None:
-        counts = compute_counts(self.ws, self.watcher)
+        counts = compute_counts(self.ws, self.watcher, linked=self.counts.get("control", 0))
         self.call_from_thread(self._set_counts, counts)
+
+    def note_linked_shards(self, n: int) -> None:
+        """The linked shard files a screen's own listing found (Topics, Dream): the Dream tab's badge."""
+        if self.counts.get("control", 0) != n:
+            self._set_counts({**self.counts, "control": n})
 
     def _set_counts(self, counts: dict) -> None:
         self.counts = counts
@@ -412,9 +421,11 @@ class DreamdeckApp(App):
             bar.refresh_bar()
 
 
-def compute_counts(ws: Workspace, watcher=None) -> dict:
-    """Badges: pending reflections, open proposals, pinned topics changed outside dreamdeck, alerts;
-    the watcher's state and undreamed count."""
+def compute_counts(ws: Workspace, watcher=None, linked: int = 0) -> dict:
+    """Badges: pending reflections, open proposals, pinned topics changed outside dreamdeck, alerts,
+    linked shard files (`linked`, the last count, while the topics folder's listing is not at
+    hand: never a stat of every shard here); the watcher's state and undreamed count."""
+    from dreamdeck.core.index.shard_links import listed_linked_shards
     from dreamdeck.core.store.proposals_file import read_pending
     from dreamdeck.core.store.reflections import list_reflections
 
@@ -436,6 +447,11 @@ def compute_counts(ws: Workspace, watcher=None) -> dict:
         counts["vault"] = len(pinned_drift(ws))
     except Exception:  # git missing, an unreadable vault: the Vault screen says so
         counts["vault"] = 0
+    try:
+        links = listed_linked_shards(ws.root / "memory")
+    except Exception:  # memory itself unreadable: every screen says so
+        links = None
+    counts["control"] = linked if links is None else len(links)
     if watcher is not None:
         st = watcher.status()
         counts["watcher"] = "paused" if st.paused else "on"

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Button, Input, Label, Static
 
 from dreamdeck.core.formats.terminal_text import terminal_text
+from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.safe_static import SafeStatic
 
 DISTINCT_STYLES = 4096  # tinted styles kept per tint colour (a screen has a few hundred)
@@ -142,12 +143,15 @@ class ReasonModal(DeckModal[str | None]):
     """Ask for a reason (required); enter submits, esc cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="reason.cancel")]
+    AUTO_FOCUS = "#reason"
     DEFAULT_CSS = """
     ReasonModal { align: center middle; }
     ReasonModal > Vertical { width: 80; max-width: 95%; height: auto; border: thick $primary;
         background: $surface; padding: 1 2; }
     ReasonModal .title { text-style: bold; }
+    ReasonModal VerticalScroll { height: auto; max-height: 40vh; }  /* the box and its hint stay on a 24-row screen */
     ReasonModal .error { color: $error; height: auto; }
+    ReasonModal #reason-hint { color: $text-muted; height: 1; }
     """
 
     def __init__(self, title: str, placeholder: str = "why?", detail: str = ""):
@@ -158,9 +162,11 @@ class ReasonModal(DeckModal[str | None]):
         with Vertical():
             yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._detail:
-                yield SafeStatic(self._detail, markup=False)
+                with VerticalScroll(can_focus=False):
+                    yield SafeStatic(self._detail, markup=False)
             yield Input(placeholder=self._placeholder, id="reason")
             yield Static("", classes="error", id="reason-error")
+            yield Static("enter confirms · esc cancels", id="reason-hint")  # no buttons: say how to go on
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if not event.value.strip():
@@ -214,7 +220,7 @@ class HelpModal(DeckModal[None]):
         self._title, self._purpose, self._keys, self._text, self._footnote = title, purpose, keys, text, footnote
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with ScrollPane():  # j, k, g, G as in every pane
             yield Static(self._title, id="help-title", markup=False)
             yield Static(self._purpose, id="help-purpose", markup=False)
             yield Static(id="help-keys")
@@ -259,7 +265,7 @@ class TextModal(DeckModal[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(terminal_text(self._title), classes="title", markup=False)
-            with VerticalScroll():
+            with ScrollPane():
                 yield SafeStatic(self._text, markup=False)
 
     def action_close(self) -> None:

@@ -82,6 +82,7 @@ class ShardHeads:
         self.dirty = False
         self.hits = 0  # heads taken from the projection
         self.reads = 0  # shard files opened
+        self.linked: list[tuple[str, str]] | None = None  # (path, why) left out for a link, by this pass's listing
 
     @classmethod
     def of(cls, ws, folder: Path | None = None) -> ShardHeads | None:

@@ -213,14 +213,16 @@ def strength_table(
     projection, `ShardHeads.of(ws)`), an unchanged file's head comes from it and is not opened.
     `access` (item key -> Usage) defaults to the access record of the memory folder `topics_dir`
     is in."""
-    from dreamdeck.core.store.shard_files import list_shard_paths, read_shard, read_shard_meta
+    from dreamdeck.core.store.shard_files import read_shard, read_shard_meta, shard_listing
 
     if access is None:
         access = access_summary(Path(topics_dir).parent)
     rows = []
     memo: dict[tuple, tuple] = {}
     started = clock()
-    listed = list_shard_paths(topics_dir)
+    listed, linked = shard_listing(topics_dir)
+    if heads is not None:
+        heads.linked = linked  # the same pass's links: the Dream tab's badge (index.shard_links)
     for slug, path in listed:
         usage = usage_of_belief(access, slug) if access else None
         if heads is not None:

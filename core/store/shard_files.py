@@ -101,6 +101,12 @@ def list_shard_paths(folder: Path) -> list[tuple[str, str]]:
     return [] if listing is None else list(listing.names)
 
 
+def shard_listing(folder: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """`list_shard_paths` and `linked_shards` of one and the same listing (one scandir pass)."""
+    listing = _listing(folder)
+    return ([], []) if listing is None else (list(listing.names), list(listing.linked))
+
+
 def linked_shards(folder: Path) -> list[tuple[str, str]]:
     """(path, why) of the shard files in `folder` left out for a link (see the module docstring)."""
     try:
@@ -108,6 +114,16 @@ def linked_shards(folder: Path) -> list[tuple[str, str]]:
     except DreamdeckError:
         return []  # the folder itself is a link: every read of it says so
     return [] if listing is None else list(listing.linked)
+
+
+def listed_links(folder: Path) -> list[tuple[str, str]] | None:
+    """`linked_shards` as the folder's kept listing holds it, without listing the folder: None
+    when no listing is kept for the folder's stamp now. One stat of the folder, none of a shard."""
+    stamp = file_stamp(folder)
+    if stamp is None:
+        return []
+    hit = _LISTINGS.get(str(folder), stamp)
+    return None if hit is MISS else list(hit.linked)  # type: ignore[union-attr]
 
 
 def read_shard(slug: str, path: Path) -> Shard:

@@ -72,7 +72,7 @@ async def test_question_mark_lists_the_current_screens_keys_one_per_line_under_t
         assert shown[0] == "1 Topics" and shown[1].startswith("How strong is each belief?")
         rows = dict((k, d) for k, d in app.screen.keys)
         for key, action in (("/", "Filter"), ("p", "Pin"), ("f", "Forget"), ("e", "Edit"), ("s", "Sort"),
-                            ("?", "Help"), ("↑ ↓ j k", "Up / down"), ("tab shift+tab", "Next / previous pane")):
+                            ("?", "Help"), ("↑ k / ↓ j", "Up / down"), ("tab / shift+tab", "Next / previous pane")):
             assert rows.get(key) == action, (key, rows)
         assert "Number keys 1–9 switch screens" in shown[-2] + " " + shown[-1] and "q quits" in shown[-1]
         # one key per line: every row of the key list is on its own line of the modal

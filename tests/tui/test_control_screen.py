@@ -190,3 +190,17 @@ def test_snapshot_the_dream_screen_with_a_linked_shard(snap_compare, agent_dir, 
         await open_control(pilot)
 
     assert snap_compare(control_app.snapshot_app(agent_dir), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_dream_started_with_d_counts_among_the_runs_since_the_app_started(agent_dir):
+    automatic_workspace(agent_dir, min_fragments=5)  # the watcher itself waits for 5
+    app = open_app(agent_dir, watcher=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        await wait_for(pilot, lambda: "runs       0" in text_of(screen, "#watcher-panel"), what="no run yet")
+        await pilot.press("d")
+        table = screen.query_one("#receipts")
+        await wait_for(pilot, lambda: table.row_count == 1, what="the dream's receipt on screen")
+        await wait_for(pilot, lambda: "runs       1 since the app started" in text_of(screen, "#watcher-panel"),
+                       what="the run counted")
+        assert app.watcher.status().runs == 0  # the watcher did not run it: the app did

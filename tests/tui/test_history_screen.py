@@ -128,6 +128,10 @@ async def test_r_previews_the_blast_radius_and_y_rolls_back_as_a_new_commit(ws):
         top = rows(app)[0]
         assert (top["kind"], top["actor"], top["ref"]) == ("rollback", "human:tester", dream2[:7])
         assert read_entries(ws.root, action="REVERT")[0].actor == "human:tester"
+        # the rollback just made is selected, in view, with its diff (not the commit rolled back)
+        commits = app.screen.query_one("#commits", VirtualTable)
+        assert commits.current_row()["sha"] == head(ws.root) and commits.cursor_row == 0
+        assert commits.scroll_offset.y == 0
 
 
 async def test_n_cancels_the_rollback(ws):

@@ -379,6 +379,21 @@ async def test_p_pins_the_topic_byte_for_byte_in_a_new_commit(topics):
         assert any(f"pinned {PM}" in n.message for n in notes.raised)
 
 
+async def test_p_on_a_topic_already_pinned_says_so_and_commits_nothing(topics):
+    app = make_app(topics)
+    notes = Notes()
+    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
+        await settle(app, pilot)
+        await pilot.press("p")
+        await settle(app, pilot)
+        after_pin = commit_count(topics.root)
+        await pilot.press("p")
+        await settle(app, pilot)
+        assert commit_count(topics.root) == after_pin
+        assert notes.messages[-1] == f"{PM} is already pinned (the vault copy is identical)"
+        assert sum(f"pinned {PM} to the vault" in m for m in notes.messages) == 1
+
+
 async def test_f_with_a_reason_archives_the_topic_in_a_commit(topics):
     text = (topics.topics_dir / "editor.md").read_bytes()
     before = commit_count(topics.root)

@@ -26,21 +26,21 @@ from dreamdeck.tui.widgets.tab_bar import LABELS, TABS, TabBar
 
 __all__ = ["TABS", "TabBar", "MemoryScreen", "failure_toast"]
 
-# Movements whose two directions are one line of the help: action -> (row, what it says).
+# Movements whose two directions are one line of the help: action -> (row, what it says, which
+# side of the "/" its keys go on), so the keys read in the order the words do ("↑ k / ↓ j  Up / down").
 PAIRED = {
-    "cursor_down": ("move", "Up / down"), "cursor_up": ("move", "Up / down"),
-    "scroll_down": ("move", "Up / down"), "scroll_up": ("move", "Up / down"),
-    "cursor_top": ("ends", "First / last"), "cursor_bottom": ("ends", "First / last"),
-    "first": ("ends", "First / last"), "last": ("ends", "First / last"),
-    "scroll_home": ("ends", "First / last"), "scroll_end": ("ends", "First / last"),
-    "first_hunk": ("ends", "First / last"), "last_hunk": ("ends", "First / last"),
-    "page_down": ("page", "Page down / up"), "page_up": ("page", "Page down / up"),
-    "half_page_down": ("half", "Half a page down / up"), "half_page_up": ("half", "Half a page down / up"),
-    "column_left": ("column", "Column left / right"),
-    "column_right": ("column", "Column left / right"),
-    "next_pane": ("pane", "Next / previous pane"),
-    "next_hunk": ("hunk", "Next / previous hunk"), "prev_hunk": ("hunk", "Next / previous hunk"),
-    "next_reflection": ("reflection", "Next / previous reflection"),
+    "cursor_up": ("move", "Up / down", 0), "cursor_down": ("move", "Up / down", 1),
+    "scroll_up": ("move", "Up / down", 0), "scroll_down": ("move", "Up / down", 1),
+    "cursor_top": ("ends", "First / last", 0), "cursor_bottom": ("ends", "First / last", 1),
+    "first": ("ends", "First / last", 0), "last": ("ends", "First / last", 1),
+    "scroll_home": ("ends", "First / last", 0), "scroll_end": ("ends", "First / last", 1),
+    "first_hunk": ("ends", "First / last", 0), "last_hunk": ("ends", "First / last", 1),
+    "page_up": ("page", "Page up / down", 0), "page_down": ("page", "Page up / down", 1),
+    "half_page_down": ("half", "Half a page down / up", 0), "half_page_up": ("half", "Half a page down / up", 1),
+    "column_left": ("column", "Column left / right", 0), "column_right": ("column", "Column left / right", 1),
+    "next_pane": ("pane", "Next / previous pane", 0),  # next_pane(-1) is the other side
+    "next_hunk": ("hunk", "Next / previous hunk", 0), "prev_hunk": ("hunk", "Next / previous hunk", 1),
+    "next_reflection": ("reflection", "Next / previous reflection", 0),
 }
 
 
@@ -270,7 +270,7 @@ class MemoryScreen(Screen):
         """(keys, what they do) for every key of dreamdeck's that works here now, one action per
         row (a binding's tooltip is its longer description); the two directions of a movement
         share a row. Number keys, quit and the palette are said once, under the list."""
-        rows: dict[str, tuple[list[str], str]] = {}
+        rows: dict[str, tuple[tuple[list[str], list[str]], str]] = {}
         for active in self.active_bindings.values():
             b = active.binding
             if not b.id or not (b.tooltip or b.description) or not active.enabled:
@@ -278,14 +278,16 @@ class MemoryScreen(Screen):
             action = b.action.split("(")[0].removeprefix("app.").removeprefix("screen.")
             if action in ("switch_mode", "quit", "command_palette"):
                 continue
-            group, description = PAIRED.get(action, (action, b.tooltip or b.description))
-            keys, _ = rows.setdefault(group, ([], description))
+            group, description, side = PAIRED.get(action, (action, b.tooltip or b.description, 0))
+            side = 1 if b.action.endswith("(-1)") else side
+            sides, _ = rows.setdefault(group, (([], []), description))
             # One key each: a footer's shared label (`n/p`) would repeat the other key's own line.
             display = self.app.get_key_display(replace(b, key_display=None) if "/" in (b.key_display or "")
                                                else b)
-            if display not in keys:
-                keys.append(display)
-        return [(" ".join(keys), description) for keys, description in rows.values()]
+            if display not in sides[side]:
+                sides[side].append(display)
+        return [(" / ".join(" ".join(keys) for keys in sides if keys), description)
+                for sides, description in rows.values()]
 
     def action_help(self) -> None:
         from dreamdeck.tui.modals import HelpModal

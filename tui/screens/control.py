@@ -286,7 +286,7 @@ class ControlScreen(MemoryScreen):
         if watcher is not None:
             st = watcher.status()
             out["state"] = "paused" if st.paused else "running" if st.running else "stopped"
-            out.update(in_run=st.in_run, runs=st.runs, last_decision=st.last_decision, undreamed=st.undreamed,
+            out.update(in_run=st.in_run, runs=st.runs + getattr(self.app, "dreams_run", 0), last_decision=st.last_decision, undreamed=st.undreamed,
                        lock=st.lock_holder, watching=st.watching, next=st.next_scheduled)
         else:
             holder = DreamLock(ws, stale_minutes=d.stale_lock_minutes).holder()
@@ -330,6 +330,7 @@ class ControlScreen(MemoryScreen):
         self.data = data
         self.in_run = data["in_run"]
         self._show_link_alerts(data.get("links") or [])
+        self.app.note_linked_shards(len(data.get("links") or []))  # type: ignore[attr-defined]
         self._show_watcher(data)
         self._show_gates(data)
         self._show_decision(data.get("last_decision") or "")

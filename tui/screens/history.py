@@ -292,6 +292,11 @@ class HistoryScreen(MemoryScreen):
         commits.set_source(ListRowSource(data["commits"], filter_keys=("short", "kind", "actor", "approval", "trigger",
                                                                        "ref", "subject", "when")),
                            keep_cursor_key="sha")
+        select = getattr(self, "_select_sha", None)
+        at = commits.source.find("sha", select) if select else None  # type: ignore[attr-defined]
+        if at is not None:  # a rollback made here: its commit, not the one rolled back
+            self._select_sha = None
+            commits.move_cursor(at)
         audit = self.query_one("#audit", VirtualTable)
         audit.set_source(ListRowSource(data["audit"], filter_keys=("timestamp", "action", "file", "actor", "summary")))
         panels = self.query_one("#panels", TabbedContent)
@@ -456,8 +461,11 @@ class HistoryScreen(MemoryScreen):
             if ok:
                 from dreamdeck.core.ops.rollback import rollback
 
-                self.act("Rollback", lambda: rollback(self.ws, sha, actor=self.actor),
-                         lambda r: f"rolled back {short}" + (f" in {r.sha[:7]}" if getattr(r, "sha", None) else ""))
+                def done(r) -> str:
+                    self._select_sha = getattr(r, "sha", None)  # the next reload selects the new commit
+                    return f"rolled back {short}" + (f" in {r.sha[:7]}" if self._select_sha else "")
+
+                self.act("Rollback", lambda: rollback(self.ws, sha, actor=self.actor), done)
 
         self.app.push_screen(ConfirmModal(
             f"Roll back {short}?",

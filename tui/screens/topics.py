@@ -20,7 +20,7 @@ from dreamdeck.core.ops.report import shard_report
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.panes import NavList, ScrollPane
 from dreamdeck.tui.widgets.safe_static import SafeStatic
-from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
+from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable, cell_text
 
 if TYPE_CHECKING:
     from dreamdeck.core.index.strength import StrengthRow
@@ -40,8 +40,17 @@ COLUMNS = [
     Column("tier", "tier", width=12),
     Column("score", "score", width=7, align="right", format=lambda v: f"{v:.2f}" if isinstance(v, float) else str(v)),
     Column("status", "status", width=8),
-    Column("heading", "heading", width=24, min_width=10, fill=True),  # it takes what is left
+    # it takes what is left; without the offline dreamer's tier prefix ("Always (7 days): "), which
+    # the tier column says and which was all a narrow cell showed (the shard pane has it whole)
+    Column("heading", "heading", width=24, min_width=10, fill=True, format=lambda v: cell_text(_claim(str(v)))),
 ]
+
+
+def _claim(heading: str) -> str:
+    from dreamdeck.core.index.ladder import strip_prefix
+
+    claim, _ = strip_prefix(heading)
+    return claim or heading
 
 
 def cell_style(key: str, row) -> str | None:
@@ -205,7 +214,21 @@ class TopicsScreen(MemoryScreen):
             # The first page on screen before the proof takes the interpreter's lock in turns with
             # the UI thread (it would halve the paint's share); never longer than a second.
             painted.wait(1.0)
-        return StrengthRows(self.proven_rows(ws.topics_dir, today, decay, pinned, access, heads))
+        rows = StrengthRows(self.proven_rows(ws.topics_dir, today, decay, pinned, access, heads))
+        self._note_links(heads)
+        return rows
+
+    def _note_links(self, heads) -> None:
+        """The Dream tab's badge from the links this pass's listing found (no listing of its own)."""
+        from dreamdeck.core.errors import DreamdeckError
+        from dreamdeck.core.index.shard_links import listed_linked_shards
+
+        try:
+            links = listed_linked_shards(self.ws.root / "memory", topics=None if heads is None else heads.linked)
+        except (DreamdeckError, OSError):
+            return  # a linked folder: the Dream screen says so
+        if links is not None:
+            self.app.call_from_thread(self.app.note_linked_shards, len(links))  # type: ignore[attr-defined]
 
     def proven_rows(self, *args, **kwargs) -> list[StrengthRow]:
         """The strength table read against the files (`strength_table`'s arguments)."""
@@ -323,7 +346,8 @@ class TopicsScreen(MemoryScreen):
             return
         from dreamdeck.core.ops import vault
 
-        self.act("Pin", lambda: vault.pin_topic(self.ws, slug, actor=self.actor), lambda r: f"pinned {slug} to the vault")
+        self.act("Pin", lambda: vault.pin_topic(self.ws, slug, actor=self.actor),
+                 lambda r: r.message if r.noop else f"pinned {slug} to the vault")
 
     def action_forget(self) -> None:
         slug = self._slug()

@@ -3,10 +3,13 @@
 Textual's Footer lists the focused widget's keys, then the screen's, then the app's; on a narrow
 terminal the screen's actions (the reason to be on it) fell off the right edge behind `s Sort`.
 This one orders them: the screen's actions, the focused widget's, then help and quit; it is
-compact below 120 columns, and below 100 it leaves out the palette's key.
+compact below 120 columns, and below 100 it leaves out the palette's key. Keys that do not fit
+are left out whole, last first, rather than cut at the edge (`i` with no word, `q` with no
+`Quit`): help and quit always stay, and `?` lists every key.
 """
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -15,6 +18,27 @@ from textual.widgets._footer import FooterKey
 COMPACT_BELOW = 120
 PALETTE_KEY_FROM = 100  # narrower, `^p palette` gives its 12 cells to the screen's keys (? says ctrl+p)
 LAST = ("help", "quit")  # actions shown at the end, whoever binds them
+PALETTE_CELLS = 13  # "▏^p palette " docked at the right
+
+
+def key_cells(key_display: str, description: str, compact: bool) -> int:
+    """The cells a FooterKey takes with Textual's footer CSS: compact "key desc" and a margin of
+    one; otherwise " key desc " with no margin."""
+    return cell_len(key_display) + 1 + cell_len(description) + (1 if compact else 2)
+
+
+def fitting(keys: list[tuple[bool, int]], room: int) -> list[int]:
+    """Indexes of the (always kept, cells) keys that fit in `room`: the kept ones, and the others
+    in order while they fit."""
+    left = room - sum(cells for kept, cells in keys if kept)
+    chosen = []
+    for i, (kept, cells) in enumerate(keys):
+        if kept or cells <= left:
+            chosen.append(i)
+            left -= 0 if kept else cells
+        else:
+            left = -1  # one left out: none after it, so the order never skips ahead
+    return chosen
 
 
 class DeckFooter(Footer):
@@ -24,9 +48,9 @@ class DeckFooter(Footer):
     def on_resize(self) -> None:
         self.compact = self.size.width < COMPACT_BELOW
         palette = self.size.width >= PALETTE_KEY_FROM
-        if palette != self.show_command_palette:
+        if palette != self.show_command_palette or self.size.width != getattr(self, "_fitted_to", None):
             self.show_command_palette = palette
-            self.refresh(recompose=True)
+            self.refresh(recompose=True)  # which keys fit depends on the width
 
     def bindings_changed(self, screen: Screen) -> None:
         """As Textual's, but one recompose however many changes arrive: overlapping recomposes
@@ -62,7 +86,14 @@ class DeckFooter(Footer):
         # Each key is born with the class its `compact` watcher would set on mount: otherwise every key
         # of every recompose restyles itself once more (a third of a screen switch's time).
         compact = "-compact" if self.compact else ""
-        for _rank, _order, binding, enabled, tooltip in sorted(shown.values(), key=lambda v: (v[0], v[1])):
+        ordered = sorted(shown.values(), key=lambda v: (v[0], v[1]))
+        width = self.size.width or self.app.size.width
+        self._fitted_to = width
+        room = width - (PALETTE_CELLS if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE else 0)
+        cells = [(b.action in LAST, key_cells(self.app.get_key_display(b), b.description, self.compact))
+                 for _r, _o, b, _e, _t in ordered]
+        for i in fitting(cells, room):
+            _rank, _order, binding, enabled, tooltip = ordered[i]
             yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
                             disabled=not enabled, tooltip=tooltip, classes=compact).data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:

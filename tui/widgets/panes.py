@@ -15,7 +15,11 @@ from textual.widgets import OptionList
 
 class NavList(OptionList, inherit_bindings=False):
     """An OptionList with the app's list keys. `enter` is left to the screen (whatever its
-    footer says `⏎` does); a subclass that selects on enter binds it with its own words."""
+    footer says `⏎` does); a subclass that selects on enter binds it with its own words.
+
+    The scrollbar's gutter is kept whether it shows or not: OptionList measures an option's
+    height once, at the width it has when the option is added, and a scrollbar appearing later
+    narrows the text; a wrapped option then lost its last line (cut mid-sentence, no ellipsis)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j,down", "cursor_down", "Down", show=False, id="list.down"),
@@ -26,7 +30,7 @@ class NavList(OptionList, inherit_bindings=False):
         Binding("pageup", "page_up", "Page up", show=False, id="list.page_up"),
     ]
     DEFAULT_CSS = """
-    NavList { border: none; padding: 0 0 0 1; }
+    NavList { border: none; padding: 0 0 0 1; scrollbar-gutter: stable; }
     NavList:focus { border: none; background-tint: $foreground 4%; }
     """
 

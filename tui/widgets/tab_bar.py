@@ -32,7 +32,8 @@ SHORT_LABELS = {"topics": "Topc", "reflections": "Refl", "proposals": "Prop", "v
 
 # What a badge counts, in words (one, many)
 BADGE_WORDS = {"reflections": ("to review", "to review"), "proposals": ("open", "open"),
-               "vault": ("changed outside", "changed outside"), "history": ("alert", "alerts")}
+               "vault": ("changed outside", "changed outside"), "history": ("alert", "alerts"),
+               "control": ("linked shard", "linked shards")}
 WATCHER_DOT = {"on": "●", "paused": "⏸", "off": "○"}
 WATCHER_WORD = {"on": "watching", "paused": "paused", "off": "watcher off"}
 WATCHER_STYLE = {"on": "bold green", "paused": "bold yellow", "off": "dim"}

@@ -1,0 +1,37 @@
+"""The Topics table's heading column shows the claim, not the tier prefix the offline dreamer
+writes in front of it ("Always (7 days): …"): the tier column already says it, and at 80 or 120
+columns the prefix was all the heading cell had room for."""
+from __future__ import annotations
+
+from dreamdeck.tui.widgets.virtual_table import VirtualTable
+from tests.support.memory import cite, shard_text, write_shard
+from tests.support.tui import make_app
+from tests.support.waits import settle
+
+
+async def test_the_heading_cell_shows_the_claim_without_its_tier_prefix(ws):
+    write_shard(ws.root, "release", shard_text("Always (7 days): Dana cuts the release on Thursdays",
+                                               [cite("2026-05-20", 1)]))
+    write_shard(ws.root, "coffee", shard_text("Always ask Dana before the release", [cite("2026-05-20", 2)]))
+    app = make_app(ws)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#strength", VirtualTable)
+        lines = [table.render_line(y).text for y in range(1, 3)]
+        release = next(line for line in lines if line.lstrip().startswith("release"))
+        assert "Dana cuts the release" in release and "Always (7" not in release
+        coffee = next(line for line in lines if line.lstrip().startswith("coffee"))
+        assert "Always ask Dana" in coffee  # the claim's own words stay
+        rows = [table.source.row(i) for i in range(table.row_count)]
+        assert {r["heading"] for r in rows} == {"Always (7 days): Dana cuts the release on Thursdays",
+                                               "Always ask Dana before the release"}  # the data is the file's
+
+
+async def test_a_hostile_heading_without_its_prefix_is_still_shown_escaped(ws):
+    write_shard(ws.root, "hostile", shard_text("Always (7 days): the \x1b[2J[bold]train\u202e leaves",
+                                               [cite("2026-05-20", 1)]))
+    app = make_app(ws)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        line = app.screen.query_one("#strength", VirtualTable).render_line(1).text
+        assert "the \\x1b[2J[bold]train" in line and "\x1b" not in line and "Always (7" not in line
