@@ -39,3 +39,17 @@ def test_pin_refresh_takes_the_changed_topic_into_the_vault_and_plain_pin_refuse
     fragment = run(ws.root, "pin", f"{D}#{uuid_at(D, 1)}", "--refresh")
     assert (fragment.returncode, fragment.stderr.strip()) == (
         2, "dreamdeck: --refresh applies to topics (SLUG); a pinned fragment never changes")
+
+
+def test_pin_of_a_topic_already_pinned_says_so_and_commits_nothing(ws):
+    write_stream(ws.root, D, [fragment_line(D, 1, "pnpm", "use pnpm")])
+    write_shard(ws.root, "pnpm", shard_text("The user uses pnpm", [f"streams/{D}#{uuid_at(D, 1)}"]))
+    commit_all(ws.root)
+    first = run(ws.root, "pin", "pnpm")
+    assert first.returncode == 0 and first.stdout.startswith("pinned pnpm → commit "), first.stderr
+    before = head(ws.root)
+
+    again = run(ws.root, "pin", "pnpm")
+
+    assert (again.returncode, again.stdout.strip()) == (0, "pnpm is already pinned (the vault copy is identical)")
+    assert head(ws.root) == before
