@@ -376,7 +376,7 @@ def cmd_pin(args) -> int:
         result = vault.pin_fragment(ws, key[0], key[1], actor=args.actor)
     else:
         result = vault.pin_topic(ws, args.target, actor=args.actor, refresh=args.refresh)
-    noop = getattr(result, "noop", False)  # already pinned: the core's line says so; nothing committed
+    noop = result.noop  # already pinned: the core's line says so; nothing committed
     say(result.message + _sha(result) if args.refresh or noop else f"pinned {args.target}" + _sha(result))
     return 0
 
