@@ -59,7 +59,8 @@ async def test_the_app_offers_git_init_once_and_runs_it(plain):
         return DreamdeckApp(Workspace.open(plain, today="2026-05-22"), watcher=False, user_config=UserConfig())
 
     async with app().run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmModal", what="the offer")
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmModal"
+                       and bool(pilot.app.screen.query("#confirm-body")), what="the offer, composed")
         body = str(pilot.app.screen.query_one("#confirm-body").render())
         assert "no history and no rollback" in body
         await pilot.press("y")
@@ -84,3 +85,18 @@ async def test_history_in_a_non_git_folder_says_why_it_is_empty(plain, tmp_path)
         empty = app.screen.query_one("#commits").empty_message
         assert "not a git repository" in empty and "dreamdeck init" in empty and "press D" not in empty
         assert type(app.screen).__name__ == "HistoryScreen"  # no offer the second time
+
+
+def test_init_in_a_repository_with_no_commit_yet_commits_memory_as_it_is(plain):
+    """`git init` run by hand leaves a repository with no commit: `dreamdeck init` makes the first
+    commit of memory/ instead of refusing (there is no history to keep apart from)."""
+    run(plain, "remember", "Uses pnpm", "--topic", "pm")
+    git(plain, "init", "-q", "-b", "main")
+
+    done = run(plain, "init")
+
+    assert done.returncode == 0 and "started the git history" in done.stdout, done.stderr
+    assert git(plain, "log", "--format=%s").splitlines() == ["memory: start the history (git init)"]
+    assert git(plain, "status", "--porcelain", "--", "memory").strip() == ""
+    again = run(plain, "init")
+    assert again.returncode == 1 and "already a git repository" in again.stderr
