@@ -11,13 +11,21 @@ import random
 from datetime import UTC, datetime
 
 from dreamdeck.core.door.apply import apply_changeset, plan_changeset
-from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.changeset import (
+    Audit,
+    ChangeSet,
+    CollectionRecord,
+    Commit,
+    Evidence,
+    FileEdit,
+    Reference,
+    Writes,
+)
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import apply_hunks
-from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.ops.loss_meter import loss_meter
 from dreamdeck.core.store.reflections import OPEN, ProposedFile, Reflection, ReflectionError, list_reflections, load_reflection
 from dreamdeck.core.workspace import Workspace
@@ -228,17 +236,14 @@ def approval_changeset(
             Commit("approve", actor, decision, "review", f"{decision} {rid}: {r.summary or 'reflection'}",
                    subject=f"dream: {decision} {rid} ({picked_count}/{total} hunks) {random.choice(DREAM_EMOJI)}",
                    ref=Reference("Reflection", rid)),
-            Writes(edits, meta_files=meta_updates(ws, [r], log)),
+            # the door records what its collection took, and why, in this decision (also after a kill)
+            Writes(edits, meta_files=meta_updates(ws, [r], log),
+                   collection_record=CollectionRecord(f"reflections/{r.id}.json", ("decisions", -1))),
             Evidence(advance=advance, gc_days={d for d, _ in r.shown_keys()},
                      restore_lines=_lines_to_restore(ws, r, edits), gc_reasons=given_reasons(r.receipt)),
         )
     except Refused as exc:
         raise blame(exc) from None
-
-    def record_collected(result: ApplyResult) -> None:  # after the GC, before the commit: what went, and why
-        r.decisions[-1]["collected"] = dict(sorted(result.reasons.items()))
-        atomic_write_text(ws.meta_dir / f"reflections/{r.id}.json", r.to_json())
-    cs.before_commit = record_collected
     return cs, blame
 
 
