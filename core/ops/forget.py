@@ -66,6 +66,7 @@ from dreamdeck.core.ops.forget_hard import (
     text_pieces,
     what_remains,
 )
+from dreamdeck.core.ops.forget_siblings import Sibling, cited_siblings
 from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
 from dreamdeck.core.store.tombstones import Tombstone, forgotten, load_tombstones, tombstoned_keys
 from dreamdeck.core.workspace import Workspace, WorkspaceError, local_datetime_iso, parse_date
@@ -93,6 +94,7 @@ class ForgetResult:
     blanked: bool = False  # hard: meanwhile its bytes were overwritten in place (never committed)
     warnings: list[str] = field(default_factory=list)
     remains: list[str] = field(default_factory=list)  # hard: where the text still is, and the way out
+    siblings: list[Sibling] = field(default_factory=list)  # the same statement, still cited under other ids
     apply: ApplyResult | None = None
 
     def to_json(self) -> dict:
@@ -101,6 +103,7 @@ class ForgetResult:
             "tombstoned": [f"{d}#{i}" for d, i in self.tombstoned], "edited": self.edited,
             "deleted": self.deleted, "orphaned": self.orphaned, "purged": self.purged,
             "waiting": self.waiting, "blanked": self.blanked, "warnings": self.warnings, "remains": self.remains,
+            "siblings": [s.to_json() for s in self.siblings],
         }
 
 
@@ -264,6 +267,7 @@ def forget_fragment(
         out.warnings.append(
             f"left without citations (prose kept; `forget` the topic to drop it): {', '.join(orphaned)}"
         )
+    _name_siblings(ws, out, [stone], reason, hard)
     return out
 
 
@@ -366,7 +370,15 @@ def forget_topic(
         out.remains = list(dict.fromkeys(remains))
     if orphaned:
         out.warnings.append(f"left without citations (prose kept): {', '.join(orphaned)}")
+    _name_siblings(ws, out, [s for _, s in stones], reason, hard)
     return out
+
+
+def _name_siblings(ws: Workspace, out: ForgetResult, stones: list[Tombstone], reason: str, hard: bool) -> None:
+    """The same statement still cited under another id (`forget_siblings`): named, with the forget
+    that strips it, in the answer and its JSON."""
+    out.siblings = cited_siblings(ws, stones, reason=reason, hard=hard)
+    out.warnings += [s.warning() for s in out.siblings]
 
 
 def _purge_waiting(result: ApplyResult, purge: set[Key]) -> list[str]:
