@@ -367,14 +367,32 @@ def reject(
         for d, i in (r.held_keys() if r.held else r.shown_keys()):
             released.setdefault(d, set()).add(i)
     log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
+    restore, unfound = _released_lines(ws, released)
     cs = ChangeSet(
         Commit("reject", actor, "rejected", "review", f"rejected {rid}: {reason}", subject=f"memory: reject {rid}",
                ref=Reference("Reflection", rid)),
         Writes(meta_files=meta_updates(ws, [r], log)),
-        Evidence(release=released),
+        Evidence(release=released, restore_lines=restore),
         Audit(extra=[("REJECT", f"memory/meta/reflections/{rid}.json", reason)]),
     )
-    return apply_changeset(ws, cs, now=now)
+    result = apply_changeset(ws, cs, now=now)
+    if unfound:
+        result.warnings.append(f"{len(unfound)} released fragment(s) left the streams and git history does not hold "
+                               f"them, so no dream will see them: " + ", ".join(f"streams/{d}#{i}" for d, i in unfound))
+    return result
+
+
+def _released_lines(ws: Workspace, released: dict[str, set[str]]) -> tuple[dict[str, list[str]], list[Key]]:
+    """Released fragments go back to be dreamed again, so those that left the streams meanwhile
+    (TypeClaw's GC collects what its own dream left uncited, and never reads reflections) are put
+    back from git history in the same change: (lines by day, the ones git does not hold)."""
+    from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
+
+    keys = {(d, i) for d, ids in released.items() for i in ids}
+    if not keys:
+        return {}, []
+    lines, unfound = lines_from_history(ws, missing_from_streams(ws, keys))
+    return lines, sorted(unfound)
 
 
 def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:

@@ -294,8 +294,10 @@ def cmd_reject(args) -> int:
     else:
         from dreamdeck.core.ops.reflections import reject
 
-        reject(ws, args.id, reason=args.reason, release=args.release, actor=args.actor)
+        result = reject(ws, args.id, reason=args.reason, release=args.release, actor=args.actor)
     say(f"rejected {args.id}" + (" (fragments released to the next dream)" if getattr(args, "release", False) else ""))
+    if not args.id.startswith("p-"):
+        _warn(result)
     return 0
 
 

@@ -1,0 +1,53 @@
+"""What running TypeClaw's real dreaming handler beside dreamdeck found (issue 10, item 4).
+
+The harness (/work/research/harness, suite dream_handler) ran TypeClaw's own handler on a copy of
+the demo, interleaved with `dreamdeck dream`/`approve`/`reject`/`forget`/`unforget`. Each break it
+found is reproduced here without node: TypeClaw's effect on disk is `tests/support/typeclaw_dream`
+(written from the spec and its golden cases): it dreams what its state calls undreamed, advances
+the state, and on the dates it touched drops what is dreamed and not cited by a flat topics/*.md.
+"""
+from __future__ import annotations
+
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.ops.doctor import examine
+from dreamdeck.core.ops.reflections import reject
+from dreamdeck.core.store.state import load_state
+from tests.support.dreamers import Scripted, draft
+from tests.support.memory import cite, commit_all, fragment_line, uuid_at, write_stream
+from tests.support.typeclaw_dream import cite_new_shard, typeclaw_dream
+
+D = "2026-05-22"
+
+
+def stream_lines(root, day) -> list[str]:
+    return (root / "memory/streams" / f"{day}.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+def _held_then_collected_by_typeclaw(ws, agent_dir) -> list[str]:
+    """r-1 holds #1..#3 for review; TypeClaw's cron then dreams them (its LLM cites only a new
+    fragment #4) and its GC takes the three. The three lines as they were, for comparison."""
+    write_stream(agent_dir, D, [fragment_line(D, 1, "n", "something new"), fragment_line(D, 2, "n", "more of it"),
+                                fragment_line(D, 3, "n", "and more")])
+    commit_all(agent_dir)
+    run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("n", draft("Something new", [cite(D, 1)]))),
+              review="all")
+    held = stream_lines(agent_dir, D)
+    write_stream(agent_dir, D, [fragment_line(D, 4, "tea", "drinks tea")])
+    typeclaw_dream(agent_dir, cite_new_shard("tea", "Drinks tea", lambda f: f["id"] == uuid_at(D, 4)))
+    assert not set(held) & set(stream_lines(agent_dir, D))  # TypeClaw's GC took them
+    return held
+
+
+def test_releasing_a_reflection_puts_back_the_fragments_typeclaw_collected_to_be_dreamed_again(ws, agent_dir):
+    held = _held_then_collected_by_typeclaw(ws, agent_dir)
+
+    reject(ws, "r-1", reason="redo it", release=True)
+
+    # released "to the next dream": they are in the stream again, undreamed, byte for byte
+    assert set(held) <= set(stream_lines(agent_dir, D))
+    state, _ = load_state(ws.state_path)
+    assert not {uuid_at(D, n) for n in (1, 2, 3)} & set(state.dreamed_ids(D))
+    assert not [f for f in examine(ws).findings if f.kind in ("missing-fragment", "unrecorded-loss")]
+    dreamer = Scripted()
+    run_dream(ws, dreamer=dreamer, review="all")
+    assert {cite(D, n) for n in (1, 2, 3)} <= set(dreamer.seen[0])
