@@ -51,3 +51,16 @@ def test_releasing_a_reflection_puts_back_the_fragments_typeclaw_collected_to_be
     dreamer = Scripted()
     run_dream(ws, dreamer=dreamer, review="all")
     assert {cite(D, n) for n in (1, 2, 3)} <= set(dreamer.seen[0])
+
+
+def test_review_says_which_held_fragments_left_the_streams_and_how_to_put_them_back(ws, agent_dir):
+    from tests.support.processes import run_cli
+
+    _held_then_collected_by_typeclaw(ws, agent_dir)
+
+    out = run_cli(agent_dir, "review", "r-1", today=D).stdout
+
+    assert "kept in the streams" not in out  # it said so while TypeClaw's GC had taken all three
+    gone = [line for line in out.splitlines() if "left the streams" in line]
+    assert len(gone) == 1 and all(cite(D, n) in gone[0] for n in (1, 2, 3))
+    assert "dreamdeck doctor --fix" in gone[0]
