@@ -64,3 +64,37 @@ def test_review_says_which_held_fragments_left_the_streams_and_how_to_put_them_b
     gone = [line for line in out.splitlines() if "left the streams" in line]
     assert len(gone) == 1 and all(cite(D, n) in gone[0] for n in (1, 2, 3))
     assert "dreamdeck doctor --fix" in gone[0]
+
+
+def test_a_forgotten_fragment_is_dreamed_in_the_state_typeclaw_reads_so_its_dream_and_search_skip_it(ws, agent_dir):
+    """TypeClaw's dream and its memory_search tool take every fragment its state calls undreamed:
+    a fragment forgotten before any dream (today's) reached both, soft-forgotten bytes and all."""
+    from dreamdeck.core.ops.forget import forget_fragment, unforget
+
+    write_stream(agent_dir, D, [fragment_line(D, 1, "infra", "The staging password rotates on Fridays"),
+                                fragment_line(D, 2, "tea", "drinks tea")])
+    commit_all(agent_dir)
+    forget_fragment(ws, D, uuid_at(D, 1), "wrong")
+
+    state, _ = load_state(ws.state_path)
+    assert uuid_at(D, 1) in state.dreamed_ids(D) and uuid_at(D, 2) not in state.dreamed_ids(D)
+    tc = typeclaw_dream(agent_dir, commit=False)
+    assert tc.shown == [(D, uuid_at(D, 2))]
+
+    unforget(ws, D, uuid_at(D, 1))  # back to the undreamed tail: the next dream reconsiders it
+    assert uuid_at(D, 1) not in load_state(ws.state_path)[0].dreamed_ids(D)
+
+
+def test_forgetting_a_held_fragment_leaves_its_reflection_approvable(ws, agent_dir):
+    from dreamdeck.core.ops.forget import forget_fragment
+    from dreamdeck.core.ops.reflections import approve
+
+    write_stream(agent_dir, D, [fragment_line(D, 1, "n", "something new"), fragment_line(D, 2, "n", "more of it")])
+    commit_all(agent_dir)
+    run_dream(ws, dreamer=Scripted(lambda inp, s: s.write_shard("n", draft("Something new", [cite(D, 1)]))),
+              review="all")
+    forget_fragment(ws, D, uuid_at(D, 2), "noise")
+
+    approve(ws, "r-1")  # not "dreamed outside dreamdeck": dreamdeck marked it, forgetting it
+
+    assert cite(D, 1) in (agent_dir / "memory/topics/n.md").read_text()

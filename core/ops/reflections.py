@@ -259,9 +259,13 @@ def given_reasons(receipt: object) -> dict[str, str]:
     return out
 
 
-def _dreamed_elsewhere(state, r: Reflection) -> list[Key]:
-    """Held fragments the state says are dreamed: dreamdeck never marks them, so TypeClaw did."""
-    return sorted(k for k in r.held_keys() if k[1] in state.dreamed_ids(k[0]))
+def _dreamed_elsewhere(ws: Workspace, state, r: Reflection) -> list[Key]:
+    """Held fragments the state says are dreamed: dreamdeck never marks them, so TypeClaw did
+    (a forget marks its fragment dreamed: a forgotten one is no sign of TypeClaw)."""
+    from dreamdeck.core.store.tombstones import tombstoned_keys
+
+    dreamed = [k for k in r.held_keys() if k[1] in state.dreamed_ids(k[0])]
+    return sorted(set(dreamed) - tombstoned_keys(ws)) if dreamed else []
 
 
 def _refuse_if_dreamed_elsewhere(ws: Workspace, r: Reflection, force: bool) -> None:
@@ -271,7 +275,7 @@ def _refuse_if_dreamed_elsewhere(ws: Workspace, r: Reflection, force: bool) -> N
 
     if force:
         return
-    dreamed = _dreamed_elsewhere(load_state(ws.state_path)[0], r)
+    dreamed = _dreamed_elsewhere(ws, load_state(ws.state_path)[0], r)
     if dreamed:
         raise ReflectionError(
             f"{r.id} is stale: {len(dreamed)} of its fragments were dreamed outside dreamdeck since "
@@ -406,7 +410,7 @@ def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
     for r in list_reflections(ws)[0]:
         # Expired, or consolidated by TypeClaw's own dreaming since: kept, never applied blind.
         why = "expired" if expire and r.age_days(now) > expire else \
-            "dreamed outside dreamdeck" if _dreamed_elsewhere(state, r) else None
+            "dreamed outside dreamdeck" if _dreamed_elsewhere(ws, state, r) else None
         if why:
             r.status = "stale"
             r.decisions.append({"at": _now_iso(now), "actor": "system:expiry", "decision": "stale", "why": why})
