@@ -83,3 +83,17 @@ def test_every_kill_point_of_an_approval_is_finished_with_the_same_decision_reco
         assert git(killed, "show", f"HEAD:{RECORD}") == expected, f"killed at {step}"
         assert (killed / RECORD).read_text(encoding="utf-8") == expected, f"killed at {step}"
         assert git(killed, "status", "--porcelain", "--", "memory/meta/reflections").strip() == ""
+
+
+def test_a_collection_record_outside_the_changes_meta_files_is_refused_before_anything_is_written(ws, agent_dir):
+    from dreamdeck.core.door.changeset import ChangeSet, CollectionRecord, Commit, FileEdit, Writes
+    from tests.support.memory import shard_text
+
+    cs = ChangeSet(Commit("edit", "human:cli", "approved", "test", "add a"),
+                   Writes([FileEdit("topics/a.md", None, shard_text("A", []))],
+                          collection_record=CollectionRecord("reflections/r-9.json", ("decisions", -1))))
+
+    with pytest.raises(ValueError, match="r-9.json"):
+        apply_changeset(ws, cs)
+    assert not (agent_dir / "memory/topics/a.md").exists()
+    assert not (agent_dir / "memory/meta/.journal.json").exists()
