@@ -11,23 +11,16 @@ import random
 from datetime import UTC, datetime
 
 from dreamdeck.core.door.apply import apply_changeset, plan_changeset
-from dreamdeck.core.door.changeset import (
-    Audit,
-    ChangeSet,
-    CollectionRecord,
-    Commit,
-    Evidence,
-    FileEdit,
-    Reference,
-    Writes,
-)
+from dreamdeck.core.door.changeset import Audit, ChangeSet, CollectionRecord, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
-from dreamdeck.core.formats.citations import Key, citation_keys
+from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import apply_hunks
 from dreamdeck.core.ops.loss_meter import loss_meter
+from dreamdeck.core.ops.protected import put_back_from_history
 from dreamdeck.core.store.reflections import OPEN, ProposedFile, Reflection, ReflectionError, list_reflections, load_reflection
+from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace
 
 
@@ -236,7 +229,6 @@ def approval_changeset(
             Commit("approve", actor, decision, "review", f"{decision} {rid}: {r.summary or 'reflection'}",
                    subject=f"dream: {decision} {rid} ({picked_count}/{total} hunks) {random.choice(DREAM_EMOJI)}",
                    ref=Reference("Reflection", rid)),
-            # the door records what its collection took, and why, in this decision (also after a kill)
             Writes(edits, meta_files=meta_updates(ws, [r], log),
                    collection_record=CollectionRecord(f"reflections/{r.id}.json", ("decisions", -1))),
             Evidence(advance=advance, gc_days={d for d, _ in r.shown_keys()},
@@ -260,12 +252,9 @@ def given_reasons(receipt: object) -> dict[str, str]:
 
 
 def _dreamed_elsewhere(ws: Workspace, state, r: Reflection) -> list[Key]:
-    """Held fragments the state says are dreamed: dreamdeck never marks them, so TypeClaw did
-    (a forget marks its fragment dreamed: a forgotten one is no sign of TypeClaw)."""
-    from dreamdeck.core.store.tombstones import tombstoned_keys
-
-    dreamed = [k for k in r.held_keys() if k[1] in state.dreamed_ids(k[0])]
-    return sorted(set(dreamed) - tombstoned_keys(ws)) if dreamed else []
+    """Held fragments the state calls dreamed, a forgotten one aside: TypeClaw dreamed them."""
+    dreamed = {k for k in r.held_keys() if k[1] in state.dreamed_ids(k[0])}
+    return sorted(dreamed - tombstoned_keys(ws)) if dreamed else []
 
 
 def _refuse_if_dreamed_elsewhere(ws: Workspace, r: Reflection, force: bool) -> None:
@@ -315,12 +304,10 @@ def _lines_to_restore(ws: Workspace, r: Reflection, edits: list[FileEdit]) -> di
     """Fragments this approval cites, or the reflection still holds, that left the streams (TypeClaw's
     own GC never reads reflections): put back from git history in the same change. A cited one
     git does not hold refuses the approval: a shard is never applied citing what no stream holds."""
-    from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
-
     cited: set[Key] = set()
     for edit in edits:
         cited |= citation_keys(edit.new or "")
-    lines, unfound = lines_from_history(ws, missing_from_streams(ws, cited | r.held_keys()))
+    lines, unfound = put_back_from_history(ws, cited | r.held_keys())
     lost = sorted(set(unfound) & cited)
     if lost:
         raise Refused(f"refused: {r.id} cites {len(lost)} fragment(s) that no stream holds and git history does "
@@ -365,13 +352,14 @@ def reject(
     r.status = r.status if late_release else "rejected"
     r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "released" if late_release else "rejected",
                         "reason": reason, "released": release})
+    # What it holds (never marked dreamed); a reflection from before holding: all it was shown.
+    keys = (r.held_keys() if r.held else r.shown_keys()) if release else set()
     released: dict[str, set[str]] = {}
-    if release:
-        # What it holds (never marked dreamed); a reflection from before holding: all it was shown.
-        for d, i in (r.held_keys() if r.held else r.shown_keys()):
-            released.setdefault(d, set()).add(i)
+    for d, i in keys:
+        released.setdefault(d, set()).add(i)
     log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
-    restore, unfound = _released_lines(ws, released)
+    # Released means dreamed again: what TypeClaw's GC took meanwhile comes back from git history.
+    restore, unfound = put_back_from_history(ws, keys)
     cs = ChangeSet(
         Commit("reject", actor, "rejected", "review", f"rejected {rid}: {reason}", subject=f"memory: reject {rid}",
                ref=Reference("Reflection", rid)),
@@ -380,23 +368,9 @@ def reject(
         Audit(extra=[("REJECT", f"memory/meta/reflections/{rid}.json", reason)]),
     )
     result = apply_changeset(ws, cs, now=now)
-    if unfound:
-        result.warnings.append(f"{len(unfound)} released fragment(s) left the streams and git history does not hold "
-                               f"them, so no dream will see them: " + ", ".join(f"streams/{d}#{i}" for d, i in unfound))
+    if unfound:  # released into nothing: said, never silent
+        result.warnings.append(f"released, in no stream nor git history (no dream will see them): {summarize_missing(unfound)}")
     return result
-
-
-def _released_lines(ws: Workspace, released: dict[str, set[str]]) -> tuple[dict[str, list[str]], list[Key]]:
-    """Released fragments go back to be dreamed again, so those that left the streams meanwhile
-    (TypeClaw's GC collects what its own dream left uncited, and never reads reflections) are put
-    back from git history in the same change: (lines by day, the ones git does not hold)."""
-    from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
-
-    keys = {(d, i) for d, ids in released.items() for i in ids}
-    if not keys:
-        return {}, []
-    lines, unfound = lines_from_history(ws, missing_from_streams(ws, keys))
-    return lines, sorted(unfound)
 
 
 def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
