@@ -203,3 +203,40 @@ def test_a_key_with_no_ascii_letter_left_or_written_as_escapes_is_found_and_reda
 def test_capitalised_prose_escaped_accents_paths_and_byte_strings_are_not_secrets(text):
     assert detect_secrets(text) == []
     assert redact_secrets(text) == text
+
+
+# Octal escapes, as C, bash's $'…', printf and echo -e write them: three digits (`\101`), or a
+# zero and three (`\0101`); bytes in a row as UTF-8. One or two digits after a backslash are a
+# regex backreference or a path, never decoded.
+O_AWS = escaped(AWS, "\\{:03o}")
+O0_GH = escaped(GH, "\\0{:03o}")
+O_SK = escaped(SK_ANT, "\\{:03o}")
+O_CYR = "".join(f"\\{b:03o}" for b in "АКІА".encode())
+
+DISGUISES_OCTAL = [
+    ("an aws key as octal escapes", "export KEY=$'" + O_AWS + "'", O_AWS, "aws access key"),
+    ("a github token as \\0 octal escapes", "echo -e '" + O0_GH + "' > ~/.token", O0_GH, "github token"),
+    ("an anthropic key as octal escapes in printf", 'printf "' + O_SK + '"', O_SK, "anthropic key"),
+    ("an aws key partly in octal", "id AKIA\\121" + AWS[5:] + " end", "AKIA\\121" + AWS[5:], "aws access key"),
+    ("cyrillic look-alikes as octal utf-8 bytes", 's="' + O_CYR + AWS[4:] + '"', O_CYR + AWS[4:], "aws access key"),
+]
+
+ORDINARY_OCTAL = [
+    "C:\\1\\2\\3 and C:\\10\\20\\30\\40 are the scratch folders",
+    "sed -E 's/([0-9]{4})-([0-9]{2})-([0-9]{2})/\\3.\\2.\\1/' dates.txt",
+    "the regex (\\w+)\\s+\\1\\b finds doubled words; (a)(b)(c)\\3\\2\\1 mirrors them",
+    "\\\\fileserver\\share\\2026\\101\\115\\102\\117\\119\\200\\archive",
+    "printf '\\110\\145\\154\\154\\157\\054\\040\\167\\157\\162\\154\\144\\041\\012'",
+    "echo -e '\\0110\\0145\\0154\\0154\\0157 \\0167\\0157\\0162\\0154\\0144'",
+]
+
+
+@pytest.mark.parametrize("name, text, secret, family", DISGUISES_OCTAL, ids=[d[0] for d in DISGUISES_OCTAL])
+def test_a_key_written_as_octal_escapes_is_found_and_redacted_whole(name, text, secret, family):
+    assert_found_and_redacted_whole(name, text, secret, family)
+
+
+@pytest.mark.parametrize("text", ORDINARY_OCTAL)
+def test_paths_backreferences_and_octal_prose_are_not_secrets(text):
+    assert detect_secrets(text) == []
+    assert redact_secrets(text) == text

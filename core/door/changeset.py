@@ -55,12 +55,23 @@ class Commit:
     dream_fragments: int | None = None
 
 
+@dataclass(frozen=True)
+class CollectionRecord:
+    """Where a change's record says what its collection took and why: `file`, a JSON record among
+    the change's meta files, gets `"collected": {"DATE#ID": why}` in the object found by
+    following `at` (keys and list indices) from its top. Written by the door after its GC,
+    from the journal, so a change finished after a kill records the same bytes (invariant 7)."""
+    file: str  # under memory/meta/, a key of `Writes.meta_files`
+    at: tuple[str | int, ...] = ()
+
+
 @dataclass
 class Writes:
     """What is written: shard files (checked and journaled) and memory/meta/* bookkeeping."""
     edits: list[FileEdit] = field(default_factory=list)
     meta_files: dict[str, str | None] = field(default_factory=dict)  # path under memory/meta/ -> text (None removes)
     allow_vault: bool = False  # pin / unpin / vault edit by a human
+    collection_record: CollectionRecord | None = None  # which meta file records the collection (None: none)
 
 
 @dataclass

@@ -65,6 +65,7 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
         if committed is None:
             _write_meta_files(ws, journal)  # before the GC: a pending reflection protects its citations
             gc_lines = _collect(ws, journal, state, result, late, step, reads)
+            _write_collection_record(ws, journal, result)
             if before_commit is not None:
                 before_commit(result)  # what the GC dropped is known by now
             _forget_text(ws, journal, step)
@@ -139,6 +140,15 @@ def _write_meta_files(ws: Workspace, journal: Journal) -> None:
             remove_file(path)
         else:
             atomic_write_text(path, text)
+
+
+def _write_collection_record(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
+    """The change's record says what its collection took and why (its reasons, those of an
+    interrupted attempt included): written here, from the journal, by a normal apply and a
+    recovery alike, so both commit the same bytes."""
+    text = journal.record_text(result.reasons)
+    if text is not None and journal.collection_record is not None:
+        atomic_write_text(ws.memory / "meta" / journal.collection_record.file, text)
 
 
 def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, result: ApplyResult, late: list,

@@ -13,7 +13,9 @@ the commit (`gc_lines`), so the rollback note is written even when a kill came b
 Version 2 adds `file_verb`, `change_id` and `gc_lines`; later, without a version change (older
 readers ignore them), `gc_reasons_taken` (why each of `gc_lines` went, kept with them so a
 recovery still records it) and `deferral` (the audit line of a compaction that waits, journaled
-before the backlog it describes is written, so a kill between the two cannot lose it). A version-1 journal (written before the
+before the backlog it describes is written, so a kill between the two cannot lose it) and
+`collection_record` (where the change's record says what was collected: the finish writes it
+from the journal, so a recovered change commits the record a normal one does). A version-1 journal (written before the
 ChangeSet stated the verb of its file lines) is still finished: its verb is read from its action,
 as version 1 did.
 """
@@ -26,8 +28,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, Evidence, Plan, Reference
-from dreamdeck.core.formats.json_data import load_json
+from dreamdeck.core.door.changeset import Audit, ChangeSet, CollectionRecord, Commit, Evidence, Plan, Reference
+from dreamdeck.core.formats.json_data import dump_json_record, load_json
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_links
 from dreamdeck.core.store.tombstones import Tombstone
@@ -61,6 +63,7 @@ class Journal:
     gc_lines: list[tuple[str, str]] | None = None  # (day, raw line) the GC took, once it has run
     gc_reasons_taken: dict[str, str] | None = None  # "day#id" -> why, for each of gc_lines
     deferral: str | None = None  # the audit summary of the compaction this change leaves waiting
+    collection_record: CollectionRecord | None = None  # the meta record that gets what was collected
 
     @classmethod
     def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime, parent: str | None) -> Journal:
@@ -73,9 +76,29 @@ class Journal:
             originals={p: c for p, (c, _) in plan.items()},
             commit=cs.commit, evidence=cs.evidence, meta_files=cs.writes.meta_files, audit=cs.audit,
             topics_changed=any(p.startswith("topics/") and c != t for p, (c, t) in plan.items()),
+            collection_record=cs.writes.collection_record,
         )
+        journal.record_text({})  # a record that cannot take the list is a bug: found before any write
         journal.change_id = journal.identity(parent)
         return journal
+
+    def record_text(self, reasons: dict[str, str]) -> str | None:
+        """The collection record's text with `reasons` as its `collected` list; None: no record.
+        From the journal's own copy of the file, so every attempt writes the same bytes."""
+        rec = self.collection_record
+        if rec is None:
+            return None
+        text = self.meta_files.get(rec.file)
+        if text is None:
+            raise ValueError(f"the collection record {rec.file} is not among the change's meta files")
+        data = load_json(text)
+        target = data
+        for key in rec.at:
+            target = target[key]
+        if not isinstance(target, dict):
+            raise ValueError(f"the collection record {rec.file} has no object at {list(rec.at)}")
+        target["collected"] = dict(sorted(reasons.items()))
+        return dump_json_record(data)
 
     def identity(self, parent: str | None) -> str:
         """The change's id: a hash of what it writes, its trailers and the commit it builds on.
@@ -105,6 +128,8 @@ class Journal:
                 "purge": sorted(e.purge),
                 **({"gc_reasons": e.gc_reasons} if e.gc_reasons else {}),  # (older journals' ids unchanged)
                 **({"scrub": e.scrub} if e.scrub else {}),
+                **({"collection_record": {"file": self.collection_record.file, "at": list(self.collection_record.at)}}
+                   if self.collection_record else {}),
                 "restore_lines": e.restore_lines,
                 "tombstones": [[op, stone.__dict__] for op, stone in e.tombstones],
                 "meta_files": self.meta_files,
@@ -149,7 +174,18 @@ class Journal:
             gc_lines=None if data.get("gc_lines") is None else [(d, line) for d, line in data["gc_lines"]],
             gc_reasons_taken={str(k): str(v) for k, v in (data.get("gc_reasons_taken") or {}).items()} or None,
             deferral=str(data["deferral"]) if data.get("deferral") else None,
+            collection_record=_collection_record(c.get("collection_record")),
         )
+
+
+def _collection_record(data: object) -> CollectionRecord | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("file"), str) or not isinstance(data.get("at"), list):
+        raise TypeError("not a collection record")
+    if not all(isinstance(k, str | int) and not isinstance(k, bool) for k in data["at"]):
+        raise TypeError("not a collection record")
+    return CollectionRecord(data["file"], tuple(data["at"]))
 
 
 def write_journal(ws: Workspace, journal: Journal) -> None:

@@ -4,13 +4,17 @@
 broken writer's) with a RecursionError, which no caller catches as bad data: every verb that read
 the file ended in a traceback. `load_json` turns it into the JSONDecodeError every reader already
 answers as a damaged file (skipped, or one line naming it).
+
+`dump_json_record` is the one way dreamdeck writes a record under memory/meta/ (a reflection, a
+receipt): two writers of the same record (an approval and the door finishing it after a kill)
+give the same bytes.
 """
 from __future__ import annotations
 
 import json
 from typing import Any
 
-__all__ = ["load_json"]
+__all__ = ["dump_json_record", "load_json"]
 
 
 def load_json(data: str | bytes | bytearray) -> Any:
@@ -20,3 +24,8 @@ def load_json(data: str | bytes | bytearray) -> Any:
     except RecursionError:
         doc = data if isinstance(data, str) else bytes(data[:200]).decode("utf-8", "replace")
         raise json.JSONDecodeError("nested too deeply", doc, 0) from None
+
+
+def dump_json_record(data: Any) -> str:
+    """A record's text: two-space indents, non-ASCII as written, one final newline."""
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"

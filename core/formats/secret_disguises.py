@@ -15,8 +15,10 @@ back to the exact span of the original text (a redaction covers the disguise who
 callback URL), and a key spelled out one character at a time between spaces (`g h p _ …`).
 Runs that decode to bytes (git shas, sha256 sums, ids, integrity sums, public keys) are not
 text and are left to the other rules; prose in other scripts has no such runs. Escapes too: a
-run of `\\x41`, `\\u0041`, `\\u{41}` or `&#65;`/`&#x41;` escapes (what code, JSON and HTML write),
-mixed with plain characters or not, is decoded.
+run of `\\x41`, `\\u0041`, `\\u{41}`, `&#65;`/`&#x41;` or octal `\\101`/`\\0101` escapes (what code,
+JSON, HTML, C, bash's `$'…'`, printf and `echo -e` write), mixed with plain characters or not, is
+decoded. An octal escape has three digits (`\\0` and three in echo's form): a backslash and one or
+two digits is a regex backreference or a path (`\\1`, `C:\\1\\2`), and is left as written.
 
 `may_hide` is the fast path: plain ASCII text with no run of 16 token characters and no run of
 spaced single characters cannot hide anything here, and skips all of it.
@@ -139,15 +141,18 @@ def may_hide(text: str) -> bool:
 
 
 # Escapes as code, JSON and HTML write them: runs of them (12 characters or more, plain key
-# characters between them allowed) are decoded; consecutive `\x` bytes as UTF-8.
+# characters between them allowed) are decoded; consecutive `\x` or octal bytes as UTF-8.
+# An octal byte: `\0` and three digits (echo -e, printf %b) tried before three digits (C, $'…').
+_OCTAL = r"\\0[0-3][0-7]{2}|\\[0-3][0-7]{2}"
 _ESCAPE = (r"\\x[0-9A-Fa-f]{2}|\\u\{[0-9A-Fa-f]{1,6}\}|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
-           r"|&#[xX][0-9A-Fa-f]{1,6};|&#[0-9]{1,7};")
+           r"|&#[xX][0-9A-Fa-f]{1,6};|&#[0-9]{1,7};|" + _OCTAL)
 # Starting where a run of key characters starts: tried at every character of a word, a failing
 # attempt would cost the word's length each time.
 _ESCAPED_RUN = re.compile(r"(?<![A-Za-z0-9+/=_.~:-])(?:" + _ESCAPE + r"|[A-Za-z0-9+/=_.~:-]){12,4096}")
 _ESCAPE_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.~:{}&#;\\-]{12,}")
-_ONE_ESCAPE = re.compile(r"(?:\\x[0-9A-Fa-f]{2})+|" + _ESCAPE)  # a `\\x` sequence whole: its UTF-8
-_ESCAPE_GATE = re.compile(r"\\[xuU][0-9A-Fa-f{]|&#")
+# a `\\x` or octal sequence whole: its bytes are UTF-8
+_ONE_ESCAPE = re.compile(r"(?:\\x[0-9A-Fa-f]{2})+|(?:" + _OCTAL + r")+|" + _ESCAPE)
+_ESCAPE_GATE = re.compile(r"\\[xuU][0-9A-Fa-f{]|&#|\\[0-3][0-7]{2}")
 
 
 def _may_escape(text: str) -> bool:
@@ -156,8 +161,8 @@ def _may_escape(text: str) -> bool:
 
 def _unescaped(m: re.Match[str]) -> str:
     token = m.group()
-    if token.startswith("\\x"):
-        raw = bytes.fromhex(token.replace("\\x", ""))
+    if token.startswith("\\x") or token[1].isdigit():
+        raw = bytes.fromhex(token.replace("\\x", "")) if token[1] == "x" else _octal_bytes(token)
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -165,6 +170,11 @@ def _unescaped(m: re.Match[str]) -> str:
     code = int(token[3:-1], 16) if token[:3] in ("&#x", "&#X") else int(token[2:-1]) if token[:2] == "&#" \
         else int(token[2:].strip("{}"), 16)
     return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+
+
+def _octal_bytes(token: str) -> bytes:
+    """`\\101\\0102…` as bytes: each escape's last three digits (a leading `0` is echo's marker)."""
+    return bytes(int(part[-3:], 8) for part in token.split("\\")[1:])
 
 
 def _escaped_runs(text: str) -> Iterator[tuple[int, int, str]]:

@@ -21,8 +21,10 @@ Fragments
   `ForgetResult.orphaned` (cites: 0, so it decays) so the caller can offer `forget_topic`.
   Only a shard left with *nothing* (no prose and no citation) is deleted.
 - Soft: the bytes stay in the stream (the door keeps soft-tombstoned fragments out of the
-  GC) so `unforget` can bring them back; the fragment stays "dreamed" so TypeClaw's own loop
-  does not show it to a dream either. Hard (`forget_hard`): exactly the meant line is purged
+  GC) so `unforget` can bring them back; the fragment is marked dreamed (also one no dream saw
+  yet, e.g. today's), so TypeClaw's own dream and its `memory_search` tool, which take every
+  fragment its state calls undreamed, never see it. TypeClaw's GC may then collect its bytes
+  (dreamed, uncited); `unforget` puts them back from git history. Hard (`forget_hard`): exactly the meant line is purged
   (by its content: a line sharing its id is left; ambiguity is refused until `content` says
   which), its text leaves every file dreamdeck writes under memory/meta/, all in the forget's
   own commit; what remains (git history, GC notes, append-only logs, malformed lines) is listed
@@ -66,6 +68,7 @@ from dreamdeck.core.ops.forget_hard import (
     text_pieces,
     what_remains,
 )
+from dreamdeck.core.ops.forget_siblings import Sibling, cited_siblings
 from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
 from dreamdeck.core.store.tombstones import Tombstone, forgotten, load_tombstones, tombstoned_keys
 from dreamdeck.core.workspace import Workspace, WorkspaceError, local_datetime_iso, parse_date
@@ -93,6 +96,7 @@ class ForgetResult:
     blanked: bool = False  # hard: meanwhile its bytes were overwritten in place (never committed)
     warnings: list[str] = field(default_factory=list)
     remains: list[str] = field(default_factory=list)  # hard: where the text still is, and the way out
+    siblings: list[Sibling] = field(default_factory=list)  # the same statement, still cited under other ids
     apply: ApplyResult | None = None
 
     def to_json(self) -> dict:
@@ -101,6 +105,7 @@ class ForgetResult:
             "tombstoned": [f"{d}#{i}" for d, i in self.tombstoned], "edited": self.edited,
             "deleted": self.deleted, "orphaned": self.orphaned, "purged": self.purged,
             "waiting": self.waiting, "blanked": self.blanked, "warnings": self.warnings, "remains": self.remains,
+            "siblings": [s.to_json() for s in self.siblings],
         }
 
 
@@ -234,7 +239,7 @@ def forget_fragment(
                subject=f"memory: forget streams/{day}#{fid}" + (" (hard)" if hard else "")),
         Writes(edits, meta_files=dict(scrubs)),
         Evidence(allow_drop={key}, tombstones=[("forget", stone)], purge={key} if hard and in_stream else set(),
-                 scrub=pieces),
+                 scrub=pieces, advance={day: {fid}} if in_stream else {}),
         Audit(extra=audit),
     )
     result = apply_changeset(ws, cs, fault=fault, now=now)
@@ -264,6 +269,7 @@ def forget_fragment(
         out.warnings.append(
             f"left without citations (prose kept; `forget` the topic to drop it): {', '.join(orphaned)}"
         )
+    _name_siblings(ws, out, [stone], reason, hard)
     return out
 
 
@@ -275,8 +281,9 @@ def _topic_fragment_stones(ws: Workspace, slug: str, keys: set[Key], reason: str
     stones: list[tuple[str, Tombstone]] = []
     purge: set[Key] = set()
     texts: dict[Key, list[str]] = {}
+    advance: dict[str, set[str]] = {}
     if not keys:
-        return stones, purge, texts
+        return stones, purge, texts, advance
     vault = _vault_citing(ws, keys)
     if vault:
         raise Refused(f"refused: fragments of {slug!r} are cited by the vault ({', '.join(sorted(vault))}); unpin first")
@@ -286,11 +293,13 @@ def _topic_fragment_stones(ws: Workspace, slug: str, keys: set[Key], reason: str
             continue
         event, _raw, in_stream = _find_fragment(ws, day, fid)
         stones.append(("forget", _stone(day, fid, event, reason, actor, hard, now)))
+        if in_stream:
+            advance.setdefault(day, set()).add(fid)  # dreamed for TypeClaw (see `forget_fragment`)
         if hard and in_stream:
             purge.add((day, fid))
         if hard:
             texts[(day, fid)] = text_pieces(event)
-    return stones, purge, texts
+    return stones, purge, texts, advance
 
 
 def _topic_edits(ws: Workspace, rel: str, archive_rel: str, text: str, keys: set[Key], hard: bool) -> list[FileEdit]:
@@ -325,7 +334,7 @@ def forget_topic(
     text = read_text_nofollow(path)
     cited = citation_keys(text)
     keys = set(cited) if fragments else set()
-    stones, purge, texts = _topic_fragment_stones(ws, slug, keys, reason, actor, hard, now)
+    stones, purge, texts, advance = _topic_fragment_stones(ws, slug, keys, reason, actor, hard, now)
     archive_rel = f"archive/{slug}.md"
     edits = _topic_edits(ws, rel, archive_rel, text, keys, hard)
     other, orphaned = _strip_edits(ws, keys, skip={rel})
@@ -343,7 +352,7 @@ def forget_topic(
                subject=f"memory: forget {slug}" + (" (hard)" if hard else "")),
         Writes(edits, meta_files=dict(scrubs)),
         Evidence(allow_drop=set(cited) if hard else set(keys), tombstones=stones, purge=purge,
-                 scrub=pieces if hard else []),
+                 scrub=pieces if hard else [], advance=advance),
         # soft: every file line says ARCHIVE (the topic moves there); hard: each file's own (DELETE, EDIT)
         Audit(file_verb=None if hard else "ARCHIVE", extra=audit),
     )
@@ -366,7 +375,15 @@ def forget_topic(
         out.remains = list(dict.fromkeys(remains))
     if orphaned:
         out.warnings.append(f"left without citations (prose kept): {', '.join(orphaned)}")
+    _name_siblings(ws, out, [s for _, s in stones], reason, hard)
     return out
+
+
+def _name_siblings(ws: Workspace, out: ForgetResult, stones: list[Tombstone], reason: str, hard: bool) -> None:
+    """The same statement still cited under another id (`forget_siblings`): named, with the forget
+    that strips it, in the answer and its JSON."""
+    out.siblings = cited_siblings(ws, stones, reason=reason, hard=hard)
+    out.warnings += [s.warning() for s in out.siblings]
 
 
 def _purge_waiting(result: ApplyResult, purge: set[Key]) -> list[str]:

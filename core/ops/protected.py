@@ -69,6 +69,14 @@ def missing_protected(ws: Workspace) -> dict[Key, str]:
     return {k: w for k, w in where.items() if k not in held and k not in stones}
 
 
+def put_back_from_history(ws: Workspace, keys) -> tuple[dict[str, list[str]], list[Key]]:
+    """For the `keys` no stream holds (forgotten ones aside): (day -> their raw lines from git
+    history, to restore in the change; the keys git does not hold either)."""
+    if not keys:
+        return {}, []
+    return lines_from_history(ws, missing_from_streams(ws, keys))
+
+
 def lines_from_history(ws: Workspace, keys) -> tuple[dict[str, list[str]], list[Key]]:
     """(day -> raw lines found in git history, keys found nowhere)."""
     lines: dict[str, list[str]] = {}

@@ -11,15 +11,16 @@ import random
 from datetime import UTC, datetime
 
 from dreamdeck.core.door.apply import apply_changeset, plan_changeset
-from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Reference, Writes
+from dreamdeck.core.door.changeset import Audit, ChangeSet, CollectionRecord, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
-from dreamdeck.core.formats.citations import Key, citation_keys
+from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import apply_hunks
-from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.ops.loss_meter import loss_meter
+from dreamdeck.core.ops.protected import put_back_from_history
 from dreamdeck.core.store.reflections import OPEN, ProposedFile, Reflection, ReflectionError, list_reflections, load_reflection
+from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace
 
 
@@ -228,17 +229,13 @@ def approval_changeset(
             Commit("approve", actor, decision, "review", f"{decision} {rid}: {r.summary or 'reflection'}",
                    subject=f"dream: {decision} {rid} ({picked_count}/{total} hunks) {random.choice(DREAM_EMOJI)}",
                    ref=Reference("Reflection", rid)),
-            Writes(edits, meta_files=meta_updates(ws, [r], log)),
+            Writes(edits, meta_files=meta_updates(ws, [r], log),
+                   collection_record=CollectionRecord(f"reflections/{r.id}.json", ("decisions", -1))),
             Evidence(advance=advance, gc_days={d for d, _ in r.shown_keys()},
                      restore_lines=_lines_to_restore(ws, r, edits), gc_reasons=given_reasons(r.receipt)),
         )
     except Refused as exc:
         raise blame(exc) from None
-
-    def record_collected(result: ApplyResult) -> None:  # after the GC, before the commit: what went, and why
-        r.decisions[-1]["collected"] = dict(sorted(result.reasons.items()))
-        atomic_write_text(ws.meta_dir / f"reflections/{r.id}.json", r.to_json())
-    cs.before_commit = record_collected
     return cs, blame
 
 
@@ -254,9 +251,10 @@ def given_reasons(receipt: object) -> dict[str, str]:
     return out
 
 
-def _dreamed_elsewhere(state, r: Reflection) -> list[Key]:
-    """Held fragments the state says are dreamed: dreamdeck never marks them, so TypeClaw did."""
-    return sorted(k for k in r.held_keys() if k[1] in state.dreamed_ids(k[0]))
+def _dreamed_elsewhere(ws: Workspace, state, r: Reflection) -> list[Key]:
+    """Held fragments the state calls dreamed, a forgotten one aside: TypeClaw dreamed them."""
+    dreamed = {k for k in r.held_keys() if k[1] in state.dreamed_ids(k[0])}
+    return sorted(dreamed - tombstoned_keys(ws)) if dreamed else []
 
 
 def _refuse_if_dreamed_elsewhere(ws: Workspace, r: Reflection, force: bool) -> None:
@@ -266,7 +264,7 @@ def _refuse_if_dreamed_elsewhere(ws: Workspace, r: Reflection, force: bool) -> N
 
     if force:
         return
-    dreamed = _dreamed_elsewhere(load_state(ws.state_path)[0], r)
+    dreamed = _dreamed_elsewhere(ws, load_state(ws.state_path)[0], r)
     if dreamed:
         raise ReflectionError(
             f"{r.id} is stale: {len(dreamed)} of its fragments were dreamed outside dreamdeck since "
@@ -306,12 +304,10 @@ def _lines_to_restore(ws: Workspace, r: Reflection, edits: list[FileEdit]) -> di
     """Fragments this approval cites, or the reflection still holds, that left the streams (TypeClaw's
     own GC never reads reflections): put back from git history in the same change. A cited one
     git does not hold refuses the approval: a shard is never applied citing what no stream holds."""
-    from dreamdeck.core.ops.protected import lines_from_history, missing_from_streams
-
     cited: set[Key] = set()
     for edit in edits:
         cited |= citation_keys(edit.new or "")
-    lines, unfound = lines_from_history(ws, missing_from_streams(ws, cited | r.held_keys()))
+    lines, unfound = put_back_from_history(ws, cited | r.held_keys())
     lost = sorted(set(unfound) & cited)
     if lost:
         raise Refused(f"refused: {r.id} cites {len(lost)} fragment(s) that no stream holds and git history does "
@@ -356,20 +352,25 @@ def reject(
     r.status = r.status if late_release else "rejected"
     r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "released" if late_release else "rejected",
                         "reason": reason, "released": release})
+    # What it holds (never marked dreamed); a reflection from before holding: all it was shown.
+    keys = (r.held_keys() if r.held else r.shown_keys()) if release else set()
     released: dict[str, set[str]] = {}
-    if release:
-        # What it holds (never marked dreamed); a reflection from before holding: all it was shown.
-        for d, i in (r.held_keys() if r.held else r.shown_keys()):
-            released.setdefault(d, set()).add(i)
+    for d, i in keys:
+        released.setdefault(d, set()).add(i)
     log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
+    # Released means dreamed again: what TypeClaw's GC took meanwhile comes back from git history.
+    restore, unfound = put_back_from_history(ws, keys)
     cs = ChangeSet(
         Commit("reject", actor, "rejected", "review", f"rejected {rid}: {reason}", subject=f"memory: reject {rid}",
                ref=Reference("Reflection", rid)),
         Writes(meta_files=meta_updates(ws, [r], log)),
-        Evidence(release=released),
+        Evidence(release=released, restore_lines=restore),
         Audit(extra=[("REJECT", f"memory/meta/reflections/{rid}.json", reason)]),
     )
-    return apply_changeset(ws, cs, now=now)
+    result = apply_changeset(ws, cs, now=now)
+    if unfound:  # released into nothing: said, never silent
+        result.warnings.append(f"released, in no stream nor git history (no dream will see them): {summarize_missing(unfound)}")
+    return result
 
 
 def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
@@ -383,7 +384,7 @@ def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
     for r in list_reflections(ws)[0]:
         # Expired, or consolidated by TypeClaw's own dreaming since: kept, never applied blind.
         why = "expired" if expire and r.age_days(now) > expire else \
-            "dreamed outside dreamdeck" if _dreamed_elsewhere(state, r) else None
+            "dreamed outside dreamdeck" if _dreamed_elsewhere(ws, state, r) else None
         if why:
             r.status = "stale"
             r.decisions.append({"at": _now_iso(now), "actor": "system:expiry", "decision": "stale", "why": why})

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from dreamdeck.core.errors import BadFile, BadInput, Refused
 from dreamdeck.core.formats.citations import Key
-from dreamdeck.core.formats.json_data import load_json
+from dreamdeck.core.formats.json_data import dump_json_record, load_json
 from dreamdeck.core.git.diff import FileDiff, diff_many, diff_texts
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 from dreamdeck.core.workspace import Workspace
@@ -118,7 +118,7 @@ class Reflection:
         }
         if self.held:
             data["held"] = self.held
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        return dump_json_record(data)
 
     @classmethod
     def from_json(cls, text: str) -> Reflection:

@@ -120,6 +120,22 @@ def _say_held(held, first: bool) -> None:
             f"    or forget one: {h.forget_command}")
 
 
+def _say_holds(ws, r) -> None:
+    """What a reflection holds, and which of it left the streams outside dreamdeck (TypeClaw's GC
+    never reads reflections): those are named with the command that puts them back."""
+    from dreamdeck.core.ops.protected import missing_from_streams
+
+    gone = missing_from_streams(ws, r.held_keys())
+    kept = "kept in the streams, never collected" if not gone else "never collected by dreamdeck"
+    say(f"holds {plural(len(r.held), 'fragment')} for your decision ({kept}): "
+        + ", ".join(f"streams/{k}" for k in r.held[:5]) + (" …" if len(r.held) > 5 else ""))
+    if gone:
+        say(f"  ⚠ {len(gone)} of them left the streams outside dreamdeck (TypeClaw's GC?): "
+            + ", ".join(f"streams/{d}#{i}" for d, i in gone) + "; `dreamdeck doctor --fix` puts them back from git history")
+    say(f"  approve: let them go as dreamed · reject {r.id} --release: dream them again · forget one: "
+        "dreamdeck forget DATE#ID")
+
+
 def _review_one(ws, args) -> int:
     from dreamdeck.core.ops.reflections import workspace_now
 
@@ -167,10 +183,7 @@ def _review_one(ws, args) -> int:
             "it saw uncited with no reason given, for the GC to collect")
     _say_collection(collects, why_not)
     if r.holds:
-        say(f"holds {plural(len(r.held), 'fragment')} for your decision (kept in the streams, never collected): "
-            + ", ".join(f"streams/{k}" for k in r.held[:5]) + (" …" if len(r.held) > 5 else ""),
-            f"  approve: let them go as dreamed · reject {r.id} --release: dream them again · forget one: "
-            "dreamdeck forget DATE#ID")
+        _say_holds(ws, r)
     for c in r.contradictions:
         say(f"⚠ contradiction: {c}")
     for q in r.questions:
@@ -294,8 +307,10 @@ def cmd_reject(args) -> int:
     else:
         from dreamdeck.core.ops.reflections import reject
 
-        reject(ws, args.id, reason=args.reason, release=args.release, actor=args.actor)
+        result = reject(ws, args.id, reason=args.reason, release=args.release, actor=args.actor)
     say(f"rejected {args.id}" + (" (fragments released to the next dream)" if getattr(args, "release", False) else ""))
+    if not args.id.startswith("p-"):
+        _warn(result)
     return 0
 
 

@@ -1,0 +1,99 @@
+"""A kill at any step of an approval, finished by `doctor --fix` (the journal's replay), commits
+the same decision record (`memory/meta/reflections/r-N.json`) a normal approval commits: with
+the list of what its collection took and why (issue 10, items 6 and 9). The journal holds what
+the finish needs before the first file is written, so nothing of the record depends on the
+process that was killed."""
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+
+import pytest
+
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.dreaming.run import run_dream
+from dreamdeck.core.ops.doctor import fix
+from dreamdeck.core.ops.reflections import approval_changeset, approve
+from dreamdeck.core.workspace import Workspace
+from tests.support.dreamers import Scripted, draft
+from tests.support.git import git
+from tests.support.memory import cite, fragment_line, the_next_day, uuid_at, write_stream
+
+D = "2026-05-22"
+NOW = datetime(2026, 5, 23, 12, 0, tzinfo=UTC)
+RECORD = "memory/meta/reflections/r-1.json"
+
+
+class Killed(BaseException):
+    """Raised at a door step: the process 'dies' there, leaving the journal."""
+
+
+def _cites_first_folds_second(inp, scratch):
+    scratch.write_shard("pm", draft("Uses pnpm", [cite(D, 1)]))
+    scratch.outcome.folded[f"{D}#{uuid_at(D, 2)}"] = f"{D}#{uuid_at(D, 1)}"
+
+
+@pytest.fixture
+def held(ws, agent_dir):
+    """A folder whose dream waits for review in r-1, a day later (its stream may be compacted)."""
+    write_stream(agent_dir, D, [fragment_line(D, k, "pm", f"uses pnpm, note {k}") for k in range(1, 5)])
+    run_dream(the_next_day(ws), dreamer=Scripted(_cites_first_folds_second), review="all")
+    return agent_dir
+
+
+def _copy(agent_dir, tmp_path, name: str):
+    target = tmp_path / name
+    shutil.copytree(agent_dir, target, symlinks=True)
+    return target
+
+
+def _approve(folder, fault=None):
+    ws = Workspace.open(folder, today="2026-05-23")
+    if fault is None:
+        return approve(ws, "r-1", now=NOW)
+    cs, _ = approval_changeset(ws, "r-1", now=NOW)
+    return apply_changeset(ws, cs, now=NOW, fault=fault)
+
+
+def _steps_of_an_approval(folder) -> list[str]:
+    seen: list[str] = []
+    _approve(folder, fault=seen.append)
+    return seen
+
+
+def test_every_kill_point_of_an_approval_is_finished_with_the_same_decision_record(held, tmp_path):
+    normal = _copy(held, tmp_path, "normal")
+    result = _approve(normal)
+    expected = git(normal, "show", f"HEAD:{RECORD}")
+    assert '"collected"' in expected and result.reasons  # the record says what went, and why
+    steps = _steps_of_an_approval(_copy(held, tmp_path, "steps"))
+    assert {"journal", "state", "gc-planned", "gc", "audit", "commit", "journal-removed"} <= set(steps)
+
+    for step in steps:
+        killed = _copy(held, tmp_path, f"killed-{step.replace('/', '_').replace(':', '_')}")
+
+        def die(name: str, at: str = step) -> None:
+            if name == at:
+                raise Killed()
+
+        with pytest.raises(Killed):
+            _approve(killed, fault=die)
+        fix(Workspace.open(killed, today="2026-05-23"))
+
+        assert git(killed, "show", f"HEAD:{RECORD}") == expected, f"killed at {step}"
+        assert (killed / RECORD).read_text(encoding="utf-8") == expected, f"killed at {step}"
+        assert git(killed, "status", "--porcelain", "--", "memory/meta/reflections").strip() == ""
+
+
+def test_a_collection_record_outside_the_changes_meta_files_is_refused_before_anything_is_written(ws, agent_dir):
+    from dreamdeck.core.door.changeset import ChangeSet, CollectionRecord, Commit, FileEdit, Writes
+    from tests.support.memory import shard_text
+
+    cs = ChangeSet(Commit("edit", "human:cli", "approved", "test", "add a"),
+                   Writes([FileEdit("topics/a.md", None, shard_text("A", []))],
+                          collection_record=CollectionRecord("reflections/r-9.json", ("decisions", -1))))
+
+    with pytest.raises(ValueError, match="r-9.json"):
+        apply_changeset(ws, cs)
+    assert not (agent_dir / "memory/topics/a.md").exists()
+    assert not (agent_dir / "memory/meta/.journal.json").exists()
