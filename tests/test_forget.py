@@ -148,6 +148,7 @@ def test_forget_fragment_tombstones_it_removes_its_citations_and_it_never_return
     text = topic(ws, "facts")
     assert cite(1) not in text and cite(2) in text and "cites: 1" in text
     assert result.edited == ["topics/facts.md"]
+    assert result.message == f"forgotten streams/{D}#{fid(1)}; citation removed from 1 shard"  # one shard: no "(s)"
     [record] = [json.loads(ln) for ln in (ws.meta_dir / "tombstones.jsonl").read_text().splitlines()][:1]
     assert (record["op"], record["id"], record["reason"], record["actor"], record["topic"]) == (
         "forget", fid(1), "user asked", "human:tui", "facts")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import os
 import tempfile
+from collections import deque
 from functools import partial
 from importlib import import_module
 from pathlib import Path
@@ -146,6 +147,7 @@ class DreamdeckApp(App):
         self.watcher = None
         self.last_receipt: dict | None = None
         self.dreams_run = 0  # dreams (not dry runs) started from the app with d; the watcher counts its own
+        self.dream_events: deque = deque(maxlen=20)  # their run-start/run-done lines, for the Dream screen's log
         self.pending_jump: tuple[str, str] | None = None
         self.mode_screens: dict[str, MemoryScreen] = {}  # filled by each screen as it mounts
         self._counts_after_first_load = True
@@ -345,19 +347,36 @@ class DreamdeckApp(App):
         from dreamdeck.core.dreaming.run import run_dream
 
         self.call_from_thread(self.notify, "dry run…" if dry_run else "dreaming…", title="Dream")
+        if not dry_run:
+            self._dream_event("run-start", "dream started (manual, d)")
         try:
             receipt = run_dream(self.ws, trigger="manual", dry_run=dry_run).to_json()
         except Exception as exc:
             self.dreams_run += 0 if dry_run else 1  # a failed run is a run, as the watcher counts it
             title, message = failure_toast("Dry run" if dry_run else "Dream", exc)
+            if not dry_run:
+                self._dream_event("error", message)
             self.call_from_thread(self.notify, message, title=title, severity="error", timeout=10)
             return
         self.last_receipt = receipt
         if not dry_run:
             self.dreams_run += 1  # the Dream screen's "runs since the app started": the watcher's and these
+            self._dream_event("run-done", f"dream {receipt.get('status')}: {receipt.get('message')} [{receipt.get('id')}]")
         title, msg, severity = receipt_notice(receipt)
         self.call_from_thread(self.notify, msg, title=title, severity=severity, timeout=8)
         self.call_from_thread(self.memory_changed)
+
+    def _dream_event(self, kind: str, message: str) -> None:
+        """A dream started here, in the Dream screen's event log beside the watcher's own lines."""
+        from dreamdeck.core.dreaming.watch_events import WatchEvent
+
+        self.dream_events.append(WatchEvent(kind, message))
+        self.call_from_thread(self._show_dream_events)
+
+    def _show_dream_events(self) -> None:
+        show = getattr(self.screen, "show_events", None)
+        if show is not None:
+            show()
 
     # --- handing the terminal to an editor ----------------------------------------------------
     def hand_over_terminal(self, command: list[str]) -> int | None:

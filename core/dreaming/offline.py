@@ -72,6 +72,7 @@ from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.offline_tables import TableRows
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import CITATION, citation_keys
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import (
     ShardParseError,
     add_citation_lines,
@@ -103,9 +104,7 @@ class _Tally:
     tasks_done: int = 0
 
     def summary(self) -> str:
-        def n(count: int, word: str) -> str:
-            return f"{count} {word if count == 1 else word + 's'}"
-
+        n = counted
         head = n(self.fragments, "fragment")
         if not self.fragments:
             return f"{head}: nothing to dream"

@@ -44,6 +44,7 @@ from dreamdeck.core.formats.citations import (
     strip_citation_lines,
     without_active_citations,
 )
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import LooseShard, parse_loose_shard
 from dreamdeck.core.index.ladder import ladder_sentence, strip_prefix
 from dreamdeck.core.store.reflections import ProposedFile, Reflection
@@ -101,10 +102,6 @@ def _quote(text: str) -> str:
     return '"' + text + '"'
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _belief(heading: str) -> str:
     """The belief without its ladder prefix, as quoted in a summary line."""
     return strip_prefix(heading)[0]
@@ -127,7 +124,7 @@ def _classify(f: ProposedFile) -> tuple[str, str, bool]:
     if f.base is None:
         clean = not sa.superseded_keys()
         line = f"new claim: {_quote(_belief(a.heading))}"
-        return NEW, line if clean else line + f" (supersedes {_plural(len(sa.superseded_keys()), 'citation')})", clean
+        return NEW, line if clean else line + f" (supersedes {counted(len(sa.superseded_keys()), 'citation')})", clean
     b = parse_loose_shard(f.base)
     sb = sectioned_citations(b.body)
     added = sa.active_keys() - sb.active_keys()
@@ -140,14 +137,14 @@ def _classify(f: ProposedFile) -> tuple[str, str, bool]:
             return SUPERSEDED, f"superseded {_quote(_belief(b.heading))} by {_quote(_belief(a.heading))}", False
         moved = len(sa.superseded_keys() - sb.superseded_keys())
         return KEPT_OLDER, (f"older contradicting evidence kept under superseded: {_quote(_belief(a.heading))} "
-                            f"({_plural(moved, 'citation')})"), False
+                            f"({counted(moved, 'citation')})"), False
     pure = (reworded and added and sb.active_keys() <= sa.active_keys() and b.tags == a.tags
             and sb.superseded_keys() == sa.superseded_keys()
             and without_active_citations(b.body).replace(b.heading.strip(), "")
             == without_active_citations(a.body).replace(a.heading.strip(), ""))
     if pure:
-        return REINFORCED, f"reinforced: {_quote(_belief(a.heading))} (+{_plural(len(added), 'citation')}, " \
-                           f"{_plural(days, 'day')})", True
+        return REINFORCED, f"reinforced: {_quote(_belief(a.heading))} (+{counted(len(added), 'citation')}, " \
+                           f"{counted(days, 'day')})", True
     return REWRITTEN, f"rewritten: {_quote(_belief(b.heading))} → {_quote(_belief(a.heading))}", False
 
 
@@ -185,7 +182,7 @@ def claim_review(r: Reflection) -> ClaimReview:
         mine = tuple(p for p in folds if tuple(p[1].split("#", 1)) in cited)
         placed.update(mine)
         if mine:
-            line += f"; {_plural(len(mine), 'duplicate')} folded"
+            line += f"; {counted(len(mine), 'duplicate')} folded"
         claims.append(ClaimChange(f.path, kind, line, tuple(h.id for h in diff.hunks), mechanical, mine))
     return ClaimReview(r.id, claims, [p for p in folds if p not in placed], len(r.contradictions))
 

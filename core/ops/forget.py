@@ -55,6 +55,7 @@ from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.events import fragment_content_hash, try_parse_event_line
 from dreamdeck.core.formats.loose_text import loose_body_hash, loose_content_hash
 from dreamdeck.core.formats.shards import strip_citations
@@ -253,9 +254,9 @@ def forget_fragment(
                  " (no line of it was in the stream)")
     msg = f"{what} streams/{day}#{fid}"
     if scrubs:
-        msg += f"; its text removed from {len(scrubs)} file(s) under memory/meta"
+        msg += f"; its text removed from {counted(len(scrubs), 'file')} under memory/meta"
     if edits:
-        msg += f"; citation removed from {len(edits)} shard(s)"
+        msg += f"; citation removed from {counted(len(edits), 'shard')}"
     out = ForgetResult(
         msg, result.sha, [key], [e.path for e in edits if e.new is not None],
         [e.path for e in edits if e.new is None], orphaned, purged, apply=result,

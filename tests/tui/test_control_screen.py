@@ -204,3 +204,17 @@ async def test_a_dream_started_with_d_counts_among_the_runs_since_the_app_starte
         await wait_for(pilot, lambda: "runs       1 since the app started" in text_of(screen, "#watcher-panel"),
                        what="the run counted")
         assert app.watcher.status().runs == 0  # the watcher did not run it: the app did
+
+
+async def test_a_dream_started_with_d_appears_in_the_event_log_beside_the_watchers(agent_dir):
+    automatic_workspace(agent_dir, min_fragments=5)
+    app = open_app(agent_dir, watcher=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: screen.query_one("#receipts").row_count == 1, what="the dream's receipt")
+        receipt_id = app.last_receipt["id"]
+        await wait_for(pilot, lambda: f"[{receipt_id}]" in text_of(screen, "#events"), what="its run-done line")
+        log = text_of(screen, "#events")
+        assert "run-start dream started (manual, d)" in log and "run-done  dream " in log
+        assert log.index("run-start") < log.index("run-done")

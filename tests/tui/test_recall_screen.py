@@ -107,8 +107,9 @@ async def test_the_next_prompt_shows_the_memory_section_with_its_mode_and_budget
         assert screen.query_one("#recall-switcher").current == "prompt"
         expected = inject(memory, "helix", record=False)
         header = text(screen, "#prompt-header")
-        assert header.startswith(f"mode direct · {expected.plan.total_bytes:,} of 16,384 bytes of shard bodies")
-        assert "rendered: retrieved" in header
+        assert header.startswith(f"mode direct · shard bodies {expected.plan.total_bytes:,} of the 16,384-byte budget")
+        assert "shows the excerpts that match the question" in header
+        assert f"the section: {len(expected.text.encode()):,} bytes" in header
         assert text(screen, "#prompt-text") == expected.text and expected.text.startswith("# Memory")
 
 

@@ -124,6 +124,9 @@ async def test_space_on_one_hunk_then_enter_applies_only_that_file_as_a_partial_
         assert list(screen._items) == ["r-1"]
         assert [f.path for f in screen._items["r-1"].files] == ["topics/a.md"]
         assert screen.decisions == {}
+        await settle(app, pilot)
+        info = str(screen.query_one("#refl-info").render())
+        assert "decided so far: 1 hunk approved · 1 hunk left" in info  # the summary above is the dream's, whole
 
 
 async def test_a_then_enter_applies_every_hunk(ws, agent_dir):

@@ -249,7 +249,7 @@ class ControlScreen(MemoryScreen):
         self.query_one("#receipts").border_title = "Last dreams"
         super().on_mount()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self._periodic)
-        self._show_events()
+        self.show_events()
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
@@ -334,7 +334,7 @@ class ControlScreen(MemoryScreen):
         self._show_watcher(data)
         self._show_gates(data)
         self._show_decision(data.get("last_decision") or "")
-        self._show_events()
+        self.show_events()
         table = self.query_one("#receipts", VirtualTable)
         rows = [receipt_row(r) for r in data["receipts"]]
         table.set_source(ListRowSource(rows), keep_cursor_key="id")
@@ -415,17 +415,20 @@ class ControlScreen(MemoryScreen):
 
     def _recent_events(self) -> list:
         """The watcher keeps its own history (events that came while another screen was shown);
-        without a watcher, what was forwarded here."""
+        without a watcher, what was forwarded here. Dreams started with `d` are the app's."""
         watcher = getattr(self.app, "watcher", None)
+        events = list(self.events)
         if watcher is not None:
             for _ in range(3):
                 try:
-                    return list(watcher.events)[-EVENTS_SHOWN:]
+                    events = list(watcher.events)
+                    break
                 except RuntimeError:  # appended to by the watcher's thread meanwhile
                     continue
-        return list(self.events)
+        events += list(getattr(self.app, "dream_events", ()))
+        return sorted(events, key=lambda ev: ev.at.timestamp())[-EVENTS_SHOWN:]  # naive or aware clocks alike
 
-    def _show_events(self) -> None:
+    def show_events(self) -> None:
         t = Text()
         events = self._recent_events()
         if not events:
@@ -442,7 +445,7 @@ class ControlScreen(MemoryScreen):
     # --- watcher events (the app forwards them on its own thread) -----------------------------
     def on_watch_event(self, event) -> None:
         self.events.append(event)
-        self._show_events()
+        self.show_events()
         if event.kind == "decision":
             self._show_decision(event.message)
         elif event.kind == "run-start":
@@ -462,7 +465,7 @@ class ControlScreen(MemoryScreen):
             self.app.action_toggle_watcher()  # type: ignore[attr-defined]
         except Exception as exc:  # a bad dreamdeck.toml stops the watcher from starting
             self.notify(str(exc), title="Watcher", severity="error", timeout=10)
-        self._show_events()
+        self.show_events()
         self.reload()
 
     def action_dry_run(self) -> None:

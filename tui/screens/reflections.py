@@ -24,6 +24,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from dreamdeck.core.errors import DreamdeckError
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.terminal_text import terminal_text
 from dreamdeck.tui.screens.base import MemoryScreen
 from dreamdeck.tui.widgets.hunk_view import FileEntry, HunkEntry, HunkView
@@ -67,6 +68,7 @@ class ReflectionItem:
     # "DATE#ID" it holds for a decision with no hunk left to review (core.ops.review.held_reflections):
     # rejected, the rest of a partial approval, or a run that applied nothing
     held: list[str] = field(default_factory=list)
+    decided: str = ""  # what earlier partial approvals of it decided ("" when none)
 
     @property
     def hunks(self) -> list[HunkEntry]:
@@ -104,7 +106,7 @@ class ReflectionItem:
             summary = " ".join(self.summary.split()) or "(no summary)"
             text.append("\n" + summary, style="dim")
             return text
-        text.append(f"{self.age:>6} {self.dreamer[:10]:<10}{_plural(len(self.hunks), 'hunk'):>9}")
+        text.append(f"{self.age:>6} {self.dreamer[:10]:<10}{counted(len(self.hunks), 'hunk'):>9}")
         if self.flag:
             label = {"⌛": "expired", "⚠": "conflict", "~": "rebase"}[self.flag]
             text.append(f" {self.flag} {label}", style=FLAG_STYLE[self.flag])
@@ -148,8 +150,18 @@ def build_item(ws, r, today: str) -> ReflectionItem:
         dreamer=r.dreamer, trigger=r.trigger, summary=r.summary, questions=list(r.questions),
         contradictions=list(r.contradictions), archive=list(r.archive), fragments=len(r.fragments),
         meter=loss_meter(r.files).to_json(), files=files, mechanical=claims.mechanical_hunks,
-        folded_elsewhere=list(claims.folded_elsewhere),
+        folded_elsewhere=list(claims.folded_elsewhere), decided=_decided_so_far(r.decisions),
     )
+
+
+def _decided_so_far(decisions: list[dict]) -> str:
+    """What partial approvals took from this reflection: its summary and fragments are the dream's
+    whole, so a person sees that part of it is already decided."""
+    approved = sum(len(d.get("hunks", [])) for d in decisions if d.get("decision") == "partial")
+    rejected = sum(len(d.get("rejected_hunks", [])) for d in decisions if d.get("decision") == "partial")
+    parts = [f"{counted(approved, 'hunk')} approved"] if approved else []
+    parts += [f"{rejected} rejected"] if rejected else []
+    return " · ".join(parts)
 
 
 def build_held_item(r, today: str) -> ReflectionItem:
@@ -172,17 +184,13 @@ def _collection_lines(ws, rid: str, hunks: list[str] | None, rejected: list[str]
         preview = preview_approval(ws, rid, hunks, rejected)
     except DreamdeckError as exc:
         return None, [f"What it collects from the streams cannot be said: {exc}"]
-    lines = ([f"It collects {_plural(len(preview.now), 'fragment')} from the streams:"] if preview.now
+    lines = ([f"It collects {counted(len(preview.now), 'fragment')} from the streams:"] if preview.now
              else ["It collects nothing from the streams now."])
     lines += [f"  {c.describe()}" for c in preview.now]
     if preview.later:
-        lines += [f"{_plural(len(preview.later), 'fragment')} more go once their day's compaction may run:"]
+        lines += [f"{counted(len(preview.later), 'fragment')} more go once their day's compaction may run:"]
         lines += [f"  {c.describe()}" for c in preview.later]
     return len(preview.now), lines
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 class ReflectionsScreen(MemoryScreen):
@@ -359,17 +367,19 @@ class ReflectionsScreen(MemoryScreen):
         n_hunks = len(r.hunks)
         lines = [
             f"[b]{r.id}[/b] · {r.status} · {shown_in_markup(r.dreamer or '?')}, {shown_in_markup(r.trigger or '?')} · "
-            f"{created} ({r.age}) · {_plural(r.fragments, 'fragment')} · "
-            f"{_plural(len(r.files), 'file')}, {_plural(n_hunks, 'hunk')}",
+            f"{created} ({r.age}) · {counted(r.fragments, 'fragment')} · "
+            f"{counted(len(r.files), 'file')}, {counted(n_hunks, 'hunk')}",
             f"[b]{shown_in_markup(r.summary)}[/b]" if r.summary.strip() else "[dim](the dream left no summary)[/dim]",
         ]
+        if r.decided:
+            lines.append(f"[dim]decided so far: {r.decided} · {counted(n_hunks, 'hunk')} left[/dim]")
         dropped = m.get("citations_dropped", [])
         # Only what is lost is named (a zero is noise at 80 columns); nothing lost says so.
         losses = [(len(dropped), "citation", "dropped", "$text-error"),
                   (len(m.get("beliefs_removed", [])), "belief", "rewritten", "$text-warning"),
                   (len(m.get("shards_deleted", [])), "shard", "deleted", "$text-warning"),
                   (len(m.get("superseded_added", [])), "superseded line", "added", "")]
-        named = [f"[{style}]{_plural(n, word)} {verb}[/]" if style else f"{_plural(n, word)} {verb}"
+        named = [f"[{style}]{counted(n, word)} {verb}[/]" if style else f"{counted(n, word)} {verb}"
                  for n, word, verb, style in losses if n]
         if r.held:
             lines.append(self._held_info(r))
@@ -386,15 +396,15 @@ class ReflectionsScreen(MemoryScreen):
         stale = r.stale_files
         if stale:
             conflicts = r.conflicts
-            text = (f"[$text-warning]~ {_plural(len(stale), 'file')} changed since the dream: "
+            text = (f"[$text-warning]~ {counted(len(stale), 'file')} changed since the dream: "
                     f"{', '.join(shown_in_markup(f.path) for f in stale)} — rebased with a 3-way merge on apply")
             if conflicts:
-                text += f"; {_plural(len(conflicts), 'hunk')} in conflict (cannot be approved)"
+                text += f"; {counted(len(conflicts), 'hunk')} in conflict (cannot be approved)"
             lines.append(text + "[/]")
         claims = sum(1 for f in r.files if f.claim)
         if claims:
             mech = f"{len(r.mechanical)} mechanical (✓, m approves them)" if r.mechanical else "none mechanical"
-            lines.append(f"{_plural(claims, 'claim')} · {_plural(len(r.contradictions), 'flagged contradiction')} · {mech}")
+            lines.append(f"{counted(claims, 'claim')} · {counted(len(r.contradictions), 'flagged contradiction')} · {mech}")
         lines += [f"[dim]duplicate folded: {shown_in_markup(a)} = {shown_in_markup(b)}[/dim]" for a, b in r.folded_elsewhere]
         lines += [f"[$text-warning]⚠ {shown_in_markup(c)}[/]" for c in r.contradictions]
         lines += [f"[$accent]? {shown_in_markup(q)}[/]" for q in r.questions]
@@ -405,7 +415,7 @@ class ReflectionsScreen(MemoryScreen):
     @staticmethod
     def _held_info(r: ReflectionItem) -> str:
         shown = ", ".join(f"streams/{k}" for k in r.held[:3]) + (f" (+{len(r.held) - 3} more)" if len(r.held) > 3 else "")
-        return (f"[{HELD_STYLE}]Holds {_plural(len(r.held), 'fragment')} for your decision[/] (kept in the streams, "
+        return (f"[{HELD_STYLE}]Holds {counted(len(r.held), 'fragment')} for your decision[/] (kept in the streams, "
                 f"never collected, not dreamed again): {shown_in_markup(shown)}\n"
                 f"X releases them to the next dream; forget one with "
                 f"[b]dreamdeck forget {shown_in_markup(r.held[0])} --reason …[/b]")
@@ -423,7 +433,7 @@ class ReflectionsScreen(MemoryScreen):
         rest = len(hunks) - ok - no
         view = self.query_one("#hunks", HunkView)
         where = f"hunk {view.cursor + 1}/{len(hunks)}" if hunks else "no hunks"
-        hint = (f"enter applies {_plural(ok, 'hunk')}" if ok else
+        hint = (f"enter applies {counted(ok, 'hunk')}" if ok else
                 "all rejected: enter offers to reject it" if hunks and no == len(hunks) else
                 "space approves the ┃ hunk")
         if item.status == "stale":
@@ -558,7 +568,7 @@ class ReflectionsScreen(MemoryScreen):
             d[h.id] = "approve"
         self._decisions_changed()
         if skipped:
-            self.notify(f"{_plural(skipped, 'conflicting hunk')} left out: they cannot be approved",
+            self.notify(f"{counted(skipped, 'conflicting hunk')} left out: they cannot be approved",
                         title="Approve all", severity="warning")
 
     def action_approve_mechanical(self) -> None:
@@ -575,7 +585,7 @@ class ReflectionsScreen(MemoryScreen):
         for h in chosen:
             d[h.id] = "approve"
         self._decisions_changed()
-        self.notify(f"{_plural(len(chosen), 'mechanical hunk')} approved: enter applies them",
+        self.notify(f"{counted(len(chosen), 'mechanical hunk')} approved: enter applies them",
                     title="Approve mechanical")
 
     def action_clear_decisions(self) -> None:
@@ -611,7 +621,7 @@ class ReflectionsScreen(MemoryScreen):
     @staticmethod
     def _applied(rid: str):
         def done(result) -> str:
-            msg = f"{rid}: {_plural(len(result.written), 'file')} written, {len(result.deleted)} deleted"
+            msg = f"{rid}: {counted(len(result.written), 'file')} written, {len(result.deleted)} deleted"
             if result.rebased:
                 msg += f", rebased {', '.join(result.rebased)}"
             if result.sha:
@@ -631,7 +641,7 @@ class ReflectionsScreen(MemoryScreen):
             if not f.hunks:
                 what = "applied (no line changes)" if every else "not applied"
             elif picked:
-                what = f"{picked} of {_plural(len(f.hunks), 'hunk')}"
+                what = f"{picked} of {counted(len(f.hunks), 'hunk')}"
             else:
                 what = "not applied"
             note = {"clean": " · base changed: rebased", "conflict": " · base changed"}.get(f.stale, "")
@@ -658,7 +668,7 @@ class ReflectionsScreen(MemoryScreen):
         rejected = sum(1 for h in hunks if d.get(h.id) == "reject")
         undecided = len(hunks) - len(approved) - rejected
         kind = "approval" if hunks_arg is None else "partial approval"
-        body = [f"{len(approved)} of {_plural(len(hunks), 'hunk')} will be applied ({kind}):", "", *lines]
+        body = [f"{len(approved)} of {counted(len(hunks), 'hunk')} will be applied ({kind}):", "", *lines]
         if rejected or undecided:
             body += ["", f"Left out: {rejected} rejected, {undecided} undecided. "
                      + (f"The undecided stay pending in {item.id}. " if undecided else "")
@@ -672,10 +682,10 @@ class ReflectionsScreen(MemoryScreen):
         collects, said = _collection_lines(self.ws, rid, hunks_arg, turned_down)
         body += ["", *said]
         title = (f"Apply {rid}?" if not hunks else
-                 f"Apply all {_plural(len(hunks), 'hunk')} of {rid}?" if hunks_arg is None else
-                 f"Apply {len(approved)} of {_plural(len(hunks), 'hunk')} of {rid}?")
+                 f"Apply all {counted(len(hunks), 'hunk')} of {rid}?" if hunks_arg is None else
+                 f"Apply {len(approved)} of {counted(len(hunks), 'hunk')} of {rid}?")
         if collects is not None:
-            title += f" It collects {_plural(collects, 'fragment')} from the streams."
+            title += f" It collects {counted(collects, 'fragment')} from the streams."
 
         def go(ok: bool | None) -> None:
             if ok:
@@ -724,7 +734,7 @@ class ReflectionsScreen(MemoryScreen):
             self._ask_reject(item.id, release=True)
         else:  # decided already: only what it holds is let go (core: reject --release on a decided one)
             self._ask_reject(item.id, release=True,
-                             title=f"Release the {_plural(len(item.held), 'fragment')} {item.id} holds to the next dream?")
+                             title=f"Release the {counted(len(item.held), 'fragment')} {item.id} holds to the next dream?")
 
     def action_impact(self) -> None:
         """Which recall answers the chosen hunks change (`tui.screens.recall_impact`)."""
@@ -777,7 +787,7 @@ class ReflectionsScreen(MemoryScreen):
         lines = [f"  {rel} — " + ("edited" if rel in edited and edited[rel] is not None else
                                   "emptied: the file is deleted" if rel in edited else "as chosen")
                  for rel in texts]
-        title = f"Accept {rid} with {_plural(len(edited), 'edited file')}?" if edited else \
+        title = f"Accept {rid} with {counted(len(edited), 'edited file')}?" if edited else \
             f"No edits — accept {rid} as chosen?"
 
         def go(ok: bool | None) -> None:

@@ -42,18 +42,31 @@ def block_detail(b) -> Text:
     return text
 
 
+# What TypeClaw put into the turn (`Injection.render`), in a person's words.
+_SHOWS = {
+    "infra": "shows nothing (an infrastructure turn gets no memory)",
+    "failed": "shows nothing (retrieval failed)",
+    "channel-index": "shows every shard's heading (a channel turn)",
+    "fallback-index": "shows every shard's heading (nothing matched the question)",
+    "retrieved": "shows the excerpts that match the question",
+    "retrieved-channel": "shows the headings that match the question (a channel turn)",
+    "empty": "shows nothing (nothing matched the question)",
+    "legacy": "shows every body under the budget (TypeClaw before v0.45)",
+}
+
+
 def prompt_header(injection) -> str:
-    """The next turn's `# Memory` section in one line: mode, budget use, what was rendered."""
+    """The next turn's `# Memory` section in one line: mode, budget use, what it shows."""
     if injection is None:
         return "no injection"
     plan = injection.plan
     parts = []
     if plan is not None:
         share = plan.total_bytes * 100 // plan.budget if plan.budget else 0
-        parts += [f"mode {plan.mode}", f"{plan.total_bytes:,} of {plan.budget:,} bytes of shard bodies ({share}%)",
+        parts += [f"mode {plan.mode}", f"shard bodies {plan.total_bytes:,} of the {plan.budget:,}-byte budget ({share}%)",
                   f"{len(plan.shards)} shard{'' if len(plan.shards) == 1 else 's'} from {plan.source}"]
-    parts.append(f"rendered: {injection.render}")
-    parts.append(f"{len(injection.text.encode('utf-8')):,} bytes injected")
+    parts.append(_SHOWS.get(injection.render, injection.render))
+    parts.append(f"the section: {len(injection.text.encode('utf-8')):,} bytes")
     return " · ".join(parts) + "\n"
 
 
