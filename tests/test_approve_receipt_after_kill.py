@@ -97,3 +97,42 @@ def test_a_collection_record_outside_the_changes_meta_files_is_refused_before_an
         apply_changeset(ws, cs)
     assert not (agent_dir / "memory/topics/a.md").exists()
     assert not (agent_dir / "memory/meta/.journal.json").exists()
+
+
+def _receipt_at_head(folder) -> dict:
+    import json
+
+    [name] = git(folder, "ls-tree", "--name-only", "HEAD", "memory/meta/receipts/").split()
+    return json.loads(git(folder, "show", f"HEAD:{name}"))
+
+
+def _dream(folder, fault=None):
+    ws = the_next_day(Workspace.open(folder, today=D))
+    return run_dream(ws, dreamer=Scripted(_cites_first_folds_second), review="none", fault=fault)
+
+
+def test_a_dream_killed_at_any_step_is_finished_with_its_receipts_collected_list(ws, agent_dir, tmp_path):
+    """The dream's receipt says what its GC took and why, also when a kill after the GC leaves it
+    to `doctor --fix`: before, the replay committed the journal's first receipt, `collected: {}`."""
+    write_stream(agent_dir, D, [fragment_line(D, k, "pm", f"uses pnpm, note {k}") for k in range(1, 5)])
+    normal = _copy(agent_dir, tmp_path, "normal")
+    _dream(normal)
+    expected = _receipt_at_head(normal)
+    assert expected["collected"] and sorted(expected["fragments_dropped"]) == sorted(expected["collected"])
+    steps: list[str] = []
+    _dream(_copy(agent_dir, tmp_path, "steps"), fault=steps.append)
+    assert {"gc", "commit"} <= set(steps)
+
+    for step in steps[steps.index("gc"):steps.index("commit") + 1]:
+        killed = _copy(agent_dir, tmp_path, f"killed-{step.replace('/', '_').replace(':', '_')}")
+
+        def die(name: str, at: str = step) -> None:
+            if name == at:
+                raise Killed()
+
+        with pytest.raises(Killed):
+            _dream(killed, fault=die)
+        fix(Workspace.open(killed, today="2026-05-23"))
+
+        got = _receipt_at_head(killed)
+        assert (got["collected"], got["fragments_dropped"]) == (expected["collected"], expected["fragments_dropped"]), step

@@ -59,10 +59,12 @@ class Commit:
 class CollectionRecord:
     """Where a change's record says what its collection took and why: `file`, a JSON record among
     the change's meta files, gets `"collected": {"DATE#ID": why}` in the object found by
-    following `at` (keys and list indices) from its top. Written by the door after its GC,
-    from the journal, so a change finished after a kill records the same bytes (invariant 7)."""
+    following `at` (keys and list indices) from its top, and under `dropped` (when named) the
+    same keys, sorted. Written by the door after its GC, from the journal, so a change finished
+    after a kill records the same bytes (invariant 7)."""
     file: str  # under memory/meta/, a key of `Writes.meta_files`
     at: tuple[str | int, ...] = ()
+    dropped: str | None = None  # a dream's receipt: "fragments_dropped"
 
 
 @dataclass

@@ -98,6 +98,8 @@ class Journal:
         if not isinstance(target, dict):
             raise ValueError(f"the collection record {rec.file} has no object at {list(rec.at)}")
         target["collected"] = dict(sorted(reasons.items()))
+        if rec.dropped:
+            target[rec.dropped] = sorted(reasons)
         return dump_json_record(data)
 
     def identity(self, parent: str | None) -> str:
@@ -128,8 +130,7 @@ class Journal:
                 "purge": sorted(e.purge),
                 **({"gc_reasons": e.gc_reasons} if e.gc_reasons else {}),  # (older journals' ids unchanged)
                 **({"scrub": e.scrub} if e.scrub else {}),
-                **({"collection_record": {"file": self.collection_record.file, "at": list(self.collection_record.at)}}
-                   if self.collection_record else {}),
+                **({"collection_record": _collection_record_json(self.collection_record)} if self.collection_record else {}),
                 "restore_lines": e.restore_lines,
                 "tombstones": [[op, stone.__dict__] for op, stone in e.tombstones],
                 "meta_files": self.meta_files,
@@ -185,7 +186,14 @@ def _collection_record(data: object) -> CollectionRecord | None:
         raise TypeError("not a collection record")
     if not all(isinstance(k, str | int) and not isinstance(k, bool) for k in data["at"]):
         raise TypeError("not a collection record")
-    return CollectionRecord(data["file"], tuple(data["at"]))
+    dropped = data.get("dropped")
+    if dropped is not None and not isinstance(dropped, str):
+        raise TypeError("not a collection record")
+    return CollectionRecord(data["file"], tuple(data["at"]), dropped)
+
+
+def _collection_record_json(rec: CollectionRecord) -> dict:
+    return {"file": rec.file, "at": list(rec.at), **({"dropped": rec.dropped} if rec.dropped else {})}
 
 
 def write_journal(ws: Workspace, journal: Journal) -> None:

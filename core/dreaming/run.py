@@ -31,6 +31,7 @@ from dreamdeck.core.door.changeset import (
     ApplyResult,
     Audit,
     ChangeSet,
+    CollectionRecord,
     Commit,
     Evidence,
     FileEdit,
@@ -443,8 +444,10 @@ def _apply(run: _Run, cs: ChangeSet) -> None:
         _collected(receipt, result)
         atomic_write_text(run.ws.meta_dir / receipt_rel, receipt_text(run.stamped()))
 
-    # The journal carries a first version too, so a recovered apply still leaves a receipt.
+    # The journal carries a first version too, so a recovered apply still leaves a receipt, and
+    # the door writes what was collected into it (a kill after the GC loses no reason).
     cs.writes.meta_files[receipt_rel] = receipt_text(run.stamped())
+    cs.writes.collection_record = CollectionRecord(receipt_rel, dropped="fragments_dropped")
     cs.before_commit = final_receipt
     try:
         result = apply_changeset(run.ws, cs, today=run.today, now=run.now, fault=run.fault)
@@ -464,8 +467,8 @@ def _apply(run: _Run, cs: ChangeSet) -> None:
 
 
 def _collected(receipt: DreamReceipt, result: ApplyResult) -> None:
-    receipt.fragments_dropped = [f"{d}#{i}" for d, i in result.compaction.fragments_dropped]
     receipt.collected = dict(sorted(result.reasons.items()))
+    receipt.fragments_dropped = sorted(result.reasons)  # as the door's collection record writes it
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
     receipt.compaction_waiting = dict(result.compaction.deferred)
     receipt.message = receipt_message(receipt)
