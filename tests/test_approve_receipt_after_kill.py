@@ -55,6 +55,20 @@ def _approve(folder, fault=None):
     return apply_changeset(ws, cs, now=NOW, fault=fault)
 
 
+def _killed_then_fixed(folder, tmp_path, step: str, change):
+    """A copy of `folder` where `change` dies at the door's `step`, then `doctor --fix` finished it."""
+    killed = _copy(folder, tmp_path, f"killed-{step.replace('/', '_').replace(':', '_')}")
+
+    def die(name: str) -> None:
+        if name == step:
+            raise Killed()
+
+    with pytest.raises(Killed):
+        change(killed, fault=die)
+    fix(Workspace.open(killed, today="2026-05-23"))
+    return killed
+
+
 def _steps_of_an_approval(folder) -> list[str]:
     seen: list[str] = []
     _approve(folder, fault=seen.append)
@@ -70,16 +84,7 @@ def test_every_kill_point_of_an_approval_is_finished_with_the_same_decision_reco
     assert {"journal", "state", "gc-planned", "gc", "audit", "commit", "journal-removed"} <= set(steps)
 
     for step in steps:
-        killed = _copy(held, tmp_path, f"killed-{step.replace('/', '_').replace(':', '_')}")
-
-        def die(name: str, at: str = step) -> None:
-            if name == at:
-                raise Killed()
-
-        with pytest.raises(Killed):
-            _approve(killed, fault=die)
-        fix(Workspace.open(killed, today="2026-05-23"))
-
+        killed = _killed_then_fixed(held, tmp_path, step, _approve)
         assert git(killed, "show", f"HEAD:{RECORD}") == expected, f"killed at {step}"
         assert (killed / RECORD).read_text(encoding="utf-8") == expected, f"killed at {step}"
         assert git(killed, "status", "--porcelain", "--", "memory/meta/reflections").strip() == ""
@@ -124,15 +129,6 @@ def test_a_dream_killed_at_any_step_is_finished_with_its_receipts_collected_list
     assert {"gc", "commit"} <= set(steps)
 
     for step in steps[steps.index("gc"):steps.index("commit") + 1]:
-        killed = _copy(agent_dir, tmp_path, f"killed-{step.replace('/', '_').replace(':', '_')}")
-
-        def die(name: str, at: str = step) -> None:
-            if name == at:
-                raise Killed()
-
-        with pytest.raises(Killed):
-            _dream(killed, fault=die)
-        fix(Workspace.open(killed, today="2026-05-23"))
-
+        killed = _killed_then_fixed(agent_dir, tmp_path, step, _dream)
         got = _receipt_at_head(killed)
         assert (got["collected"], got["fragments_dropped"]) == (expected["collected"], expected["fragments_dropped"]), step

@@ -19,22 +19,27 @@ from tests.support.processes import run_cli
 D1, D = "2026-05-20", "2026-05-22"
 
 
+def dreamed_on_d1_then_d(ws, agent_dir, beliefs: dict[str, tuple[str, str, str]], today: list[tuple[str, str]]) -> None:
+    """D1's fragments already dreamed into `beliefs` (slug -> (topic, fragment text, belief)),
+    fragment k cited by the k-th; then D's `today` fragments ((topic, text)), undreamed; committed."""
+    write_stream(agent_dir, D1, [fragment_line(D1, k, topic, text) for k, (topic, text, _b) in enumerate(beliefs.values(), 1)])
+    for k, (slug, (_t, _x, belief)) in enumerate(beliefs.items(), 1):
+        write_shard(agent_dir, slug, shard_text(belief, [cite(D1, k)]))
+    state, _ = load_state(ws.state_path)
+    ids = {uuid_at(D1, k) for k in range(1, len(beliefs) + 1)}
+    save_state(ws.state_path, state.add_dreamed(D1, ids, "2026-05-20T10:00:00+00:00"))
+    write_stream(agent_dir, D, [fragment_line(D, k, topic, text) for k, (topic, text) in enumerate(today, 1)])
+    commit_all(agent_dir)
+
+
 def seed(ws, agent_dir) -> None:
     """Two beliefs from D1 (a habit, a setting); then D brings a reinforcement, its same-day
     duplicate, a changed setting and a new claim, dreamed offline under `judgement`."""
-    write_stream(agent_dir, D1, [fragment_line(D1, 1, "deploys", "The team deploys on Fridays."),
-                                 fragment_line(D1, 2, "retention", "retention: 14 days")])
-    write_shard(agent_dir, "team-deploys-fridays", shard_text("Mentioned once: The team deploys on Fridays", [cite(D1, 1)]))
-    write_shard(agent_dir, "retention", shard_text("Mentioned once: retention: 14 days", [cite(D1, 2)]))
-    state, _ = load_state(ws.state_path)
-    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1), uuid_at(D1, 2)}, "2026-05-20T10:00:00+00:00"))
-    write_stream(agent_dir, D, [
-        fragment_line(D, 1, "deploys", "The team deploys on Fridays."),
-        fragment_line(D, 2, "deploy", "The team deploys on Fridays!"),
-        fragment_line(D, 3, "retention", "retention: 30 days"),
-        fragment_line(D, 4, "editor", "Dana prefers tabs over spaces in Go files."),
-    ])
-    commit_all(agent_dir)
+    dreamed_on_d1_then_d(ws, agent_dir, {
+        "team-deploys-fridays": ("deploys", "The team deploys on Fridays.", "Mentioned once: The team deploys on Fridays"),
+        "retention": ("retention", "retention: 14 days", "Mentioned once: retention: 14 days"),
+    }, [("deploys", "The team deploys on Fridays."), ("deploy", "The team deploys on Fridays!"),
+        ("retention", "retention: 30 days"), ("editor", "Dana prefers tabs over spaces in Go files.")])
 
 
 @pytest.fixture
@@ -91,12 +96,7 @@ def test_a_new_claim_named_in_a_flagged_contradiction_is_not_mechanical(ws, agen
 
 
 def test_a_belief_rewritten_in_place_is_not_a_reinforcement(ws, agent_dir):
-    write_stream(agent_dir, D1, [fragment_line(D1, 1, "a", "fact a")])
-    write_shard(agent_dir, "a", shard_text("Belief a", [cite(D1, 1)]))
-    state, _ = load_state(ws.state_path)
-    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1)}, "2026-05-20T10:00:00+00:00"))
-    write_stream(agent_dir, D, [fragment_line(D, 1, "a", "a again")])
-    commit_all(agent_dir)
+    dreamed_on_d1_then_d(ws, agent_dir, {"a": ("a", "fact a", "Belief a")}, [("a", "a again")])
 
     def dream(inp, scratch):
         scratch.write_shard("a", draft("Belief a, quietly changed", [cite(D1, 1), cite(D, 1)]))
@@ -159,15 +159,11 @@ def test_approve_mechanical_says_so_in_one_line_when_nothing_is_mechanical(ws, a
 
 
 def test_a_ticked_task_reads_task_done_and_is_mechanical(ws, agent_dir):
-    write_stream(agent_dir, D1, [fragment_line(D1, 1, "Todo", "- [ ] update the on-call handbook"),
-                                 fragment_line(D1, 2, "retention", "retention: 14 days")])
-    write_shard(agent_dir, "update-on-call-handbook", shard_text("Mentioned once: To do: update the on-call handbook", [cite(D1, 1)]))
-    write_shard(agent_dir, "retention", shard_text("Mentioned once: retention: 14 days", [cite(D1, 2)]))
-    state, _ = load_state(ws.state_path)
-    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1), uuid_at(D1, 2)}, "2026-05-20T10:00:00+00:00"))
-    write_stream(agent_dir, D, [fragment_line(D, 1, "Todo", "- [x] update the on-call handbook"),
-                                fragment_line(D, 2, "retention", "retention: 30 days")])
-    commit_all(agent_dir)
+    dreamed_on_d1_then_d(ws, agent_dir, {
+        "update-on-call-handbook": ("Todo", "- [ ] update the on-call handbook",
+                                    "Mentioned once: To do: update the on-call handbook"),
+        "retention": ("retention", "retention: 14 days", "Mentioned once: retention: 14 days"),
+    }, [("Todo", "- [x] update the on-call handbook"), ("retention", "retention: 30 days")])
     run_dream(ws, dreamer_name="offline", review="judgement")
     reflection = load_reflection(ws, "r-1")
     claims = by_path(claim_review(reflection))
@@ -179,12 +175,9 @@ def test_a_ticked_task_reads_task_done_and_is_mechanical(ws, agent_dir):
 
 
 def test_a_ticked_task_that_also_rewrites_its_prose_is_not_mechanical(ws, agent_dir):
-    write_stream(agent_dir, D1, [fragment_line(D1, 1, "Todo", "- [ ] update the on-call handbook")])
-    write_shard(agent_dir, "handbook", shard_text("To do: update the on-call handbook", [cite(D1, 1)]))
-    state, _ = load_state(ws.state_path)
-    save_state(ws.state_path, state.add_dreamed(D1, {uuid_at(D1, 1)}, "2026-05-20T10:00:00+00:00"))
-    write_stream(agent_dir, D, [fragment_line(D, 1, "Todo", "- [x] update the on-call handbook")])
-    commit_all(agent_dir)
+    dreamed_on_d1_then_d(ws, agent_dir, {"handbook": ("Todo", "- [ ] update the on-call handbook",
+                                                      "To do: update the on-call handbook")},
+                         [("Todo", "- [x] update the on-call handbook")])
 
     def dream(inp, scratch):
         scratch.write_shard("handbook", draft("Done: update the on-call handbook", [cite(D, 1)], [cite(D1, 1)])

@@ -239,7 +239,7 @@ async def test_a_pending_reflection_shows_a_badge_on_the_reflections_tab(ws):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.counts["reflections"] == 1
-        assert " 2 Reflections ⚑1 " in bar_text(app)  # nine tabs at 140 columns: the badge's words give way first
+        assert " 2 Reflections⚑1 " in bar_text(app)  # nine tabs at 140 columns: the badge's words give way first
         assert "Proposals ⚑" not in bar_text(app)
         content = app.screen.query_one(TabBar).render()
         badge = [s for s in content.spans if content.plain[s.start:s.end].strip() == "⚑1"]

@@ -27,7 +27,7 @@ def test_every_number_the_current_name_the_badges_and_the_dot_fit_at_every_width
     label = dict((m, f"{k} {lab}") for m, k, lab in TABS)[current]
     assert label in reversed_spans(line)
     for _mode, key, _label in TABS:
-        assert f" {key} " in plain
+        assert f" {key} " in plain or f" {key}⚑" in plain
     assert "●" in plain
     for count in ("⚑2", "⚑5", "⚑1"):
         assert count in plain
@@ -35,9 +35,9 @@ def test_every_number_the_current_name_the_badges_and_the_dot_fit_at_every_width
 
 def test_a_badge_is_a_flagged_pill_with_words_when_there_is_room_never_a_bare_number():
     line = tab_line("topics", BUSY, "agent", 200)
-    assert "2 Reflections ⚑2 to review " in line.plain
-    assert "3 Proposals ⚑5 open " in line.plain
-    assert "5 History ⚑1 alert " in line.plain
+    assert "2 Reflections⚑2 to review  3" in line.plain
+    assert "3 Proposals⚑5 open  4" in line.plain
+    assert "5 History⚑1 alert  6" in line.plain
     assert "⚑2 to review" in reversed_spans(line)
     assert "● watching · 6 undreamed" in line.plain
     assert line.plain.startswith(" dreamdeck · agent │")
@@ -63,13 +63,13 @@ def test_at_120_columns_the_brand_and_the_watchers_word_fit_beside_short_tab_nam
     assert cell_len(plain) <= 120
     assert plain.startswith(" dreamdeck · pico │") and "● watching" in plain
     assert dict((m, f"{k} {lab}") for m, k, lab in TABS)[current] in reversed_spans(line)
-    assert all(f" {key} " in plain for _mode, key, _label in TABS)
+    assert all(f" {key} " in plain or f" {key}⚑" in plain for _mode, key, _label in TABS)
 
 
 def test_at_80_columns_the_other_tabs_keep_their_numbers_and_the_current_one_its_name():
     plain = tab_line("vault", BUSY, "al-demo", 80).plain
     assert "4 Vault" in plain and "Topics" not in plain
-    assert " 1  2 ⚑2" in plain or " 1  2 ⚑2 to review" in plain
+    assert " 1  2⚑2  3" in plain or " 1  2⚑2 to review  3" in plain
     assert "●" in plain
 
 
@@ -95,3 +95,12 @@ async def test_the_app_draws_the_fitted_bar_at_its_width(ws, size):
             assert "○" in line.plain
             if size[0] >= 120:
                 assert "7 Dream" in line.plain
+
+
+def test_a_badge_sits_against_its_own_tab_so_it_never_reads_as_the_next_ones():
+    """At 80 and 120 columns '2 Refl ⚑1 3 Prop' read as well as a badge of tab 3: the pill now
+    touches its tab and the space goes after it."""
+    for width in (80, 120):
+        plain = tab_line("topics", {"reflections": 1, "proposals": 3, "history": 1}, "pico", width).plain
+        assert "⚑1  3" in plain and "⚑3  4" in plain and "⚑1  6" in plain, plain
+        assert " ⚑" not in plain, plain

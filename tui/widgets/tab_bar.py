@@ -1,6 +1,6 @@
 """The tab bar on top of every screen, fitted to the terminal's width.
 
-Widest: `dreamdeck · agent │ 1 Topics  2 Reflections ⚑1 to review … 9 Recall │ ● watching · 6 undreamed`.
+Widest: `dreamdeck · agent │ 1 Topics  2 Reflections⚑1 to review  … 9 Recall │ ● watching · 6 undreamed`.
 As the terminal narrows, it gives up, in this order: the workspace name's tail (shortened with
 `…`), the badges' words, then the other tabs' names are shortened (`2 Refl`, `5 Hist`) so that
 at 120 columns the brand and the watcher's words still fit; then the watcher's words, the
@@ -97,11 +97,13 @@ def _pieces(current: str, counts: Mapping[str, object], fit: _Fit) -> list[tuple
     for mode, key, label in TABS:
         is_current = mode == current
         name = label if is_current or fit.labels == "full" else SHORT_LABELS[mode] if fit.labels == "short" else ""
-        shown = f" {key} {name} " if name else f" {key} "
-        pieces.append((shown, "reverse bold" if is_current else ""))
+        style = "reverse bold" if is_current else ""
+        pieces.append((f" {key} {name}" if name else f" {key}", style))
         badge = _badge(mode, counts, fit.badge_words)
-        if badge:
-            pieces.append((f"{badge} ", BADGE_STYLE))
+        if badge:  # against its tab, the space after it: "2 Refl⚑1  3 Prop" never reads as 3's
+            pieces += [(badge, BADGE_STYLE), (" ", "")]
+        else:
+            pieces.append((" ", style))
     pieces.append(("│ ", "dim"))
     pieces.extend(_status(counts, fit.status))
     return pieces
