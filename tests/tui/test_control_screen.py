@@ -104,6 +104,8 @@ async def test_watcher_events_update_the_screen(agent_dir):
         app._on_watch_event(WatchEvent("error", "error: dream failed (RuntimeError): boom"))
         await wait_for(pilot, lambda: "dreaming now" not in text_of(screen, "#watcher-panel"), what="the reload")
         assert "boom" in text_of(screen, "#events")
+        # newest first: on a 24-row screen the pane shows three lines, and they must be the latest
+        assert "boom" in text_of(screen, "#events").splitlines()[0]
 
 
 async def test_the_background_watcher_dreams_on_an_append_and_w_pauses_it(agent_dir):
@@ -217,4 +219,4 @@ async def test_a_dream_started_with_d_appears_in_the_event_log_beside_the_watche
         await wait_for(pilot, lambda: f"[{receipt_id}]" in text_of(screen, "#events"), what="its run-done line")
         log = text_of(screen, "#events")
         assert "run-start dream started (manual, d)" in log and "run-done  dream " in log
-        assert log.index("run-start") < log.index("run-done")
+        assert log.index("run-done") < log.index("run-start")  # newest first

@@ -37,3 +37,20 @@ async def test_a_rejected_reflection_holding_fragments_is_listed_and_X_releases_
 
     data = json.loads((ws.meta_dir / "reflections" / "r-1.json").read_text())
     assert data["status"] == "rejected" and data["decisions"][-1]["decision"] == "released"
+
+
+async def test_held_fragments_that_left_the_streams_outside_dreamdeck_are_named_not_said_kept(ws, agent_dir):
+    """TypeClaw's GC reads no reflection: a held fragment it collected is gone from the stream.
+    The pane names it and the command that puts it back, as `dreamdeck review r-N` does."""
+    pending(ws, agent_dir)
+    reject(ws, "r-1", reason="not now")
+    day, fid = load_reflection(ws, "r-1").held[0].split("#", 1)
+    stream = agent_dir / "memory" / "streams" / f"{day}.jsonl"
+    stream.write_text("".join(ln for ln in stream.read_text().splitlines(keepends=True) if fid not in ln))
+    app = make_app(ws)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_reflections(app, pilot)
+        info = str(screen.query_one("#refl-info").render())
+        assert "kept in the streams" not in info
+        assert "1 of them left the streams outside dreamdeck" in info and f"streams/{day}#{fid}" in info
+        assert "dreamdeck doctor --fix" in info

@@ -434,7 +434,7 @@ class ControlScreen(MemoryScreen):
         if not events:
             t.append("no watcher events yet" if getattr(self.app, "watcher", None) else
                      "watcher off: automatic dreaming is not running (w starts it)")
-        for i, ev in enumerate(events):
+        for i, ev in enumerate(reversed(events)):  # newest first: a short pane shows the latest
             if i:
                 t.append("\n")
             t.append(f"{ev.at:%H:%M:%S} ", style="dim")

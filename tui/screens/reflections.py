@@ -69,6 +69,7 @@ class ReflectionItem:
     # rejected, the rest of a partial approval, or a run that applied nothing
     held: list[str] = field(default_factory=list)
     decided: str = ""  # what earlier partial approvals of it decided ("" when none)
+    held_gone: list[str] = field(default_factory=list)  # held "DATE#ID" no stream holds (TypeClaw's GC took them)
 
     @property
     def hunks(self) -> list[HunkEntry]:
@@ -286,6 +287,7 @@ class ReflectionsScreen(MemoryScreen):
 
     # --- data ----------------------------------------------------------------------------------
     def load(self) -> Any:
+        from dreamdeck.core.ops.protected import missing_from_streams
         from dreamdeck.core.ops.review import held_reflections
         from dreamdeck.core.store.reflections import list_reflections
 
@@ -303,6 +305,8 @@ class ReflectionsScreen(MemoryScreen):
                 problems.append(f"{r.id}: cannot show it ({exc})")
                 continue
             item.held = held[r.id].held if r.id in held else []
+            if item.held:
+                item.held_gone = [f"{d}#{i}" for d, i in missing_from_streams(ws, [tuple(k.split("#", 1)) for k in item.held])]
             items.append(item)
         return items, problems
 
@@ -415,8 +419,14 @@ class ReflectionsScreen(MemoryScreen):
     @staticmethod
     def _held_info(r: ReflectionItem) -> str:
         shown = ", ".join(f"streams/{k}" for k in r.held[:3]) + (f" (+{len(r.held) - 3} more)" if len(r.held) > 3 else "")
-        return (f"[{HELD_STYLE}]Holds {counted(len(r.held), 'fragment')} for your decision[/] (kept in the streams, "
-                f"never collected, not dreamed again): {shown_in_markup(shown)}\n"
+        kept = "never collected by dreamdeck" if r.held_gone else "kept in the streams, never collected"
+        gone = ""
+        if r.held_gone:  # TypeClaw's GC reads no reflection: say what it took and how to get it back
+            gone = (f"\n[$text-warning]⚠ {len(r.held_gone)} of them left the streams outside dreamdeck (TypeClaw's GC?): "
+                    f"{shown_in_markup(', '.join(f'streams/{k}' for k in r.held_gone[:3]))}"
+                    f"{' …' if len(r.held_gone) > 3 else ''}; [b]dreamdeck doctor --fix[/b] puts them back from git history[/]")
+        return (f"[{HELD_STYLE}]Holds {counted(len(r.held), 'fragment')} for your decision[/] ({kept}, "
+                f"not dreamed again): {shown_in_markup(shown)}{gone}\n"
                 f"X releases them to the next dream; forget one with "
                 f"[b]dreamdeck forget {shown_in_markup(r.held[0])} --reason …[/b]")
 
