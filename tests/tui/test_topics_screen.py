@@ -359,7 +359,7 @@ async def test_keys_that_change_behind_a_modal_are_shown_when_it_closes_and_not_
 
 
 # --- actions: files and git ----------------------------------------------------------------------
-async def test_p_pins_the_topic_byte_for_byte_in_a_new_commit(topics):
+async def test_p_pins_the_topic_byte_for_byte_in_a_new_commit_and_a_second_p_says_it_is_pinned(topics):
     before = commit_count(topics.root)
     app = make_app(topics)
     notes = Notes()
@@ -378,18 +378,9 @@ async def test_p_pins_the_topic_byte_for_byte_in_a_new_commit(topics):
         assert text_of(app, "#shard-title").startswith("📌 ")
         assert any(f"pinned {PM}" in n.message for n in notes.raised)
 
-
-async def test_p_on_a_topic_already_pinned_says_so_and_commits_nothing(topics):
-    app = make_app(topics)
-    notes = Notes()
-    async with app.run_test(size=SIZE, message_hook=notes) as pilot:
+        await pilot.press("p")  # again: already pinned, so it says so and commits nothing
         await settle(app, pilot)
-        await pilot.press("p")
-        await settle(app, pilot)
-        after_pin = commit_count(topics.root)
-        await pilot.press("p")
-        await settle(app, pilot)
-        assert commit_count(topics.root) == after_pin
+        assert commit_count(topics.root) == before + 1
         assert notes.messages[-1] == f"{PM} is already pinned (the vault copy is identical)"
         assert sum(f"pinned {PM} to the vault" in m for m in notes.messages) == 1
 
