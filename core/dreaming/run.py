@@ -64,7 +64,6 @@ from dreamdeck.core.formats.citations import (
     sectioned_citations,
     summarize_missing,
 )
-from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
 from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys, read_shard
 from dreamdeck.core.index.strength import prompt_rows
@@ -401,13 +400,12 @@ def _hold_over_loss_bound(run: _Run, snap: _Snapshot, auto: list[FileEdit],
     return [], held
 
 
-def _applied_at_once(run: _Run, auto: list[FileEdit]) -> str:
+def _applied_at_once(auto: list[FileEdit]) -> str:
     """The reflection's summary is the whole dream's: it says which of its changes the review
     policy already applied, so "3 reinforced" beside one reinforcement to review is not a riddle."""
-    if not auto:
-        return ""
-    paths = ", ".join(e.path for e in auto[:5]) + (" …" if len(auto) > 5 else "")
-    return f" · {counted(len(auto), 'change')} applied at once by the {run.review} policy: {paths}"
+    # Short: the summary is one line of the Reflections list at 80 columns; which files, and by
+    # which policy, the Dream screen's Last dreams and the receipt say.
+    return f" · {len(auto)} applied already" if auto else ""
 
 
 def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: list[ProposedFile]) -> ChangeSet:
@@ -420,7 +418,7 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
         advance, kept = _split_shown(run, auto)
         reflection = Reflection(
             id=next_reflection_id(run.ws), created=run.now.isoformat(timespec="seconds"), dreamer=run.name,
-            trigger=run.trigger, summary=outcome.summary + _applied_at_once(run, auto), questions=outcome.questions,
+            trigger=run.trigger, summary=outcome.summary + _applied_at_once(auto), questions=outcome.questions,
             contradictions=outcome.contradictions, archive=outcome.archive,
             fragments=_shown_records(run), files=held, held=kept,
         )
