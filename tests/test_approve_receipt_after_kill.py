@@ -132,3 +132,36 @@ def test_a_dream_killed_at_any_step_is_finished_with_its_receipts_collected_list
         killed = _killed_then_fixed(agent_dir, tmp_path, step, _dream)
         got = _receipt_at_head(killed)
         assert (got["collected"], got["fragments_dropped"]) == (expected["collected"], expected["fragments_dropped"]), step
+
+
+@pytest.mark.parametrize("field, planted", [
+    ("meta_files", {"../../../outside.txt": "owned\n"}),
+    ("meta_files", {"/tmp/outside.txt": "owned\n"}),
+    ("targets", {"../../outside.md": "owned\n"}),
+])
+def test_a_planted_journal_naming_a_path_outside_memory_writes_nothing_there(held, tmp_path, field, planted):
+    """The journal is a file in memory/: a hostile one must not make the replay write outside it
+    (issue 10 item 7). Its paths are checked when it is read; one that leaves is not a journal."""
+    import json
+
+    folder = _copy(held, tmp_path, "planted")
+    cs, _ = approval_changeset(Workspace.open(folder, today="2026-05-23"), "r-1", now=NOW)
+
+    def die(name: str) -> None:
+        if name == "journal":
+            raise Killed()
+
+    with pytest.raises(Killed):
+        apply_changeset(Workspace.open(folder, today="2026-05-23"), cs, now=NOW, fault=die)
+    path = folder / "memory/meta/.journal.json"
+    data = json.loads(path.read_text())
+    (data["changeset"] if field == "meta_files" else data)[field] = planted
+    path.write_text(json.dumps(data))
+    outside = [tmp_path / "outside.txt", tmp_path / "outside.md", folder.parent / "outside.md",
+               __import__("pathlib").Path("/tmp/outside.txt")]
+    for p in outside:
+        p.unlink(missing_ok=True)
+
+    fix(Workspace.open(folder, today="2026-05-23"))
+
+    assert [p for p in outside if p.exists()] == []

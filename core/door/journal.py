@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from dreamdeck.core.door.changeset import Audit, ChangeSet, CollectionRecord, Commit, Evidence, Plan, Reference
+from dreamdeck.core.door.checks import validate_path
+from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.json_data import dump_json_record, load_json
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_links
@@ -148,6 +150,7 @@ class Journal:
     @classmethod
     def from_json(cls, data: dict) -> Journal:
         c = data["changeset"]
+        _contained(data["targets"], data["originals"], c["meta_files"])
         file_verb = c.get("file_verb") if data.get("version", 1) >= 2 else _V1_FILE_VERB.get(c["action"])
         return cls(
             today=data["today"], now=data["now"], state_ts=data.get("state_ts"),
@@ -177,6 +180,21 @@ class Journal:
             deferral=str(data["deferral"]) if data.get("deferral") else None,
             collection_record=_collection_record(c.get("collection_record")),
         )
+
+
+def _contained(targets: dict, originals: dict, meta_files: dict) -> None:
+    """The journal is a file under memory/ that anyone who can write there can plant: every path
+    it names must stay where the door writes (a shard path, or a file under memory/meta/), or it
+    is not a journal (ValueError), and nothing of it is replayed (issue 10 item 7)."""
+    for rel in [*targets, *originals]:
+        try:
+            validate_path(rel, allow_vault=True)
+        except Refused:
+            raise ValueError(f"the journal names {rel!r}, not a shard path") from None
+    for rel in meta_files:
+        parts = rel.split("/") if isinstance(rel, str) else [""]
+        if any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+            raise ValueError(f"the journal names {rel!r}, not a file under memory/meta/")
 
 
 def _collection_record(data: object) -> CollectionRecord | None:
