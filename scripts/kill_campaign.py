@@ -115,7 +115,7 @@ def uncommitted_by_dreamdeck(ws: Path, appended: set[str]) -> list[str]:
     return bad
 
 
-def check(ws: Path, start: str) -> list[str]:
+def check(ws: Path, start: str, appended: set[str]) -> list[str]:
     problems = []
     doctor = run(ws, "doctor", "--json")
     if "Traceback" in doctor.stderr:
@@ -131,6 +131,9 @@ def check(ws: Path, start: str) -> list[str]:
             problems.append(f"after --fix still: {left}")
     except ValueError:
         problems.append("doctor --json unreadable: " + after.stdout[:80] + after.stderr[:80])
+    left = uncommitted_by_dreamdeck(ws, appended)
+    if left:
+        problems.append(f"uncommitted after --fix: {left[:3]}")
     verify = run(ws, "verify")
     if verify.returncode != 0:
         problems.append("verify: " + (verify.stdout + verify.stderr).strip().splitlines()[-1][:120])
@@ -175,7 +178,7 @@ def main() -> int:
             killed += 1
         _, err = proc.communicate()
         crash = "Traceback" in err
-        problems = check(ws, start)
+        problems = check(ws, start, appended)
         if crash:
             problems.append("verb crashed: " + err.strip().splitlines()[-1][:120])
         tag = f"killed at {delay:.2f}s" if was_running else "finished"

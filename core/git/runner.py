@@ -189,22 +189,16 @@ _IN_PROGRESS = (
 )
 
 
-def git_dir(root: Path) -> Path | None:
-    """The repository's own folder (`.git`, or where a `.git` file points), or None without git."""
-    if repo_args(root) is None:
-        return None
-    found = run_git(root, "rev-parse", "--absolute-git-dir", check=False).strip()
-    return Path(found) if found else None
-
-
 def busy_reason(root: Path) -> str | None:
     """Why a memory commit cannot be made safely now (an operation in progress, a locked index),
     or None. Checked before a mutation writes anything, so it never half-happens."""
-    folder = git_dir(root)
-    if folder is None:
+    if repo_args(root) is None:
+        return None
+    git_dir = run_git(root, "rev-parse", "--absolute-git-dir", check=False).strip()
+    if not git_dir:
         return None
     for name, why in _IN_PROGRESS:
-        if (folder / name).exists():
+        if (Path(git_dir) / name).exists():
             return why
     return None
 
