@@ -22,7 +22,7 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.store.streams import append_fragment
 from tests.support.dreamers import Scripted, cite_all
 from tests.support.git import git
-from tests.support.memory import the_next_day
+from tests.support.memory import commit_all, shard_text, the_next_day, write_shard
 from tests.support.processes import run_cli, run_program
 from tests.test_fault_injection import _prepare
 
@@ -117,3 +117,20 @@ def test_without_an_interrupted_change_a_lock_is_never_removed(agent_dir, ws):
 
     assert lock.exists()
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("args", [("doctor",), ("review",), ("topics",), ("log",), ("verify",)])
+def test_a_read_only_verb_never_takes_gits_index_lock(agent_dir, ws, args):
+    """A kill can only leave a lock that was taken: read-only verbs ask git for no optional lock
+    (a `git status` would otherwise refresh and rewrite the index under index.lock)."""
+    write_shard(agent_dir, "a", shard_text("Belief a", []))
+    commit_all(agent_dir)
+    index = agent_dir / ".git" / "index"
+    shard = agent_dir / "memory" / "topics" / "a.md"
+    later = shard.stat().st_mtime + 5
+    os.utime(shard, (later, later))  # stat changed, bytes not: what git would refresh
+    before = index.read_bytes()
+
+    run_cli(agent_dir, *args, today=ws.today(), check=False)
+
+    assert index.read_bytes() == before
