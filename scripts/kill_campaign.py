@@ -87,7 +87,12 @@ def pick_verb(ws: Path, rng: random.Random) -> list[str]:
     if names:
         s = rng.choice(names)
         choices += [["pin", s], ["unpin", s], ["forget", s, "--reason", "campaign"]]
-    choices += [["rollback", "HEAD"]]
+    forgotten = [words[0] for words in map(str.split, run(ws, "tombstones").stdout.splitlines())
+                 if words and "#" in words[0] and words[1:2] == ["soft"]]
+    if forgotten:
+        choices += [["unforget", rng.choice(forgotten)]]
+    # the recovery itself, killed while it finishes a change another kill interrupted
+    choices += [["rollback", "HEAD"], ["doctor", "--fix"]]
     return rng.choice(choices)
 
 
