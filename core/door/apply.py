@@ -42,6 +42,7 @@ from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.git.commit import STREAM_PATH, changed_in_worktree, link_refusal
 from dreamdeck.core.git.merge import merge_shards, rebase_change
 from dreamdeck.core.git.runner import busy_reason, head
+from dreamdeck.core.git.stale_lock import remove_lock_left_by
 from dreamdeck.core.index.search import update_after_change
 from dreamdeck.core.io.atomic import atomic_write_text, fsync_dir, remove_file
 from dreamdeck.core.io.no_links import read_text_nofollow
@@ -119,13 +120,13 @@ def apply_changeset(
     now = now or datetime.now(UTC)
     step: Step = fault or (lambda _name: None)
     with memory_lock(ws):
+        unlocked = _remove_lock_a_kill_left(ws)
         refuse_if_git_busy(ws)
         # A change a crash interrupted is finished first: its half-written files must not become
         # the base of this one, and its journal must not be overwritten (invariant 7).
         interrupted = _recover_locked(ws)
         result = ApplyResult()
-        if interrupted:
-            result.warnings.append(interrupted)
+        result.warnings.extend(w for w in (unlocked, interrupted) if w)
         plan = _checked_plan(ws, cs, today, result)
         journal = Journal.of(cs, plan, today, now, parent=head(ws.root))
         background = _store_state_ahead(ws, cs, journal)
@@ -229,8 +230,18 @@ def recover_journal(ws: Workspace) -> str | None:
     if not (ws.memory / JOURNAL).exists():
         return None
     with memory_lock(ws):
+        unlocked = _remove_lock_a_kill_left(ws)
         refuse_if_git_busy(ws)
-        return _recover_locked(ws)
+        done = _recover_locked(ws)
+        return "; ".join(w for w in (unlocked, done) if w) or None
+
+
+def _remove_lock_a_kill_left(ws: Workspace) -> str | None:
+    """A kill inside the interrupted change's commit leaves git's index lock, which would refuse
+    every later change: removed when nothing alive can own it (`git.stale_lock`). Call it with
+    the memory lock held."""
+    removed = remove_lock_left_by(ws.root, ws.memory / JOURNAL)
+    return f"removed {removed} that the interrupted change's git left when it was killed" if removed else None
 
 
 def _recover_locked(ws: Workspace) -> str | None:

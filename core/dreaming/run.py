@@ -244,10 +244,10 @@ def _collect(run: _Run) -> bool:
     """The undreamed fragments this run is shown; False (and a skipping receipt) when there are none."""
     ws, receipt = run.ws, run.receipt
     if not run.dry_run:
-        refuse_if_git_busy(ws)  # before the dreamer runs: its result could not be committed
         # A change a crash interrupted is finished before the snapshot, so this dream neither
         # re-sees its fragments nor builds on its half-written files (invariant 7).
         recover_journal(ws)
+        refuse_if_git_busy(ws)  # before the dreamer runs: its result could not be committed
         # Reflections nobody decided within [review] expire_days become stale: kept, never applied.
         mark_stale(ws, now=workspace_now(ws) if ws.today_override else run.now)
         # Lines a writer put on a stream inode a compaction replaced are dreamed like the rest (invariant 8).

@@ -74,8 +74,9 @@ def _execute(cmd: list[str], cwd: str, *, stdin: str | bytes | None = None, env:
              binary: bool = False, strip: bool = True) -> tuple[int, str | bytes, str]:
     """(status, stdout, stderr) of one git process; GitError only when git cannot be started."""
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
-    if env is None:  # git's messages in plain English, whatever the user's locale
-        env = {**os.environ, "LANGUAGE": "C", "LC_ALL": "C"}
+    if env is None:  # git's messages in plain English, whatever the user's locale; and no
+        # optional lock (a status's index refresh): a kill can then only leave a lock a commit took
+        env = {**os.environ, "LANGUAGE": "C", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
     try:
         proc = subprocess.run(cmd, cwd=cwd, env=env, input=data, capture_output=True, check=False,
                               stdin=None if data is not None else subprocess.DEVNULL)
