@@ -23,11 +23,12 @@ re.compile = counting
 import dreamdeck.core.formats as formats
 for info in pkgutil.iter_modules(formats.__path__):
     __import__(f"dreamdeck.core.formats.{info.name}")
+import dreamdeck.cli.agent, dreamdeck.cli.main, dreamdeck.core.ops.inject, dreamdeck.core.ops.recall  # the recall path
 print(json.dumps([name for name in compiled if name and name.startswith("dreamdeck")]))
 """
 
 
-def test_importing_every_formats_module_compiles_no_regular_expression():
+def test_importing_every_formats_module_and_the_recall_path_compiles_no_regular_expression():
     proc = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, cwd=REPO, timeout=120,
                           check=True)
     assert json.loads(proc.stdout) == []
