@@ -128,14 +128,15 @@ def _plain_facts(shard: TcShard) -> TopicFacts | None:
             extra = True
     sections[current] += plain[rank:]
     cited = list(dict.fromkeys(sections["active"]))
-    if not _PLAIN_CITATIONS.fullmatch("".join(cited)):
+    if extra and not _PLAIN_CITATIONS.fullmatch("".join(cited)):  # a plain line's citation always is
         return None  # `_sorted_children` would need the locale's order
     cited.sort()
     sup: dict[str, None] = {}
     if sections["superseded"]:
         active_ids = {c[11:] for c in cited}
         sup = dict.fromkeys(c[11:] for c in dict.fromkeys(sections["superseded"]) if c[11:] not in active_ids)
-    lex = [f"streams/{c}\n\0" if extra and not _UUID.fullmatch(c[11:]) else "\0\n\0" for c in cited]
+    lex = ([f"streams/{c}\n\0" if not _UUID.fullmatch(c[11:]) else "\0\n\0" for c in cited] if extra
+           else ["\0\n\0"] * len(cited))  # every citation from a plain line: a UUID id
     fast = f"{shard.slug}\n{shard.heading}".lower() + "\n" + rest.lower() + "\n" + "\n".join(lex)
     return TopicFacts("\n".join(cited), "\n".join(sup), fast, False)
 
