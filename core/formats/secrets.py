@@ -220,7 +220,6 @@ def _scheme_before(m: re.Match[str]) -> bool:
 
 _SCHEME_END = lazy_re(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*\Z")
 
-
 SECRET_RULES: tuple[SecretRule, ...] = (
     _rule("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
           r"(?:(?:(?!-----BEGIN ).){0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|" + _PEM_BODY + ")",
