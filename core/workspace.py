@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
 from dreamdeck.core.errors import BadInput
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.io.private import private_dir
 
-DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+DATE_RE = lazy_re(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class WorkspaceError(BadInput):

@@ -101,3 +101,29 @@ def test_shards_are_read_in_javascripts_utf16_order_with_names_past_the_bmp(ws):
         write_shard(ws.root, slug, shard_text(f"Belief {slug}", []))
     shards, _ = load_all_shards(ws)
     assert [s.slug for s in shards] == ["a", "a\U0001f600", "a\uff01", "b"]  # a surrogate pair sorts before U+FF01
+
+
+def test_the_first_projection_is_written_whole_in_wal_mode_with_nothing_left_beside_it(memory):
+    inject(memory, "package manager", record=False)
+    path = projection_path(memory)
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name)) == [path.name]
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    assert conn.execute("SELECT slug FROM topics").fetchall() == [("package-manager",)]
+    conn.close()
+
+
+def test_a_first_projection_never_replaces_one_another_process_made_meanwhile(memory):
+    from dreamdeck.core.index import projection_db
+
+    path = projection_path(memory)
+    theirs = projection_db.connect(path, "other", ("CREATE TABLE mark(x)",), ("mark",))
+    theirs.execute("INSERT INTO mark VALUES (1)")
+
+    def fill(conn):
+        conn.execute("INSERT INTO meta VALUES ('ours', '1')")
+
+    assert projection_db.create_whole(path, "other", ("CREATE TABLE mark(x)",), ("mark",), fill) is False
+    assert theirs.execute("SELECT x FROM mark").fetchall() == [(1,)]
+    theirs.close()
+    assert sorted(p.name for p in path.parent.iterdir() if ".new" in p.name) == []

@@ -5,17 +5,16 @@ TypeClaw's `firstBeliefSentence` (belief-sentence.ts) and `synthesizeHeadingFrom
 """
 from __future__ import annotations
 
-import re
-
 from dreamdeck.core.formats.citations import REFERENCES_HEADING, strip_citation_lines
 from dreamdeck.core.formats.jscompat import JS_LINE_BREAKS, JS_SPACE, js_trim
+from dreamdeck.core.formats.lazy_re import lazy_re
 
 # `firstSentenceOf`: a `.` ends a sentence only before whitespace or the end (3.5, v1.2 do not).
-_SENTENCE_END = re.compile(rf"[。！？؟।!?]|\.(?=[{JS_SPACE}]|\Z)")
-_HEADING_HASHES = re.compile(rf"#{{1,6}}[{JS_SPACE}]+")
+_SENTENCE_END = lazy_re(rf"[。！？؟।!?]|\.(?=[{JS_SPACE}]|\Z)")
+_HEADING_HASHES = lazy_re(rf"#{{1,6}}[{JS_SPACE}]+")
 # `/^##\s+(.+)$/m` with JavaScript's meaning: lines also end at CR, U+2028 and U+2029, and
 # `\s+` may run across lines (so `### Three` and `##\n\nText` both match).
-_DOUBLE_HASH_HEADING = re.compile(
+_DOUBLE_HASH_HEADING = lazy_re(
     rf"(?<![^{JS_LINE_BREAKS}])##[{JS_SPACE}]+([^{JS_LINE_BREAKS}]+)(?=[{JS_LINE_BREAKS}]|\Z)"
 )
 

@@ -11,18 +11,19 @@ import re
 from dataclasses import dataclass, field
 
 from dreamdeck.core.formats.jscompat import JS_LINE_BREAKS, JS_SPACE, js_trim
+from dreamdeck.core.formats.lazy_re import lazy_re
 
 # JS `\w` and `\d` are ASCII-only and JS `\s` is its own set; Python's differ, so the classes are
 # spelled out. re.A keeps case-insensitivity ASCII as JavaScript's is without the `u` flag
 # (Python would let `ſtreams` match `streams`). `\Z`: JS `$` without `m` is the very end only.
 _S = f"[{JS_SPACE}]"
-CITATION = re.compile(r"(streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2})#([A-Za-z0-9_-]+)")
-CITATION_LINE = re.compile(
+CITATION = lazy_re(r"(streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2})#([A-Za-z0-9_-]+)")
+CITATION_LINE = lazy_re(
     rf"^[{JS_SPACE}-]*(streams|memory)/([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})#([A-Za-z0-9_-]+){_S}*\Z", re.I | re.A
 )
-SECTION_HEADING = re.compile(rf"^[{JS_SPACE}-]*(fragments|superseded){_S}*:{_S}*\Z", re.I | re.A)
-REFERENCES_HEADING = re.compile(rf"^[{JS_SPACE}-]*references{_S}*:{_S}*\Z", re.I | re.A)
-_OTHER_LINE_BREAK = re.compile(f"[{JS_LINE_BREAKS[1:]}]")  # CR, U+2028, U+2029
+SECTION_HEADING = lazy_re(rf"^[{JS_SPACE}-]*(fragments|superseded){_S}*:{_S}*\Z", re.I | re.A)
+REFERENCES_HEADING = lazy_re(rf"^[{JS_SPACE}-]*references{_S}*:{_S}*\Z", re.I | re.A)
+_OTHER_LINE_BREAK = lazy_re(f"[{JS_LINE_BREAKS[1:]}]")  # CR, U+2028, U+2029
 
 CitationMap = dict[str, set[str]]
 Key = tuple[str, str]  # (date, id)
@@ -40,7 +41,7 @@ def citation_keys(text: str) -> set[Key]:
     return {(day, cid) for _, day, cid in CITATION.findall(text)}
 
 
-_CITATION_KEY = re.compile(r"(?:streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2}#[A-Za-z0-9_-]+)")  # CITATION, key as one group
+_CITATION_KEY = lazy_re(r"(?:streams|memory)/([0-9]{4}-[0-9]{2}-[0-9]{2}#[A-Za-z0-9_-]+)")  # CITATION, key as one group
 
 
 def citation_key_texts(text: str, start: int = 0) -> set[str]:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from dreamdeck.core.errors import BadFile
+from dreamdeck.core.formats.lazy_re import lazy_re
 
 # zod 4 `z.string().datetime()`: UTC `Z` only, any fractional precision, seconds optional, and
 # only real calendar dates and clock times (zod's own regex; `[0-9]` because JS `\d` is ASCII).
@@ -20,7 +20,7 @@ _DATE = (
     r"|[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
     r"|02-(?:0[1-9]|1[0-9]|2[0-8])))"
 )
-_ISO_Z = re.compile(rf"^{_DATE}T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?Z$")
+_ISO_Z = lazy_re(rf"^{_DATE}T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]+)?)?Z$")
 FRAGMENT_KEYS = ("type", "id", "ts", "source", "entry", "topic", "body", "references", "who", "where")
 WHERE_KEYS = ("adapter", "workspace", "chat", "thread", "workspaceName", "chatName", "parentChat", "parentChatName")
 

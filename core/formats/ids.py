@@ -7,7 +7,9 @@ import threading
 import time
 from datetime import UTC, datetime
 
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+from dreamdeck.core.formats.lazy_re import lazy_re
+
+_UUID = lazy_re(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _lock = threading.Lock()
 _last = [0, 0]  # (ms, counter): ids minted in the same millisecond still sort in order
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from dreamdeck.core.formats.lazy_re import lazy_re
+
 # ECMAScript WhiteSpace + LineTerminator: what `trim()` removes and what `\s` matches. Python's
 # `str.strip()`/`\s` also take U+001C–U+001F and U+0085 and leave U+FEFF.
 JS_WHITESPACE = (
@@ -16,7 +18,7 @@ JS_WHITESPACE = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 JS_WS_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
-_WS_RUN = re.compile(JS_WS_CLASS + "+")
+_WS_RUN = lazy_re(JS_WS_CLASS + "+")
 
 
 def js_trim(text: str) -> str:
@@ -71,7 +73,7 @@ def fnv1a_utf16(text: str) -> str:
     return format(h, "x")
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = lazy_re("[\ud800-\udfff]")
 
 
 def printable(text: str) -> str:

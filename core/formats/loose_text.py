@@ -35,15 +35,16 @@ line holding that fragment's text, however it was re-cased or re-spaced, holds t
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
+
+from dreamdeck.core.formats.lazy_re import lazy_re
 
 LOOSE_VERSION = "loose2"  # hashed in, so a record of one rule can never collide with another's
 _FIRST_VERSION = "loose1"
-_SPACES = re.compile(r"\s+")
-_WORD_RUN = re.compile(r"\w+")
+_SPACES = lazy_re(r"\s+")
+_WORD_RUN = lazy_re(r"\w+")
 # Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15).
-_IGNORABLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+_IGNORABLE = lazy_re("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                         "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
                         "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]+")
 _ENDING = frozenset(".!,;:\u3001\u3002")  # NFKC folds …, ！, ．, ，, ；, ：, ‼ into these
@@ -97,7 +98,7 @@ def _sha(key: str) -> str:
 
 
 _BODY_VERSION = "lbody1"
-_WIDE = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")  # CJK, kana, Hangul: words without spaces
+_WIDE = lazy_re(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")  # CJK, kana, Hangul: words without spaces
 
 
 def _statement(text: str) -> bool:

@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from dreamdeck.core.formats.lazy_re import lazy_re
+
 HEADER = "# Pending Memory Proposals"
 COMMENT = "<!-- Sub-agents append proposals here. Main agent reviews and commits. -->"
 SEPARATOR = "---"
@@ -108,11 +110,11 @@ def conflict_status(numbers: Sequence[int]) -> str:
 
 # --------------------------------------------------------------------------------- parsing
 
-_SEP = re.compile(r"^\s*-{3,}\s*$")
-_H2 = re.compile(r"^\s*##(?!#)\s*")
-_HEADING = re.compile(r"^\s*##\s*proposal\b\s*(?:#\s*)?(\d+)?(.*)$", re.I)
-_BULLET = re.compile(r"^\s*[-*+]\s+\*\*\s*([^*:]+?)\s*:?\s*\*\*\s*:?\s*(.*?)\s*$")
-_ANY_BULLET = re.compile(r"^\s*[-*+]\s+")
+_SEP = lazy_re(r"^\s*-{3,}\s*$")
+_H2 = lazy_re(r"^\s*##(?!#)\s*")
+_HEADING = lazy_re(r"^\s*##\s*proposal\b\s*(?:#\s*)?(\d+)?(.*)$", re.I)
+_BULLET = lazy_re(r"^\s*[-*+]\s+\*\*\s*([^*:]+?)\s*:?\s*\*\*\s*:?\s*(.*?)\s*$")
+_ANY_BULLET = lazy_re(r"^\s*[-*+]\s+")
 
 _KEYS = {
     "from": "from_agent", "from agent": "from_agent", "agent": "from_agent",

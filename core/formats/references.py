@@ -6,14 +6,14 @@ Parsed here as TypeClaw parses it, to search and show it; dreamdeck never rewrit
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from dreamdeck.core.errors import BadFile
+from dreamdeck.core.formats.lazy_re import lazy_re
 
 ORIGINS = ("episode", "curated", "external")
-_ISO_TZ = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})")
-_INT = re.compile(r"0|[1-9][0-9]*")
+_ISO_TZ = lazy_re(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})")
+_INT = lazy_re(r"0|[1-9][0-9]*")
 
 
 class ReferenceParseError(BadFile):

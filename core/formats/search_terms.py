@@ -12,7 +12,7 @@ the rest of the text keeps `porter unicode61` (English stems, diacritics folded)
 """
 from __future__ import annotations
 
-import re
+from dreamdeck.core.formats.lazy_re import lazy_re
 
 # Scripts written without spaces between words (or with particles glued on, as Korean).
 _CJK = (
@@ -28,8 +28,8 @@ _CJK = (
     "\uf900-\ufaff\uff66-\uff9f"  # compatibility ideographs, halfwidth Katakana
     "\U00020000-\U0003134f"  # CJK extensions B–G
 )
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_SEGMENT = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_CJK_RUN = lazy_re(f"[{_CJK}]+")
+_SEGMENT = lazy_re(f"[{_CJK}]+|[^{_CJK}]+")
 _EDGE_PUNCT = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum()) + "“”‘’«»…¿¡、。，！？：；（）"
 
 # Marks are part of words (Devanagari, Thai vowel signs), as letters and digits are.

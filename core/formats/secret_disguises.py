@@ -32,6 +32,8 @@ import unicodedata
 from collections.abc import Iterator
 from urllib.parse import unquote
 
+from dreamdeck.core.formats.lazy_re import lazy_re
+
 __all__ = ["fold", "encoded_runs", "joined_runs", "may_hide"]
 
 # Cyrillic and Greek letters a reader takes for Latin ones (Unicode's confusables, the letters
@@ -43,22 +45,22 @@ _LOOK_ALIKE = str.maketrans(_LOOK_ALIKE_LETTERS, "ABCEHIJKMOPSTXYaeijkopcsxydhlq
 # look-alikes, the compatibility forms and key punctuation (a key with no ASCII left): a word of
 # Russian or Greek prose is neither (its words are short, or hold letters with no Latin twin).
 _LA = "[" + _LOOK_ALIKE_LETTERS + "]"
-_MIXED_WORD = re.compile(r"\S*(?:" + _LA + r"\S*[A-Za-z0-9]|[A-Za-z0-9]\S*" + _LA + r")\S*")
-_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
-_ANY_LOOK_ALIKE = re.compile(_LA)  # a cheap scan first: most text (CJK, ASCII) has none
-_KEY_LIKE_RUN = re.compile(
+_MIXED_WORD = lazy_re(r"\S*(?:" + _LA + r"\S*[A-Za-z0-9]|[A-Za-z0-9]\S*" + _LA + r")\S*")
+_ASCII_ALNUM = lazy_re(r"[A-Za-z0-9]")
+_ANY_LOOK_ALIKE = lazy_re(_LA)  # a cheap scan first: most text (CJK, ASCII) has none
+_KEY_LIKE_RUN = lazy_re(
     "[" + _LOOK_ALIKE_LETTERS + "\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff"
     "\u00ad\u200b-\u200d\u2060\ufeff_+/=.:-]{16,}")
 
 # Only text holding one of these can fold into something new: format characters (Cf) and the
 # compatibility blocks that NFKC maps onto ASCII letters and digits. Most text has none, and is
 # not walked character by character.
-_FOLDABLE = re.compile(
+_FOLDABLE = lazy_re(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
     "\u2460-\u24ff\ufe00-\ufe0f\ufeff\uff0b\uff0d-\uff19\uff1d\uff21-\uff3a\uff3f\uff41-\uff5a\ufb00-\ufb06\U0001d400-\U0001d7ff\U000e0000-\U000e007f"
     "]")
 
-_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,4096}={0,2}(?![A-Za-z0-9+/=_-])")
+_RUN = lazy_re(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,4096}={0,2}(?![A-Za-z0-9+/=_-])")
 
 
 def _fold_at(text: str) -> list[int]:
@@ -121,12 +123,12 @@ _TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 _CLASSES = bytes(ord("a") if i in _TOKEN_BYTES else ord(" ") if i in (9, 32) else
                  ord("\n") if chr(i).isspace() else ord("b") for i in range(256))
 _LONG_RUN = b"a" * 16
-_SPACED_GATE = re.compile(rb" [ab] +[ab] +[ab] ")  # three single characters between spaces
-_CANDIDATE = re.compile(r"[A-Za-z0-9+/_%=.~-]{16,}")
+_SPACED_GATE = lazy_re(rb" [ab] +[ab] +[ab] ")  # three single characters between spaces
+_CANDIDATE = lazy_re(r"[A-Za-z0-9+/_%=.~-]{16,}")
 # Single characters between spaces, 12 or more (the last may carry a closing punctuation mark).
-_SPACED = re.compile(r"(?<!\S)(?:\S[ \t]+){11,}\S[.,;:!?)\]\"']?(?!\S)")
-_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){12,2048}(?![0-9A-Fa-f])")
-_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+/=-]){16,4096}")
+_SPACED = lazy_re(r"(?<!\S)(?:\S[ \t]+){11,}\S[.,;:!?)\]\"']?(?!\S)")
+_HEX = lazy_re(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){12,2048}(?![0-9A-Fa-f])")
+_PERCENT = lazy_re(r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+/=-]){16,4096}")
 
 
 def _gates(text: str) -> tuple[bool, bool]:
@@ -148,11 +150,11 @@ _ESCAPE = (r"\\x[0-9A-Fa-f]{2}|\\u\{[0-9A-Fa-f]{1,6}\}|\\u[0-9A-Fa-f]{4}|\\U[0-9
            r"|&#[xX][0-9A-Fa-f]{1,6};|&#[0-9]{1,7};|" + _OCTAL)
 # Starting where a run of key characters starts: tried at every character of a word, a failing
 # attempt would cost the word's length each time.
-_ESCAPED_RUN = re.compile(r"(?<![A-Za-z0-9+/=_.~:-])(?:" + _ESCAPE + r"|[A-Za-z0-9+/=_.~:-]){12,4096}")
-_ESCAPE_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.~:{}&#;\\-]{12,}")
+_ESCAPED_RUN = lazy_re(r"(?<![A-Za-z0-9+/=_.~:-])(?:" + _ESCAPE + r"|[A-Za-z0-9+/=_.~:-]){12,4096}")
+_ESCAPE_CANDIDATE = lazy_re(r"[A-Za-z0-9+/=_.~:{}&#;\\-]{12,}")
 # a `\\x` or octal sequence whole: its bytes are UTF-8
-_ONE_ESCAPE = re.compile(r"(?:\\x[0-9A-Fa-f]{2})+|(?:" + _OCTAL + r")+|" + _ESCAPE)
-_ESCAPE_GATE = re.compile(r"\\[xuU][0-9A-Fa-f{]|&#|\\[0-3][0-7]{2}")
+_ONE_ESCAPE = lazy_re(r"(?:\\x[0-9A-Fa-f]{2})+|(?:" + _OCTAL + r")+|" + _ESCAPE)
+_ESCAPE_GATE = lazy_re(r"\\[xuU][0-9A-Fa-f{]|&#|\\[0-3][0-7]{2}")
 
 
 def _may_escape(text: str) -> bool:

@@ -23,6 +23,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.secret_disguises import encoded_runs, fold, joined_runs, may_hide
 
 REDACTED = "[REDACTED:{family}]"
@@ -76,10 +77,10 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 _PLACEHOLDER_PARTS = ("example", "placeholder", "your_", "your-", "yourpass", "xxxx", "****", "redacted", "dummy")
 _KEY_STEMS = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
-_CODE_REF = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\??\.|::|->)[A-Za-z_$][\w$]*)+$|^[\w.$?]+[(\[]")
-_PLAIN_WORD = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[a-z]+(?:_[a-z]+)+)$")
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z_]*$")
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_CODE_REF = lazy_re(r"^[A-Za-z_$][\w$]*(?:(?:\??\.|::|->)[A-Za-z_$][\w$]*)+$|^[\w.$?]+[(\[]")
+_PLAIN_WORD = lazy_re(r"^(?:[a-z]+|[A-Z][a-z]+|[a-z]+(?:_[a-z]+)+)$")
+_IDENTIFIER = lazy_re(r"^[A-Za-z_][A-Za-z_]*$")
+_ENV_NAME = lazy_re(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 
 
 def _looks_random(value: str) -> bool:
@@ -140,7 +141,7 @@ def _b64_lines(text: str) -> list[str]:
     return [ln.strip() for ln in re.split(r"\r?\n|\\r\\n|\\n", text) if ln.strip()]
 
 
-_PUBLIC_HEADER = re.compile(r"-----BEGIN (?!.*PRIVATE)[A-Z0-9 ]+-----[ \t]*$")
+_PUBLIC_HEADER = lazy_re(r"-----BEGIN (?!.*PRIVATE)[A-Z0-9 ]+-----[ \t]*$")
 
 
 def _block_is_key_material(m: re.Match[str]) -> bool:
@@ -200,8 +201,8 @@ _GITLAB_PREFIXES = ("glpat", "gldt", "glrt", "glptt", "glcbt", "glft", "glimt", 
 
 def _rule(family: str, pattern: str, hints: tuple[str, ...] = (), accept=None, generic: bool = False,
           flags: int = 0, edge: frozenset[str] = frozenset(), gate: str | None = None) -> SecretRule:
-    return SecretRule(family, re.compile(pattern, flags), tuple(h.lower() for h in hints), accept, generic,
-                      edge, re.compile(gate) if gate else None)
+    return SecretRule(family, lazy_re(pattern, flags), tuple(h.lower() for h in hints), accept, generic,
+                      edge, lazy_re(gate) if gate else None)
 
 
 def _telegram_id_before(m: re.Match[str]) -> bool:
@@ -217,8 +218,7 @@ def _scheme_before(m: re.Match[str]) -> bool:
     return _SCHEME_END.search(m.string, max(0, m.start() - 40), m.start()) is not None
 
 
-_SCHEME_END = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*\Z")
-
+_SCHEME_END = lazy_re(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*\Z")
 
 SECRET_RULES: tuple[SecretRule, ...] = (
     _rule("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"

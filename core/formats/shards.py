@@ -30,9 +30,10 @@ from dreamdeck.core.formats.citations import (
     strip_citation_lines,
 )
 from dreamdeck.core.formats.jscompat import js_canonical_uint, js_trim
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.io.cache import MISS, StampCache
 
-DATE_VALUE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # JS `\d` is ASCII; used with fullmatch
+DATE_VALUE = lazy_re(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # JS `\d` is ASCII; used with fullmatch
 BLOCK_ITEM = "  - "  # exactly two spaces: one or three spaces end the block (an empty list)
 
 # TypeClaw tests `key in FRONTMATTER_PARSERS`, a plain object, so Object.prototype's names count
@@ -154,7 +155,7 @@ def split_frontmatter(text: str) -> tuple[str, str] | None:
 class TypeClawHandler(BaseHandler):
     """TypeClaw's `parseShard` / `renderShard` as a python-frontmatter handler."""
 
-    FM_BOUNDARY = re.compile(r"^-{3}$", re.MULTILINE)  # required by BaseHandler; split() is ours
+    FM_BOUNDARY = lazy_re(r"^-{3}$", re.MULTILINE)  # required by BaseHandler; split() is ours
     START_DELIMITER = "---"
     END_DELIMITER = "---"
 
@@ -241,7 +242,7 @@ def meta_from_head(head: str | bytes) -> ShardMeta | None:
 
 # The shape TypeClaw's recompute and dreamdeck's render write, in that order, with counts in the
 # exactly-representable range: read by one expression (a fresh process reads 100,000 heads).
-_CANONICAL = re.compile(
+_CANONICAL = lazy_re(
     r"heading: ([^\n]+)\ncites: (0|[1-9][0-9]{0,14})\ndays: (0|[1-9][0-9]{0,14})\nlastReinforced: ([0-9]{4}-[0-9]{2}-[0-9]{2})"
 )
 

@@ -6,8 +6,9 @@ import re
 import unicodedata
 
 from dreamdeck.core.errors import BadInput
+from dreamdeck.core.formats.lazy_re import lazy_re
 
-SLUG_REGEX = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+SLUG_REGEX = lazy_re(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MAX_SLUG = 64
 
 

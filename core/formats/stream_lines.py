@@ -14,8 +14,9 @@ from operator import add, not_
 from typing import Any
 
 from dreamdeck.core.formats.events import EventError, parse_event_line
+from dreamdeck.core.formats.lazy_re import lazy_re
 
-STREAM_FILE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl$")  # JS \d: ASCII only
+STREAM_FILE = lazy_re(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl$")  # JS \d: ASCII only
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ _OPTIONAL = (rf'(?:,"references":\[(?:{_STR}(?:,{_STR})*)?\])?(?:,"who":"[^"]+")
              rf'(?:,"workspaceName":{_STR})?(?:,"chatName":{_STR})?(?:,"parentChat":{_STR})?(?:,"parentChatName":{_STR})?\}})?')
 _PLAIN = (rf'\{{"type":"fragment","id":"([^"]+)","ts":"(?:{_COMMON_DATE}|{_LEAP_DAY}){_TIME}",'
           rf'"source":{_STR},"entry":{_STR},"topic":{_STR},"body":{_STR}(?:\}}|{_OPTIONAL}\}})')
-_PLAIN_LINE = re.compile(_PLAIN.encode())
+_PLAIN_LINE = lazy_re(_PLAIN.encode())
 _CONTROL = bytes(b for b in range(0x20) if b != 0x0A)
 # The same line for a whole file, anchored at line starts, its date taken whole (each distinct one
 # checked after: far fewer tries than the calendar alternatives on every line). Where the file
@@ -121,7 +122,7 @@ _CONTROL = bytes(b for b in range(0x20) if b != 0x0A)
 # checked after); elsewhere a string also refuses both, so a line with an escape is left to the
 # parser and a string never runs past its line.
 _WHOLE_DATE = "([0-9]{4}-[0-9]{2}-[0-9]{2})"
-_VALID_DATE = re.compile(rf"(?:{_COMMON_DATE}|{_LEAP_DAY})".encode())
+_VALID_DATE = lazy_re(rf"(?:{_COMMON_DATE}|{_LEAP_DAY})".encode())
 
 
 def dates_in_calendar(dates: Iterable[bytes]) -> bool:
@@ -132,7 +133,7 @@ def dates_in_calendar(dates: Iterable[bytes]) -> bool:
 def _whole_file_line(string: str) -> re.Pattern[bytes]:
     plain = _PLAIN.replace(f"(?:{_COMMON_DATE}|{_LEAP_DAY})", _WHOLE_DATE)
     plain = plain.replace('"[^"]*"', f'"{string}*"').replace('"[^"]+"', f'"{string}+"').replace('"([^"]+)"', f'"({string}+)"')
-    return re.compile(f"(?m)^{plain}\n".encode())
+    return lazy_re(f"(?m)^{plain}\n".encode())
 
 
 _CLEAN_FILE_LINES = _whole_file_line('[^"]')
@@ -218,9 +219,9 @@ def count_fragments(data: bytes) -> int:
 FRAGMENT_PREFIX = b'{"type":"fragment"'
 ID_PREFIX = b'{"type":"fragment","id":"'
 _MARK = b'"fragment"'  # every claiming line holds it, unless it spells a letter with an escape
-_LETTER_ESCAPE = re.compile(rb"\\u00[67]")  # a-z written as an escape (the only way to spell one)
-_PLAIN_ID = re.compile(rb'\{"type":"fragment","id":"([^"\\\n]+)"')  # at the start of a line
-_NEXT_PLAIN_ID = re.compile(rb'\n\{"type":"fragment","id":"([^"\\\n]+)"')  # a literal prefix: searched in C
+_LETTER_ESCAPE = lazy_re(rb"\\u00[67]")  # a-z written as an escape (the only way to spell one)
+_PLAIN_ID = lazy_re(rb'\{"type":"fragment","id":"([^"\\\n]+)"')  # at the start of a line
+_NEXT_PLAIN_ID = lazy_re(rb'\n\{"type":"fragment","id":"([^"\\\n]+)"')  # a literal prefix: searched in C
 
 
 @dataclass(frozen=True)

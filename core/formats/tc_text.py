@@ -12,6 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from dreamdeck.core.formats.js_text import JS_WS_CLASS, js_trim, js_trim_start, utf16_len
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.secrets import detect_secrets
 from dreamdeck.core.formats.slugs import heading_to_slug
 
@@ -21,17 +22,17 @@ _TERMINATORS = "\r\u2028\u2029"  # with the `m` flag, JS `^`/`$` also stop at th
 # citations.ts CITATION_LINE = /^[\s-]*(streams|memory)\/(\d{4}-\d{2}-\d{2})#([\w-]+)\s*$/im
 # `^`/`$` under `m` match at the line's ends and at \r, U+2028, U+2029 inside it; `/i` without
 # `u` folds ASCII only (re.ASCII keeps Python from matching 'ſ' or the Kelvin sign).
-_CITATION_LINE = re.compile(
+_CITATION_LINE = lazy_re(
     rf"(?<![^{_TERMINATORS}])[{_WS}-]*(streams|memory)/([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})#([A-Za-z0-9_-]+)"
     rf"[{_WS}]*(?=[{_TERMINATORS}]|\Z)",
     re.I | re.A,
 )
 # citations.ts SECTION_HEADING = /^[\s-]*(fragments|superseded)\s*:\s*$/i (no `m`: whole line)
-_SECTION_HEADING = re.compile(rf"[{_WS}-]*(fragments|superseded)[{_WS}]*:[{_WS}]*", re.I | re.A)
+_SECTION_HEADING = lazy_re(rf"[{_WS}-]*(fragments|superseded)[{_WS}]*:[{_WS}]*", re.I | re.A)
 # belief-sentence.ts REFERENCES_HEADING and SENTENCE_END (the `u` flag: code points)
-_REFERENCES_HEADING = re.compile(rf"[{_WS}-]*references[{_WS}]*:[{_WS}]*", re.I | re.A)
-_SENTENCE_END = re.compile(rf"[。！？؟।!?]|\.(?=[{_WS}]|\Z)")
-_ATX = re.compile(rf"^#{{1,6}}[{_WS}]+")
+_REFERENCES_HEADING = lazy_re(rf"[{_WS}-]*references[{_WS}]*:[{_WS}]*", re.I | re.A)
+_SENTENCE_END = lazy_re(rf"[。！？؟।!?]|\.(?=[{_WS}]|\Z)")
+_ATX = lazy_re(rf"^#{{1,6}}[{_WS}]+")
 
 
 def citation_in_line(line: str) -> tuple[str, str] | None:
@@ -135,7 +136,7 @@ _UNSAFE_RANGES = (
     (0x2060, 0x2060), (0xFEFF, 0xFEFF), (0xE0000, 0xE007F),
 )
 _PROMPT_SHAPING_CHARS = set("`*_[]<>|\\")
-_ORDERED_ITEM = re.compile(r"[0-9]{1,9}[.)]" + JS_WS_CLASS)
+_ORDERED_ITEM = lazy_re(r"[0-9]{1,9}[.)]" + JS_WS_CLASS)
 
 
 def _unsafe_unicode(value: str) -> bool:

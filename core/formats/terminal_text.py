@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import re
 
+from dreamdeck.core.formats.lazy_re import lazy_re
+
 __all__ = ["terminal_text", "terminal_json"]
 
 _BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + _BIDI_AND_SEPARATORS + "\ud800-\udfff]")
+_UNSAFE = lazy_re("[\x00-\x08\x0b-\x1f\x7f-\x9f" + _BIDI_AND_SEPARATORS + "\ud800-\udfff]")
 # In JSON text the C0 controls are already escaped by the encoder; these are the rest.
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f" + _BIDI_AND_SEPARATORS + "\ud800-\udfff]")
+_UNSAFE_IN_JSON = lazy_re("[\x7f-\x9f" + _BIDI_AND_SEPARATORS + "\ud800-\udfff]")
 
 
 def _visible(m: re.Match[str]) -> str:

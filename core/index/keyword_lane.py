@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamdeck.core.formats.js_text import js_split_whitespace, js_trim, locale_key
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.memory_block import RetrievedItem
 from dreamdeck.core.formats.tc_text import excerpt, format_citation, sanitize_provenance_name
 from dreamdeck.core.index.tc_documents import (
@@ -55,7 +56,7 @@ TOP_K = 10  # index.ts VECTOR_TURN_TOP_K
 KEYWORD_MAX = 2 * TOP_K  # hybridSearch asks the keyword lane for topK * 2
 LEGACY_HEADING = "[legacy prose from pre-shard migration]"
 
-_CORE = re.compile(r"^[^a-z0-9]+|[^a-z0-9]+$")
+_CORE = lazy_re(r"^[^a-z0-9]+|[^a-z0-9]+$")
 # vector/hybrid.ts HYBRID_PROMPT_STOPWORDS: words a prompt's keyword lane ignores.
 HYBRID_STOPWORDS = frozenset("""
 a an the and or but i me my mine you your yours he him his she her hers it its we us our ours they them

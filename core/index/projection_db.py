@@ -10,19 +10,21 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 _OPEN: dict[str, sqlite3.Connection] = {}
 _LOCK = threading.Lock()
 
 
-def connect(path: Path, version: str, tables: tuple[str, ...], names: tuple[str, ...]) -> sqlite3.Connection:
+def connect(path: Path, version: str, tables: tuple[str, ...], names: tuple[str, ...],
+            journal: str = "WAL") -> sqlite3.Connection:
     """A connection to the projection at `path` (created; emptied when of another `version`).
     `tables` are CREATE statements of the tables called `names`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=5, isolation_level=None, check_same_thread=False)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA journal_mode={journal}")
         conn.execute("PRAGMA synchronous=OFF")
         conn.execute("CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)")
         row = conn.execute("SELECT v FROM meta WHERE k='version'").fetchone()
@@ -37,6 +39,34 @@ def connect(path: Path, version: str, tables: tuple[str, ...], names: tuple[str,
         conn.close()
         raise
     return conn
+
+
+def create_whole(path: Path, version: str, tables: tuple[str, ...], names: tuple[str, ...],
+                 fill: Callable[[sqlite3.Connection], None]) -> bool:
+    """Write a projection that does not exist yet whole: beside `path` with a rollback journal,
+    then linked in (never over a file another process made meanwhile: its WAL would be read
+    against ours). A first fill of ~100 MB through the WAL is written twice, the second time by
+    the checkpoint: 0.3 s of CPU and a second of wall time more. False when `path` exists."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.new")
+    try:
+        conn = connect(tmp, version, tables, names, journal="DELETE")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            fill(conn)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA journal_mode=WAL")  # as every later connection opens it
+        finally:
+            conn.close()
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            try:
+                os.unlink(f"{tmp}{suffix}")
+            except OSError:
+                pass
 
 
 def shared(path: Path, version: str, tables: tuple[str, ...], names: tuple[str, ...]) -> sqlite3.Connection:

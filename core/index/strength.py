@@ -17,7 +17,6 @@ weight by store (`TYPE_WEIGHT`); the vault is exempt (score 1, status `pinned`).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, overload
 
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.jscompat import js_utc_day, locale_compare_key
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.io.cache import clock
 from dreamdeck.core.store.access import Usage, access_summary, item_key
 from dreamdeck.core.store.settings import DecaySettings
@@ -59,7 +59,7 @@ def ladder_tier(days: int) -> str:
     return "mentioned"
 
 
-_ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_ISO_DATE = lazy_re(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 
 
 def iso_utc_day(value: str) -> int | None:
@@ -283,7 +283,7 @@ def projected_table(heads: ShardHeads, today: str, decay: DecaySettings,
 
 # Slugs whose code-point order is already `localeCompare`'s (ICU puts `-` before digits before
 # letters too): the usual case, sorted without building collation keys.
-_PLAIN_SLUGS = re.compile(r"[a-z0-9-]*")
+_PLAIN_SLUGS = lazy_re(r"[a-z0-9-]*")
 
 
 def _slug_order(rows: list[StrengthRow]) -> list[StrengthRow]:

@@ -21,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 
 from dreamdeck.core.formats.js_text import JS_WHITESPACE, locale_key
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.tc_text import citation_in_line, format_citation, is_section_heading
 from dreamdeck.core.index.tc_memory import Registry, TcDay, TcShard, child_parts
 from dreamdeck.core.index.tc_provenance import DayProvenance, day_provenance
@@ -29,12 +30,12 @@ UNRESOLVED_CITATION = "unresolved citation"
 
 _WS = re.escape(JS_WHITESPACE)
 # A citation line of the usual shape: a UUID id (what a fast document replaces).
-_CANONICAL_LINE = re.compile(
+_CANONICAL_LINE = lazy_re(
     rf"[{_WS}-]*(streams|memory)/([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})#"
     rf"([0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}})[{_WS}]*",
     re.I | re.A,
 )
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I | re.A)
+_UUID = lazy_re(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I | re.A)
 
 
 # --- per-topic facts, computed once per shard version -----------------------------------------
@@ -89,11 +90,11 @@ def _compute_facts(shard: TcShard) -> TopicFacts:
 
 # A citation line of the commonest shape: "- streams/DATE#UUID", lower-case, nothing around it
 # (a `_CANONICAL_LINE` always). Searched after a "\n" so the literal prefix is found at C speed.
-_PLAIN_LINE = re.compile(
+_PLAIN_LINE = lazy_re(
     r"\n- streams/([0-9]{4}-[0-9]{2}-[0-9]{2}#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?=\n|\Z)",
     re.A,
 )
-_OTHER_LINE = re.compile(r"^(?!\0$).+$", re.M)  # a line of the body that was not a plain citation
+_OTHER_LINE = lazy_re(r"^(?!\0$).+$", re.M)  # a line of the body that was not a plain citation
 
 
 def _plain_facts(shard: TcShard) -> TopicFacts | None:
@@ -127,14 +128,15 @@ def _plain_facts(shard: TcShard) -> TopicFacts | None:
             extra = True
     sections[current] += plain[rank:]
     cited = list(dict.fromkeys(sections["active"]))
-    if not _PLAIN_CITATIONS.fullmatch("".join(cited)):
+    if extra and not _PLAIN_CITATIONS.fullmatch("".join(cited)):  # a plain line's citation always is
         return None  # `_sorted_children` would need the locale's order
     cited.sort()
     sup: dict[str, None] = {}
     if sections["superseded"]:
         active_ids = {c[11:] for c in cited}
         sup = dict.fromkeys(c[11:] for c in dict.fromkeys(sections["superseded"]) if c[11:] not in active_ids)
-    lex = [f"streams/{c}\n\0" if extra and not _UUID.fullmatch(c[11:]) else "\0\n\0" for c in cited]
+    lex = ([f"streams/{c}\n\0" if not _UUID.fullmatch(c[11:]) else "\0\n\0" for c in cited] if extra
+           else ["\0\n\0"] * len(cited))  # every citation from a plain line: a UUID id
     fast = f"{shard.slug}\n{shard.heading}".lower() + "\n" + rest.lower() + "\n" + "\n".join(lex)
     return TopicFacts("\n".join(cited), "\n".join(sup), fast, False)
 
@@ -170,7 +172,7 @@ def facts_line_by_line(shard: TcShard) -> TopicFacts:
     return TopicFacts("\n".join(f"{d}#{i}" for d, i in children), sup, fast, memory_prefix)
 
 
-_PLAIN_CITATIONS = re.compile(r"[a-z0-9/#-]*")
+_PLAIN_CITATIONS = lazy_re(r"[a-z0-9/#-]*")
 
 
 def _sorted_children(children: list[tuple[str, str]]) -> list[tuple[str, str]]:

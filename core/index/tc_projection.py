@@ -129,18 +129,23 @@ def save(ws: Workspace) -> None:
     rows = [_row(p, st, *res) for p, st, res in fresh if p.startswith(root)]
     if not rows and tail_text is None:
         return
+    def write(conn: sqlite3.Connection) -> None:
+        conn.executemany(f"INSERT OR REPLACE INTO topics VALUES ({', '.join('?' * 17)})", rows)
+        if rows:  # something changed: drop the records of shards that are gone
+            conn.executemany("DELETE FROM topics WHERE path=?", [(p,) for p in _gone(conn, ws)])
+        if tail_text is not None:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('undreamed', ?)", (tail_text,))
+
     try:
-        conn = _connect(ws)
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.executemany(f"INSERT OR REPLACE INTO topics VALUES ({', '.join('?' * 17)})", rows)
-            if rows:  # something changed: drop the records of shards that are gone
-                conn.executemany("DELETE FROM topics WHERE path=?", [(p,) for p in _gone(conn, ws)])
-            if tail_text is not None:
-                conn.execute("INSERT OR REPLACE INTO meta VALUES ('undreamed', ?)", (tail_text,))
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
+        path = projection_path(ws)
+        if path.exists() or not projection_db.create_whole(path, VERSION, (_TOPICS,), ("topics",), write):
+            conn = _connect(ws)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                write(conn)
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
     except sqlite3.Error as exc:
         if projection_db.damaged(exc):
             projection_db.discard(projection_path(ws))

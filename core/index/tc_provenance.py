@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamdeck.core.formats.events import _ISO_Z  # the strict parser's own datetime rule
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.index import projection_db
 from dreamdeck.core.io.cache import MISS, Stamp, StampCache, clock, file_stamp
@@ -55,7 +56,7 @@ _TABLE = "CREATE TABLE IF NOT EXISTS days(path TEXT PRIMARY KEY, size INT, mtime
 # A fragment line in the append tool's plain shape with no optional key, its strings free of
 # escapes and control characters: the strict parser accepts it as exactly these seven strings
 # when its `ts` is `events._ISO_Z`'s datetime and the bytes are UTF-8 (checked in `_plain_times`).
-_PLAIN_TIMES = re.compile(rb'^\{"type":"fragment","id":"([^"\\\x00-\x1f]+)","ts":"([^"\\\x00-\x1f]+)",'
+_PLAIN_TIMES = lazy_re(rb'^\{"type":"fragment","id":"([^"\\\x00-\x1f]+)","ts":"([^"\\\x00-\x1f]+)",'
                           rb'"source":"[^"\\\x00-\x1f]*","entry":"[^"\\\x00-\x1f]*","topic":"[^"\\\x00-\x1f]*",'
                           rb'"body":"[^"\\\x00-\x1f]*"\}$', re.M)
 

@@ -22,13 +22,13 @@ holds a rarer one, `index.search_cut`).
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Any, Protocol
 
 from dreamdeck.core.errors import BadInput, NotFound
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.search_terms import content_words
 from dreamdeck.core.index.search import Hit, open_index
 from dreamdeck.core.index.strength import (
@@ -51,7 +51,7 @@ FIRST_CANDIDATES = 32  # BM25 hits ranked first; four times more each time one b
 EXPLICIT_SOURCES = ("dreamdeck:cli", "human:")  # fragments a person wrote (`dreamdeck remember`)
 REFERENCE_BASE = {"curated": BASE_RELEVANCE["explicit"], "episode": BASE_RELEVANCE["auto"],
                   "external": BASE_RELEVANCE["inferred"]}
-_DEEP_WORDS = re.compile(r"\b(why|how|compare|explain|debug|difference|history|versus|vs)\b")
+_DEEP_WORDS = lazy_re(r"\b(why|how|compare|explain|debug|difference|history|versus|vs)\b")
 
 
 class Searchable(Protocol):

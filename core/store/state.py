@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreamdeck.core.formats.json_data import load_json
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.io.atomic import atomic_write_bytes
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow
@@ -28,7 +28,7 @@ _TAIL = b"\n  }\n}\n"
 _PLAIN_BYTES = bytes(c for c in range(0x20, 0x7F) if chr(c) not in '"\\')
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy_re("[\ud800-\udfff]")
 
 
 def _dumps(value: object) -> str:

@@ -9,7 +9,6 @@ Two rules shape this module:
 from __future__ import annotations
 
 import os
-import re
 import stat
 import unicodedata
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from dreamdeck.core.formats.events import (
     serialize_event,
 )
 from dreamdeck.core.formats.ids import new_event_id, timestamp_from_id
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, StreamLine, StreamProblem, parse_stream_bytes
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow, real_folder, refuse_links
@@ -210,8 +210,8 @@ def _refuse_secrets(**fields: str | list[str] | None) -> None:
                 raise AppendRefused(f"refused: the {label} contains a secret ({', '.join(families)}); nothing was written")
 
 
-_WHO_FORBIDDEN = re.compile(r"[`*_\[\]<>|\\]|[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
-_WHO_LEADING = re.compile(r"^(?:#|>|---|- |\+ |[0-9]+[.)](?:\s|$))")
+_WHO_FORBIDDEN = lazy_re(r"[`*_\[\]<>|\\]|[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+_WHO_LEADING = lazy_re(r"^(?:#|>|---|- |\+ |[0-9]+[.)](?:\s|$))")
 
 
 def safe_who(who: str | None) -> str | None:

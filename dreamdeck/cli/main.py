@@ -42,6 +42,12 @@ def _actor_default() -> str:
 class OneLineParser(argparse.ArgumentParser):
     """A usage error is one line on stderr (status 2), like every other refusal; `-h` shows usage."""
 
+    commands: list[str]  # every verb, built or not (`build_parser`)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = []
+
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, terminal_text(f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)") + "\n")
 
@@ -67,7 +73,20 @@ def count_or_all(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Unbuilt:
+    """A subcommand's parser left unbuilt (`build_parser(only=...)`): its arguments go nowhere."""
+
+    def add_argument(self, *args, **kwargs) -> None:
+        pass
+
+    def add_mutually_exclusive_group(self, **kwargs) -> _Unbuilt:
+        return self
+
+
+def build_parser(only: str | None = None) -> OneLineParser:
+    """Every subcommand, or with `only` just that one (argparse building 32 subparsers cost a
+    fresh `dreamdeck recall` 15-25 ms): a named verb's help, usage and errors are its own
+    subparser's, the same either way. `parser.commands` names every verb in both cases."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-w", "--workspace", default=".", metavar="PATH", help="agent folder (default: .)")
     common.add_argument("--today", metavar="YYYY-MM-DD", help="pretend today is this local date")
@@ -79,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def cmd(name, func, help, parents=(common,)):
+        p.commands.append(name)
+        if only is not None and name != only:
+            return _Unbuilt()
         sp = sub.add_parser(name, help=help, parents=list(parents), description=help)
         sp.set_defaults(func=func)
         return sp
@@ -310,15 +332,14 @@ def _not_a_command_nor_a_folder(word: str, commands: set[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    commands = set(build_parser(only="").commands)
     argv = _command_first(argv, commands)
     if not argv or (argv[0] not in commands and argv[0] not in ("-h", "--help")):
         if argv and (mistyped := _not_a_command_nor_a_folder(argv[0], commands)):
             warn(f"dreamdeck: {mistyped}")
             return 2
         argv = ["open", *argv]  # `dreamdeck [PATH]` opens the app
-    args = parser.parse_args(argv)
+    args = build_parser(only=argv[0] if argv[0] in commands else None).parse_args(argv)
     try:
         if args.command == "watch":  # runs until stopped: said up front
             _say_no_history_once(args)
