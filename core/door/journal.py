@@ -15,7 +15,9 @@ readers ignore them), `gc_reasons_taken` (why each of `gc_lines` went, kept with
 recovery still records it) and `deferral` (the audit line of a compaction that waits, journaled
 before the backlog it describes is written, so a kill between the two cannot lose it) and
 `collection_record` (where the change's record says what was collected: the finish writes it
-from the journal, so a recovered change commits the record a normal one does). A version-1 journal (written before the
+from the journal, so a recovered change commits the record a normal one does) and
+`outside_lines`/`outside_base` (fragments another writer removed, found before the commit and
+recorded with it: `door.outside_losses`). A version-1 journal (written before the
 ChangeSet stated the verb of its file lines) is still finished: its verb is read from its action,
 as version 1 did.
 """
@@ -66,6 +68,10 @@ class Journal:
     gc_reasons_taken: dict[str, str] | None = None  # "day#id" -> why, for each of gc_lines
     deferral: str | None = None  # the audit summary of the compaction this change leaves waiting
     collection_record: CollectionRecord | None = None  # the meta record that gets what was collected
+    # (day, raw line) of fragments that left the stream files by another writer since dreamdeck's
+    # last commit (`outside_base`), found before this change's commit (None: not looked yet)
+    outside_lines: list[tuple[str, str]] | None = None
+    outside_base: str = ""
 
     @classmethod
     def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime, parent: str | None) -> Journal:
@@ -114,6 +120,7 @@ class Journal:
         data = self.to_json()
         data.pop("now"), data.pop("state_ts"), data.pop("change_id"), data.pop("audited"), data.pop("gc_lines")
         data.pop("gc_reasons_taken", None), data.pop("deferral", None)
+        data.pop("outside_lines", None), data.pop("outside_base", None)
         blob = json.dumps({"parent": parent, "change": data}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -145,6 +152,8 @@ class Journal:
             "gc_lines": None if self.gc_lines is None else [list(p) for p in self.gc_lines],
             **({"gc_reasons_taken": self.gc_reasons_taken} if self.gc_reasons_taken else {}),
             **({"deferral": self.deferral} if self.deferral else {}),
+            **({"outside_lines": [list(p) for p in self.outside_lines], "outside_base": self.outside_base}
+               if self.outside_lines is not None else {}),
         }
 
     @classmethod
@@ -179,6 +188,8 @@ class Journal:
             gc_reasons_taken={str(k): str(v) for k, v in (data.get("gc_reasons_taken") or {}).items()} or None,
             deferral=str(data["deferral"]) if data.get("deferral") else None,
             collection_record=_collection_record(c.get("collection_record")),
+            outside_lines=_outside_lines(data.get("outside_lines")),
+            outside_base=str(data.get("outside_base") or ""),
         )
 
 
@@ -208,6 +219,15 @@ def _collection_record(data: object) -> CollectionRecord | None:
     if dropped is not None and not isinstance(dropped, str):
         raise TypeError("not a collection record")
     return CollectionRecord(data["file"], tuple(data["at"]), dropped)
+
+
+def _outside_lines(data: object) -> list[tuple[str, str]] | None:
+    if data is None:
+        return None
+    if not isinstance(data, list) or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+                                             for p in data):
+        raise TypeError("not a list of (day, line)")
+    return [(d, line) for d, line in data]
 
 
 def _collection_record_json(rec: CollectionRecord) -> dict:
