@@ -43,6 +43,7 @@ from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_s
 from dreamdeck.core.store.tombstones import load_tombstones, record
 from dreamdeck.core.workspace import DATE_RE, Workspace, lock_file
 
+GC_READS = "reflections/"  # the meta files the GC reads (pending and held fragments): `index.evidence`
 Step = Callable[[str], None]  # announces each step by name (fault injection and tests)
 
 
@@ -138,7 +139,13 @@ def _restore_lines(ws: Workspace, journal: Journal, step: Step) -> None:
 
 
 def _write_meta_files(ws: Workspace, journal: Journal) -> None:
+    """The change's meta files, before the GC (the reflections it writes protect citations).
+    The collection record is written after the GC, once, by `_write_collection_record`; only a
+    record the GC reads (a reflection's) is also written here first."""
+    record = journal.collection_record
     for rel, text in journal.meta_files.items():
+        if record is not None and rel == record.file and not rel.startswith(GC_READS):
+            continue
         path = ws.memory / "meta" / rel
         if text is None:
             remove_file(path)
@@ -150,7 +157,7 @@ def _write_collection_record(ws: Workspace, journal: Journal, result: ApplyResul
     """The change's record says what its collection took and why (its reasons, those of an
     interrupted attempt included): written here, from the journal, by a normal apply and a
     recovery alike, so both commit the same bytes."""
-    text = journal.record_text(result.reasons)
+    text = journal.record_text(result.reasons, result.compaction.deferred)
     if text is not None and journal.collection_record is not None:
         atomic_write_text(ws.memory / "meta" / journal.collection_record.file, text)
 
@@ -169,7 +176,11 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
     e = journal.evidence
     work = _tombstoned_purges(ws, merge_work(backlog, work_of(e.gc_days, journal.topics_changed, e.purge,
                                                                   e.gc_reasons)))
+    # Days an attempt a kill interrupted compacted already: done (its rewrite made them look
+    # freshly written, so a replay would call them waiting and record a deferral that never was).
+    work = {day: w for day, w in work.items() if day not in (journal.compacted_days or [])}
     if not work:
+        result.compaction.watermarks_dropped = journal.watermarks_dropped or 0
         return earlier
     given = reasons_of_work(work)
     cp = plan_collection(ws, work, max(journal.today, ws.today()), state, reads=reads)
@@ -181,6 +192,7 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
                                          meant=cp.meant)
     else:
         result.compaction = CompactionResult()
+    _journal_compacted(ws, journal, result, cp.ready)
     result.compaction.deferred.update(cp.waiting)
     deferred = {day: work[day] for day in result.compaction.deferred}
     result.compaction.blanked = _blank_waiting_purges(ws, deferred)
@@ -192,6 +204,18 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
         result.reasons[f"{key[0]}#{key[1]}"] = reason_of(key, key in purged, given)
     took = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
     return earlier + [pair for pair in took if pair not in earlier]
+
+
+def _journal_compacted(ws: Workspace, journal: Journal, result: ApplyResult, ready: Backlog) -> None:
+    """The days this attempt compacted and the watermark lines it removed, into the journal at
+    once: a replay after a kill finds them done and the lines gone, and the change's record must
+    still say what went (the receipt a replay commits is the one an unkilled run commits)."""
+    days = sorted(set(journal.compacted_days or []) | (set(ready) - set(result.compaction.deferred)))
+    if result.compaction.watermarks_dropped or days != (journal.compacted_days or []):
+        journal.watermarks_dropped = (journal.watermarks_dropped or 0) + result.compaction.watermarks_dropped
+        journal.compacted_days = days
+        write_journal(ws, journal)
+    result.compaction.watermarks_dropped = journal.watermarks_dropped or 0
 
 
 def _tombstoned_purges(ws: Workspace, work: Backlog) -> Backlog:
