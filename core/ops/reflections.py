@@ -350,16 +350,18 @@ def reject(
     if r.status not in ("pending", "stale") and not late_release:
         raise ReflectionError(f"{rid} is {r.status}; only a pending reflection can be rejected")
     r.status = r.status if late_release else "rejected"
-    r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "released" if late_release else "rejected",
-                        "reason": reason, "released": release})
     # What it holds (never marked dreamed); a reflection from before holding: all it was shown.
     keys = (r.held_keys() if r.held else r.shown_keys()) if release else set()
-    released: dict[str, set[str]] = {}
-    for d, i in keys:
-        released.setdefault(d, set()).add(i)
-    log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
     # Released means dreamed again: what TypeClaw's GC took meanwhile comes back from git history.
+    # What git does not hold either cannot come back: it is not released, and the record says so.
     restore, unfound = put_back_from_history(ws, keys)
+    released: dict[str, set[str]] = {}
+    for d, i in keys - set(unfound):
+        released.setdefault(d, set()).add(i)
+    r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "released" if late_release else "rejected",
+                        "reason": reason, "released": release,
+                        **({"not_released": [f"{d}#{i}" for d, i in sorted(unfound)]} if unfound else {})})
+    log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
     cs = ChangeSet(
         Commit("reject", actor, "rejected", "review", f"rejected {rid}: {reason}", subject=f"memory: reject {rid}",
                ref=Reference("Reflection", rid)),
@@ -368,8 +370,9 @@ def reject(
         Audit(extra=[("REJECT", f"memory/meta/reflections/{rid}.json", reason)]),
     )
     result = apply_changeset(ws, cs, now=now)
-    if unfound:  # released into nothing: said, never silent
-        result.warnings.append(f"released, in no stream nor git history (no dream will see them): {summarize_missing(unfound)}")
+    if unfound:  # never claimed released: named, with why
+        result.warnings.append(f"not released: {summarize_missing(unfound, 20)} left the streams (TypeClaw's GC?) and "
+                               "git history does not hold them, so they cannot be put back and no dream will see them")
     return result
 
 
