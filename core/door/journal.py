@@ -295,7 +295,9 @@ def read_journal(ws: Workspace) -> Journal | None:
     except (json.JSONDecodeError, UnicodeDecodeError, OSError, RecursionError):
         raise TornJournal() from None
     try:
-        return Journal.from_json(data)
+        journal = Journal.from_json(data)
+        journal.record_text({})  # a collection record the finish could not write: not a journal either
+        return journal
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):  # JSON, but not a journal
         raise TornJournal() from None
 
