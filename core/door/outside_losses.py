@@ -19,6 +19,7 @@ commit, there is nothing to compare with and nothing is found.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from dreamdeck.core.door.journal import Journal, TornJournal, read_journal
@@ -54,7 +55,7 @@ class OutsideLosses:
 
 
 def find_outside_losses(ws: Workspace, journal: Journal | None = None,
-                        taken: list[tuple[str, str]] = ()) -> OutsideLosses:  # type: ignore[assignment]
+                        taken: Iterable[tuple[str, str]] = ()) -> OutsideLosses:
     """The comparison. `journal`: the change in progress (None: read the one on disk, if any);
     `taken`: (day, raw line) its GC took, when the journal does not hold them yet."""
     root = ws.root
@@ -120,17 +121,15 @@ def _lines(data: bytes | None) -> dict[str, str]:
 
 
 def _working(ws: Workspace, rel: str) -> bytes | None:
-    """The working file's bytes; None when it is gone. LinkRefused for a link."""
+    """The working file's bytes; None when it is gone or unreadable. LinkRefused for a link."""
     try:
         return read_bytes_nofollow(ws.root / rel, sole_name=False)  # a stream: a rewrite links it a moment
-    except FileNotFoundError:
-        return None
     except OSError:
         return None
 
 
 def _explained(ws: Workspace, base: str, receipts: list[str], journal: Journal | None,
-               taken: list[tuple[str, str]]) -> set[Key]:
+               taken: Iterable[tuple[str, str]]) -> set[Key]:
     """Removals with a record: tombstones, the change in progress (its GC lines and purges),
     receipts written since the base commit, and GC notes on commits after it."""
     keys = set(tombstoned_keys(ws))
