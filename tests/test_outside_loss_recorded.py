@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.git.notes import read_gc_entries
-from dreamdeck.core.ops.doctor import examine
+from dreamdeck.core.ops.doctor import examine, fix
+from dreamdeck.core.ops.forget import forget_fragment
 from dreamdeck.core.ops.unrecorded_loss import accept_outside_losses, restore_outside_losses
 from dreamdeck.core.ops.vault import pin_topic, unpin
 from tests.support.dreamers import Scripted, draft
@@ -80,3 +81,21 @@ def test_the_cli_accepts_losses(ws, agent_dir):
     out = run_cli(agent_dir, "doctor", "--accept-losses", check=False).stdout
 
     assert "accept-losses: accepted" in out and "outside-loss" not in out
+
+
+def test_a_held_fragment_another_writer_removed_is_recorded_then_restored_by_doctor_fix(ws, agent_dir):
+    """Protected (held by a pending reflection): recorded by the next commit like any other, and
+    `doctor --fix` puts it back from history, which ends both findings."""
+    path = write_stream(agent_dir, D, [fragment_line(D, k, "pm", f"uses pnpm, note {k}") for k in (1, 2)])
+    run_dream(the_next_day(ws), dreamer=Scripted(lambda inp, s: s.write_shard("pm", draft("Uses pnpm", [cite(D, 1)]))),
+              review="all")  # r-1 holds both
+    line = fragment_line(D, 2, "pm", "uses pnpm, note 2")
+    path.write_text("".join(x + "\n" for x in path.read_text().splitlines() if x != line))  # TypeClaw's GC, say
+    write_stream(agent_dir, D, [fragment_line(D, 3, "misc", "a later note")])
+    forget_fragment(the_next_day(ws), D, uuid_at(D, 3), "noise")  # a dreamdeck commit of the stream file
+
+    assert "outside-loss" in _kinds(ws)
+    fix(the_next_day(ws))
+
+    assert line in path.read_text().splitlines()
+    assert "outside-loss" not in _kinds(ws) and "missing-fragment" not in _kinds(ws)
