@@ -22,9 +22,9 @@ from dreamdeck.core.door.changeset import ApplyResult
 from dreamdeck.core.door.collection import plan_collection, reason_of, reasons_of_work, work_of
 from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days, is_meant
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
-from dreamdeck.core.door.outside_losses import LEFT_BY_ANOTHER_WRITER, find_outside_losses
+from dreamdeck.core.door.outside_losses import LEFT_BY_ANOTHER_WRITER, outside_summary, record_outside_losses
 from dreamdeck.core.door.state import next_state
-from dreamdeck.core.formats.citations import Key, summarize_missing
+from dreamdeck.core.formats.citations import Key
 from dreamdeck.core.formats.events import try_parse_event_line
 from dreamdeck.core.formats.scrub import scrub
 from dreamdeck.core.git.blobs import stage_in_background
@@ -35,8 +35,6 @@ from dreamdeck.core.index.search_purge import purge_index
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
 from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries, audit_path
 from dreamdeck.core.store.compaction_backlog import Backlog, DayWork, load_backlog, merge_work, save_backlog
-from dreamdeck.core.store.outside_losses import RECORD as OUTSIDE_RECORD
-from dreamdeck.core.store.outside_losses import load_outside_losses, save_outside_losses
 from dreamdeck.core.store.state import DreamingState, save_state
 from dreamdeck.core.store.stream_rewrite import blank_in_place, carry_replaced_streams, join_late_carriers
 from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_stream_lines
@@ -73,7 +71,7 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
             if before_commit is not None:
                 before_commit(result)  # what the GC dropped is known by now
             _forget_text(ws, journal, step)
-            _record_outside_losses(ws, journal, gc_lines, result)
+            record_outside_losses(ws, journal, gc_lines, result.warnings)
             _audit_once(ws, journal, result, gc_lines)
             step("audit")
             drain(background, late)  # long over by now; joined so the commit holds what they carried
@@ -292,31 +290,6 @@ def _forget_text(ws: Workspace, journal: Journal, step: Step) -> None:
     step("index-purged")
 
 
-def _record_outside_losses(ws: Workspace, journal: Journal, gc_lines: list[tuple[str, str]],
-                           result: ApplyResult) -> None:
-    """This change commits the stream files as they are: fragments another writer removed since
-    dreamdeck's last commit are found first (once: kept in the journal), and recorded with the
-    commit (its GC note, an audit line, `memory/meta/outside-losses.json` for `doctor`), never
-    absorbed silently (issue 10, item 1). A record that cannot be read is not written over."""
-    if journal.outside_lines is None:
-        found = find_outside_losses(ws, journal, gc_lines)
-        if not found.lines:
-            return  # looked again by a recovery, if a kill comes first: nothing is recorded yet
-        journal.outside_lines, journal.outside_base = found.day_lines(), found.base
-        write_journal(ws, journal)
-    if not journal.outside_lines:
-        return
-    keys = [(day, line_id(raw)) for day, raw in journal.outside_lines]
-    result.warnings.append(f"{len(keys)} fragment(s) had left the streams by another writer since dreamdeck's "
-                           f"commit {journal.outside_base[:10]}: {summarize_missing(keys, 5)}; recorded in memory/{OUTSIDE_RECORD} "
-                           "(`dreamdeck doctor` names them until they are restored or accepted)")
-    losses, problem = load_outside_losses(ws)
-    if problem is None:
-        wanted = {**losses, **{k: journal.outside_base for k in keys}}
-        if wanted != losses:
-            save_outside_losses(ws, wanted)
-
-
 def _audit_once(ws: Workspace, journal: Journal, result: ApplyResult, gc_lines: list[tuple[str, str]]) -> None:
     """The audit lines, once; the journal then records that, and the lines the GC took."""
     if journal.audited:
@@ -353,11 +326,7 @@ def _audit_entries(journal: Journal, result: ApplyResult, gc_lines: list[tuple[s
                                      f"fragment GC collected {len(gc_lines)} dreamed, uncited fragment(s)"
                                      + _reasons_said(result.reasons)))
     if journal.outside_lines:
-        keys = [(day, line_id(raw)) for day, raw in journal.outside_lines]
-        entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, "—",
-                                     f"{len(keys)} fragment(s) left the streams by another writer, not dreamdeck, "
-                                     f"since commit {journal.outside_base[:10]}: {summarize_missing(keys, 20)}; "
-                                     f"recorded in memory/{OUTSIDE_RECORD} until restored or accepted"))
+        entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, "—", outside_summary(journal)))
     entries += result.audit
     if not entries and _changes_something(journal):  # every mutation is audited (invariant 11)
         entries.append(AuditEntry.at(now, _fallback_action(c.action), _fallback_file(journal), c.actor, c.approval,

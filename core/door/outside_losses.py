@@ -22,8 +22,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from dreamdeck.core.door.journal import Journal, TornJournal, read_journal
-from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.door.journal import Journal, TornJournal, read_journal, write_journal
+from dreamdeck.core.formats.citations import Key, summarize_missing
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, parse_stream_bytes
 from dreamdeck.core.git.blobs import blob_id, show_file, tree_blob_ids
@@ -31,6 +31,7 @@ from dreamdeck.core.git.index_stat import index_entries
 from dreamdeck.core.git.notes import line_id, read_gc_lines
 from dreamdeck.core.git.runner import repo_args, run_git
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
+from dreamdeck.core.store.outside_losses import RECORD, load_outside_losses, save_outside_losses
 from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace
 
@@ -82,6 +83,44 @@ def find_outside_losses(ws: Workspace, journal: Journal | None = None,
         if lost:
             found.lines[rel] = lost
     return found
+
+
+def record_outside_losses(ws: Workspace, journal: Journal, gc_lines: list[tuple[str, str]],
+                          warnings: list[str]) -> None:
+    """The door commits the stream files as they are: what another writer removed since
+    dreamdeck's last commit is found first (once: kept in the journal), and recorded with the
+    commit (its GC note and an audit line, by `door.finish`; `memory/meta/outside-losses.json`
+    here, for `doctor`), never absorbed silently (issue 10, item 1). A record that cannot be read
+    is not written over (`doctor` names it)."""
+    if journal.outside_lines is None:
+        found = find_outside_losses(ws, journal, gc_lines)
+        if not found.lines:
+            return  # looked again by a recovery, if a kill comes first: nothing is recorded yet
+        journal.outside_lines, journal.outside_base = found.day_lines(), found.base
+        write_journal(ws, journal)
+    if not journal.outside_lines:
+        return
+    keys = _keys(journal)
+    warnings.append(f"{len(keys)} fragment(s) had left the streams by another writer since dreamdeck's commit "
+                    f"{journal.outside_base[:10]}: {summarize_missing(keys, 5)}; recorded in memory/{RECORD} "
+                    "(`dreamdeck doctor` names them until they are restored or accepted)")
+    losses, problem = load_outside_losses(ws)
+    if problem is None:
+        wanted = {**losses, **{k: journal.outside_base for k in keys}}
+        if wanted != losses:
+            save_outside_losses(ws, wanted)
+
+
+def outside_summary(journal: Journal) -> str:
+    """The audit line's words for what another writer removed before this change's commit."""
+    keys = _keys(journal)
+    return (f"{len(keys)} fragment(s) left the streams by another writer, not dreamdeck, since commit "
+            f"{journal.outside_base[:10]}: {summarize_missing(keys, 20)}; recorded in memory/{RECORD} "
+            "until restored or accepted")
+
+
+def _keys(journal: Journal) -> list[Key]:
+    return [(day, line_id(raw)) for day, raw in journal.outside_lines or []]
 
 
 def _changed_streams(ws: Workspace, base: str) -> list[str]:

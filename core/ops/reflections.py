@@ -352,15 +352,13 @@ def reject(
     r.status = r.status if late_release else "rejected"
     # What it holds (never marked dreamed); a reflection from before holding: all it was shown.
     keys = (r.held_keys() if r.held else r.shown_keys()) if release else set()
-    # Released means dreamed again: what TypeClaw's GC took meanwhile comes back from git history.
-    # What git does not hold either cannot come back: it is not released, and the record says so.
-    restore, unfound = put_back_from_history(ws, keys)
+    restore, unfound = put_back_from_history(ws, keys)  # released: dreamed again, what TypeClaw's GC took put back
     released: dict[str, set[str]] = {}
     for d, i in keys - set(unfound):
         released.setdefault(d, set()).add(i)
+    lost = {"not_released": [f"{d}#{i}" for d, i in unfound]} if unfound else {}  # what git lacks too is not released
     r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "released" if late_release else "rejected",
-                        "reason": reason, "released": release,
-                        **({"not_released": [f"{d}#{i}" for d, i in sorted(unfound)]} if unfound else {})})
+                        "reason": reason, "released": release, **lost})
     log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
     cs = ChangeSet(
         Commit("reject", actor, "rejected", "review", f"rejected {rid}: {reason}", subject=f"memory: reject {rid}",
@@ -371,8 +369,7 @@ def reject(
     )
     result = apply_changeset(ws, cs, now=now)
     if unfound:  # never claimed released: named, with why
-        result.warnings.append(f"not released: {summarize_missing(unfound, 20)} left the streams (TypeClaw's GC?) and "
-                               "git history does not hold them, so they cannot be put back and no dream will see them")
+        result.warnings.append(f"not released, cannot be put back (in no stream nor git history): {summarize_missing(unfound)}")
     return result
 
 
