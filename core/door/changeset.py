@@ -61,10 +61,22 @@ class CollectionRecord:
     the change's meta files, gets `"collected": {"DATE#ID": why}` in the object found by
     following `at` (keys and list indices) from its top, and under `dropped` (when named) the
     same keys, sorted. Written by the door after its GC, from the journal, so a change finished
-    after a kill records the same bytes (invariant 7)."""
+    after a kill records the same bytes (invariant 7); the door is its one writer (a record the
+    GC does not read is not written before it either)."""
     file: str  # under memory/meta/, a key of `Writes.meta_files`
     at: tuple[str | int, ...] = ()
     dropped: str | None = None  # a dream's receipt: "fragments_dropped"
+    # A dream's receipt also says what else its compaction did, under these keys (None: not said):
+    watermarks: str | None = None  # how many watermark lines it removed ("watermarks_dropped")
+    waiting: str | None = None  # day -> why its compaction waits ("compaction_waiting")
+    said: str | None = None  # a sentence the door ends with `collection_said` ("message")
+
+
+def collection_said(collected: int, waiting: dict[str, str]) -> str:
+    """The meter as a receipt's sentence ends: how many fragments went, and which days wait."""
+    parts = [f"{collected} uncited fragment(s) collected"]
+    parts += [f"compaction of {day} waits ({why})" for day, why in sorted(waiting.items())]
+    return ", ".join(parts)
 
 
 @dataclass

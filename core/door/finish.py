@@ -22,13 +22,14 @@ from dreamdeck.core.door.changeset import ApplyResult
 from dreamdeck.core.door.collection import plan_collection, reason_of, reasons_of_work, work_of
 from dreamdeck.core.door.compaction import CompactionPlan, CompactionResult, compact_days, is_meant
 from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_journal
+from dreamdeck.core.door.outside_losses import LEFT_BY_ANOTHER_WRITER, outside_summary, record_outside_losses
 from dreamdeck.core.door.state import next_state
 from dreamdeck.core.formats.citations import Key
 from dreamdeck.core.formats.events import try_parse_event_line
 from dreamdeck.core.formats.scrub import scrub
 from dreamdeck.core.git.blobs import stage_in_background
 from dreamdeck.core.git.commit import Trailers, commit_memory, commit_of_change
-from dreamdeck.core.git.notes import record_gc_lines
+from dreamdeck.core.git.notes import line_id, record_gc_lines
 from dreamdeck.core.index.evidence import ShardReads
 from dreamdeck.core.index.search_purge import purge_index
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
@@ -40,6 +41,7 @@ from dreamdeck.core.store.streams import append_raw_lines, read_path_for, read_s
 from dreamdeck.core.store.tombstones import load_tombstones, record
 from dreamdeck.core.workspace import DATE_RE, Workspace, lock_file
 
+GC_READS = "reflections/"  # the meta files the GC reads (pending and held fragments): `index.evidence`
 Step = Callable[[str], None]  # announces each step by name (fault injection and tests)
 
 
@@ -69,6 +71,7 @@ def finish(ws: Workspace, journal: Journal, result: ApplyResult, step: Step,
             if before_commit is not None:
                 before_commit(result)  # what the GC dropped is known by now
             _forget_text(ws, journal, step)
+            record_outside_losses(ws, journal, gc_lines, result.warnings)
             _audit_once(ws, journal, result, gc_lines)
             step("audit")
             drain(background, late)  # long over by now; joined so the commit holds what they carried
@@ -134,7 +137,13 @@ def _restore_lines(ws: Workspace, journal: Journal, step: Step) -> None:
 
 
 def _write_meta_files(ws: Workspace, journal: Journal) -> None:
+    """The change's meta files, before the GC (the reflections it writes protect citations).
+    The collection record is written after the GC, once, by `_write_collection_record`; only a
+    record the GC reads (a reflection's) is also written here first."""
+    record = journal.collection_record
     for rel, text in journal.meta_files.items():
+        if record is not None and rel == record.file and not rel.startswith(GC_READS):
+            continue
         path = ws.memory / "meta" / rel
         if text is None:
             remove_file(path)
@@ -146,7 +155,7 @@ def _write_collection_record(ws: Workspace, journal: Journal, result: ApplyResul
     """The change's record says what its collection took and why (its reasons, those of an
     interrupted attempt included): written here, from the journal, by a normal apply and a
     recovery alike, so both commit the same bytes."""
-    text = journal.record_text(result.reasons)
+    text = journal.record_text(result.reasons, result.compaction.deferred)
     if text is not None and journal.collection_record is not None:
         atomic_write_text(ws.memory / "meta" / journal.collection_record.file, text)
 
@@ -165,7 +174,11 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
     e = journal.evidence
     work = _tombstoned_purges(ws, merge_work(backlog, work_of(e.gc_days, journal.topics_changed, e.purge,
                                                                   e.gc_reasons)))
+    # Days an attempt a kill interrupted compacted already: done (its rewrite made them look
+    # freshly written, so a replay would call them waiting and record a deferral that never was).
+    work = {day: w for day, w in work.items() if day not in (journal.compacted_days or [])}
     if not work:
+        result.compaction.watermarks_dropped = journal.watermarks_dropped or 0
         return earlier
     given = reasons_of_work(work)
     cp = plan_collection(ws, work, max(journal.today, ws.today()), state, reads=reads)
@@ -177,6 +190,7 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
                                          meant=cp.meant)
     else:
         result.compaction = CompactionResult()
+    _journal_compacted(ws, journal, result, cp.ready)
     result.compaction.deferred.update(cp.waiting)
     deferred = {day: work[day] for day in result.compaction.deferred}
     result.compaction.blanked = _blank_waiting_purges(ws, deferred)
@@ -188,6 +202,18 @@ def _collect(ws: Workspace, journal: Journal, state: DreamingState | None, resul
         result.reasons[f"{key[0]}#{key[1]}"] = reason_of(key, key in purged, given)
     took = [(k[0], line) for k, line in result.compaction.fragment_lines_dropped.items() if k not in purged]
     return earlier + [pair for pair in took if pair not in earlier]
+
+
+def _journal_compacted(ws: Workspace, journal: Journal, result: ApplyResult, ready: Backlog) -> None:
+    """The days this attempt compacted and the watermark lines it removed, into the journal at
+    once: a replay after a kill finds them done and the lines gone, and the change's record must
+    still say what went (the receipt a replay commits is the one an unkilled run commits)."""
+    days = sorted(set(journal.compacted_days or []) | (set(ready) - set(result.compaction.deferred)))
+    if result.compaction.watermarks_dropped or days != (journal.compacted_days or []):
+        journal.watermarks_dropped = (journal.watermarks_dropped or 0) + result.compaction.watermarks_dropped
+        journal.compacted_days = days
+        write_journal(ws, journal)
+    result.compaction.watermarks_dropped = journal.watermarks_dropped or 0
 
 
 def _tombstoned_purges(ws: Workspace, work: Backlog) -> Backlog:
@@ -299,6 +325,8 @@ def _audit_entries(journal: Journal, result: ApplyResult, gc_lines: list[tuple[s
         entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, c.approval,
                                      f"fragment GC collected {len(gc_lines)} dreamed, uncited fragment(s)"
                                      + _reasons_said(result.reasons)))
+    if journal.outside_lines:
+        entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, "—", outside_summary(journal)))
     entries += result.audit
     if not entries and _changes_something(journal):  # every mutation is audited (invariant 11)
         entries.append(AuditEntry.at(now, _fallback_action(c.action), _fallback_file(journal), c.actor, c.approval,
@@ -354,6 +382,9 @@ def _commit(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
 def _note_gc_lines(ws: Workspace, journal: Journal, result: ApplyResult) -> None:
     """Lines appended since the last commit and collected now were never in git: keep them in a
     git note on this commit so a rollback can put them back."""
-    if result.sha and journal.gc_lines:
-        record_gc_lines(ws.root, result.sha, journal.gc_lines, {**(journal.gc_reasons_taken or {}), **result.reasons})
+    outside = journal.outside_lines or []
+    if result.sha and (journal.gc_lines or outside):
+        reasons = {**(journal.gc_reasons_taken or {}), **result.reasons,
+                   **{f"{day}#{line_id(raw)}": LEFT_BY_ANOTHER_WRITER for day, raw in outside}}
+        record_gc_lines(ws.root, result.sha, [*(journal.gc_lines or []), *outside], reasons)
 

@@ -15,7 +15,9 @@ readers ignore them), `gc_reasons_taken` (why each of `gc_lines` went, kept with
 recovery still records it) and `deferral` (the audit line of a compaction that waits, journaled
 before the backlog it describes is written, so a kill between the two cannot lose it) and
 `collection_record` (where the change's record says what was collected: the finish writes it
-from the journal, so a recovered change commits the record a normal one does). A version-1 journal (written before the
+from the journal, so a recovered change commits the record a normal one does) and
+`outside_lines`/`outside_base` (fragments another writer removed, found before the commit and
+recorded with it: `door.outside_losses`). A version-1 journal (written before the
 ChangeSet stated the verb of its file lines) is still finished: its verb is read from its action,
 as version 1 did.
 """
@@ -28,7 +30,16 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from dreamdeck.core.door.changeset import Audit, ChangeSet, CollectionRecord, Commit, Evidence, Plan, Reference
+from dreamdeck.core.door.changeset import (
+    Audit,
+    ChangeSet,
+    CollectionRecord,
+    Commit,
+    Evidence,
+    Plan,
+    Reference,
+    collection_said,
+)
 from dreamdeck.core.door.checks import validate_path
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.json_data import dump_json_record, load_json
@@ -66,6 +77,14 @@ class Journal:
     gc_reasons_taken: dict[str, str] | None = None  # "day#id" -> why, for each of gc_lines
     deferral: str | None = None  # the audit summary of the compaction this change leaves waiting
     collection_record: CollectionRecord | None = None  # the meta record that gets what was collected
+    # (day, raw line) of fragments that left the stream files by another writer since dreamdeck's
+    # last commit (`outside_base`), found before this change's commit (None: not looked yet)
+    outside_lines: list[tuple[str, str]] | None = None
+    outside_base: str = ""
+    # watermark lines the compaction removed, summed over attempts (a replay finds them gone),
+    # and the days it compacted (a replay does not take them for days still being written to)
+    watermarks_dropped: int | None = None
+    compacted_days: list[str] | None = None
 
     @classmethod
     def of(cls, cs: ChangeSet, plan: Plan, today: str, now: datetime, parent: str | None) -> Journal:
@@ -84,9 +103,11 @@ class Journal:
         journal.change_id = journal.identity(parent)
         return journal
 
-    def record_text(self, reasons: dict[str, str]) -> str | None:
-        """The collection record's text with `reasons` as its `collected` list; None: no record.
-        From the journal's own copy of the file, so every attempt writes the same bytes."""
+    def record_text(self, reasons: dict[str, str], waiting: dict[str, str] | None = None) -> str | None:
+        """The collection record's text with `reasons` as its `collected` list (and, where the
+        record names them, the journaled watermark count, the days that wait and the sentence);
+        None: no record. From the journal's own copy of the file, so every attempt writes the
+        same bytes."""
         rec = self.collection_record
         if rec is None:
             return None
@@ -102,6 +123,14 @@ class Journal:
         target["collected"] = dict(sorted(reasons.items()))
         if rec.dropped:
             target[rec.dropped] = sorted(reasons)
+        if rec.watermarks:
+            target[rec.watermarks] = self.watermarks_dropped or 0
+        if rec.waiting:
+            target[rec.waiting] = dict(sorted((waiting or {}).items()))
+        if rec.said:
+            start = target.get(rec.said)
+            end = collection_said(len(reasons), waiting or {})
+            target[rec.said] = f"{start}, {end}" if isinstance(start, str) and start else end
         return dump_json_record(data)
 
     def identity(self, parent: str | None) -> str:
@@ -114,6 +143,8 @@ class Journal:
         data = self.to_json()
         data.pop("now"), data.pop("state_ts"), data.pop("change_id"), data.pop("audited"), data.pop("gc_lines")
         data.pop("gc_reasons_taken", None), data.pop("deferral", None)
+        data.pop("outside_lines", None), data.pop("outside_base", None), data.pop("watermarks_dropped", None)
+        data.pop("compacted_days", None)
         blob = json.dumps({"parent": parent, "change": data}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -145,6 +176,10 @@ class Journal:
             "gc_lines": None if self.gc_lines is None else [list(p) for p in self.gc_lines],
             **({"gc_reasons_taken": self.gc_reasons_taken} if self.gc_reasons_taken else {}),
             **({"deferral": self.deferral} if self.deferral else {}),
+            **({"outside_lines": [list(p) for p in self.outside_lines], "outside_base": self.outside_base}
+               if self.outside_lines is not None else {}),
+            **({"watermarks_dropped": self.watermarks_dropped} if self.watermarks_dropped is not None else {}),
+            **({"compacted_days": self.compacted_days} if self.compacted_days is not None else {}),
         }
 
     @classmethod
@@ -179,6 +214,10 @@ class Journal:
             gc_reasons_taken={str(k): str(v) for k, v in (data.get("gc_reasons_taken") or {}).items()} or None,
             deferral=str(data["deferral"]) if data.get("deferral") else None,
             collection_record=_collection_record(c.get("collection_record")),
+            outside_lines=_outside_lines(data.get("outside_lines")),
+            outside_base=str(data.get("outside_base") or ""),
+            watermarks_dropped=_count(data.get("watermarks_dropped")),
+            compacted_days=_days(data.get("compacted_days")),
         )
 
 
@@ -204,14 +243,43 @@ def _collection_record(data: object) -> CollectionRecord | None:
         raise TypeError("not a collection record")
     if not all(isinstance(k, str | int) and not isinstance(k, bool) for k in data["at"]):
         raise TypeError("not a collection record")
-    dropped = data.get("dropped")
-    if dropped is not None and not isinstance(dropped, str):
+    named = {key: data.get(key) for key in _RECORD_KEYS}
+    if not all(v is None or isinstance(v, str) for v in named.values()):
         raise TypeError("not a collection record")
-    return CollectionRecord(data["file"], tuple(data["at"]), dropped)
+    return CollectionRecord(data["file"], tuple(data["at"]), **named)
+
+
+_RECORD_KEYS = ("dropped", "watermarks", "waiting", "said")  # the keys a record names, each optional
+
+
+def _count(data: object) -> int | None:
+    if data is None:
+        return None
+    if not isinstance(data, int) or isinstance(data, bool) or data < 0:
+        raise TypeError("not a count")
+    return data
+
+
+def _days(data: object) -> list[str] | None:
+    if data is None:
+        return None
+    if not isinstance(data, list) or not all(isinstance(d, str) for d in data):
+        raise TypeError("not a list of days")
+    return data
+
+
+def _outside_lines(data: object) -> list[tuple[str, str]] | None:
+    if data is None:
+        return None
+    if not isinstance(data, list) or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+                                             for p in data):
+        raise TypeError("not a list of (day, line)")
+    return [(d, line) for d, line in data]
 
 
 def _collection_record_json(rec: CollectionRecord) -> dict:
-    return {"file": rec.file, "at": list(rec.at), **({"dropped": rec.dropped} if rec.dropped else {})}
+    return {"file": rec.file, "at": list(rec.at),
+            **{key: getattr(rec, key) for key in _RECORD_KEYS if getattr(rec, key)}}
 
 
 def write_journal(ws: Workspace, journal: Journal) -> None:
@@ -227,7 +295,9 @@ def read_journal(ws: Workspace) -> Journal | None:
     except (json.JSONDecodeError, UnicodeDecodeError, OSError, RecursionError):
         raise TornJournal() from None
     try:
-        return Journal.from_json(data)
+        journal = Journal.from_json(data)
+        journal.record_text({})  # a collection record the finish could not write: not a journal either
+        return journal
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):  # JSON, but not a journal
         raise TornJournal() from None
 

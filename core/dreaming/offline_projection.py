@@ -15,13 +15,16 @@ folder the run passes (`DreamInput.cache_dir`), and a fresh process reads them i
   rule computed, with no version number to forget;
 - a file that is unreadable or corrupt is deleted, one of another version emptied
   (`index.projection_db`), and the run writes it again; writes are best effort and a failure
-  is silent.
+  is silent;
+- a link at its name is removed, never followed (`projection_db.drop_links`), and a file over
+  `MAX_BYTES` (grown by hand or by a bug: 100,000 shards take a tenth of it) is deleted unread.
 Within one process the entries last read or written are kept (`StampCache`, emptied by
 `clear_all`): they are correct whatever the file says since, and are still checked per heading.
 """
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from functools import cache
 from pathlib import Path
@@ -33,6 +36,7 @@ from dreamdeck.core.io.cache import StampCache
 __all__ = ["load", "projection_path", "save"]
 
 FILENAME = "offline-dreamer-index.sqlite3"
+MAX_BYTES = 512 * 1024 * 1024
 _SCHEMA = "2"
 _TABLE = ("CREATE TABLE IF NOT EXISTS shards(slug TEXT PRIMARY KEY, heading TEXT NOT NULL, text TEXT NOT NULL,"
           " prefixed TEXT NOT NULL, terms TEXT NOT NULL, lookup TEXT NOT NULL, subject TEXT NOT NULL,"
@@ -110,7 +114,12 @@ def load(folder: Path | None) -> dict[str, ShardEntry]:
     kept = _KEPT.get(str(path), ())
     if isinstance(kept, dict):
         return dict(kept)
-    if not path.exists():
+    try:
+        size = os.lstat(path).st_size
+    except OSError:
+        return {}
+    if size > MAX_BYTES:
+        projection_db.discard(path)
         return {}
     try:
         conn = _connect(path)

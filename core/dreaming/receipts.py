@@ -6,6 +6,7 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+from dreamdeck.core.door.changeset import collection_said
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.workspace import Workspace
 
@@ -67,6 +68,16 @@ def receipt_text(receipt: DreamReceipt) -> str:
 
 
 def receipt_message(r: DreamReceipt) -> str:
+    """What the run did; then the meter, in the words the door ends an applied run's receipt with
+    (`door.changeset.collection_said`: the door writes the committed receipt)."""
+    said = run_message(r)
+    if r.fragments_dropped or r.status in ("applied", "mixed", "pending", "nothing"):
+        said += ", " + collection_said(len(r.fragments_dropped), r.compaction_waiting)  # the meter, 0 included
+    return said
+
+
+def run_message(r: DreamReceipt) -> str:
+    """What the run saw and decided, before its apply collects anything."""
     parts = [f"{r.fragments_seen} fragment(s) from {len(r.days)} day(s)"]
     if r.auto_applied:
         parts.append(f"{len(r.auto_applied)} change(s) applied")
@@ -78,10 +89,6 @@ def receipt_message(r: DreamReceipt) -> str:
         parts.append(f"{len(r.folded)} duplicate(s) folded")
     if r.noise:
         parts.append(f"{len(r.noise)} noise fragment(s) left uncited")
-    if r.fragments_dropped or r.status in ("applied", "mixed", "pending", "nothing"):
-        parts.append(f"{len(r.fragments_dropped)} uncited fragment(s) collected")  # the meter, 0 included
-    for day, why in sorted(r.compaction_waiting.items()):
-        parts.append(f"compaction of {day} waits ({why})")
     return ", ".join(parts)
 
 

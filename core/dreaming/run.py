@@ -57,6 +57,7 @@ from dreamdeck.core.dreaming.receipts import (
     new_receipt_id,
     receipt_message,
     receipt_text,
+    run_message,
 )
 from dreamdeck.core.errors import BadInput, Refused
 from dreamdeck.core.formats.citations import (
@@ -68,7 +69,6 @@ from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_tex
 from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys, read_shard
 from dreamdeck.core.index.strength import prompt_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
-from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.ops.reflections import given_reasons, mark_stale, meta_updates, workspace_now
 from dreamdeck.core.store.reflections import (
     ProposedFile,
@@ -442,21 +442,19 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
 
 
 def _apply(run: _Run, cs: ChangeSet) -> None:
-    """Apply through the door; the receipt is committed with it, saying what the GC collected."""
+    """Apply through the door; the receipt is committed with it, saying what the GC collected.
+
+    The door is the receipt's one writer: the journal carries what the run decided, and the
+    door writes it once, after its GC, with what the compaction did (what went and why, the
+    watermarks, the days that wait, the sentence's meter), from the journal, so a change a kill
+    interrupted and `doctor --fix` finished commits the same receipt (the commit's own sha is
+    git's to record)."""
     receipt = run.receipt
     receipt_rel = f"receipts/{receipt.id}.json"
-
-    def final_receipt(result: ApplyResult) -> None:
-        # Written inside the door, after its GC and before its commit, so the committed receipt
-        # says what was collected (the commit's own sha is git's to record).
-        _collected(receipt, result)
-        atomic_write_text(run.ws.meta_dir / receipt_rel, receipt_text(run.stamped()))
-
-    # The journal carries a first version too, so a recovered apply still leaves a receipt, and
-    # the door writes what was collected into it (a kill after the GC loses no reason).
+    receipt.message = run_message(receipt)
     cs.writes.meta_files[receipt_rel] = receipt_text(run.stamped())
-    cs.writes.collection_record = CollectionRecord(receipt_rel, dropped="fragments_dropped")
-    cs.before_commit = final_receipt
+    cs.writes.collection_record = CollectionRecord(receipt_rel, dropped="fragments_dropped", watermarks="watermarks_dropped",
+                                                   waiting="compaction_waiting", said="message")
     try:
         result = apply_changeset(run.ws, cs, today=run.today, now=run.now, fault=run.fault)
     except Refused as exc:
@@ -478,7 +476,7 @@ def _collected(receipt: DreamReceipt, result: ApplyResult) -> None:
     receipt.collected = dict(sorted(result.reasons.items()))
     receipt.fragments_dropped = sorted(result.reasons)  # as the door's collection record writes it
     receipt.watermarks_dropped = result.compaction.watermarks_dropped
-    receipt.compaction_waiting = dict(result.compaction.deferred)
+    receipt.compaction_waiting = dict(sorted(result.compaction.deferred.items()))
     receipt.message = receipt_message(receipt)
 
 

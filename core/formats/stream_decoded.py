@@ -78,6 +78,8 @@ def decoded_id_lines(data: bytes) -> str | None:
         events = _DECODER.decode_lines(data)
     except (msgspec.DecodeError, UnicodeDecodeError):  # bad JSON, a schema miss, bytes not UTF-8
         return None
+    except RecursionError:  # a value nested too deep before a line's "type" key (skipped unread)
+        return None
     if len(events) != lines or not _ts_in_calendar(list(map(_TS, events))):
         return None
     kinds = list(map(type, events))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ def connect(path: Path, version: str, tables: tuple[str, ...], names: tuple[str,
     """A connection to the projection at `path` (created; emptied when of another `version`).
     `tables` are CREATE statements of the tables called `names`."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    drop_links(path)
     conn = sqlite3.connect(path, timeout=5, isolation_level=None, check_same_thread=False)
     try:
         conn.execute(f"PRAGMA journal_mode={journal}")
@@ -78,6 +80,23 @@ def shared(path: Path, version: str, tables: tuple[str, ...], names: tuple[str, 
                 conn.close()
             conn = _OPEN[str(path)] = connect(path, version, tables, names)
         return conn
+
+
+def drop_links(path: Path) -> None:
+    """SQLite follows a link at the projection's name (or its -wal, -shm), and writes through it:
+    a link planted there (or another name sharing the file) is removed, never followed. The file
+    is ours to rebuild, in a folder only we may write (`io.private`)."""
+    for suffix in ("", "-wal", "-shm"):
+        name = f"{path}{suffix}"
+        try:
+            st = os.lstat(name)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode) or (stat.S_ISREG(st.st_mode) and st.st_nlink > 1):
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
 
 
 def damaged(exc: sqlite3.Error) -> bool:

@@ -7,18 +7,23 @@ bookkeeping around that table, kept out of `index.search` so its one class stays
 - `diff`: what a sweep of every shard folder found changed or gone;
 - `named_diff`: the same for named files only — those the door wrote (`SearchIndex.update`) or a
   change feed saw (`feed_rels`) —, one lstat each, by the sweep's rule for links;
-- `stored_stamps` / `save_stamps`: the table as one marshalled value in `meta`, written in every
-  transaction that writes the table, so a fresh process reads one value (5 ms at 10,000 files)
-  instead of 10,000 rows (22 ms) before its sweep; the rows remain the fallback;
+- `stored_stamps` / `save_stamps`: the table as one packed value in `meta` (`pack`), written in
+  every transaction that writes the table, so a fresh process reads one value (5 ms at 10,000
+  files) instead of 10,000 rows (22 ms) before its sweep; the rows remain the fallback. The value
+  is plain names and integers checked as they are unpacked, never `marshal` (not safe against
+  crafted bytes): a copy that is torn, truncated, of another shape or of another length than the
+  table is not used, and only costs the read of the rows;
 - `digest`: of the bytes indexed, so a file read again with the same bytes keeps its documents.
 """
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 import sqlite3
+import struct
+from array import array
 from collections.abc import Iterable
+from itertools import islice
 
 from dreamdeck.core.io.cache import Stamp
 from dreamdeck.core.io.folder_stamps import entry_of
@@ -85,16 +90,70 @@ def feed_rels(memory: str, paths: set[str] | None, areas: Iterable[str]) -> list
     return rels
 
 
+STAMPS_KEY = "stamps-packed"  # (the key "stamps" held a marshalled copy: never read again)
+_MAGIC = b"DDS2"
+_HEAD = struct.Struct("<4sIII")  # magic, areas, files, bytes of names
+_NONE = -1  # the size of a file to read again (its stamp None)
+
+
+def pack(known: Known) -> bytes | None:
+    """`known` as bytes: a count per area, then each area's name and its file names (NUL-
+    separated text), then four signed 64-bit integers per file (size -1: read again). None when a
+    value does not fit or a name holds a NUL (no copy is kept then)."""
+    parts: list[str] = []
+    counts = array("I")
+    flat = array("q")
+    try:
+        for area, files in known.items():
+            parts.append(area)
+            parts += files
+            counts.append(len(files))
+            for st in files.values():
+                flat.extend(st if st is not None else (_NONE, 0, 0, 0))
+    except (OverflowError, TypeError):
+        return None
+    if any("\0" in p for p in parts) or flat.itemsize != 8 or counts.itemsize != 4:
+        return None
+    text = "\0".join(parts).encode("utf-8", "surrogateescape")
+    return _HEAD.pack(_MAGIC, len(counts), len(flat) // 4, len(text)) + counts.tobytes() + text + flat.tobytes()
+
+
+def unpack(data: object, rows: int) -> Known | None:
+    """The copy `pack` made, when it is whole and holds `rows` files; None otherwise."""
+    if not isinstance(data, bytes) or len(data) < _HEAD.size:
+        return None
+    magic, areas, files, size = _HEAD.unpack_from(data)
+    at = _HEAD.size + 4 * areas
+    if magic != _MAGIC or files != rows or len(data) != at + size + 32 * files:
+        return None
+    counts, flat = array("I"), array("q")
+    counts.frombytes(data[_HEAD.size:at])
+    flat.frombytes(data[at + size:])
+    parts = data[at:at + size].decode("utf-8", "surrogateescape").split("\0")
+    if sum(counts) != files or len(parts) != areas + files or flat.itemsize != 8 or counts.itemsize != 4:
+        return None
+    values = iter(flat)
+    stamps = zip(values, values, values, values)
+    known: Known = {}
+    i = 0
+    for count in counts:
+        known[parts[i]] = dict(zip(parts[i + 1:i + 1 + count], islice(stamps, count)))
+        i += 1 + count
+    if _NONE in flat[0::4]:  # files to read again (rare): their stamp is None
+        for names in known.values():
+            names.update({n: None for n, st in names.items() if st is not None and st[0] == _NONE})
+    return known
+
+
 def stored_stamps(conn: sqlite3.Connection, areas: Iterable[str]) -> Known:
-    """The files table as `Known`: its marshalled copy, or the rows when the copy is missing or
-    unreadable."""
-    row = conn.execute("SELECT v FROM meta WHERE k='stamps'").fetchone()
-    if row is not None and isinstance(row[0], bytes):
-        try:
-            known = marshal.loads(row[0])
-        except (ValueError, EOFError, TypeError):
-            known = None
-        if isinstance(known, dict):
+    """The files table as `Known`: its packed copy, or the rows when the copy is missing, torn
+    or not the table's (`unpack`)."""
+    row = conn.execute("SELECT v FROM meta WHERE k=?", (STAMPS_KEY,)).fetchone()
+    if row is not None:
+        known = unpack(row[0], conn.execute("SELECT count(*) FROM files").fetchone()[0])
+        if known is not None:
+            for area in areas:
+                known.setdefault(area, {})
             return known
     known = {area: {} for area in areas}
     for rel, size, mtime, ctime, ino in conn.execute("SELECT path, size, mtime, ctime, ino FROM files"):
@@ -105,14 +164,17 @@ def stored_stamps(conn: sqlite3.Connection, areas: Iterable[str]) -> Known:
 
 def save_stamps(conn: sqlite3.Connection, known: Known, rows: list[tuple], dropped: list[str]) -> None:
     """Apply to `known` (the table as the transaction found it) the `files` rows it wrote and the
-    paths it dropped, and store its marshalled copy in the same transaction."""
+    paths it dropped, and store its packed copy in the same transaction."""
     for rel in dropped:
         area, _, name = rel.partition("/")
         known.get(area, {}).pop(name, None)
     for rel, size, mtime, ctime, ino, _ in rows:
         area, _, name = rel.partition("/")
         known.setdefault(area, {})[name] = None if size is None else (size, mtime, ctime, ino)
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (marshal.dumps(known),))
+    packed = pack(known)
+    conn.execute("DELETE FROM meta WHERE k IN ('stamps', ?)", (STAMPS_KEY,))
+    if packed is not None:
+        conn.execute("INSERT INTO meta VALUES (?, ?)", (STAMPS_KEY, packed))
 
 
 def digest(data: bytes) -> bytes:

@@ -7,7 +7,8 @@ reflection, cited by the vault or the archive), a pinned topic changed outside d
 corrupt state file, stray temp files of ours, symbolic links, hard-linked files, FIFOs, sockets and
 devices (a stream day too big to read is one problem line of its file), stream compactions that waited
 for writers and are due, an unreadable compaction backlog, fragments that left the streams with
-no recorded reason (`ops.unrecorded_loss`).
+no recorded reason, and those another writer removed that a dreamdeck commit recorded, until they
+are restored or accepted (`ops.unrecorded_loss`).
 --fix puts protected fragments back from git history (`ops.protected`), finishes an interrupted
 apply, does the due compactions (a fresh citation judgment; lines written to a replaced stream
 inode carried over first), recomputes frontmatter to TypeClaw's exact bytes (through the one
@@ -34,7 +35,7 @@ from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.ops.doctor_memory import examine_memory
 from dreamdeck.core.ops.protected import missing_protected, pinned_drift, restore_missing
 from dreamdeck.core.ops.unrecorded_loss import KIND as LOSS
-from dreamdeck.core.ops.unrecorded_loss import unrecorded_losses
+from dreamdeck.core.ops.unrecorded_loss import OUTSIDE, outside_loss_findings, unrecorded_losses
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.memory_scan import hard_links_under, links_under, own_temp_files, special_files_under
 from dreamdeck.core.store.streams import read_path_for
@@ -46,6 +47,7 @@ from dreamdeck.core.workspace import Workspace
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
     #          | link | hard-link | special-file | compaction-due | compaction-backlog | pinned-changed | unrecorded-loss
+    #          | outside-loss
     where: str
     detail: str
     fixable: bool
@@ -112,6 +114,7 @@ def examine(ws: Workspace) -> DoctorReport:
         add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
     _protection_findings(ws, add)  # read from git, the vault and reflections each time
     report.findings += [Finding(LOSS, where, detail, False) for where, detail in unrecorded_losses(ws)]
+    report.findings += [Finding(OUTSIDE, where, detail, False) for where, detail in outside_loss_findings(ws)]
     due, _waiting, backlog_problem = backlog_status(ws)  # a day still being written is no finding
     if backlog_problem:
         add(Finding("compaction-backlog", f"memory/{BACKLOG}", backlog_problem, True))

@@ -350,16 +350,16 @@ def reject(
     if r.status not in ("pending", "stale") and not late_release:
         raise ReflectionError(f"{rid} is {r.status}; only a pending reflection can be rejected")
     r.status = r.status if late_release else "rejected"
-    r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "released" if late_release else "rejected",
-                        "reason": reason, "released": release})
     # What it holds (never marked dreamed); a reflection from before holding: all it was shown.
     keys = (r.held_keys() if r.held else r.shown_keys()) if release else set()
+    restore, unfound = put_back_from_history(ws, keys)  # released: dreamed again, what TypeClaw's GC took put back
     released: dict[str, set[str]] = {}
-    for d, i in keys:
+    for d, i in keys - set(unfound):
         released.setdefault(d, set()).add(i)
+    lost = {"not_released": [f"{d}#{i}" for d, i in unfound]} if unfound else {}  # what git lacks too is not released
+    r.decisions.append({"at": _now_iso(now), "actor": actor, "decision": "released" if late_release else "rejected",
+                        "reason": reason, "released": release, **lost})
     log = f"- {_now_iso(now)} {rid} rejected by {actor}: {reason}" + (" (fragments released)" if release else "")
-    # Released means dreamed again: what TypeClaw's GC took meanwhile comes back from git history.
-    restore, unfound = put_back_from_history(ws, keys)
     cs = ChangeSet(
         Commit("reject", actor, "rejected", "review", f"rejected {rid}: {reason}", subject=f"memory: reject {rid}",
                ref=Reference("Reflection", rid)),
@@ -368,8 +368,8 @@ def reject(
         Audit(extra=[("REJECT", f"memory/meta/reflections/{rid}.json", reason)]),
     )
     result = apply_changeset(ws, cs, now=now)
-    if unfound:  # released into nothing: said, never silent
-        result.warnings.append(f"released, in no stream nor git history (no dream will see them): {summarize_missing(unfound)}")
+    if unfound:  # never claimed released: named, with why
+        result.warnings.append(f"not released, cannot be put back (in no stream nor git history): {summarize_missing(unfound)}")
     return result
 
 

@@ -1,120 +1,111 @@
-"""Fragments that left the streams with no recorded reason (issue 10, item 6): `doctor`'s
-"unrecorded-loss" finding.
+"""Fragments that left the streams with no reason dreamdeck recorded (issue 10, items 1 and 6):
+`doctor`'s "unrecorded-loss" and "outside-loss" findings, and what a person does about them.
 
-Every removal dreamdeck makes is recorded: its commit (trailers, `Change-Id:`), the GC note on
-it, the receipt, a tombstone; one still in progress is in the journal. So a fragment the last
-commit dreamdeck made holds in a stream, and the working file no longer holds, went some other
-way (by hand, or by TypeClaw's own GC), unless a tombstone, the journal, a receipt or a GC note
-written since explains it.
-
-Cheap on a large workspace: the base commit's blob id of each stream file (one `git ls-tree`)
-is compared with the working file's, taken from git's index when the file's stat is the one the
-index recorded (`git.index_stat`), and computed from its bytes only otherwise; only the files
-whose blob differs are parsed, with their base blob. Without git, or before dreamdeck's
-first commit, there is nothing to compare with and nothing is said.
+"unrecorded-loss": the working stream files against dreamdeck's last commit
+(`door.outside_losses`): removed by hand or by TypeClaw's own GC since, and not committed yet.
+"outside-loss": what the door found the same way before one of its commits and recorded
+(`store.outside_losses`), so the commit did not absorb it: reported until the fragment is back
+in a stream (`doctor --fix` restores the protected ones, `restore_outside_losses` any, from git
+history) or a person accepts the loss (`accept_outside_losses`). Both go through the door: one
+commit, one audit line.
 """
 from __future__ import annotations
 
-import os
-
-from dreamdeck.core.door.journal import TornJournal, read_journal
-from dreamdeck.core.formats.citations import Key
-from dreamdeck.core.formats.json_data import load_json
-from dreamdeck.core.formats.stream_lines import STREAM_FILE, fragment_line_ids
-from dreamdeck.core.git.blobs import blob_id, show_file, tree_blob_ids
-from dreamdeck.core.git.index_stat import index_entries
-from dreamdeck.core.git.notes import line_id, read_gc_lines
-from dreamdeck.core.git.runner import repo_args, run_git
-from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
+from dreamdeck.core.door.apply import apply_changeset
+from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, Writes
+from dreamdeck.core.door.outside_losses import find_outside_losses
+from dreamdeck.core.errors import Refused
+from dreamdeck.core.formats.citations import Key, summarize_missing
+from dreamdeck.core.ops.doctor_memory import held_in_streams
+from dreamdeck.core.ops.protected import lines_from_history
+from dreamdeck.core.store.outside_losses import RECORD, Losses, load_outside_losses, render_outside_losses
 from dreamdeck.core.store.tombstones import tombstoned_keys
 from dreamdeck.core.workspace import Workspace
 
 KIND = "unrecorded-loss"
-STREAMS = "memory/streams/"
-RECEIPTS = "memory/meta/receipts/"
+OUTSIDE = "outside-loss"
+RECORD_FILE = RECORD.removeprefix("meta/")  # its name among a ChangeSet's meta files
+WHAT_TO_DO = ("`dreamdeck doctor --restore-losses` puts them back from git history, "
+              "`dreamdeck doctor --accept-losses` accepts the loss")
 
 
 def unrecorded_losses(ws: Workspace) -> list[tuple[str, str]]:
     """(stream file, what left it with no recorded reason), one per stream file."""
-    root = ws.root
-    if repo_args(root) is None:
-        return []
-    base = run_git(root, "log", "-1", "--format=%H", "--grep=^Change-Id: ", check=False).strip()
-    if not base:
-        return []
-    changed = [rel for rel in _changed_streams(ws, base) if STREAM_FILE.match(rel[len(STREAMS):])]
-    if not changed:
-        return []
-    receipts = run_git(root, "diff", "--name-only", "-z", base, "HEAD", "--", RECEIPTS, check=False, strip=False)
-    explained = _explained(ws, base, [p for p in receipts.split("\0") if p])
+    found = find_outside_losses(ws)
+    base = found.base
     out = []
-    for rel in changed:
-        day = rel[len(STREAMS):-len(".jsonl")]
-        lost = sorted(fid for fid in _ids(show_file(root, base, rel)) - _ids(_working(ws, rel))
-                      if (day, fid) not in explained)
-        if lost:
-            shown = ", ".join(f"{day}#{fid}" for fid in lost[:3]) + (f" (+{len(lost) - 3} more)" if len(lost) > 3 else "")
-            out.append((rel, f"{len(lost)} fragment(s) left this stream with no recorded reason since dreamdeck's "
-                             f"commit {base[:10]} (removed by hand, or by TypeClaw's own GC?): {shown}; "
-                             f"`git show {base[:10]}:{rel}` still holds them"))
+    for rel, lost in sorted(found.lines.items()):
+        day = rel[len("memory/streams/"):-len(".jsonl")]
+        keys = sorted((day, fid) for fid in lost)
+        out.append((rel, f"{len(keys)} fragment(s) left this stream with no recorded reason since dreamdeck's "
+                         f"commit {base[:10]} (removed by hand, or by TypeClaw's own GC?): {summarize_missing(keys)}; "
+                         f"`git show {base[:10]}:{rel}` still holds them"))
     return out
 
 
-def _changed_streams(ws: Workspace, base: str) -> list[str]:
-    """The stream files of `base` whose working file is gone or holds another blob. A file whose
-    stat is the one git's index recorded holds the index's blob: only the others are read."""
-    entries, index_mtime = index_entries(ws.root, STREAMS)
-    changed = []
-    for rel, want in sorted(tree_blob_ids(ws.root, base, STREAMS).items()):
-        try:
-            st = os.lstat(ws.root / rel)
-        except OSError:
-            changed.append(rel)
-            continue
-        entry = entries.get(rel)
-        if entry is not None and entry.holds(st, index_mtime):
-            now = entry.blob
-        else:
-            data = _working(ws, rel)
-            now = blob_id(data, sha256=len(want) == 64) if data is not None else ""
-        if now != want:
-            changed.append(rel)
-    return changed
+def open_outside_losses(ws: Workspace) -> tuple[Losses, str | None]:
+    """The recorded outside losses no stream holds again and no forget explains, and the
+    record's problem (None: it reads)."""
+    losses, problem = load_outside_losses(ws)
+    if not losses:
+        return {}, problem
+    held = held_in_streams(ws, losses)
+    stones = tombstoned_keys(ws)
+    return {k: c for k, c in losses.items() if k not in held and k not in stones}, problem
 
 
-def _ids(data: bytes | None) -> set[str]:
-    return set(fragment_line_ids(data)) if data else set()
+def outside_loss_findings(ws: Workspace) -> list[tuple[str, str]]:
+    """(where, detail) of each stream file with open outside losses, and of an unreadable record."""
+    losses, problem = open_outside_losses(ws)
+    out = []
+    if problem is not None:
+        out.append((f"memory/{RECORD}", f"{problem}; the door does not write over it: "
+                                        "`dreamdeck doctor --accept-losses` writes it again"))
+    by_day: dict[str, list[Key]] = {}
+    for key in sorted(losses):
+        by_day.setdefault(key[0], []).append(key)
+    for day, keys in by_day.items():
+        commit = losses[keys[0]][:10]
+        out.append((f"memory/streams/{day}.jsonl",
+                    f"{len(keys)} fragment(s) left this stream by another writer (TypeClaw's GC, or by hand), "
+                    f"recorded when dreamdeck committed it (`git show {commit}:memory/streams/{day}.jsonl` holds "
+                    f"them): {summarize_missing(keys)}; {WHAT_TO_DO}"))
+    return out
 
 
-def _working(ws: Workspace, rel: str) -> bytes | None:
-    try:
-        return read_bytes_nofollow(ws.root / rel, sole_name=False)  # a stream: a rewrite links it a moment
-    except (OSError, LinkRefused):  # gone, or a link (doctor reports links on their own)
+def accept_outside_losses(ws: Workspace, actor: str = "human:cli") -> ApplyResult | None:
+    """A person accepts every open outside loss: they leave the record, in one audited commit
+    that names them (None: nothing to accept)."""
+    losses, problem = open_outside_losses(ws)
+    if not losses and problem is None:
         return None
+    keys = sorted(losses)
+    summary = (f"accepted the loss of {len(keys)} fragment(s) another writer removed: {summarize_missing(keys, 20)}"
+               if keys else f"wrote memory/{RECORD} again ({problem})")
+    return _settle(ws, {}, summary, actor, "doctor --accept-losses", "ACK")
 
 
-def _explained(ws: Workspace, base: str, receipts: list[str]) -> set[Key]:
-    """Removals with a record: tombstones, the journal of a change in progress (its GC lines and
-    purges), receipts written since the base commit, and GC notes on commits after it."""
-    keys = set(tombstoned_keys(ws))
-    try:
-        journal = read_journal(ws)
-    except TornJournal:
-        journal = None
-    if journal is not None:
-        keys |= set(journal.evidence.purge)
-        keys |= {(day, line_id(line)) for day, line in journal.gc_lines or []}
-    for rel in receipts:
-        keys |= _receipt_keys(_working(ws, rel))
-    for sha in run_git(ws.root, "rev-list", f"{base}..HEAD", check=False).split():
-        keys |= {(day, line_id(line)) for day, line in read_gc_lines(ws.root, sha)}
-    return keys
+def restore_outside_losses(ws: Workspace, actor: str = "human:cli") -> tuple[ApplyResult | None, list[Key]]:
+    """Put every open outside loss back from git history, in one audited commit; the keys git
+    holds nowhere stay recorded. Returns (result or None, keys not found)."""
+    losses, problem = open_outside_losses(ws)
+    if problem is not None:
+        raise Refused(f"refused: {problem}; `dreamdeck doctor --accept-losses` writes it again")
+    lines, unfound = lines_from_history(ws, losses)
+    if not lines:
+        return None, unfound
+    restored = sorted(k for k in losses if k not in unfound)
+    summary = f"restored {len(restored)} fragment(s) another writer removed, from git history: {summarize_missing(restored, 20)}"
+    left = {k: c for k, c in losses.items() if k in unfound}
+    return _settle(ws, left, summary, actor, "doctor --restore-losses", "APPEND", lines), unfound
 
 
-def _receipt_keys(data: bytes | None) -> set[Key]:
-    try:
-        receipt = load_json(data or b"")
-    except ValueError:
-        return set()
-    refs = list(receipt.get("fragments_dropped") or []) if isinstance(receipt, dict) else []
-    return {tuple(r.split("#", 1)) for r in refs if isinstance(r, str) and "#" in r}  # type: ignore[misc]
+def _settle(ws: Workspace, left: Losses, summary: str, actor: str, trigger: str, verb: str,
+            lines: dict[str, list[str]] | None = None) -> ApplyResult:
+    cs = ChangeSet(
+        Commit("edit", actor, "approved", trigger, summary, subject=f"memory: {trigger.removeprefix('doctor ')}"),
+        Writes(meta_files={RECORD_FILE: render_outside_losses(left)}),
+        evidence=Evidence(restore_lines=lines or {}),
+        audit=Audit(extra=[(verb, "memory/streams" if lines else f"memory/{RECORD}", summary)]),
+    )
+    return apply_changeset(ws, cs)

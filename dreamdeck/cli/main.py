@@ -136,6 +136,10 @@ def build_parser(only: str | None = None) -> OneLineParser:
     sp.add_argument("rev", nargs="?", default="HEAD")
     sp = cmd("doctor", R.cmd_doctor, "what would hurt the agent; --fix repairs what needs no judgement")
     sp.add_argument("--fix", action="store_true")
+    sp.add_argument("--accept-losses", action="store_true",
+                    help="accept the loss of the fragments another writer removed (doctor's outside-loss)")
+    sp.add_argument("--restore-losses", action="store_true",
+                    help="put the fragments another writer removed back from git history")
 
     sp = cmd("remember", W.cmd_remember, "append a fragment to today's stream")
     sp.add_argument("text")

@@ -334,10 +334,28 @@ def cmd_verify(args) -> int:
     return 0 if result.ok else 1
 
 
+def _settle_losses(ws, args) -> None:
+    """`--restore-losses` / `--accept-losses`: what a person decides about fragments another
+    writer removed (doctor's outside-loss findings), each one audited commit."""
+    from dreamdeck.core.ops.unrecorded_loss import accept_outside_losses, restore_outside_losses
+
+    if getattr(args, "restore_losses", False):
+        result, unfound = restore_outside_losses(ws)
+        say(f"restore-losses: put back from git history (commit {result.sha[:10]})" if result and result.sha
+            else "restore-losses: nothing to restore")
+        if unfound:
+            warn(f"not in git history, still recorded: {', '.join(f'{d}#{i}' for d, i in unfound)}")
+    if getattr(args, "accept_losses", False):
+        result = accept_outside_losses(ws)
+        say(f"accept-losses: accepted, recorded in commit {result.sha[:10]}" if result and result.sha
+            else "accept-losses: nothing to accept")
+
+
 def cmd_doctor(args) -> int:
     from dreamdeck.core.ops.doctor import examine, fix
 
     ws = open_ws(args)
+    _settle_losses(ws, args)
     report = fix(ws) if args.fix else examine(ws)
     if args.json:
         emit_json(report.to_json())

@@ -308,7 +308,11 @@ def cmd_reject(args) -> int:
         from dreamdeck.core.ops.reflections import reject
 
         result = reject(ws, args.id, reason=args.reason, release=args.release, actor=args.actor)
-    say(f"rejected {args.id}" + (" (fragments released to the next dream)" if getattr(args, "release", False) else ""))
+    said = ""
+    if getattr(args, "release", False):
+        lost = _not_released(ws, args.id)
+        said = " (fragments released to the next dream" + (f"; {lost} could not be put back, named below" if lost else "") + ")"
+    say(f"rejected {args.id}{said}")
     if not args.id.startswith("p-"):
         _warn(result)
     return 0
@@ -452,6 +456,13 @@ def cmd_forget(args) -> int:
     for line in result.remains:
         warn(f"dreamdeck: still holds it: {line}")
     return 0
+
+
+def _not_released(ws, rid: str) -> int:
+    """How many of a reflection's fragments its last decision could not release."""
+    from dreamdeck.core.store.reflections import load_reflection
+
+    return len(load_reflection(ws, rid).decisions[-1].get("not_released") or [])
 
 
 def _warn(result) -> None:
