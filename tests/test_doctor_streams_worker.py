@@ -84,9 +84,9 @@ def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, mon
     not_held = [f"{OTHER}#{uuid_at(DAY, 1)}", f"{DAY}#{uuid_at(DAY, 9)}", f"2026-05-23#{uuid_at(DAY, 2)}"]
 
     with Reads(days) as reads:
-        assert reads.not_held("\n".join(held)) is None  # nothing answered yet: the caller checks
+        assert reads.not_held(["\n".join(held)]) is None  # nothing answered yet: the caller checks
         reads.day(days[0][1])
-        answer = reads.not_held("\n".join(held + not_held + held))
+        answer = reads.not_held(["\n".join(held), "\n".join(not_held + held)])
 
     assert answer == set(not_held)
 
@@ -102,9 +102,9 @@ def test_keys_given_to_a_worker_that_died_cost_nothing_and_the_caller_checks(mem
         worker = reads.worker
         assert worker is not None
         worker.kill()
-        reads.send_keys("\n".join([f"{DAY}#{uuid_at(DAY, 1)}"] * 100_000))
+        reads.send_keys(["\n".join([f"{DAY}#{uuid_at(DAY, 1)}"] * 100_000)])
         sender = reads.sender
-        assert reads.not_held("") is None
+        assert reads.not_held([""]) is None
 
     assert sender is not None and not sender.is_alive()
 
@@ -117,7 +117,7 @@ def test_the_workers_answer_leaves_out_the_empty_lines_of_shards_citing_nothing(
 
     with Reads(days) as reads:
         reads.day(days[0][1])
-        answer = reads.not_held("\n".join(["", *held, "", "", *missing, ""]))
+        answer = reads.not_held(["", "\n".join(held), "", "", "\n".join(missing), ""])
 
     assert answer == set(missing)
 

@@ -127,14 +127,12 @@ def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | No
         shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
                   for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
         judged, gone = _judge_shards(record, shards, today)  # meanwhile, here
-        texts = ["\n".join(keys) for *_, keys in judged]
-        cited = "\n".join(texts)
         if judged:
-            reads.send_keys(cited)  # waits in the pipe until the worker has read its days
+            reads.send_keys([text for *_, text in judged])  # waits in the pipe until the worker has read its days
         if meanwhile is not None:
             meanwhile()
         held = _refresh_streams(ws, record, streams, reads)
-        _record_shards(record, judged, (texts, cited), gone, held, reads)
+        _record_shards(record, judged, gone, held, reads)
         state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
@@ -204,7 +202,7 @@ def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str
         record.set_missing(rel, held.missing(keys))
 
 
-Judged = tuple[str, "str | None", "str | None", list[Row], set[str]]  # rel, stamp, date used, findings, keys
+Judged = tuple[str, "str | None", "str | None", list[Row], str]  # rel, stamp, date used, findings, keys one a line
 
 
 def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> tuple[list[Judged], list[str]]:
@@ -229,31 +227,33 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> 
                 gone.append(rel)  # removed since the listing
                 continue
             findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today)
-            judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings, keys))
+            # Only the keys' text is kept: the strings and the set go as each shard is done, and
+            # their memory serves the next (a first run's million keys held cost 33,000 page faults).
+            judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings,
+                           "\n".join(keys)))
     return judged, gone + list(known)
 
 
-def _record_shards(record: Record, judged: list[Judged], key_texts: tuple[list[str], str], gone: list[str],
-                   held: Held, reads: Reads) -> None:
-    """Record the shards judged (`key_texts`: each one's keys one a line, and all of them so) and
-    forget the ones gone; then check their citations together (the worker that read the
-    streams, when one did, answers which keys its days do not hold: the rows are written while
-    it looks them up)."""
-    texts, cited = key_texts
-    for (rel, stamp, day, findings, _keys), text in zip(judged, texts):
+def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held, reads: Reads) -> None:
+    """Record the shards judged and forget the ones gone; then check their citations together
+    (the worker that read the streams, when one did, answers which keys its days do not hold:
+    the rows are written while it looks them up)."""
+    texts = [text for *_, text in judged]
+    for rel, stamp, day, findings, text in judged:
         record.put_shard(rel, stamp, day, findings, text, [])
     for rel in gone:
         record.drop_shard(rel)
     record.flush()
-    not_read = reads.not_held(cited) if judged else set()
+    not_read = reads.not_held(texts) if judged else set()
     if not_read is None:
-        absent = held.absent(set().union(*(keys for *_, keys in judged)))
+        absent = held.absent(set().union(*(text.split("\n") for text in texts if text)))
     else:
         absent = {key for key in not_read if not held.holds(key)}  # a day the record kept
     if absent:
-        for rel, _stamp, _day, _findings, keys in judged:
+        for rel, _stamp, _day, _findings, text in judged:
+            keys = text.split("\n") if text else []
             if not absent.isdisjoint(keys):
-                record.set_missing(rel, sorted(keys & absent))
+                record.set_missing(rel, sorted(absent.intersection(keys)))
 
 
 def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, set[str]]:
