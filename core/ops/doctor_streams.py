@@ -1,4 +1,4 @@
-"""Reading `doctor`'s stream days (and the dreaming state) in a second process.
+"""Reading `doctor`'s stream days in a second process.
 
 Doctor's first run reads a year of streams (a million lines, ~230 MB) and judges every shard: the
 two do not depend on each other until the citations are checked, so on a machine with a second
@@ -6,7 +6,8 @@ core the streams are read by a worker while the shards are judged here. The work
 interpreter (`python -m` this module: no fork of a process holding SQLite, and none of the
 command line's imports), started only when the bytes to read are worth its start-up (~0.1 s of
 CPU: `WORKER_BYTES`); it answers each day as compact data (its stamp, its ids one a line, its
-malformed lines) in one pickle on its stdout. Whatever goes wrong in it (a link, a FIFO, a
+malformed lines) in one pickle on its stdout. The dreaming state file is read by the caller
+while it waits for that answer (the worker, the longer half, is spared it). Whatever goes wrong in it (a link, a FIFO, a
 file it cannot read, a worker that cannot start), the same reads are done here instead, where
 they fail or succeed exactly as they always did: the worker can only ever cost speed.
 """
@@ -19,8 +20,8 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterable, Sequence
-from itertools import chain, repeat
 from contextlib import suppress
+from itertools import chain, repeat
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,7 +39,6 @@ KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESH
 # (`yes >> day.jsonl` grows a file by a gigabyte a second). One problem line says so instead.
 DAY_READ_LIMIT = 2**29 - 24
 DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
-StateRead = tuple[Stamp | None, int, str | None]  # (stamp, read started at, its problem)
 
 
 def lstamp(path: str | Path) -> Stamp | None:
@@ -64,28 +64,18 @@ def read_day(path: str) -> DayRead:
     return stamp, started, ids, problems
 
 
-def read_state(path: str) -> StateRead:
-    from dreamdeck.core.ops.doctor_state import state_problem  # msgspec: only when a state is read
-
-    started = clock()
-    stamp = lstamp(path)
-    return stamp, started, state_problem(Path(path))
-
-
 class Reads:
-    """The stream days (and the state file, when asked) doctor must read this run: started in a
-    worker when they are many bytes, answered by `day` and `state` (here, when the worker did not
-    answer). The worker keeps what it read, so `not_held` can then ask it which of the citation
+    """The stream days doctor must read this run: started in a worker when they are many bytes,
+    answered by `day` (here, when the worker did not answer). The worker keeps what it read, so `not_held` can then ask it which of the citation
     keys those days do not hold. A context: leaving it stops the worker."""
 
-    def __init__(self, days: Iterable[tuple[str, str]], state: str | None = None):
+    def __init__(self, days: Iterable[tuple[str, str]]):
         self.days = dict((path, day) for day, path in days)  # path -> its day
-        self.state_path = state
-        self.answer: tuple[dict[str, DayRead], StateRead | None] | None = None
+        self.answer: dict[str, DayRead] | None = None
         self.worker: subprocess.Popen | None = None
         self.sender: threading.Thread | None = None  # writing the citation keys to the worker
         if _size(list(self.days)) >= WORKER_BYTES:
-            self.worker = _start(self.days, state)
+            self.worker = _start(self.days)
 
     def __enter__(self) -> Reads:
         return self
@@ -99,12 +89,8 @@ class Reads:
         return self.answer is not None
 
     def day(self, path: str) -> DayRead:
-        days = self._answered()[0]
+        days = self._answered()
         return days[path] if path in days else read_day(path)
-
-    def state(self) -> StateRead:
-        found = self._answered()[1]
-        return found if found is not None else read_state(str(self.state_path))
 
     def send_keys(self, keys: Sequence[str]) -> None:
         """Start giving the worker the citation keys (texts of `DATE#ID` lines, a shard's each) for
@@ -131,13 +117,13 @@ class Reads:
         self._stop()
         return found if isinstance(found, set) else None
 
-    def _answered(self) -> tuple[dict[str, DayRead], StateRead | None]:
+    def _answered(self) -> dict[str, DayRead]:
         if self.answer is None and self.worker is not None and self.worker.stdout is not None:
             try:
                 self.answer = pickle.load(self.worker.stdout)
             except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
                 self._stop()  # it failed: read here
-        return self.answer if self.answer is not None else ({}, None)
+        return self.answer if self.answer is not None else {}
 
     def _stop(self) -> None:
         worker, self.worker = self.worker, None
@@ -166,7 +152,7 @@ def _size(paths: list[str]) -> int:
     return total
 
 
-def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
+def _start(days: dict[str, str]) -> subprocess.Popen | None:
     if not sys.executable:
         return None  # an embedding interpreter that cannot name itself: read here
     try:
@@ -176,7 +162,7 @@ def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
         return None  # read here
     assert worker.stdin is not None
     try:
-        pickle.dump((days, state), worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(days, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         worker.stdin.flush()
     except OSError:
         worker.kill()
@@ -191,15 +177,14 @@ def _serve() -> int:
     days do not hold."""
     gc.disable()  # a process that ends after one bulk read (`io.gc_pause`)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    days, state = pickle.load(stdin)
+    days = pickle.load(stdin)
     try:
         read = {path: read_day(path) for path in days}
-        answer: Any = (read, read_state(state) if state else None)
     except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
         return 3
     # The answer is written by a thread (the pipe waits for the caller, who may still be judging
     # shards) while the days' key set is made here.
-    answering = threading.Thread(target=_answer, args=(stdout, answer))
+    answering = threading.Thread(target=_answer, args=(stdout, read))
     answering.start()
     held = _held_keys(read, days)
     answering.join()
