@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from contextlib import ExitStack
 from operator import itemgetter
@@ -26,7 +27,7 @@ from dreamdeck.core.io.gc_pause import paused_gc
 from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
-from dreamdeck.core.ops.doctor_streams import Reads, lstamp, read_day
+from dreamdeck.core.ops.doctor_streams import Reads, joined_by_day, lstamp, read_day
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -126,9 +127,11 @@ def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | No
     with Reads(_to_read(record, streams)) as reads:  # in a worker when many bytes
         shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
                   for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
-        judged, gone = _judge_shards(record, shards, today)  # meanwhile, here
-        if judged:
-            reads.send_keys([text for *_, text in judged])  # waits in the pipe until the worker has read its days
+        by_day: defaultdict[str, list[str]] | None = defaultdict(list) if reads.worker is not None else None
+        judged, gone = _judge_shards(record, shards, today, by_day)  # meanwhile, here
+        if by_day:
+            reads.send_keys(joined_by_day(by_day))  # waits in the pipe until the worker has read its days
+            del by_day  # a million key strings: their memory serves what follows
         if meanwhile is not None:
             meanwhile()
         state_problem = _state_problem(ws, record)  # here, while the worker still reads
@@ -205,9 +208,12 @@ def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str
 Judged = tuple[str, "str | None", "str | None", list[Row], str]  # rel, stamp, date used, findings, keys one a line
 
 
-def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> tuple[list[Judged], list[str]]:
+def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
+                  by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Judged], list[str]]:
     """(each shard file not recorded under its stamp — and, when it matters, today's date — read
-    and judged; the recorded shards whose file is gone). Nothing is written here."""
+    and judged; the recorded shards whose file is gone). Nothing is written here. `by_day`, when
+    given, gets the citation keys of the shards judged, by their date (`DATE#ID`, as cited; a key
+    cited twice is there twice), for the stream worker to check a day at a time."""
     known = record.shard_rows()
     judged: list[Judged] = []
     gone: list[str] = []
@@ -227,8 +233,11 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> 
                 gone.append(rel)  # removed since the listing
                 continue
             findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today)
-            # Only the keys' text is kept: the strings and the set go as each shard is done, and
-            # their memory serves the next (a first run's million keys held cost 33,000 page faults).
+            if by_day is not None:
+                for key in keys:
+                    by_day[key[:10]].append(key)  # a key's date: its first ten characters
+            # The keys' text is kept, not their set (a first run's million keys in sets cost
+            # 33,000 page faults).
             judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings,
                            "\n".join(keys)))
     return judged, gone + list(known)
@@ -238,15 +247,14 @@ def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: 
     """Record the shards judged and forget the ones gone; then check their citations together
     (the worker that read the streams, when one did, answers which keys its days do not hold:
     the rows are written while it looks them up)."""
-    texts = [text for *_, text in judged]
     for rel, stamp, day, findings, text in judged:
         record.put_shard(rel, stamp, day, findings, text, [])
     for rel in gone:
         record.drop_shard(rel)
     record.flush()
-    not_read = reads.not_held(texts) if judged else set()
+    not_read = reads.not_held() if judged else set()
     if not_read is None:
-        absent = held.absent(set().union(*(text.split("\n") for text in texts if text)))
+        absent = held.absent(set().union(*(text.split("\n") for *_, text in judged if text)))
     else:
         absent = {key for key in not_read if not held.holds(key)}  # a day the record kept
     if absent:
