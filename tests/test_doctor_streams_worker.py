@@ -9,7 +9,7 @@ import pytest
 
 from dreamdeck.core.ops import doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
-from dreamdeck.core.ops.doctor_streams import Reads, joined_by_day, read_day
+from dreamdeck.core.ops.doctor_streams import Reads, joined_by_day, read_day, read_state
 from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 DAY, OTHER = "2026-05-20", "2026-05-21"
@@ -45,13 +45,15 @@ def test_doctor_finds_the_same_with_the_streams_read_by_a_worker(memory, ws, mon
 def test_a_workers_answer_is_what_this_process_reads(memory, monkeypatch):
     monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
     paths = [str(memory / "memory" / "streams" / f"{day}.jsonl") for day in (DAY, OTHER)]
+    state = str(memory / "memory" / ".dreaming-state.json")
 
-    with Reads(zip((DAY, OTHER), paths)) as reads:
-        answered = [reads.day(path) for path in paths]
+    with Reads(zip((DAY, OTHER), paths), state) as reads:
+        answered = [reads.day(path) for path in paths], reads.state()
         assert reads.by_worker
 
-    assert [day[2:] for day in answered] == [read_day(path)[2:] for path in paths]
-    assert answered[0][3] == [(2, answered[0][3][0][1])] and uuid_at(DAY, 2) in answered[0][2]
+    assert [day[2:] for day in answered[0]] == [read_day(path)[2:] for path in paths]
+    assert answered[0][0][3] == [(2, answered[0][0][3][0][1])] and uuid_at(DAY, 2) in answered[0][0][2]
+    assert answered[1][2] == read_state(state)[2] is not None
 
 
 @pytest.mark.parametrize("plant", [

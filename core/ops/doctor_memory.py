@@ -124,7 +124,7 @@ class Held:
 def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | None) -> list[Row]:
     today = ws.today()
     streams = _stream_files(ws)
-    with Reads(_to_read(record, streams)) as reads:  # in a worker when many bytes
+    with Reads(_to_read(record, streams), _state_to_read(ws, record)) as reads:  # in a worker when many bytes
         shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
                   for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
         by_day: defaultdict[str, list[str]] | None = defaultdict(list) if reads.worker is not None else None
@@ -134,9 +134,9 @@ def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | No
             del by_day  # a million key strings: their memory serves what follows
         if meanwhile is not None:
             meanwhile()
-        state_problem = _state_problem(ws, record)  # here, while the worker still reads
         held = _refresh_streams(ws, record, streams, reads)
         _record_shards(record, judged, gone, held, reads)
+        state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
     for rel, _shard in shards:
@@ -317,12 +317,15 @@ def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
             for rel, day, fid in missing if (day, fid) not in stones]
 
 
-def _state_problem(ws: Workspace, record: Record) -> str | None:
+def _state_to_read(ws: Workspace, record: Record) -> str | None:
+    """The dreaming state file's path when it is not recorded under its stamp now."""
+    return None if record.single("state", stamp_text(lstamp(ws.state_path)))[0] else str(ws.state_path)
+
+
+def _state_problem(ws: Workspace, record: Record, reads: Reads) -> str | None:
     known, problem = record.single("state", stamp_text(lstamp(ws.state_path)))
     if known:
         return problem
-    from dreamdeck.core.ops.doctor_state import read_state  # msgspec: only when the state is read
-
-    stamp, started, problem = read_state(ws.state_path)
+    stamp, started, problem = reads.state()
     record.put_single("state", _recordable(stamp, started), problem)
     return problem

@@ -14,9 +14,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from dreamdeck.core.io.cache import Stamp, clock
 from dreamdeck.core.io.no_links import read_bytes_nofollow
-from dreamdeck.core.ops.doctor_streams import lstamp
 from dreamdeck.core.store.state import load_state
 
 
@@ -31,14 +29,6 @@ class _State(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(_State, strict=True)
-StateRead = tuple[Stamp | None, int, str | None]  # (stamp, read started at, its problem)
-
-
-def read_state(path: Path) -> StateRead:
-    """The state file's problem, with its stamp taken right before the read recorded under it."""
-    started = clock()
-    stamp = lstamp(path)
-    return stamp, started, state_problem(path)
 
 
 def state_problem(path: Path) -> str | None:

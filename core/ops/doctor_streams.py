@@ -1,4 +1,4 @@
-"""Reading `doctor`'s stream days in a second process.
+"""Reading `doctor`'s stream days (and the dreaming state) in a second process.
 
 Doctor's first run reads a year of streams (a million lines, ~230 MB) and judges every shard: the
 two do not depend on each other until the citations are checked, so on a machine with a second
@@ -6,8 +6,8 @@ core the streams are read by a worker while the shards are judged here. The work
 interpreter (`python -m` this module: no fork of a process holding SQLite, and none of the
 command line's imports), started only when the bytes to read are worth its start-up (~0.1 s of
 CPU: `WORKER_BYTES`); it answers each day as compact data (its stamp, its ids one a line, its
-malformed lines) in one pickle on its stdout. The dreaming state file is read by the caller
-while it waits for that answer (the worker, the longer half, is spared it). Whatever goes wrong in it (a link, a FIFO, a
+malformed lines) in one pickle on its stdout, then checks the citation keys the caller groups by
+date as it judges the shards (`not_held`), a day at a time. Whatever goes wrong in it (a link, a FIFO, a
 file it cannot read, a worker that cannot start), the same reads are done here instead, where
 they fail or succeed exactly as they always did: the worker can only ever cost speed.
 """
@@ -38,6 +38,7 @@ KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESH
 # (`yes >> day.jsonl` grows a file by a gigabyte a second). One problem line says so instead.
 DAY_READ_LIMIT = 2**29 - 24
 DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
+StateRead = tuple[Stamp | None, int, str | None]  # (stamp, read started at, its problem)
 
 
 def lstamp(path: str | Path) -> Stamp | None:
@@ -63,18 +64,28 @@ def read_day(path: str) -> DayRead:
     return stamp, started, ids, problems
 
 
-class Reads:
-    """The stream days doctor must read this run: started in a worker when they are many bytes,
-    answered by `day` (here, when the worker did not answer). The worker keeps what it read, so `not_held` can then ask it which of the citation
-    keys those days do not hold. A context: leaving it stops the worker."""
+def read_state(path: str) -> StateRead:
+    from dreamdeck.core.ops.doctor_state import state_problem  # msgspec: only when a state is read
 
-    def __init__(self, days: Iterable[tuple[str, str]]):
+    started = clock()
+    stamp = lstamp(path)
+    return stamp, started, state_problem(Path(path))
+
+
+class Reads:
+    """The stream days (and the state file, when asked) doctor must read this run: started in a
+    worker when they are many bytes, answered by `day` and `state` (here, when the worker did not
+    answer). The worker keeps the ids it read, so `not_held` can then ask it which of the
+    citation keys those days do not hold. A context: leaving it stops the worker."""
+
+    def __init__(self, days: Iterable[tuple[str, str]], state: str | None = None):
         self.days = dict((path, day) for day, path in days)  # path -> its day
-        self.answer: dict[str, DayRead] | None = None
+        self.state_path = state
+        self.answer: tuple[dict[str, DayRead], StateRead | None] | None = None
         self.worker: subprocess.Popen | None = None
         self.sender: threading.Thread | None = None  # writing the citation keys to the worker
         if _size(list(self.days)) >= WORKER_BYTES:
-            self.worker = _start(self.days)
+            self.worker = _start(self.days, state)
 
     def __enter__(self) -> Reads:
         return self
@@ -88,8 +99,12 @@ class Reads:
         return self.answer is not None
 
     def day(self, path: str) -> DayRead:
-        days = self._answered()
+        days = self._answered()[0]
         return days[path] if path in days else read_day(path)
+
+    def state(self) -> StateRead:
+        found = self._answered()[1]
+        return found if found is not None else read_state(str(self.state_path))
 
     def send_keys(self, keys: dict[str, str]) -> None:
         """Start giving the worker the citation keys for `not_held`, by their date (`joined_by_day`):
@@ -114,13 +129,13 @@ class Reads:
         self._stop()
         return found if isinstance(found, set) else None
 
-    def _answered(self) -> dict[str, DayRead]:
+    def _answered(self) -> tuple[dict[str, DayRead], StateRead | None]:
         if self.answer is None and self.worker is not None and self.worker.stdout is not None:
             try:
                 self.answer = pickle.load(self.worker.stdout)
             except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
                 self._stop()  # it failed: read here
-        return self.answer if self.answer is not None else {}
+        return self.answer if self.answer is not None else ({}, None)
 
     def _stop(self) -> None:
         worker, self.worker = self.worker, None
@@ -149,7 +164,7 @@ def _size(paths: list[str]) -> int:
     return total
 
 
-def _start(days: dict[str, str]) -> subprocess.Popen | None:
+def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
     if not sys.executable:
         return None  # an embedding interpreter that cannot name itself: read here
     try:
@@ -159,7 +174,7 @@ def _start(days: dict[str, str]) -> subprocess.Popen | None:
         return None  # read here
     assert worker.stdin is not None
     try:
-        pickle.dump(days, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump((days, state), worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         worker.stdin.flush()
     except OSError:
         worker.kill()
@@ -174,12 +189,13 @@ def _serve() -> int:
     days do not hold."""
     gc.disable()  # a process that ends after one bulk read (`io.gc_pause`)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    days = pickle.load(stdin)
+    days, state = pickle.load(stdin)
     try:
         read = {path: read_day(path) for path in days}
+        answer: Any = (read, read_state(state) if state else None)
     except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
         return 3
-    _answer(stdout, read)
+    _answer(stdout, answer)
     try:
         keys = pickle.load(stdin)
     except EOFError:
