@@ -195,13 +195,19 @@ def _serve() -> int:
         answer: Any = (read, read_state(state) if state else None)
     except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
         return 3
-    _answer(stdout, answer)
+    # The answer is written by a thread: the pipe waits for the caller, who may still be judging
+    # shards, and the citation keys it has sent meanwhile are checked here without waiting.
+    answering = threading.Thread(target=_answer, args=(stdout, answer))
+    answering.start()
     try:
         keys = pickle.load(stdin)
     except EOFError:
+        answering.join()
         return 0  # not asked
     ids_by_day = {days[path]: ids for path, (_stamp, _started, ids, _problems) in read.items()}
-    pickle.dump(_not_held(keys, ids_by_day), stdout, protocol=pickle.HIGHEST_PROTOCOL)
+    not_held = _not_held(keys, ids_by_day)
+    answering.join()
+    pickle.dump(not_held, stdout, protocol=pickle.HIGHEST_PROTOCOL)
     stdout.flush()
     return 0
 
