@@ -232,10 +232,7 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
             except FileNotFoundError:
                 gone.append(rel)  # removed since the listing
                 continue
-            findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today)
-            if by_day is not None:
-                for key in keys:
-                    by_day[key[:10]].append(key)  # a key's date: its first ten characters
+            findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today, by_day)
             # The keys' text is kept, not their set (a first run's million keys in sets cost
             # 33,000 page faults).
             judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings,
@@ -264,13 +261,17 @@ def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: 
                 record.set_missing(rel, sorted(absent.intersection(keys)))
 
 
-def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, set[str]]:
+def examine_shard(rel: str, slug: str, text: str, today: str,
+                  by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Row], bool, set[str]]:
     """(one shard's findings, whether they depend on today's date — a shard whose body cites
-    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys)."""
-    quick = _canonical_shard(rel, text, today)
+    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys), and
+    its keys added to `by_day` by their date, when given."""
+    quick = _canonical_shard(rel, text, today, by_day)
     if quick is not None:
         return quick
     keys = citation_key_texts(text)
+    if by_day is not None:
+        _group_by_day(keys, by_day)
     try:
         _meta, body = parse_shard(text)
     except ShardParseError as exc:
@@ -287,7 +288,14 @@ def _stale(rel: str) -> Row:
 _DATE_OF_KEY = itemgetter(slice(0, 10))  # a DATE#ID key's date: its first ten characters
 
 
-def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, set[str]] | None:
+def _group_by_day(keys: Collection[str], by_day: defaultdict[str, list[str]], dates: Iterable[str] | None = None) -> None:
+    """Add `keys` to `by_day` by their date (`dates`: theirs, in the keys' order, when already sliced)."""
+    for day, key in zip(map(_DATE_OF_KEY, keys) if dates is None else dates, keys):
+        by_day[day].append(key)
+
+
+def _canonical_shard(rel: str, text: str, today: str,
+                     by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Row], bool, set[str]] | None:
     """`examine_shard` for a shard in the canonical shape (`shards.canonical_meta`: what TypeClaw's
     recompute and dreamdeck write, no CR, closed by exactly `---` and a newline), or None. Then
     the strict parse is that meta, and the recompute writes these very bytes exactly when the
@@ -303,10 +311,16 @@ def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, 
         return None
     body_keys = citation_key_texts(text, end + 5)
     current = meta.cites == len(body_keys)
-    if current:  # the dates only when the count agrees: a million keys sliced
-        days = set(map(_DATE_OF_KEY, body_keys))
-        current = (meta.days, meta.last_reinforced) == (len(days), max(days, default=today))
+    if current or by_day is not None:  # the dates only when the count agrees or keys go by day: a million sliced
+        dates = list(map(_DATE_OF_KEY, body_keys))
+        if by_day is not None:
+            _group_by_day(body_keys, by_day, dates)
+        if current:
+            days = set(dates)
+            current = (meta.days, meta.last_reinforced) == (len(days), max(days, default=today))
     keys = body_keys | citation_key_texts(text[:end + 5]) if "/" in meta.heading else body_keys
+    if by_day is not None and keys is not body_keys:
+        _group_by_day(keys - body_keys, by_day)
     return [] if current else [_stale(rel)], not body_keys, keys
 
 
