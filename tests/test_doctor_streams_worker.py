@@ -9,7 +9,7 @@ import pytest
 
 from dreamdeck.core.ops import doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
-from dreamdeck.core.ops.doctor_streams import Reads, read_day, read_state
+from dreamdeck.core.ops.doctor_streams import Reads, joined_by_day, read_day, read_state
 from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 DAY, OTHER = "2026-05-20", "2026-05-21"
@@ -77,6 +77,13 @@ def test_a_worker_whose_answer_is_not_wanted_is_stopped(memory, monkeypatch):
     assert worker.poll() is not None
 
 
+def by_day(keys: list[str]) -> dict[str, str]:
+    grouped: dict[str, list[str]] = {}
+    for key in keys:
+        grouped.setdefault(key[:10], []).append(key)
+    return joined_by_day(grouped)
+
+
 def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, monkeypatch):
     monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
     days = [(day, str(memory / "memory" / "streams" / f"{day}.jsonl")) for day in (DAY, OTHER)]
@@ -84,9 +91,11 @@ def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, mon
     not_held = [f"{OTHER}#{uuid_at(DAY, 1)}", f"{DAY}#{uuid_at(DAY, 9)}", f"2026-05-23#{uuid_at(DAY, 2)}"]
 
     with Reads(days) as reads:
-        assert reads.not_held("\n".join(held)) is None  # nothing answered yet: the caller checks
+        assert reads.not_held() is None  # nothing answered yet: the caller checks
         reads.day(days[0][1])
-        answer = reads.not_held("\n".join(held + not_held + held))
+        assert reads.not_held() is None  # no keys given: the caller checks
+        reads.send_keys(by_day(held + not_held + held))
+        answer = reads.not_held()
 
     assert answer == set(not_held)
 
@@ -102,22 +111,23 @@ def test_keys_given_to_a_worker_that_died_cost_nothing_and_the_caller_checks(mem
         worker = reads.worker
         assert worker is not None
         worker.kill()
-        reads.send_keys("\n".join([f"{DAY}#{uuid_at(DAY, 1)}"] * 100_000))
+        reads.send_keys(by_day([f"{DAY}#{uuid_at(DAY, 1)}"] * 100_000))
         sender = reads.sender
-        assert reads.not_held("") is None
+        assert reads.not_held() is None
 
     assert sender is not None and not sender.is_alive()
 
 
 @pytest.mark.parametrize("missing", [[], [f"{OTHER}#{uuid_at(DAY, 1)}"]])
-def test_the_workers_answer_leaves_out_the_empty_lines_of_shards_citing_nothing(memory, monkeypatch, missing):
+def test_a_day_the_worker_did_not_read_holds_none_of_its_keys(memory, monkeypatch, missing):
     monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
-    days = [(day, str(memory / "memory" / "streams" / f"{day}.jsonl")) for day in (DAY, OTHER)]
-    held = [f"{DAY}#{uuid_at(DAY, 1)}", f"{OTHER}#{uuid_at(OTHER, 1)}"]
+    days = [(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]
+    held = [f"{DAY}#{uuid_at(DAY, 1)}", f"{DAY}#{uuid_at(DAY, 2)}"]
 
     with Reads(days) as reads:
         reads.day(days[0][1])
-        answer = reads.not_held("\n".join(["", *held, "", "", *missing, ""]))
+        reads.send_keys(by_day([*held, *missing]))
+        answer = reads.not_held()
 
     assert answer == set(missing)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from contextlib import ExitStack
 from operator import itemgetter
@@ -26,7 +27,7 @@ from dreamdeck.core.io.gc_pause import paused_gc
 from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
-from dreamdeck.core.ops.doctor_streams import Reads, lstamp, read_day
+from dreamdeck.core.ops.doctor_streams import Reads, joined_by_day, lstamp, read_day
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -126,15 +127,15 @@ def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | No
     with Reads(_to_read(record, streams), _state_to_read(ws, record)) as reads:  # in a worker when many bytes
         shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
                   for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
-        judged, gone = _judge_shards(record, shards, today)  # meanwhile, here
-        texts = ["\n".join(keys) for *_, keys in judged]
-        cited = "\n".join(texts)
-        if judged:
-            reads.send_keys(cited)  # waits in the pipe until the worker has read its days
+        by_day: defaultdict[str, list[str]] | None = defaultdict(list) if reads.worker is not None else None
+        judged, gone = _judge_shards(record, shards, today, by_day)  # meanwhile, here
+        if by_day:
+            reads.send_keys(joined_by_day(by_day))  # waits in the pipe until the worker has read its days
+            del by_day  # a million key strings: their memory serves what follows
         if meanwhile is not None:
             meanwhile()
         held = _refresh_streams(ws, record, streams, reads)
-        _record_shards(record, judged, (texts, cited), gone, held, reads)
+        _record_shards(record, judged, gone, held, reads)
         state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
@@ -204,12 +205,15 @@ def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str
         record.set_missing(rel, held.missing(keys))
 
 
-Judged = tuple[str, "str | None", "str | None", list[Row], set[str]]  # rel, stamp, date used, findings, keys
+Judged = tuple[str, "str | None", "str | None", list[Row], str]  # rel, stamp, date used, findings, keys one a line
 
 
-def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> tuple[list[Judged], list[str]]:
+def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
+                  by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Judged], list[str]]:
     """(each shard file not recorded under its stamp — and, when it matters, today's date — read
-    and judged; the recorded shards whose file is gone). Nothing is written here."""
+    and judged; the recorded shards whose file is gone). Nothing is written here. `by_day`, when
+    given, gets the citation keys of the shards judged, by their date (`DATE#ID`, as cited; a key
+    cited twice is there twice), for the stream worker to check a day at a time."""
     known = record.shard_rows()
     judged: list[Judged] = []
     gone: list[str] = []
@@ -228,41 +232,46 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str) -> 
             except FileNotFoundError:
                 gone.append(rel)  # removed since the listing
                 continue
-            findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today)
-            judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings, keys))
+            findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today, by_day)
+            # The keys' text is kept, not their set (a first run's million keys in sets cost
+            # 33,000 page faults).
+            judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings,
+                           "\n".join(keys)))
     return judged, gone + list(known)
 
 
-def _record_shards(record: Record, judged: list[Judged], key_texts: tuple[list[str], str], gone: list[str],
-                   held: Held, reads: Reads) -> None:
-    """Record the shards judged (`key_texts`: each one's keys one a line, and all of them so) and
-    forget the ones gone; then check their citations together (the worker that read the
-    streams, when one did, answers which keys its days do not hold: the rows are written while
-    it looks them up)."""
-    texts, cited = key_texts
-    for (rel, stamp, day, findings, _keys), text in zip(judged, texts):
+def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held, reads: Reads) -> None:
+    """Record the shards judged and forget the ones gone; then check their citations together
+    (the worker that read the streams, when one did, answers which keys its days do not hold:
+    the rows are written while it looks them up)."""
+    for rel, stamp, day, findings, text in judged:
         record.put_shard(rel, stamp, day, findings, text, [])
     for rel in gone:
         record.drop_shard(rel)
     record.flush()
-    not_read = reads.not_held(cited) if judged else set()
+    not_read = reads.not_held() if judged else set()
     if not_read is None:
-        absent = held.absent(set().union(*(keys for *_, keys in judged)))
+        absent = held.absent(set().union(*(text.split("\n") for *_, text in judged if text)))
     else:
         absent = {key for key in not_read if not held.holds(key)}  # a day the record kept
     if absent:
-        for rel, _stamp, _day, _findings, keys in judged:
+        for rel, _stamp, _day, _findings, text in judged:
+            keys = text.split("\n") if text else []
             if not absent.isdisjoint(keys):
-                record.set_missing(rel, sorted(keys & absent))
+                record.set_missing(rel, sorted(absent.intersection(keys)))
 
 
-def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, set[str]]:
+def examine_shard(rel: str, slug: str, text: str, today: str,
+                  by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Row], bool, set[str]]:
     """(one shard's findings, whether they depend on today's date — a shard whose body cites
-    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys)."""
-    quick = _canonical_shard(rel, text, today)
+    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys), and
+    its keys added to `by_day` by their date, when given."""
+    quick = _canonical_shard(rel, text, today, by_day)
     if quick is not None:
         return quick
     keys = citation_key_texts(text)
+    if by_day is not None:
+        _group_by_day(keys, by_day)
     try:
         _meta, body = parse_shard(text)
     except ShardParseError as exc:
@@ -279,7 +288,14 @@ def _stale(rel: str) -> Row:
 _DATE_OF_KEY = itemgetter(slice(0, 10))  # a DATE#ID key's date: its first ten characters
 
 
-def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, set[str]] | None:
+def _group_by_day(keys: Collection[str], by_day: defaultdict[str, list[str]], dates: Iterable[str] | None = None) -> None:
+    """Add `keys` to `by_day` by their date (`dates`: theirs, in the keys' order, when already sliced)."""
+    for day, key in zip(map(_DATE_OF_KEY, keys) if dates is None else dates, keys):
+        by_day[day].append(key)
+
+
+def _canonical_shard(rel: str, text: str, today: str,
+                     by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Row], bool, set[str]] | None:
     """`examine_shard` for a shard in the canonical shape (`shards.canonical_meta`: what TypeClaw's
     recompute and dreamdeck write, no CR, closed by exactly `---` and a newline), or None. Then
     the strict parse is that meta, and the recompute writes these very bytes exactly when the
@@ -295,10 +311,16 @@ def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, 
         return None
     body_keys = citation_key_texts(text, end + 5)
     current = meta.cites == len(body_keys)
-    if current:  # the dates only when the count agrees: a million keys sliced
-        days = set(map(_DATE_OF_KEY, body_keys))
-        current = (meta.days, meta.last_reinforced) == (len(days), max(days, default=today))
+    if current or by_day is not None:  # the dates only when the count agrees or keys go by day: a million sliced
+        dates = list(map(_DATE_OF_KEY, body_keys))
+        if by_day is not None:
+            _group_by_day(body_keys, by_day, dates)
+        if current:
+            days = set(dates)
+            current = (meta.days, meta.last_reinforced) == (len(days), max(days, default=today))
     keys = body_keys | citation_key_texts(text[:end + 5]) if "/" in meta.heading else body_keys
+    if by_day is not None and keys is not body_keys:
+        _group_by_day(keys - body_keys, by_day)
     return [] if current else [_stale(rel)], not body_keys, keys
 
 

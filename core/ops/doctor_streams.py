@@ -6,7 +6,8 @@ core the streams are read by a worker while the shards are judged here. The work
 interpreter (`python -m` this module: no fork of a process holding SQLite, and none of the
 command line's imports), started only when the bytes to read are worth its start-up (~0.1 s of
 CPU: `WORKER_BYTES`); it answers each day as compact data (its stamp, its ids one a line, its
-malformed lines) in one pickle on its stdout. Whatever goes wrong in it (a link, a FIFO, a
+malformed lines) in one pickle on its stdout, then checks the citation keys the caller groups by
+date as it judges the shards (`not_held`), a day at a time. Whatever goes wrong in it (a link, a FIFO, a
 file it cannot read, a worker that cannot start), the same reads are done here instead, where
 they fail or succeed exactly as they always did: the worker can only ever cost speed.
 """
@@ -74,8 +75,8 @@ def read_state(path: str) -> StateRead:
 class Reads:
     """The stream days (and the state file, when asked) doctor must read this run: started in a
     worker when they are many bytes, answered by `day` and `state` (here, when the worker did not
-    answer). The worker keeps what it read, so `not_held` can then ask it which of the citation
-    keys those days do not hold. A context: leaving it stops the worker."""
+    answer). The worker keeps the ids it read, so `not_held` can then ask it which of the
+    citation keys those days do not hold. A context: leaving it stops the worker."""
 
     def __init__(self, days: Iterable[tuple[str, str]], state: str | None = None):
         self.days = dict((path, day) for day, path in days)  # path -> its day
@@ -105,24 +106,22 @@ class Reads:
         found = self._answered()[1]
         return found if found is not None else read_state(str(self.state_path))
 
-    def send_keys(self, keys: str) -> None:
-        """Start giving the worker the citation keys (`DATE#ID`, one a line) for `not_held`: in a
-        thread, which waits in the pipe while the worker still reads (no CPU), so the keys are
-        there when it is done and this process goes on meanwhile."""
+    def send_keys(self, keys: dict[str, str]) -> None:
+        """Start giving the worker the citation keys for `not_held`, by their date (`joined_by_day`):
+        in a thread, which waits in the pipe while the worker still reads (no CPU), so the keys
+        are there when it is done and this process goes on meanwhile."""
         worker = self.worker
         if worker is None or worker.stdin is None or self.sender is not None:
             return
         self.sender = threading.Thread(target=_send, args=(worker.stdin, keys), daemon=True)
         self.sender.start()
 
-    def not_held(self, keys: str) -> set[str] | None:
-        """Of `keys` (`DATE#ID`, one a line; the ones `send_keys` gave, when it was called), those
-        no day the worker read holds; None when no worker answered (then the caller checks them
-        itself)."""
+    def not_held(self) -> set[str] | None:
+        """Of the keys `send_keys` gave, those no day the worker read holds; None when no worker
+        answered or none were given (then the caller checks them itself)."""
         worker = self.worker
-        if self.answer is None or worker is None or worker.stdout is None:
+        if self.answer is None or worker is None or worker.stdout is None or self.sender is None:
             return None
-        self.send_keys(keys)
         try:
             found = pickle.load(worker.stdout)
         except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
@@ -196,17 +195,19 @@ def _serve() -> int:
         answer: Any = (read, read_state(state) if state else None)
     except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
         return 3
-    # The answer is written by a thread (the pipe waits for the caller, who may still be judging
-    # shards) while the days' key set is made here.
+    # The answer is written by a thread: the pipe waits for the caller, who may still be judging
+    # shards, and the citation keys it has sent meanwhile are checked here without waiting.
     answering = threading.Thread(target=_answer, args=(stdout, answer))
     answering.start()
-    held = _held_keys(read, days)
-    answering.join()
     try:
         keys = pickle.load(stdin)
     except EOFError:
+        answering.join()
         return 0  # not asked
-    pickle.dump(_not_held(keys, held), stdout, protocol=pickle.HIGHEST_PROTOCOL)
+    ids_by_day = {days[path]: ids for path, (_stamp, _started, ids, _problems) in read.items()}
+    not_held = _not_held(keys, ids_by_day)
+    answering.join()
+    pickle.dump(not_held, stdout, protocol=pickle.HIGHEST_PROTOCOL)
     stdout.flush()
     return 0
 
@@ -217,24 +218,27 @@ def _answer(pipe: IO[bytes], value: Any) -> None:
         pipe.flush()
 
 
-def _held_keys(read: dict[str, DayRead], days: dict[str, str]) -> set[str]:
-    """The `DATE#ID` keys of the days read, in one set made in file order (every id prefixed
-    with its day by one replace and one split, in C), and "" (a shard citing nothing is an
-    empty line of the keys asked)."""
-    held = {""}
-    for path, (_stamp, _started, ids, _problems) in read.items():
-        if ids:
-            prefix = f"{days[path]}#"
-            held.update((prefix + ids.replace("\n", "\n" + prefix)).split("\n"))
-    return held
+def joined_by_day(by_day: dict[str, list[str]]) -> dict[str, str]:
+    """`DATE#ID` keys grouped by their date, each date's as one text (a key a line): what
+    `Reads.send_keys` takes."""
+    return {day: "\n".join(keys) for day, keys in by_day.items()}
 
 
-def _not_held(keys: str, held: set[str]) -> set[str]:
-    """Of `keys` (`DATE#ID`, one a line), those not `held`. They are only looked up: a million
-    keys are all held on a healthy first run, and taking them out of a set of their own cost
-    half as much again."""
-    wanted = keys.split("\n")
-    return set() if held.issuperset(wanted) else set(wanted).difference(held)
+def _not_held(keys: dict[str, str], ids_by_day: dict[str, str]) -> set[str]:
+    """Of `keys` (`joined_by_day`), those whose day's ids (`ids_by_day`: one a line, of the days
+    read) do not hold them. A day at a time: its keys made and looked up in a set of a few
+    thousand, which the processor's cache holds (one set of a year's million keys took 1.2 s
+    of CPU to make and search, its lookups missing the cache; a day at a time 0.35-0.45 s),
+    and gone before the next day's."""
+    out: set[str] = set()
+    for day, text in keys.items():
+        ids = ids_by_day.get(day)
+        prefix = f"{day}#"
+        held = set((prefix + ids.replace("\n", "\n" + prefix)).split("\n")) if ids else set()
+        wanted = text.split("\n")
+        if not held.issuperset(wanted):
+            out.update(set(wanted).difference(held))
+    return out
 
 
 if __name__ == "__main__":
