@@ -58,9 +58,10 @@ def projection_path(folder: Path) -> Path:
 
 
 def _words(words: frozenset[str]) -> str | None:
-    if any(not w or _SEP in w for w in words):
+    text = _SEP.join(sorted(words))
+    if "" in words or text.count(_SEP) > max(len(words) - 1, 0):
         return None
-    return _SEP.join(sorted(words))
+    return text
 
 
 def _set(text: str, seen: dict[str, frozenset[str]]) -> frozenset[str]:
