@@ -103,6 +103,7 @@ class _Tally:
     same_day: int = 0
     already: int = 0
     tasks_done: int = 0
+    readings: int = 0
 
     def summary(self) -> str:
         n = counted
@@ -112,6 +113,8 @@ class _Tally:
         parts = [n(self.new_topics, "new topic"), f"{self.reinforced} reinforced", n(self.contradictions, "contradiction")]
         if self.tasks_done:
             parts.append(n(self.tasks_done, "task") + " done")
+        if self.readings:
+            parts.append(n(self.readings, "reading") + " updated")
         if self.same_day:
             parts.append(f"{self.same_day} not cited (same day)")
         if self.already:
@@ -244,8 +247,8 @@ class _Run:
             self.new_claim(frag, claim)
         elif choice.kind == "cite_only":
             self.cite_only(choice.slug, frag, claim)
-        elif choice.kind == "contradict":
-            self.contradict(choice.slug, frag, claim)
+        elif choice.kind in ("contradict", "reading"):
+            self.contradict(choice.slug, frag, claim, reading=choice.kind == "reading")
         else:
             self.reinforce(choice.slug, frag, claim)
 
@@ -314,7 +317,8 @@ class _Run:
         self.folded[f"{key[0]}#{key[1]}"] = f"{duplicate[0]}#{duplicate[1]}"
         self.tally.same_day += 1
 
-    def contradict(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
+    def contradict(self, slug: str, frag: UndreamedFragment, claim: Claim, *, reading: bool = False) -> None:
+        """`claim` overturns the belief; a newer `reading` does so mechanically, with no question."""
         belief = self.belief(slug)
         old = self.match.claim_of(slug)
         assert belief is not None and old is not None
@@ -326,8 +330,12 @@ class _Run:
         newest = max((_when(k) for k in belief.active), default=("", ""))
         self.dirty.add(slug)
         if _when(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
-            self.tally.contradictions += 1
             belief.superseded.append(key)
+            if reading:
+                self.tally.readings += 1
+                self.note(slug, "older reading kept under superseded")
+                return
+            self.tally.contradictions += 1
             self.contradictions.append(
                 f"{slug}: '{bare(new_text)}' ({frag.citation}) is older than '{bare(belief.claim)}' and was kept under superseded:")
             self.note(slug, "older evidence kept under superseded")
@@ -335,9 +343,14 @@ class _Run:
         old_text = belief.claim
         belief.superseded = dedupe(belief.superseded + belief.active)
         belief.active = [key]
-        belief.claim = finish_claim(guarded(old, claim, bare(new_text)))
+        # A reading's value says what it replaces: no "X is not Y anymore" guard.
+        belief.claim = new_text if reading else finish_claim(guarded(old, claim, bare(new_text)))
         belief.inline = False
         self.match.remember(slug, bare(belief.claim))
+        if reading:  # "disk: 64% used" after "disk: 61% used": the newer reading wins, nothing to judge
+            self.tally.readings += 1
+            self.note(slug, "reading updated")
+            return
         if old.state == "open" and claim.state == "done":  # a ticked task: the newer state wins, nothing to judge
             self.tally.tasks_done += 1
             self.note(slug, "task done")
