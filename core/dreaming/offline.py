@@ -33,6 +33,10 @@ Its rules (the claim rules themselves live in `core.claims`):
   已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one
   with no question: the newer state wins, nothing for a person to judge ("task done"; a task
   reopened is still a flagged contradiction).
+- **Readings** (`claims.readings`): a key whose value is a measurement or a status ("disk: 61%
+  used", "queue depth: 14", "heartbeat: ok at 09:00") takes its newer value the same way, no
+  guard and no question ("reading updated"); a setting (a bound or configured key, a clock
+  time, a duration, an announced change: "backup cron: 03:00") still asks.
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -50,7 +54,7 @@ Same input, same writes, byte for byte: no clock, no randomness, nothing in hash
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract
@@ -70,9 +74,9 @@ from dreamdeck.core.dreaming.beliefs import (
 )
 from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.offline_tables import TableRows
+from dreamdeck.core.dreaming.offline_tally import Tally
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import CITATION, citation_keys
-from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import (
     ShardParseError,
     add_citation_lines,
@@ -92,34 +96,6 @@ def _when(key: Key) -> tuple[str, str]:
     """When a fragment was written, as far as its key tells: the day, and within a day the
     UUIDv7 id (its first 48 bits are the time); other ids only tell the day."""
     return key[0], key[1] if _UUID7.match(key[1]) else ""
-
-
-@dataclass
-class _Tally:
-    fragments: int = 0
-    new_topics: int = 0
-    reinforced: int = 0
-    contradictions: int = 0
-    same_day: int = 0
-    already: int = 0
-    tasks_done: int = 0
-    readings: int = 0
-
-    def summary(self) -> str:
-        n = counted
-        head = n(self.fragments, "fragment")
-        if not self.fragments:
-            return f"{head}: nothing to dream"
-        parts = [n(self.new_topics, "new topic"), f"{self.reinforced} reinforced", n(self.contradictions, "contradiction")]
-        if self.tasks_done:
-            parts.append(n(self.tasks_done, "task") + " done")
-        if self.readings:
-            parts.append(n(self.readings, "reading") + " updated")
-        if self.same_day:
-            parts.append(f"{self.same_day} not cited (same day)")
-        if self.already:
-            parts.append(f"{self.already} already cited")
-        return f"{head}: {', '.join(parts)}"
 
 
 class OfflineDreamer:
@@ -143,7 +119,7 @@ class _Run:
         self.scratch = scratch
         self.files: dict[str, str] = dict(scratch.files)
         self.cited: set[Key] = {(m.group(2), m.group(3)) for text in self.files.values() for m in CITATION.finditer(text)}
-        self.tally = _Tally(fragments=len(inp.fragments))
+        self.tally = Tally(fragments=len(inp.fragments))
         self.questions: list[str] = []
         self.contradictions: list[str] = []
         self.folded: dict[str, str] = {}
