@@ -29,7 +29,7 @@ def test_a_measurement_or_a_status_under_a_key_is_a_reading(line):
     "backup cron: 02:00", "backup cron: 02:00 daily", "standup: 09:00", "API timeout: 30s", "retention: 30 days",
     "max parallel jobs: 4", "max tokens: 4000", "alert threshold: 80%", "sampling rate: 10%", "replicas: 3",
     "notes app: Obsidian", "deploy window: Thursday afternoon", "API timeout: disabled", "cost alerts: none",
-    "moved the backup cron from 02:00 to 04:30", "The disk is 61% used.",
+    "moved the backup cron from 02:00 to 04:30", "The disk is 61% used.", "runtime: node 20", "sdk: 1.2.3",
 ])
 def test_a_setting_a_clock_time_or_an_announced_change_is_not_a_reading(line):
     assert not is_reading(extract(line))

@@ -11,8 +11,9 @@ to 03:00") still asks. `is_reading(claim)`, by rule:
 - its value is a measurement: a status ("ok", "failed", "degraded", "正常", "정상"; then a time
   of day or an aside may follow: "ok at 09:00"), or a number, bare or with a percent or a unit
   of size, rate, count or milliseconds ("61%", "14", "120 ms", "3.2 GB", "114k"), then at most
-  a word saying of what ("61% used", "14 pending", "已用 61%"). A duration in seconds or more,
-  a clock time alone, a day or a word ("30s", "02:00", "Tuesday", "Obsidian") is a setting's.
+  a word saying of what ("61% used", "14 pending"; before it only in Chinese or Korean, "已用
+  61%"). A duration in seconds or more, a clock time alone, a day, a version or a word ("30s",
+  "02:00", "Tuesday", "node 20", "1.2.3", "Obsidian") is a setting's.
 """
 from __future__ import annotations
 
@@ -29,15 +30,16 @@ _STATUS = (
     r"正常|异常|失败|成功|故障|在线|离线|정상|비정상|실패|성공|오류|장애"
 )
 _TIME = r"\d{1,2}[:.]\d{2}(?:\s*[ap]\.?m\.?)?"
-_NUMBER = r"[-+]?\d+(?:[.,]\d+)*"
+_NUMBER = r"[-+]?\d+(?:,\d{3})*(?:\.\d+)?(?![.\d])"  # "1,204", "0.4"; never a version ("1.2.3")
 _UNIT = r"%|ms|µs|us|[kmgt]i?b|bytes?|[km]|rps|qps|req/s|ops/s|/s|/min|°c|°f|x"
 _OF_WHAT = r"[a-z]+|[\u4e00-\u9fff]{1,4}|[\uac00-\ud7a3]{1,4}"
 # "ok", "failed (gateway timeout)", "ok at 09:00", "OK ✅", "正常"
 _STATUS_VALUE = re.compile(
     rf"^(?:{_STATUS})(?:\s*(?:at|@|since|as of)?\s*{_TIME})?(?:\s*\([^()]*\))?[\s\W]*$", re.IGNORECASE)
-# "61%", "61% used", "14", "120 ms", "3.2 GB free", "已用 61%", "114k"
+# "61%", "61% used", "14", "120 ms", "3.2 GB free", "已用 61%", "114k"; a word before the number
+# only in Chinese or Korean ("已用 61%"): "node 20" names a tool's version, a setting.
 _MEASURED_VALUE = re.compile(
-    rf"^(?:(?:{_OF_WHAT})\s*)?{_NUMBER}\s*(?:{_UNIT})?(?:\s+(?:{_OF_WHAT}))?(?:\s*\([^()]*\))?[\s.]*$",
+    rf"^(?:(?:[\u4e00-\u9fff]{{1,4}}|[\uac00-\ud7a3]{{1,4}})\s*)?{_NUMBER}\s*(?:{_UNIT})?(?:\s+(?:{_OF_WHAT}))?(?:\s*\([^()]*\))?[\s.]*$",
     re.IGNORECASE)
 _SETTING_WORDS = re.compile(
     r"\b(?:timeouts?|ttl|retention|interval|schedule[sd]?|cron|window|delay|debounce|quota|budget|"
