@@ -8,7 +8,7 @@ import json
 import pytest
 
 from dreamdeck.core.dreaming.run import run_dream
-from dreamdeck.core.ops.claim_review import NEW, REINFORCED, REWRITTEN, SUPERSEDED, TASK_DONE, claim_review
+from dreamdeck.core.ops.claim_review import NEW, READING, REINFORCED, REWRITTEN, SUPERSEDED, TASK_DONE, claim_review
 from dreamdeck.core.ops.reflections import approve
 from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.store.state import load_state, save_state
@@ -186,3 +186,18 @@ def test_a_ticked_task_that_also_rewrites_its_prose_is_not_mechanical(ws, agent_
     run_dream(ws, dreamer=Scripted(dream), review="all")
     (claim,) = claim_review(load_reflection(ws, "r-1")).claims
     assert claim.kind != TASK_DONE and not claim.mechanical
+
+
+def test_a_newer_reading_reads_reading_updated_and_is_mechanical(ws, agent_dir):
+    dreamed_on_d1_then_d(ws, agent_dir, {
+        "status": ("Status", "disk: 61% used", "Mentioned once: disk: 61% used"),
+        "retention": ("retention", "retention: 14 days", "Mentioned once: retention: 14 days"),
+    }, [("Status", "disk: 64% used"), ("retention", "retention: 30 days")])
+    run_dream(ws, dreamer_name="offline", review="judgement")
+    reflection = load_reflection(ws, "r-1")
+    claims = by_path(claim_review(reflection))
+    reading = claims["topics/status.md"]
+    assert (reading.kind, reading.line, reading.mechanical) == (READING, 'reading updated: "disk: 64% used"', True)
+    retention = claims["topics/retention.md"]  # a setting's new value is still a supersession to judge
+    assert retention.kind == SUPERSEDED and not retention.mechanical
+    assert len(reflection.contradictions) == 1 and "retention" in reflection.contradictions[0]

