@@ -31,10 +31,12 @@ STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange",
 SHARD_SETTLE = 0.1  # seconds the cursor rests on a row before its shard is read and drawn
 
 # Widths leave room for the label and the sort mark ("cites ▼"), so a sorted header is never cut.
+# Below 100 cells the numbers' headers are abbreviated ("cit", "day"), and the slug is as wide as
+# the slugs on the first page: the heading, the belief itself, takes the room that is left.
 COLUMNS = [
-    Column("slug", "slug", width=22, min_width=14),  # frozen: it stays when → scrolls the rest
-    Column("cites", "cites", width=7, align="right"),
-    Column("days", "days", width=6, align="right"),
+    Column("slug", "slug", width=None, min_width=14, max_width=28),  # frozen: it stays when → scrolls the rest
+    Column("cites", "cites", width=7, align="right", short_label="cit"),
+    Column("days", "days", width=6, align="right", short_label="day"),
     Column("last_reinforced", "last", width=10),
     Column("age", "age", width=5, align="right"),
     Column("tier", "tier", width=12),
