@@ -390,7 +390,7 @@ class _Run:
                 continue
             self.files[slug] = after
         for slug, keys in self.cite_only_added.items():
-            self.ask(f"Topic {slug} {self.cite_only_why[slug]}: {len(keys)} citation(s) added without rewriting it — review it")
+            self.ask(f"Topic {slug} {self.cite_only_why[slug]}: {counted(len(keys), 'citation')} added without rewriting it — review it")
         pinned = self.inp.pinned | self.scratch.pinned
         for slug in sorted(self.files):
             if self.files[slug] != self.scratch.files.get(slug):

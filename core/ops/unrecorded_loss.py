@@ -19,6 +19,7 @@ import os
 
 from dreamdeck.core.door.journal import TornJournal, read_journal
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, fragment_line_ids
 from dreamdeck.core.git.blobs import blob_id, show_file, tree_blob_ids
@@ -54,7 +55,7 @@ def unrecorded_losses(ws: Workspace) -> list[tuple[str, str]]:
                       if (day, fid) not in explained)
         if lost:
             shown = ", ".join(f"{day}#{fid}" for fid in lost[:3]) + (f" (+{len(lost) - 3} more)" if len(lost) > 3 else "")
-            out.append((rel, f"{len(lost)} fragment(s) left this stream with no recorded reason since dreamdeck's "
+            out.append((rel, f"{counted(len(lost), 'fragment')} left this stream with no recorded reason since dreamdeck's "
                              f"commit {base[:10]} (removed by hand, or by TypeClaw's own GC?): {shown}; "
                              f"`git show {base[:10]}:{rel}` still holds them"))
     return out
