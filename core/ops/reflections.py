@@ -392,10 +392,8 @@ def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
             stale.append(r)
     if not stale:
         return []
-    cs = ChangeSet(
-        Commit("edit", "system:expiry", "—", "expiry", f"marked {counted(len(stale), 'reflection')} stale",
-               subject="memory: expire stale reflections"),
-        Writes(meta_files=meta_updates(ws, stale, None)),
-    )
+    cs = ChangeSet(Commit("edit", "system:expiry", "—", "expiry", f"marked {counted(len(stale), 'reflection')} stale",
+                          subject="memory: expire stale reflections"),
+                   Writes(meta_files=meta_updates(ws, stale, None)))
     apply_changeset(ws, cs, now=now)
     return [r.id for r in stale]
