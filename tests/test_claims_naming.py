@@ -15,8 +15,9 @@ from dreamdeck.core.formats.slugs import MAX_SLUG, SLUG_REGEX
 
 @pytest.mark.parametrize(("heading", "slug"), [
     ("心跳", "xintiao"),
-    ("用户偏好使用飞书通知", "yonghupianhaoshiyongfeishutongzhi"),
-    ("1. 今日工作", "jinrigongzuo"),
+    ("用户偏好使用飞书通知", "yonghu-pianhao-shiyong-feishu-tongzhi"),  # word by word, not one 33-letter run
+    ("1. 今日工作", "jinri-gongzuo"),
+    ("每日站会时间", "meiri-zhanhui-shijian"),
     ("银行", "yinhang"),  # a phrase's reading, not each character's most common one ("yinxing")
     ("绿色", "lvse"),
     ("Deploy 部署", "deploy-bushu"),
@@ -28,7 +29,7 @@ def test_a_chinese_heading_is_named_in_full_pinyin(heading, slug):
 def test_a_long_chinese_heading_stays_within_typeclaws_slug_rule():
     slug = claim_slug("这是一个非常非常长的中文标题用来测试名字的长度限制是否仍然有效而且不会超过", extract("x"))
     assert SLUG_REGEX.fullmatch(slug) and len(slug) <= MAX_SLUG
-    assert slug.startswith("zheshiyige")
+    assert slug.startswith("zheshi-yige")
 
 
 def test_two_chinese_claims_that_would_share_a_name_get_the_hash_only_then():

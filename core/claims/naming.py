@@ -5,9 +5,10 @@ with no Latin letters into `untitled-<hash>`. The dreamer names its shards here 
 - Latin text keeps its words (accents dropped): "Deploy process" -> `deploy-process`;
 - Hangul is romanized syllable by syllable (Revised Romanization, without sound changes):
   "하트비트" -> `hateubiteu`, "규칙" -> `gyuchik`;
-- a run of Han characters is one word in full pinyin without tones, each phrase read as a
-  phrase (`pypinyin`: "银行" -> `yinhang`, not `yinxing`): "用户偏好使用飞书通知" ->
-  `yonghupianhaoshiyongfeishutongzhi`, cut at a syllable past `_MAX_HAN_WORD` letters.
+- a run of Han characters is in full pinyin without tones, word by word (pypinyin's phrases, its
+  lone characters paired, as most Chinese words have two), each phrase read as a phrase
+  ("银行" -> `yinhang`, not `yinxing`): "用户偏好使用飞书通知" ->
+  `yonghu-pianhao-shiyong-feishu-tongzhi`, cut at a word past `_MAX_HAN_WORD` letters.
   pypinyin is imported only when Han text is named (its dictionaries cost about 0.25 s of CPU
   to load, once per process; a name then about 0.15 ms);
 - a link is never part of a name ("read https://example.com/…" -> `read`);
@@ -40,7 +41,7 @@ _PIECE = re.compile(r"[\uac00-\ud7a3]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]
 _LINK = re.compile(r"\b(?:https?://|www\.)\S*")
 _MAX_WORDS = 6
 _MAX_WORD = 16
-_MAX_HAN_WORD = 32  # a Han run's pinyin is one word: "yonghupianhaoshiyongfeishutongzhi"
+_MAX_HAN_WORD = 32  # letters of one Han run's pinyin: "yonghu-pianhao-shiyong-feishu-tongzhi"
 
 
 def romanize_hangul(text: str) -> str:
@@ -53,15 +54,34 @@ def romanize_hangul(text: str) -> str:
 
 
 def _han_word(run: str) -> str:
-    """A run of Han characters in full pinyin, one word, cut at a syllable past `_MAX_HAN_WORD`."""
+    """A run of Han characters in full pinyin, word by word with hyphens ("用户偏好" ->
+    `yonghu-pianhao`), cut at a word past `_MAX_HAN_WORD` letters. Words are pypinyin's phrases;
+    characters it leaves alone are paired, as most Chinese words have two."""
     from pypinyin import Style, lazy_pinyin  # here: its dictionaries load only when Han text is named
+    from pypinyin.seg.mmseg import seg
 
-    word = ""
-    for syllable in lazy_pinyin(run, style=Style.NORMAL, errors="ignore"):
-        if len(word) >= _MAX_HAN_WORD:
+    words: list[str] = []
+    single = ""
+    for part in [*seg.cut(run), ""]:
+        if len(part) == 1:
+            single += part
+            if len(single) < 2:
+                continue
+        if single:
+            words.append(single)
+            single = ""
+        if len(part) > 1:
+            words.append(part)
+    out, letters = [], 0
+    for word in words:
+        if letters >= _MAX_HAN_WORD:
             break
-        word += "".join(c for c in syllable.lower() if "a" <= c <= "z")
-    return word
+        latin = "".join(c for s in lazy_pinyin(word, style=Style.NORMAL, errors="ignore") for c in s.lower()
+                        if "a" <= c <= "z")
+        if latin:
+            out.append(latin)
+            letters += len(latin)
+    return "-".join(out)
 
 
 @lru_cache(maxsize=65536)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit
 from dreamdeck.core.door.compaction import waiting_reasons
 from dreamdeck.core.formats.counts import counted
@@ -24,6 +23,7 @@ def backlog_status(ws: Workspace) -> tuple[list[str], dict[str, str], str | None
 
 def compact_backlog(ws: Workspace, *, actor: str, trigger: str) -> ApplyResult | None:
     """Compact every backlog day that is due, as its own change; None when none is."""
+    from dreamdeck.core.door.apply import apply_changeset  # here: reading the backlog never pays the door's imports
     due, _waiting, _problem = backlog_status(ws)
     if not due:
         return None

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dreamdeck.core.door.apply import apply_changeset, recover_journal
 from dreamdeck.core.door.backlog import backlog_status, compact_backlog
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.door.journal import JOURNAL
@@ -147,6 +146,7 @@ def _protection_findings(ws: Workspace, add) -> None:
 
 def fix(ws: Workspace) -> DoctorReport:
     """Repair what needs no judgement; then examine again and report what is left."""
+    from dreamdeck.core.door.apply import recover_journal  # here: a read-only doctor never pays the door's imports
     fixed: list[str] = []
     done = recover_journal(ws)
     if done:
@@ -178,6 +178,7 @@ def fix(ws: Workspace) -> DoctorReport:
 
 def _remove_own_temp_files(ws: Workspace) -> list[str]:
     """Remove our temp files in one door commit, one DELETE audit line each."""
+    from dreamdeck.core.door.apply import apply_changeset  # here: a read-only doctor never pays the door's imports
     temps = [ws.rel(p) for p in own_temp_files(ws)]
     if not temps:
         return []
@@ -201,6 +202,7 @@ def _remove_all(ws: Workspace, rels: list[str]) -> None:
 
 
 def _recompute_frontmatter(ws: Workspace, fixed: list[str]) -> None:
+    from dreamdeck.core.door.apply import apply_changeset  # here: a read-only doctor never pays the door's imports
     today = ws.today()
     edits = []
     shared = dict(hard_links_under(ws))  # reported; never written

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
@@ -94,6 +93,7 @@ def lines_from_history(ws: Workspace, keys) -> tuple[dict[str, list[str]], list[
 def restore_missing(ws: Workspace, actor: str = "system:doctor") -> tuple[ApplyResult | None, list[Key], list[Key]]:
     """Put every missing protected fragment back from git history, in one audited commit.
     Returns (result or None, restored keys, keys git history does not hold)."""
+    from dreamdeck.core.door.apply import apply_changeset  # here: a read-only doctor never pays the door's imports
     missing = missing_protected(ws)
     lines, unfound = lines_from_history(ws, missing)
     restored = [k for k in missing if k not in unfound]
@@ -146,6 +146,7 @@ def pinned_drift(ws: Workspace) -> list[PinnedDrift]:
 
 def restore_pinned(ws: Workspace, slug: str, actor: str = "human:cli") -> ApplyResult:
     """Put the vault copy back into topics/ (what the person pinned), through the door."""
+    from dreamdeck.core.door.apply import apply_changeset  # here: a read-only doctor never pays the door's imports
     vault = ws.vault_path(slug)
     if not vault.is_file():
         raise Refused(f"refused: {slug!r} is not pinned (no memory/vault/{slug}.md)")
