@@ -276,7 +276,7 @@ def test_a_partial_approval_that_would_drop_a_citation_is_refused_naming_the_ids
     before, on_disk = head(agent_dir), memory_bytes(agent_dir)
 
     proc = fails(agent_dir, "approve", "r-1", "--hunk", delete_a, "--actor", "tester", status=1,
-                 says=f"refused: would drop 1 cited fragment(s): {key(D1, 1)}")
+                 says=f"refused: would drop 1 cited fragment: {key(D1, 1)}")
     assert f"{delete_a} (topics/a.md) removes {cite(D1, 1)}" in proc.stderr
     assert f"{create_ab} (topics/ab.md) would keep {cite(D1, 1)} but is not chosen" in proc.stderr
     assert head(agent_dir) == before and memory_bytes(agent_dir) == on_disk  # nothing written, no journal

@@ -61,25 +61,25 @@ def test_a_dream_reports_what_its_compaction_collected_in_the_receipt_and_the_au
 
     r = run_dream(the_next_day(ws), dreamer=Scripted(_cites_first), review="none")
 
-    assert len(r.fragments_dropped) == 3 and "3 uncited fragment(s) collected" in r.message
+    assert len(r.fragments_dropped) == 3 and "3 uncited fragments collected" in r.message
     committed = json.loads(git(agent_dir, "show", f"HEAD:memory/meta/receipts/{r.id}.json"))
     assert len(committed["fragments_dropped"]) == 3
     audit = git(agent_dir, "show", "HEAD:memory/meta/audit.log").splitlines()
     gc_line = [ln for ln in audit if "fragment GC" in ln][-1]
-    assert "fragment GC collected 3 dreamed, uncited fragment(s) (" in gc_line  # each with its reason (test_gc_reasons)
+    assert "fragment GC collected 3 dreamed, uncited fragments (" in gc_line  # each with its reason (test_gc_reasons)
 
 
 def test_review_says_a_run_was_held_over_the_bound_and_approving_it_prints_what_was_collected(ws, agent_dir):
     path = _four(agent_dir)
     held = run_dream(the_next_day(ws), dreamer=Scripted(_cites_first, accounts=False), review="none")
-    assert held.status == "pending" and "0 uncited fragment(s) collected" in held.message  # the meter, 0 included
+    assert held.status == "pending" and "0 uncited fragments collected" in held.message  # the meter, 0 included
 
     shown = run_cli(agent_dir, "review", held.reflection, today="2026-05-23").stdout
-    assert "held over the loss bound: applied, it would leave 75% of the 4 fragment(s)" in shown
+    assert "held over the loss bound: applied, it would leave 75% of the 4 fragments" in shown
 
     out = run_cli(agent_dir, "approve", held.reflection, today="2026-05-23").stdout
 
-    assert "3 fragment(s) collected from the streams" in out
+    assert "3 fragments collected from the streams" in out
     assert path.read_text() == fragment_line(D, 1, "pm", "uses pnpm, note 1") + "\n"
 
 
@@ -90,4 +90,4 @@ def test_a_compaction_that_waits_says_so_in_the_receipt(ws, agent_dir):
 
     assert r.status == "applied" and r.fragments_dropped == []
     assert list(r.compaction_waiting) == [D] and "today's stream" in r.compaction_waiting[D]
-    assert f"0 uncited fragment(s) collected, compaction of {D} waits" in r.message
+    assert f"0 uncited fragments collected, compaction of {D} waits" in r.message

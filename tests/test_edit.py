@@ -120,7 +120,7 @@ def test_dreamdeck_edit_saves_nothing_when_the_editor_fails_changes_nothing_or_d
     assert (unchanged.returncode, unchanged.stdout.strip()) == (0, "edit cancelled: nothing changed")
 
     dropped = cli_with_editor(ws.root, "edit", "pnpm", editor=editor(tmp_path, f"sed -i '/{uuid_at(D1, 2)}/d' \"$1\""))
-    assert dropped.returncode == 1 and "refused: would drop 1 cited fragment(s)" in dropped.stderr
+    assert dropped.returncode == 1 and "refused: would drop 1 cited fragment" in dropped.stderr
 
     missing = cli_with_editor(ws.root, "edit", "nope", editor=editor(tmp_path, "true"))
     assert (missing.returncode, missing.stderr.strip()) == (2, "dreamdeck: no topic nope (memory/topics/nope.md)")

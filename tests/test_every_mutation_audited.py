@@ -34,8 +34,8 @@ def test_a_dream_that_parks_everything_for_review_commits_with_an_audit_line(ws,
     assert receipt.status == "pending" and receipt.commit
     lines = (ws.meta_dir / "audit.log").read_text().splitlines()
     assert len(lines) == 2  # the dream's line, and its stream's compaction deferred (today's file)
-    assert " | DREAM | memory/meta/reflections/r-1.json | dreamer:scripted | pending | held 1 change(s) for review in r-1" in lines[0]
-    assert f"compaction deferred for 1 day(s): {D}: today's stream" in lines[1]
+    assert " | DREAM | memory/meta/reflections/r-1.json | dreamer:scripted | pending | held 1 change for review in r-1" in lines[0]
+    assert f"compaction deferred for 1 day: {D}: today's stream" in lines[1]
     assert "memory/meta/audit.log" in git(agent_dir, "show", "--name-only", "--format=", receipt.commit).split()
 
 

@@ -196,5 +196,5 @@ def test_a_kill_between_the_gc_and_the_commit_leaves_the_collected_line_in_the_c
     head = git(agent_dir, "rev-parse", "HEAD").strip()
     assert head != pre and read_gc_lines(agent_dir, head) == [(D, noise)]
     assert noise not in (agent_dir / "memory" / "streams" / f"{D}.jsonl").read_text()
-    assert any("fragment GC collected 1 dreamed, uncited fragment(s)" in line
+    assert any("fragment GC collected 1 dreamed, uncited fragment" in line
                for line in (ws.meta_dir / "audit.log").read_text().splitlines())

@@ -344,7 +344,7 @@ def test_unparseable_shard_only_gains_citations():
     )
     assert outcome.questions == [
         "Topic deploys could not be parsed (frontmatter field 'owner': unknown): "
-        "1 citation(s) added without rewriting it — review it"
+        "1 citation added without rewriting it — review it"
     ]
     assert outcome.summary == "2 fragments: 0 new topics, 1 reinforced, 0 contradictions, 1 not cited (same day)"
 

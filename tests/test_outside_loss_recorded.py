@@ -59,7 +59,7 @@ def test_accepting_the_loss_ends_the_finding_with_an_audited_commit(ws, agent_di
 
     assert accepted is not None and accepted.sha
     assert "outside-loss" not in _kinds(ws)
-    assert f"accepted the loss of 1 fragment(s) another writer removed: {D}#{uuid_at(D, 5)}" in \
+    assert f"accepted the loss of 1 fragment another writer removed: {D}#{uuid_at(D, 5)}" in \
         (agent_dir / "memory/meta/audit.log").read_text()
     assert accept_outside_losses(ws) is None  # nothing left to accept
 

@@ -25,7 +25,7 @@ def test_the_committed_receipt_names_each_folded_fragment_and_the_citation_it_du
     r = dream_with_a_duplicate(ws, agent_dir)
     committed = json.loads(git(agent_dir, "show", f"HEAD:memory/meta/receipts/{r.id}.json"))
     assert committed["folded"] == {f"{D}#{uuid_at(D, 2)}": f"{D}#{uuid_at(D, 1)}"}
-    assert "1 duplicate(s) folded" in committed["message"]
+    assert "1 duplicate folded" in committed["message"]
 
 
 def test_dreams_lists_the_folded_duplicates_under_their_dream(ws, agent_dir):

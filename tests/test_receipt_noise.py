@@ -42,7 +42,7 @@ def test_the_committed_receipt_names_each_noise_fragment_with_its_reason(ws, age
     committed = json.loads(git(agent_dir, "show", f"HEAD:memory/meta/receipts/{r.id}.json"))
     assert committed["noise"] == {f"{D}#{uuid_at(D, 2)}": "small talk, nothing durable"}
     assert committed["folded"] == {}
-    assert "1 noise fragment(s) left uncited" in committed["message"]
+    assert "1 noise fragment left uncited" in committed["message"]
 
 
 def test_a_secret_in_a_noise_reason_never_reaches_the_receipt(ws, agent_dir):

@@ -33,6 +33,6 @@ def test_the_committed_receipt_records_what_was_created_and_collected(ws, agent_
     assert committed["citations_added"] == 1
     assert len(committed["fragments_dropped"]) == 1 and committed["watermarks_dropped"] == 1
     assert committed["summary"] == "one new topic" and committed["questions"] == ["is that right?"]
-    assert "1 uncited fragment(s) collected" in committed["message"]
+    assert "1 uncited fragment collected" in committed["message"]
     assert list_receipts(ws)[0]["id"] == r.id
     assert git(agent_dir, "status", "--porcelain") == ""

@@ -86,10 +86,10 @@ def test_a_reflection_typeclaw_consolidated_is_stale_and_its_lost_fragments_come
     assert sorted(f.detail.split()[1] for f in found) == [cite(D, n) for n in (1, 2, 3)]
     assert all(f.where == "memory/meta/reflections" and f.fixable for f in found)
     report = fix(ws)
-    assert "restored 3 protected fragment(s) from git history" in report.fixed
+    assert "restored 3 protected fragments from git history" in report.fixed
     assert original <= set(stream.read_text().splitlines())  # the exact lines, byte for byte
     assert git(agent_dir, "log", "-1", "--format=%s").strip() == "memory: restore protected fragments"
-    assert "| APPEND | memory/streams | system:doctor | auto | restored 3 protected fragment(s)" in (
+    assert "| APPEND | memory/streams | system:doctor | auto | restored 3 protected fragments" in (
         agent_dir / "memory/meta/audit.log").read_text()
     assert not [f for f in examine(ws).findings if f.kind == "missing-fragment"]
 

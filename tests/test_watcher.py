@@ -120,7 +120,7 @@ def test_an_append_triggers_a_dream(ws, make_watcher):
     assert ev.messages("decision")[0] == "run: 1 undreamed fragment (watch)"
     assert dreamer.calls == [[frag.id]]
     assert done.receipt["status"] == "applied" and done.receipt["trigger"] == "watch"
-    assert done.message.startswith("dream applied: 1 fragment(s)")
+    assert done.message.startswith("dream applied: 1 fragment")
     assert (ws.topics_dir / "watched-1.md").is_file()
     s = w.status()
     assert s.running and not s.paused and s.runs == 1 and s.undreamed == 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from dreamdeck.tui.modals import ConfirmModal
-from dreamdeck.tui.widgets.diff_text import diff_text
+from dreamdeck.tui.widgets.diff_text import Gutter, diff_text
 
 
 def diffs_text(diffs) -> Text:
@@ -36,7 +36,7 @@ class AlertReviewModal(ConfirmModal):
     def __init__(self, diffs):
         n = len(diffs)
         super().__init__(
-            f"Accept {n} critical-file change{'s' if n != 1 else ''}?", diffs_text(diffs), "Accept",
+            f"Accept {n} critical-file change{'s' if n != 1 else ''}?", Gutter(diffs_text(diffs)), "Accept",
             hint="Accepting makes these versions the new baseline (one ACK line each in the audit log). If a "
                  "change was not yours, restore the file instead.",
             cancel_label="Leave pending", tone="error", wide=True, body_id="alert-diff")

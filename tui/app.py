@@ -438,6 +438,9 @@ class DreamdeckApp(App):
         self.counts = counts
         for bar in self.screen.query(TabBar):
             bar.refresh_bar()
+        topics = self.mode_screens.get("topics")
+        if topics is not None and topics.is_mounted and hasattr(topics, "counts_changed"):
+            topics.counts_changed(counts)
 
 
 def compute_counts(ws: Workspace, watcher=None, linked: int = 0) -> dict:

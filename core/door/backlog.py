@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit
 from dreamdeck.core.door.compaction import waiting_reasons
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.store.audit import AuditEntry
 from dreamdeck.core.store.compaction_backlog import load_backlog
 from dreamdeck.core.workspace import Workspace
@@ -30,8 +31,8 @@ def compact_backlog(ws: Workspace, *, actor: str, trigger: str) -> ApplyResult |
 
     def audit(result: ApplyResult) -> None:
         done = result.compaction
-        summary = (f"compacted {len(done.files)} stream file(s) whose compaction had waited ({days}): "
-                   f"{done.watermarks_dropped} watermark(s), {len(done.fragments_dropped)} fragment line(s)")
+        summary = (f"compacted {counted(len(done.files), 'stream file')} whose compaction had waited ({days}): "
+                   f"{counted(done.watermarks_dropped, 'watermark')}, {counted(len(done.fragments_dropped), 'fragment line')}")
         result.audit.append(AuditEntry.at(datetime.now(UTC), "EDIT", "memory/streams", actor, "auto", summary))
 
     cs = ChangeSet(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.door.compaction import CompactionResult
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.index.evidence import ShardReads
 from dreamdeck.core.store.tombstones import Tombstone
 
@@ -74,7 +75,7 @@ class CollectionRecord:
 
 def collection_said(collected: int, waiting: dict[str, str]) -> str:
     """The meter as a receipt's sentence ends: how many fragments went, and which days wait."""
-    parts = [f"{collected} uncited fragment(s) collected"]
+    parts = [f"{counted(collected, 'uncited fragment')} collected"]
     parts += [f"compaction of {day} waits ({why})" for day, why in sorted(waiting.items())]
     return ", ".join(parts)
 
@@ -144,7 +145,7 @@ class ApplyResult:
     def meter(self) -> str:
         """One line for a person: what the compaction collected, and which days wait and why."""
         waits = "".join(f"; compaction of {day} waits ({why})" for day, why in sorted(self.compaction.deferred.items()))
-        return f"{self.collected} fragment(s) collected from the streams" + waits
+        return f"{counted(self.collected, 'fragment')} collected from the streams" + waits
 
 
 @dataclass

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Set
 from dreamdeck.core.door.changeset import Evidence, Plan
 from dreamdeck.core.errors import BadInput, Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.slugs import is_valid_slug
 from dreamdeck.core.index.evidence import SHARD_AREAS, shard_area_files
 from dreamdeck.core.index.fragment_index import FragmentIndex
@@ -64,7 +65,7 @@ def check_superset(ws: Workspace, plan: Plan, allow_drop: Set[Key]) -> None:
     missing = lost_citations(plan.values(), untouched, allow_drop)
     if missing:
         raise Refused(
-            f"refused: would drop {len(missing)} cited fragment(s): {summarize_missing(missing)}",
+            f"refused: would drop {counted(len(missing), 'cited fragment')}: {summarize_missing(missing)}",
             missing=missing,
         )
 
@@ -90,7 +91,7 @@ def check_tombstones(ws: Workspace, plan: Plan) -> None:
     bad = sorted(k for k in added if refused(k))
     if bad:
         raise Refused(
-            f"refused: would cite {len(bad)} forgotten fragment(s): {summarize_missing(bad)} "
+            f"refused: would cite {counted(len(bad), 'forgotten fragment')}: {summarize_missing(bad)} "
             "(tombstoned; `dreamdeck unforget` first)"
         )
 

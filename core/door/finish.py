@@ -25,6 +25,7 @@ from dreamdeck.core.door.journal import JOURNAL, Journal, remove_journal, write_
 from dreamdeck.core.door.outside_losses import LEFT_BY_ANOTHER_WRITER, outside_summary, record_outside_losses
 from dreamdeck.core.door.state import next_state
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.events import try_parse_event_line
 from dreamdeck.core.formats.scrub import scrub
 from dreamdeck.core.git.blobs import stage_in_background
@@ -252,7 +253,7 @@ def _journal_deferral(ws: Workspace, journal: Journal, result: ApplyResult, befo
     new = sorted(day for day, w in after.items() if not w.same_work(before.get(day)))
     if not new or journal.deferral:
         return
-    journal.deferral = (f"compaction deferred for {len(new)} day(s): "
+    journal.deferral = (f"compaction deferred for {counted(len(new), 'day')}: "
                         + "; ".join(f"{day}: {result.compaction.deferred[day]}" for day in new))
     write_journal(ws, journal)
 
@@ -323,7 +324,7 @@ def _audit_entries(journal: Journal, result: ApplyResult, gc_lines: list[tuple[s
                                      journal.deferral))
     if gc_lines:
         entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, c.approval,
-                                     f"fragment GC collected {len(gc_lines)} dreamed, uncited fragment(s)"
+                                     f"fragment GC collected {counted(len(gc_lines), 'dreamed, uncited fragment')}"
                                      + _reasons_said(result.reasons)))
     if journal.outside_lines:
         entries.append(AuditEntry.at(now, "DELETE", "memory/streams", c.actor, "—", outside_summary(journal)))

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.door.journal import Journal, TornJournal, read_journal, write_journal
 from dreamdeck.core.formats.citations import Key, summarize_missing
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, parse_stream_bytes
 from dreamdeck.core.git.blobs import blob_id, show_file, tree_blob_ids
@@ -101,7 +102,7 @@ def record_outside_losses(ws: Workspace, journal: Journal, gc_lines: list[tuple[
     if not journal.outside_lines:
         return
     keys = _keys(journal)
-    warnings.append(f"{len(keys)} fragment(s) had left the streams by another writer since dreamdeck's commit "
+    warnings.append(f"{counted(len(keys), 'fragment')} had left the streams by another writer since dreamdeck's commit "
                     f"{journal.outside_base[:10]}: {summarize_missing(keys, 5)}; recorded in memory/{RECORD} "
                     "(`dreamdeck doctor` names them until they are restored or accepted)")
     losses, problem = load_outside_losses(ws)
@@ -114,7 +115,7 @@ def record_outside_losses(ws: Workspace, journal: Journal, gc_lines: list[tuple[
 def outside_summary(journal: Journal) -> str:
     """The audit line's words for what another writer removed before this change's commit."""
     keys = _keys(journal)
-    return (f"{len(keys)} fragment(s) left the streams by another writer, not dreamdeck, since commit "
+    return (f"{counted(len(keys), 'fragment')} left the streams by another writer, not dreamdeck, since commit "
             f"{journal.outside_base[:10]}: {summarize_missing(keys, 20)}; recorded in memory/{RECORD} "
             "until restored or accepted")
 

@@ -77,6 +77,7 @@ from dreamdeck.core.dreaming.offline_tables import TableRows
 from dreamdeck.core.dreaming.offline_tally import Tally
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamOutcome, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import CITATION, citation_keys
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import (
     ShardParseError,
     add_citation_lines,
@@ -384,7 +385,7 @@ class _Run:
                 continue
             self.files[slug] = after
         for slug, keys in self.cite_only_added.items():
-            self.ask(f"Topic {slug} {self.cite_only_why[slug]}: {len(keys)} citation(s) added without rewriting it — review it")
+            self.ask(f"Topic {slug} {self.cite_only_why[slug]}: {counted(len(keys), 'citation')} added without rewriting it — review it")
         pinned = self.inp.pinned | self.scratch.pinned
         for slug in sorted(self.files):
             if self.files[slug] != self.scratch.files.get(slug):

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from dreamdeck.core.door.changeset import collection_said
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.workspace import Workspace
 
@@ -78,17 +79,17 @@ def receipt_message(r: DreamReceipt) -> str:
 
 def run_message(r: DreamReceipt) -> str:
     """What the run saw and decided, before its apply collects anything."""
-    parts = [f"{r.fragments_seen} fragment(s) from {len(r.days)} day(s)"]
+    parts = [f"{counted(r.fragments_seen, 'fragment')} from {counted(len(r.days), 'day')}"]
     if r.auto_applied:
-        parts.append(f"{len(r.auto_applied)} change(s) applied")
+        parts.append(f"{counted(len(r.auto_applied), 'change')} applied")
     if r.pending:
         parts.append(f"{len(r.pending)} held for review in {r.reflection}")
     if r.held_over_bound is not None:
         parts.append(f"held for review: it would leave {r.held_over_bound:.0%} of them uncited, over the loss bound")
     if r.folded:
-        parts.append(f"{len(r.folded)} duplicate(s) folded")
+        parts.append(f"{counted(len(r.folded), 'duplicate')} folded")
     if r.noise:
-        parts.append(f"{len(r.noise)} noise fragment(s) left uncited")
+        parts.append(f"{counted(len(r.noise), 'noise fragment')} left uncited")
     return ", ".join(parts)
 
 

@@ -65,6 +65,7 @@ from dreamdeck.core.formats.citations import (
     sectioned_citations,
     summarize_missing,
 )
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
 from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys, read_shard
 from dreamdeck.core.index.strength import prompt_rows
@@ -235,7 +236,7 @@ def _steps(run: _Run) -> None:
         plan_changeset(run.ws, cs, run.today)
         run.receipt.status = "dry-run"
         run.receipt.reflection = None  # it would take an id; none was created
-        run.receipt.message = f"dry run: would apply {len(auto)} change(s) and hold {len(held)} for review"
+        run.receipt.message = f"dry run: would apply {counted(len(auto), 'change')} and hold {len(held)} for review"
         return
     _apply(run, cs)
 
@@ -263,9 +264,9 @@ def _collect(run: _Run) -> bool:
         if done is not None:
             _collected(receipt, done)
             receipt.commit = done.sha
-            receipt.message = (f"no undreamed fragments since last run; compacted {len(done.compaction.files)} stream "
-                               f"file(s) whose compaction had waited: {len(receipt.fragments_dropped)} uncited "
-                               f"fragment(s) collected")
+            receipt.message = (f"no undreamed fragments since last run; compacted "
+                               f"{counted(len(done.compaction.files), 'stream file')} whose compaction had waited: "
+                               f"{counted(len(receipt.fragments_dropped), 'uncited fragment')} collected")
         return False
     receipt.fragments_seen = len(run.undreamed)
     receipt.days = sorted({f.date for f in run.undreamed})
@@ -338,9 +339,9 @@ def _check(run: _Run, snap: _Snapshot, after: dict[str, str], changed: list[str]
     receipt = run.receipt
     receipt.status, receipt.reverted = "reverted", True
     receipt.lost = [f"{d}#{i}" for d, i in lost]
-    why = f"citation-superset violation: the dream dropped {len(lost)} previously-cited id(s)"
+    why = f"citation-superset violation: the dream dropped {counted(len(lost), 'previously-cited id')}"
     receipt.message = (
-        f"{why}; nothing was applied and the {len(run.undreamed)} fragment(s) it saw are held for a "
+        f"{why}; nothing was applied, and what it saw ({counted(len(run.undreamed), 'fragment')}) is held for a "
         f"decision (orphaned, never collected). missing={summarize_missing(lost)}"
     )
     if not run.dry_run:
@@ -429,7 +430,7 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
         Commit(
             # A run that applied nothing and parked its changes for review says so: Approval pending.
             "dream", f"dreamer:{run.name}", "pending" if held and not auto else "auto", run.trigger,
-            outcome.summary or f"{len(run.undreamed)} fragment(s) dreamed", dream_subject=True,
+            outcome.summary or f"{counted(len(run.undreamed), 'fragment')} dreamed", dream_subject=True,
             ref=Reference("Reflection", reflection.id) if reflection else None,
             dream_fragments=len(run.undreamed),
         ),
@@ -437,7 +438,7 @@ def _changeset(run: _Run, outcome: DreamOutcome, auto: list[FileEdit], held: lis
         Evidence(advance=advance, gc_days=set(run.shown), state_ts=run.state_ts, stored_ahead=list(run.ahead),
                  shard_reads=run.reads, gc_reasons=given_reasons(receipt.to_json())),
         Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
-                      f"held {len(held)} change(s) for review in {reflection.id}")] if reflection else []),
+                      f"held {counted(len(held), 'change')} for review in {reflection.id}")] if reflection else []),
     )
 
 
@@ -465,7 +466,7 @@ def _apply(run: _Run, cs: ChangeSet) -> None:
         else:
             # A refusal that would repeat (e.g. citing a forgotten fragment): hold the shown
             # fragments for a person, as after a revert (invariant 6), so the loop cannot spin.
-            receipt.message = f"not applied: {exc}; its {len(run.undreamed)} fragment(s) are held for a decision"
+            receipt.message = f"not applied: {exc}; what it saw ({counted(len(run.undreamed), 'fragment')}) is held for a decision"
             _hold_unapplied(run, f"not applied: {exc}")
         return
     _collected(receipt, result)
@@ -521,12 +522,12 @@ def _hold_unapplied(run: _Run, why: str) -> None:
     meta[receipt_rel] = receipt_text(run.stamped())
     cs = ChangeSet(
         Commit("dream", f"dreamer:{run.name}", "pending", run.trigger,
-               f"{why}; {len(run.undreamed)} fragment(s) held in {reflection.id}",
-               subject=f"dream: {receipt.status} run, {len(run.undreamed)} fragment(s) held in {reflection.id}",
+               f"{why}; {counted(len(run.undreamed), 'fragment')} held in {reflection.id}",
+               subject=f"dream: {receipt.status} run, {counted(len(run.undreamed), 'fragment')} held in {reflection.id}",
                ref=Reference("Reflection", reflection.id)),
         Writes(meta_files=meta),
         audit=Audit(extra=[("DREAM", f"memory/meta/reflections/{reflection.id}.json",
-                            f"{why}; held {len(run.undreamed)} fragment(s) for a decision")]),
+                            f"{why}; held {counted(len(run.undreamed), 'fragment')} for a decision")]),
     )
     result = apply_changeset(run.ws, cs, today=run.today, now=run.now, fault=run.fault)
     receipt.commit = result.sha

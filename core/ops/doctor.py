@@ -27,6 +27,7 @@ from dreamdeck.core.door.backlog import backlog_status, compact_backlog
 from dreamdeck.core.door.changeset import Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import recompute_shard_text
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.io.atomic import remove_file
@@ -161,7 +162,7 @@ def fix(ws: Workspace) -> DoctorReport:
     try:
         _restored, restored_keys, _unfound = restore_missing(ws)
         if restored_keys:
-            fixed.append(f"restored {len(restored_keys)} protected fragment(s) from git history")
+            fixed.append(f"restored {counted(len(restored_keys), 'protected fragment')} from git history")
     except Refused as exc:
         fixed.append(f"protected fragments not restored: {exc}")
     fixed.extend(_remove_own_temp_files(ws))
@@ -183,7 +184,7 @@ def _remove_own_temp_files(ws: Workspace) -> list[str]:
         return []
     why = "removed a temp file left by an interrupted write"
     cs = ChangeSet(
-        Commit("edit", "system:doctor", "auto", "doctor --fix", f"removed {len(temps)} temp file(s)",
+        Commit("edit", "system:doctor", "auto", "doctor --fix", f"removed {counted(len(temps), 'temp file')}",
                subject="memory: doctor --fix temp files"),
         audit=Audit(extra=[("DELETE", rel, why) for rel in temps]),
         before_commit=lambda _result: _remove_all(ws, temps),
@@ -215,7 +216,7 @@ def _recompute_frontmatter(ws: Workspace, fixed: list[str]) -> None:
             edits.append(FileEdit(rel, text, new))
     if edits:
         cs = ChangeSet(
-            Commit("edit", "system:doctor", "auto", "doctor --fix", f"recomputed frontmatter of {len(edits)} shard(s)",
+            Commit("edit", "system:doctor", "auto", "doctor --fix", f"recomputed frontmatter of {counted(len(edits), 'shard')}",
                    subject="memory: doctor --fix frontmatter"),
             Writes(edits),
         )

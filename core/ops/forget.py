@@ -362,7 +362,7 @@ def forget_topic(
     purged = purge & set(result.compaction.fragment_lines_dropped)
     msg = f"{slug}: {'deleted' if hard else f'moved to memory/{archive_rel}'}"
     if stones:
-        msg += f"; {len(stones)} fragment(s) tombstoned" + (f", {len(purged)} line(s) purged" if hard else "")
+        msg += f"; {counted(len(stones), 'fragment')} tombstoned" + (f", {counted(len(purged), 'line')} purged" if hard else "")
     out = ForgetResult(
         msg, result.sha, [s.key for _, s in stones], [e.path for e in edits if e.new is not None],
         [e.path for e in edits if e.new is None], orphaned, bool(purged), apply=result,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreamdeck.core.errors import Refused
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.scrub import scrub
@@ -154,8 +155,9 @@ def what_remains(ws: Workspace, day: str, fid: str, pieces: list[str], malformed
     out = []
     rel_stream = f"memory/streams/{day}.jsonl"
     if malformed:
-        out.append(f"{rel_stream}: malformed line(s) {', '.join(map(str, malformed))} start with this id and were "
-                   "left as they are (not a fragment; `dreamdeck doctor` lists them; remove them by hand)")
+        out.append(f"{rel_stream}: this id starts {counted(len(malformed), 'malformed line')} "
+                   f"({', '.join(map(str, malformed))}), left as written (not a fragment; `dreamdeck doctor` lists "
+                   "them; remove them by hand)")
     if not pieces:
         return out
     needles = sorted({pieces[0], _escaped(pieces[0])})
@@ -169,9 +171,10 @@ def what_remains(ws: Workspace, day: str, fid: str, pieces: list[str], malformed
     commits = _history_commits(ws.root, needles) if has_git else []
     notes = _notes_holding(ws.root, needles) if has_git else []
     if commits:
-        out.append(f"git history still holds the text: commit(s) {', '.join(commits)} add or remove it")
+        out.append(f"git history still holds the text: {counted(len(commits), 'commit')} added or removed it "
+                   f"({', '.join(commits)})")
     if notes:
-        out.append(f"the GC notes ({NOTES_REF}) still hold the line, on commit(s) {', '.join(notes)} "
+        out.append(f"the GC notes ({NOTES_REF}) still hold the line, on {counted(len(notes), 'commit')} ({', '.join(notes)}) "
                    f"(`git notes --ref {NOTES_REF} remove SHA` drops a note; the notes' own history keeps it)")
     if commits or notes:
         out.append("dreamdeck does not rewrite git history. To remove it there too (every commit and note is "

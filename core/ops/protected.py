@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.git.blobs import show_file
 from dreamdeck.core.git.fragment_history import find_line_in_history
 from dreamdeck.core.git.runner import repo_args, run_git
@@ -98,7 +99,7 @@ def restore_missing(ws: Workspace, actor: str = "system:doctor") -> tuple[ApplyR
     restored = [k for k in missing if k not in unfound]
     if not restored:
         return None, [], unfound
-    summary = f"restored {len(restored)} protected fragment(s) from git history: {summarize_missing(restored)}"
+    summary = f"restored {counted(len(restored), 'protected fragment')} from git history: {summarize_missing(restored)}"
     cs = ChangeSet(
         Commit("restore", actor, "auto", "doctor --fix", summary, subject="memory: restore protected fragments"),
         evidence=Evidence(restore_lines=lines),

@@ -14,6 +14,7 @@ from dreamdeck.core.door.apply import apply_changeset, plan_changeset
 from dreamdeck.core.door.changeset import Audit, ChangeSet, CollectionRecord, Commit, Evidence, FileEdit, Reference, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import apply_hunks
@@ -310,7 +311,7 @@ def _lines_to_restore(ws: Workspace, r: Reflection, edits: list[FileEdit]) -> di
     lines, unfound = put_back_from_history(ws, cited | r.held_keys())
     lost = sorted(set(unfound) & cited)
     if lost:
-        raise Refused(f"refused: {r.id} cites {len(lost)} fragment(s) that no stream holds and git history does "
+        raise Refused(f"refused: {r.id} cites {counted(len(lost), 'fragment')} that no stream holds and git history does "
                       f"not have: {', '.join(f'streams/{d}#{i}' for d, i in lost[:3])}")
     return lines
 
@@ -391,10 +392,8 @@ def mark_stale(ws: Workspace, *, now: datetime | None = None) -> list[str]:
             stale.append(r)
     if not stale:
         return []
-    cs = ChangeSet(
-        Commit("edit", "system:expiry", "—", "expiry", f"marked {len(stale)} reflection(s) stale",
-               subject="memory: expire stale reflections"),
-        Writes(meta_files=meta_updates(ws, stale, None)),
-    )
+    cs = ChangeSet(Commit("edit", "system:expiry", "—", "expiry", f"marked {counted(len(stale), 'reflection')} stale",
+                          subject="memory: expire stale reflections"),
+                   Writes(meta_files=meta_updates(ws, stale, None)))
     apply_changeset(ws, cs, now=now)
     return [r.id for r in stale]

@@ -47,6 +47,7 @@ from dreamdeck.core.door.changeset import (
 from dreamdeck.core.door.checks import validate_path
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, summarize_missing
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import parse_loose_shard, strip_citations
 from dreamdeck.core.git.blobs import read_blobs, show_file, tree_files
 from dreamdeck.core.git.commit import STREAM_PATH
@@ -254,7 +255,7 @@ def _group(keys: list[Key]) -> dict[str, set[str]]:
 def _apply(ws: Workspace, plan: RollbackPlan, *, actor: str, subject: str, summary: str) -> ApplyResult:
     if plan.would_lose:
         raise Refused(
-            f"refused: the rollback would drop {len(plan.would_lose)} citation(s) that existed before "
+            f"refused: the rollback would drop {counted(len(plan.would_lose), 'citation')} that existed before "
             f"{plan.short}: {summarize_missing(plan.would_lose)}",
             missing=plan.would_lose,
         )
@@ -266,11 +267,11 @@ def _apply(ws: Workspace, plan: RollbackPlan, *, actor: str, subject: str, summa
                 f"({summarize_missing(plan.filtered)}) and stays so; `dreamdeck unforget` it first"
             )
         raise Refused(f"refused: nothing to roll back: memory already matches {what}")
-    audit = [("REVERT", f"memory/streams/{day}.jsonl", f"restored {len(lines)} fragment(s) the GC had collected")
+    audit = [("REVERT", f"memory/streams/{day}.jsonl", f"restored {counted(len(lines), 'fragment')} the GC had collected")
              for day, lines in sorted(plan.restore_lines.items())]
     if plan.released:
         audit.append(("REVERT", "memory/.dreaming-state.json",
-                      f"{len(plan.released)} fragment(s) back to the undreamed tail"))
+                      f"{counted(len(plan.released), 'fragment')} back to the undreamed tail"))
     cs = ChangeSet(
         Commit("revert", actor, "approved", "rollback", summary, subject=subject, ref=Reference("Reverts", plan.rev)),
         Writes(plan.edits, allow_vault=any(e.path.startswith("vault/") for e in plan.edits)),
@@ -359,7 +360,7 @@ def restore_to(
 def _apply_titled(ws: Workspace, plan: RollbackPlan, verb: str, actor: str) -> ApplyResult:
     """Apply a plan with the subject `memory: <verb> <short> (<subject>)` and a counted summary."""
     title = f"{verb} {plan.short} ({plan.subject})"
-    summary = f"{title}: {len(plan.edits)} file(s)" + (
-        f", {len(plan.restored)} fragment(s) restored" if plan.restored else "") + (
+    summary = f"{title}: {counted(len(plan.edits), 'file')}" + (
+        f", {counted(len(plan.restored), 'fragment')} restored" if plan.restored else "") + (
         f", {len(plan.released)} back to the tail" if plan.released else "")
     return _apply(ws, plan, actor=actor, subject=f"memory: {title}", summary=summary)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from dreamdeck.core.door.changeset import FileEdit
 from dreamdeck.core.formats.citations import Key
+from dreamdeck.core.formats.counts import counted
 
 
 @dataclass
@@ -90,7 +91,7 @@ class RollbackPlan:
             if ks:
                 out += ["", f"{label} ({len(ks)}): {keys(ks)}"]
         if self.would_lose:
-            out += ["", f"REFUSED: would lose {len(self.would_lose)} citation(s) present before: {keys(self.would_lose)}"]
+            out += ["", f"REFUSED: would lose {counted(len(self.would_lose), 'citation')} present before: {keys(self.would_lose)}"]
         return "\n".join(out)
 
     def to_json(self) -> dict:

@@ -16,6 +16,7 @@ from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit,
 from dreamdeck.core.door.outside_losses import find_outside_losses
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, summarize_missing
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.ops.doctor_memory import held_in_streams
 from dreamdeck.core.ops.protected import lines_from_history
 from dreamdeck.core.store.outside_losses import RECORD, Losses, load_outside_losses, render_outside_losses
@@ -37,7 +38,7 @@ def unrecorded_losses(ws: Workspace) -> list[tuple[str, str]]:
     for rel, lost in sorted(found.lines.items()):
         day = rel[len("memory/streams/"):-len(".jsonl")]
         keys = sorted((day, fid) for fid in lost)
-        out.append((rel, f"{len(keys)} fragment(s) left this stream with no recorded reason since dreamdeck's "
+        out.append((rel, f"{counted(len(keys), 'fragment')} left this stream with no recorded reason since dreamdeck's "
                          f"commit {base[:10]} (removed by hand, or by TypeClaw's own GC?): {summarize_missing(keys)}; "
                          f"`git show {base[:10]}:{rel}` still holds them"))
     return out
@@ -67,7 +68,7 @@ def outside_loss_findings(ws: Workspace) -> list[tuple[str, str]]:
     for day, keys in by_day.items():
         commit = losses[keys[0]][:10]
         out.append((f"memory/streams/{day}.jsonl",
-                    f"{len(keys)} fragment(s) left this stream by another writer (TypeClaw's GC, or by hand), "
+                    f"{counted(len(keys), 'fragment')} left this stream by another writer (TypeClaw's GC, or by hand), "
                     f"recorded when dreamdeck committed it (`git show {commit}:memory/streams/{day}.jsonl` holds "
                     f"them): {summarize_missing(keys)}; {WHAT_TO_DO}"))
     return out
@@ -80,7 +81,7 @@ def accept_outside_losses(ws: Workspace, actor: str = "human:cli") -> ApplyResul
     if not losses and problem is None:
         return None
     keys = sorted(losses)
-    summary = (f"accepted the loss of {len(keys)} fragment(s) another writer removed: {summarize_missing(keys, 20)}"
+    summary = (f"accepted the loss of {counted(len(keys), 'fragment')} another writer removed: {summarize_missing(keys, 20)}"
                if keys else f"wrote memory/{RECORD} again ({problem})")
     return _settle(ws, {}, summary, actor, "doctor --accept-losses", "ACK")
 
@@ -95,7 +96,7 @@ def restore_outside_losses(ws: Workspace, actor: str = "human:cli") -> tuple[App
     if not lines:
         return None, unfound
     restored = sorted(k for k in losses if k not in unfound)
-    summary = f"restored {len(restored)} fragment(s) another writer removed, from git history: {summarize_missing(restored, 20)}"
+    summary = f"restored {counted(len(restored), 'fragment')} another writer removed, from git history: {summarize_missing(restored, 20)}"
     left = {k: c for k, c in losses.items() if k in unfound}
     return _settle(ws, left, summary, actor, "doctor --restore-losses", "APPEND", lines), unfound
 

@@ -28,6 +28,7 @@ from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.citations import Key, citation_keys, format_citation, summarize_missing
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import ShardMeta, first_belief_sentence, parse_loose_shard, render_shard
 from dreamdeck.core.formats.slugs import InvalidSlug, require_slug
 from dreamdeck.core.git.runner import GitError, repo_args, run_git
@@ -194,7 +195,7 @@ def unpin(ws: Workspace, slug: str, actor: str = "human:cli") -> VaultResult:
                 break
         else:
             raise Refused(
-                f"refused: unpinning {slug!r} would drop {len(only_here)} citation(s) only the vault holds "
+                f"refused: unpinning {slug!r} would drop {counted(len(only_here), 'citation')} only the vault holds "
                 f"({summarize_missing(sorted(only_here))}) and memory/topics/{slug}.md and "
                 f"memory/archive/{slug}.md are both taken; forget those fragments or move a copy first"
             )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from dreamdeck.core.errors import BadFile
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -130,7 +131,7 @@ def parse_settings(text: str) -> Settings:
         built[table] = cls(**kwargs)
     unknown = set(raw) - set(_TABLES)
     if unknown:
-        raise SettingsError(f"dreamdeck.toml: unknown table(s) {', '.join(sorted(unknown))}")
+        raise SettingsError(f"dreamdeck.toml: {counted(len(unknown), 'unknown table')}: {', '.join(sorted(unknown))}")
     settings = Settings(**built)  # type: ignore[arg-type]
     _check(settings)
     return settings

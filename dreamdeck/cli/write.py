@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate, warn
+from dreamdeck.core.formats.counts import counted
 
 
 # --- write -----------------------------------------------------------------------------------
@@ -179,7 +180,7 @@ def _review_one(ws, args) -> int:
         f"{len(meter.superseded_added)} superseded")
     over = (r.receipt or {}).get("held_over_bound") if isinstance(r.receipt, dict) else None
     if isinstance(over, (int, float)):
-        say(f"held over the loss bound: applied, it would leave {over:.0%} of the {len(r.fragments)} fragment(s) "
+        say(f"held over the loss bound: applied, it would leave {over:.0%} of the {counted(len(r.fragments), 'fragment')} "
             "it saw uncited with no reason given, for the GC to collect")
     _say_collection(collects, why_not)
     if r.holds:

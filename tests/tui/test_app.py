@@ -260,7 +260,7 @@ async def test_a_refusal_is_a_toast_with_its_own_words_and_a_bug_is_reported_as_
     from dreamdeck.core.errors import Refused
 
     def refused():
-        raise Refused("refused: would drop 1 cited fragment(s): 2026-05-12#x")
+        raise Refused("refused: would drop 1 cited fragment: 2026-05-12#x")
 
     def broken():
         return {}["missing-key"]
@@ -275,7 +275,7 @@ async def test_a_refusal_is_a_toast_with_its_own_words_and_a_bug_is_reported_as_
         await settle(app, pilot)
         toasts = {n.title: n for n in notes.raised}
     refusal, bug = toasts["Pin: refused"], toasts["Forget: bug in dreamdeck"]
-    assert refusal.message == "refused: would drop 1 cited fragment(s): 2026-05-12#x"
+    assert refusal.message == "refused: would drop 1 cited fragment: 2026-05-12#x"
     assert str(refusal.severity) == "error"
     assert bug.message.startswith("KeyError: 'missing-key'") and "this is a bug in dreamdeck" in bug.message
     assert str(bug.severity) == "error"

@@ -82,7 +82,7 @@ async def test_shift_d_dry_run_writes_nothing_and_shows_what_would_change(agent_
         await pilot.press("D")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "TextModal", what="the dry-run modal")
         text = str(pilot.app.screen.query("VerticalScroll Static").first().render())
-        assert "would apply 2 change(s) and hold 0 for review" in text
+        assert "would apply 2 changes and hold 0 for review" in text
         assert "new shards: coffee, editor" in text and "Nothing was written" in text
         await pilot.press("escape")
     assert git(agent_dir, "rev-parse", "HEAD").strip() == head

@@ -114,7 +114,7 @@ async def test_a_dry_run_never_points_to_a_reflection_it_did_not_create(agent_di
         await settle(app, pilot)
         message = next(m for t, m in toasts(app) if t == "Dry run" and "would" in m)
         assert "r-1" not in message and "screen 2" not in message
-        assert "would apply 0 change(s) and hold 2 for review" in message
+        assert "would apply 0 changes and hold 2 for review" in message
     assert git(agent_dir, "rev-parse", "HEAD") == head
     assert not (agent_dir / "memory/meta/reflections").exists()
 

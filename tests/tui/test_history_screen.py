@@ -5,6 +5,8 @@ a pin; every test checks the files and git afterwards, not only the screen.
 """
 from __future__ import annotations
 
+from textual.geometry import Region
+
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.ops.alerts import pending_alerts
 from dreamdeck.core.ops.proposals import propose
@@ -61,11 +63,11 @@ async def test_commits_show_kind_actor_approval_trigger_and_ref_and_the_selected
             ("dream", "dreamer:scripted", "auto", "manual", ""),
         ]
         assert [r["sha"] for r in rows(app)] == git(ws.root, "log", "--format=%H", "--", "memory/").split()
-        diff = str(app.screen.query_one("#diff").render())
+        diff = str(app.screen.query_one("#diff").content)
         assert "memory/vault/deploy-day.md" in diff and "+Deploys go out on Wednesdays." in diff
         await pilot.press("G")  # the first dream: the shard is a new file
         await settle(app, pilot)
-        diff = str(app.screen.query_one("#diff").render())
+        diff = str(app.screen.query_one("#diff").content)
         assert " memory/topics/deploy-day.md   new file" in diff and "+Deploys go out on Tuesdays." in diff
 
 
@@ -80,7 +82,7 @@ async def test_a_long_diff_shows_its_first_lines_and_how_to_see_the_rest(ws):
     app = make_app(ws, "history")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
-        diff = str(app.screen.query_one("#diff").render())
+        diff = str(app.screen.query_one("#diff").content)
         assert "memory/topics/big.md   new file  +1000 -0" in diff  # the counts are the whole file's
         assert "+line 0" in diff and "+line 900" not in diff
         assert diff.rstrip().endswith(f"more lines (git show {short} -- memory/)")
@@ -195,7 +197,7 @@ async def test_an_empty_history_tells_a_new_user_what_makes_commits(ws):
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(app, pilot)
         assert "No memory commits yet" in app.screen.query_one("#commits", VirtualTable).empty_message
-        assert "Nothing to show yet" in str(app.screen.query_one("#diff").render())
+        assert "Nothing to show yet" in str(app.screen.query_one("#diff").content)
         assert not app.screen.check_action("rollback", ())
 
 
@@ -227,3 +229,26 @@ async def test_at_80_columns_the_subject_takes_the_room_the_narrow_rule_leaves_a
         await settle(app, pilot)
         audit_widths = dict(zip((c.key for c in audit.columns), audit.column_widths))
         assert audit_widths["summary"] >= 24 and sum(w + 2 for w in audit_widths.values()) <= 80
+
+
+async def test_at_80_columns_a_wrapped_diff_line_keeps_its_plus_or_minus_gutter(ws):
+    long = "Deploys go out on {} after the standup, once the staging smoke test has passed and on-call agrees"
+    write_stream(ws.root, D, [fragment_line(D, 1, "deploy", "Deploys go out on Tuesdays.")])
+    assert run_dream(ws, review="none", dreamer=Scripted(
+        lambda inp, s: s.write_shard(SHARD, draft(long.format("Tuesdays"), [cite(1)])))).commit
+    write_stream(ws.root, D, [fragment_line(D, 2, "deploy", "Deploys moved to Wednesdays.")])
+    assert run_dream(ws, review="none", dreamer=Scripted(
+        lambda inp, s: s.write_shard(SHARD, draft(long.format("Wednesdays"), [cite(1), cite(2)])))).commit
+    app = make_app(ws, "history")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        diff = app.screen.query_one("#diff")
+        width = diff.content_region.width
+        lines = [strip.text[1:].rstrip() for strip in
+                 diff.render_lines(Region(0, 0, diff.size.width, diff.virtual_size.height or diff.size.height))]
+        removed = next(n for n, line in enumerate(lines) if line.startswith("-") and "Tuesdays" in line)
+        added = next(n for n, line in enumerate(lines) if line.startswith("+") and "Wednesdays" in line)
+        assert len(lines[removed]) <= width and lines[removed + 1].startswith("-"), lines[removed:removed + 3]
+        assert lines[added + 1].startswith("+"), lines[added:added + 3]
+        words = " ".join(line[1:].strip() for line in lines[added:added + 3] if line.startswith("+"))
+        assert "once the staging smoke test has passed" in words  # broken between words, not inside one

@@ -58,7 +58,7 @@ async def live_alert(pilot, agent_dir: Path) -> bytes:
     await settle(app, pilot)
     await pilot.press("r")
     await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal", what="the review")
-    shown = str(app.screen.query_one("#drift-diff").render())
+    shown = str(app.screen.query_one("#drift-diff").content)
     assert "--- memory/vault/deploys.md" in shown and "+++ memory/topics/deploys.md" in shown
     assert "-heading: Deploys go out on Tuesdays" in shown and "+heading: Deploys go out on Fridays" in shown
     return changed

@@ -198,3 +198,21 @@ def test_snapshot_proposals_conflicting_with_a_topic(snap_compare, tmp_path):
 
 def test_snapshot_proposals_empty(snap_compare, tmp_path):
     assert snap_compare(proposals_app.snapshot_app(empty=True, parent=tmp_path), terminal_size=(140, 40), run_before=on_screen())
+
+
+async def test_at_80x24_a_conflict_shows_both_proposals_whole(ws):
+    propose(ws, "release-bot", "semantic", "The weekly release cut is at 14:00 CET on Thursdays from next sprint",
+            entities=["release--cut"], confidence="high", now=NOW)
+    propose(ws, "planner", "semantic", "The weekly release cut is at 16:00 CET, after the Thursday planning",
+            entities=["release--cut"], now=NOW)
+    app = await open_proposals(ws)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.query_one("#conflict").display
+        for side, words in (("this", "16:00 CET, after the Thursday planning"),
+                            ("other", "14:00 CET on Thursdays from next sprint")):
+            pane, body = screen.query_one(f"#side-{side}"), screen.query_one(f"#side-{side}-body")
+            assert pane.max_scroll_y == 0, f"{side}: the person has to scroll a box to read it"
+            assert body.region.height >= 2 and pane.region.contains_region(body.region)
+            assert words in " ".join(str(body.render()).split())

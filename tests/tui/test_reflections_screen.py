@@ -443,3 +443,14 @@ async def test_each_file_shows_what_it_does_to_its_claim_and_m_approves_only_the
     assert after["a.md"] == before["a.md"]
     assert after["n.md"].decode() == proposed["topics/n.md"]
     assert status_of(ws) == "pending"  # the rewrite of a.md, undecided, waits in the open reflection
+
+
+async def test_at_80_columns_a_wrapped_added_line_goes_on_under_its_plus_sign(ws, agent_dir):
+    long = "Belief a, rewritten at length: deploys wait for the staging smoke test and for on-call to agree"
+    pending(ws, agent_dir, script=lambda inp, s: s.write_shard("a", draft(long, [cite(D1, 1)])))
+    app = make_app(ws)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_reflections(app, pilot)
+        rows = [t[len(GUTTER):] for t in view(screen).row_texts()]
+        at = next(i for i, t in enumerate(rows) if t.startswith("+heading: Belief a, rewritten"))
+        assert rows[at + 1].startswith("+") and not rows[at + 1].startswith("+cites"), rows[at:at + 3]

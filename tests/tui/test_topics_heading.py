@@ -35,3 +35,20 @@ async def test_a_hostile_heading_without_its_prefix_is_still_shown_escaped(ws):
         await settle(app, pilot)
         line = app.screen.query_one("#strength", VirtualTable).render_line(1).text
         assert "the \\x1b[2J[bold]train" in line and "\x1b" not in line and "Always (7" not in line
+
+
+async def test_at_80_columns_the_heading_takes_the_room_and_the_numbers_headers_are_abbreviated(ws):
+    write_shard(ws.root, "release", shard_text("Dana cuts the weekly release on Thursdays after planning",
+                                               [cite("2026-05-20", 1)]))
+    app = make_app(ws)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#strength", VirtualTable)
+        header, row = table.render_line(0).text, table.render_line(1).text
+        assert "cit" in header and "cites" not in header and "day" in header and "days" not in header
+        assert "release" in row and "Dana cuts the weekly release" in row  # 10 cells before
+    wide = make_app(ws)
+    async with wide.run_test(size=(120, 36)) as pilot:  # wide, the headers are words again
+        await settle(wide, pilot)
+        header = wide.screen.query_one("#strength", VirtualTable).render_line(0).text
+        assert "cites" in header and "days" in header

@@ -234,7 +234,7 @@ async def test_an_empty_workspace_says_how_to_start(ws):
         t = table(app)
         assert t.row_count == 0
         shown = "\n".join(t.render_line(y).text for y in range(t.size.height))
-        assert "No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d." in shown
+        assert "No topics yet: add fragments (dreamdeck remember TEXT), then dream: 7, d." in shown
         assert text_of(app, "#shard-title") == "" and citation_texts(app) == []
         assert not app.screen.check_action("pin", ()) and not app.screen.check_action("forget", ())
         keys = {b.binding.id for b in app.screen.active_bindings.values()}
@@ -242,6 +242,24 @@ async def test_an_empty_workspace_says_how_to_start(ws):
         await pilot.press("p", "f", "e")  # nothing to act on: no modal, no commit
         await settle(app, pilot)
         assert isinstance(app.screen, TopicsScreen)
+
+
+async def test_with_no_topics_but_a_dream_to_review_topics_points_to_it_whole_at_80_columns(ws):
+    from dreamdeck.core.dreaming.run import run_dream
+    from tests.support.dreamers import Scripted, draft
+    from tests.support.memory import fragment_line, uuid_at, write_stream
+
+    write_stream(ws.root, "2026-05-20", [fragment_line("2026-05-20", 1, "deploy", "Deploys go out on Tuesdays.")])
+    run_dream(ws, review="all", dreamer=Scripted(lambda inp, s: s.write_shard(
+        "deploy-day", draft("Deploys go out on Tuesdays", [f"streams/2026-05-20#{uuid_at('2026-05-20', 1)}"]))))
+    app = make_app(ws)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        t = table(app)
+        assert t.row_count == 0
+        shown = "\n".join(t.render_line(y).text for y in range(t.size.height))
+        assert "No topics yet: a dream waits for your review on 2 (Reflections)." in shown
+        assert "dreamdeck remember" not in shown
 
 
 # --- citation jump -------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ async def test_a_topic_typeclaw_rewrote_is_flagged_as_changed_outside_with_its_d
         await settle(app, pilot)
         row = app.screen.query_one("#vault", VirtualTable).current_row()
         assert row["topic_label"] == "⚠ outside"  # a TypeClaw commit, no dreamdeck Change-Id: pinned drift
-        shown = str(app.screen.query_one("#vault-diverged").render())
+        shown = str(app.screen.query_one("#vault-diverged").content)
         assert "changed outside dreamdeck (commit " in shown and "+The user uses pnpm everywhere." in shown
         assert app.screen.check_action("repin", ()) and app.screen.check_action("review_drift", ())
         await pilot.press("P")

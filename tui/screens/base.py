@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -115,7 +115,31 @@ class MemoryScreen(Screen):
         modes = getattr(self.app, "mode_screens", None)
         if modes is not None and self.MODE:
             modes[self.MODE] = self
+        self._styled_as = self._style_state()  # its widgets took their styles as they mounted
         self.reload()
+
+    def _style_state(self) -> tuple:
+        """What this screen's styles depend on beyond its own widgets (which restyle themselves
+        when their classes, focus or hover change): the stylesheet, the theme, app focus, the
+        screen's classes (the size breakpoints among them)."""
+        app = self.app
+        return app._css_update_count, app.theme, app.app_focus, frozenset(self.classes)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Textual restyles every widget of a screen each time it is shown, twice on its first
+        visit (half of a first visit's time). Here only when something it was styled by has
+        changed since: a screen shown again as it was styled keeps its styles. Textual's handler
+        runs from here and not again after it (prevent_default). Textual dispatches this one in
+        place of `on_screen_resume` below, so it calls that too, unless a screen overrides it
+        (the override, dispatched first, calls it through super())."""
+        state = self._style_state()
+        refresh = event.refresh_styles and state != getattr(self, "_styled_as", None)
+        Screen._on_screen_resume(self, events.ScreenResume(refresh_styles=refresh))
+        event.prevent_default()
+        if self.is_attached:
+            self._styled_as = state
+        if type(self).on_screen_resume is MemoryScreen.on_screen_resume:
+            self.on_screen_resume()
 
     def on_screen_resume(self) -> None:
         if getattr(self, "_stale", False):

@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from dreamdeck.core.formats.counts import counted
 from dreamdeck.tui.screens.base import MemoryScreen, failure_toast
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.responsive_table import ResponsiveTable
@@ -158,7 +159,7 @@ def dry_run_text(r: dict) -> str:
     """What a dry run would do, for the modal."""
     lines = [r.get("message") or r.get("status", ""), ""]
     lines.append(f"dreamer {r.get('dreamer')} · review {r.get('review')} · "
-                 f"{r.get('fragments_seen', 0)} undreamed fragment(s) from {len(r.get('days') or [])} day(s)")
+                 f"{counted(r.get('fragments_seen', 0), 'undreamed fragment')} from {counted(len(r.get('days') or []), 'day')}")
     for label, key in (("new shards", "shards_created"), ("changed shards", "shards_changed"),
                        ("deleted shards", "shards_deleted"), ("would apply now", "auto_applied"),
                        ("would wait for review", "pending")):

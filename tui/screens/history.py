@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.widgets import Static, TabbedContent, TabPane
 
 from dreamdeck.tui.screens.base import MemoryScreen
-from dreamdeck.tui.widgets.diff_text import diff_text
+from dreamdeck.tui.widgets.diff_text import Gutter, diff_text
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -386,7 +386,7 @@ class HistoryScreen(MemoryScreen):
                     f"trigger {row['trigger']}" + (f" · {row['ref']}" if row["ref"] else "") + "\n")
         meta.append(str(row["subject"]), style="bold")
         head.update(meta)
-        body.update(diff if diff is not None else "")
+        body.update(Gutter(diff) if diff is not None else "")
 
     # --- tabs and filter -------------------------------------------------------------------
     def _cycle(self, step: int) -> None:

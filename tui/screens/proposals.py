@@ -140,7 +140,11 @@ class ProposalsScreen(MemoryScreen):
     ProposalsScreen #conflict.-visible { display: block; }
     ProposalsScreen #conflict-label { color: $error; text-style: bold; padding: 0 1; height: auto; width: 1fr; }
     ProposalsScreen #conflict-sides { height: 8; }
-    ProposalsScreen.-short #conflict-sides { height: 5; }
+    /* Short: the sides are as tall as their text (a fixed 5 rows showed one line of it at 80×24),
+       and the detail above gives up rows first: the conflict is what needs deciding. */
+    ProposalsScreen.-short #conflict { max-height: 65%; }
+    ProposalsScreen.-short #conflict-sides { height: auto; }
+    ProposalsScreen.-short .side { height: auto; }
     ProposalsScreen .side { width: 1fr; height: 100%; border: round $error 60%;
         padding: 0 1; margin: 0 1; }
     ProposalsScreen .side:focus { border: round $accent; }

@@ -31,10 +31,12 @@ STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange",
 SHARD_SETTLE = 0.1  # seconds the cursor rests on a row before its shard is read and drawn
 
 # Widths leave room for the label and the sort mark ("cites ▼"), so a sorted header is never cut.
+# Below 100 cells the numbers' headers are abbreviated ("cit", "day"), and the slug is as wide as
+# the slugs on the first page: the heading, the belief itself, takes the room that is left.
 COLUMNS = [
-    Column("slug", "slug", width=22, min_width=14),  # frozen: it stays when → scrolls the rest
-    Column("cites", "cites", width=7, align="right"),
-    Column("days", "days", width=6, align="right"),
+    Column("slug", "slug", width=None, min_width=14, max_width=28),  # frozen: it stays when → scrolls the rest
+    Column("cites", "cites", width=7, align="right", short_label="cit"),
+    Column("days", "days", width=6, align="right", short_label="day"),
     Column("last_reinforced", "last", width=10),
     Column("age", "age", width=5, align="right"),
     Column("tier", "tier", width=12),
@@ -125,6 +127,10 @@ class StrengthRows(Sequence[Mapping[str, object]]):
         return row
 
 
+# Each fits in 80 columns; with a dream waiting, how to add fragments was the wrong next step.
+EMPTY = "No topics yet: add fragments (dreamdeck remember TEXT), then dream: 7, d."
+EMPTY_WAITING = "No topics yet: a dream waits for your review on 2 (Reflections)."
+
 CHECKING = "Checking each row against its file… pin, forget and edit wait until it is done."
 
 
@@ -178,7 +184,7 @@ class TopicsScreen(MemoryScreen):
             # Narrow: last, age and score go (the meta line says the first two; status words the score).
             yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength", frozen=1,
                                select_on_enter=False, optional=("last_reinforced", "age", "score"),
-                               empty_message="No topics yet. Append fragments (`dreamdeck remember TEXT --topic T`), then dream: 7 then d.")
+                               empty_message=EMPTY)
             with Vertical(id="shard-pane"):
                 yield SafeStatic("", id="shard-title", markup=False)
                 yield SafeStatic("", id="shard-meta", markup=False)
@@ -236,8 +242,13 @@ class TopicsScreen(MemoryScreen):
 
         return strength_table(*args, **kwargs)
 
+    def counts_changed(self, counts: Mapping[str, object]) -> None:
+        """The app's badges were re-read: the empty table's hint follows the reflections waiting."""
+        self.query_one("#strength", VirtualTable).empty_message = EMPTY_WAITING if counts.get("reflections") else EMPTY
+
     def show(self, rows: StrengthRows) -> None:
         table = self.query_one("#strength", VirtualTable)
+        self.counts_changed(getattr(self.app, "counts", {}))
         table.set_source(ListRowSource(rows, filter_keys=("slug", "heading", "tier", "status")), keep_cursor_key="slug")
         self.proven = rows.proven
         # Say why pin, forget and edit are dimmed while the rows are the projection's picture.

@@ -17,7 +17,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from dreamdeck.tui.screens.base import MemoryScreen
-from dreamdeck.tui.widgets.diff_text import diff_text
+from dreamdeck.tui.widgets.diff_text import Gutter, diff_text
 from dreamdeck.tui.widgets.panes import ScrollPane
 from dreamdeck.tui.widgets.safe_static import SafeStatic
 from dreamdeck.tui.widgets.virtual_table import Column, ListRowSource, VirtualTable
@@ -171,13 +171,13 @@ class VaultScreen(MemoryScreen):
                        style="bold red")
             out.append("r reviews it: restore from the vault, or accept.\n", style="red")
             out.append_text(diff_text(str(row["diff"])))
-            diverged.update(out)
+            diverged.update(Gutter(out))
         elif row["topic"] == "differs":
             out = Text()
             out.append("≠ The topic copy has moved on since the pin ", style="bold yellow")
             out.append(f"(vault → memory/topics/{row['slug']}.md). P takes it into the vault.\n", style="yellow")
             out.append_text(diff_text(str(row["diff"])))
-            diverged.update(out)
+            diverged.update(Gutter(out))
         elif row["topic"] == "none":
             diverged.update(Text(f"No topic copy: memory/topics/{row['slug']}.md does not exist.", style="dim"))
         else:
@@ -230,7 +230,7 @@ class VaultScreen(MemoryScreen):
                          lambda r: r.message)
 
         self.app.push_screen(ConfirmModal(
-            f"memory/topics/{slug}.md changed outside dreamdeck ({row['drift']})", body, "Accept",
+            f"memory/topics/{slug}.md changed outside dreamdeck ({row['drift']})", Gutter(body), "Accept",
             hint="Restore puts the vault copy back into topics/ (dreamdeck pin --restore). Accept takes the "
                  "changed topic into the vault as the pinned version (dreamdeck pin --refresh). Either is a commit.",
             cancel_label="Leave pending", tone="error", wide=True, other=("r", "Restore from the vault", "restore"),

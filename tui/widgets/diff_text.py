@@ -1,9 +1,17 @@
-"""A unified diff as coloured text (the Vault's topic-copy difference, History's commit diff)."""
+"""A unified diff as coloured text (the Vault's topic-copy difference, History's commit diff,
+critical-file alerts), and `Gutter`, which shows it wrapped at words with its +/- gutter kept."""
 from __future__ import annotations
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.style import Style
 from rich.text import Text
 
 from dreamdeck.core.formats.terminal_text import terminal_text
+from dreamdeck.tui.widgets.safe_static import safe_text
+
+# Marks a diff body line (+, - or context) in a diff_text, so `Gutter` can find it again in a
+# Text that also holds headers; meta draws nothing.
+_BODY = Style(meta={"diff-body": True})
 
 
 def diff_text(diff: str) -> Text:
@@ -11,17 +19,46 @@ def diff_text(diff: str) -> Text:
     obey in it shown as its escape."""
     out = Text()
     for line in diff.splitlines():
+        body = False
         if line.startswith(("+++", "---", "diff --git", "index ", "new file", "deleted file")):
             style = "bold"
         elif line.startswith("@@"):
             style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
         elif line.startswith("\\"):
             style = "dim"
         else:
-            style = ""
-        out.append(terminal_text(line) + "\n", style=style)
+            style, body = {"+": "green", "-": "red"}.get(line[:1], ""), True
+        out.append(terminal_text(line), style=Style.parse(style) + _BODY if body else style)
+        out.append("\n")
     return out
+
+
+def _is_body(line: Text) -> bool:
+    return any(span.start == 0 and isinstance(span.style, Style) and span.style.meta.get("diff-body")
+               for span in line.spans)
+
+
+class Gutter:
+    """A Text holding diff_text lines, wrapped at words to the width it is drawn at: a wrapped +
+    or - line goes on under its own sign, so its continuation reads as part of an added or
+    removed line, never as context starting in the gutter. Other lines wrap as usual."""
+
+    def __init__(self, text: Text):
+        self.text = safe_text(text)  # a pane's text is terminal-safe, as SafeStatic makes a Text
+
+    def __str__(self) -> str:  # its text, as str() of a Text is
+        return self.text.plain
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(options.max_width, 2)
+        out: list[Text] = []
+        for line in self.text.split("\n", allow_blank=True):  # a last blank line, as a Static draws it
+            if not _is_body(line) or line.cell_len <= width:
+                out.extend(line.wrap(console, width) if line.plain else [line])
+                continue
+            sign, again = line[:1], line[:1]
+            again.stylize("dim")
+            for n, piece in enumerate(line[1:].wrap(console, width - 1)):
+                piece.rstrip()
+                out.append((again if n else sign) + piece)
+        yield Text("\n").join(out)

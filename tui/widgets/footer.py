@@ -43,7 +43,13 @@ def fitting(keys: list[tuple[bool, int]], room: int) -> list[int]:
 
 class DeckFooter(Footer):
     def __init__(self) -> None:
-        super().__init__(compact=True)
+        # Born as wide as the app is: a footer born compact and widened on its first resize
+        # restyled itself and every key, twice (a third of a first visit at 120 columns).
+        try:
+            width = self.app.size.width
+        except Exception:  # built outside a running app
+            width = 0
+        super().__init__(compact=not width or width < COMPACT_BELOW)
 
     def on_resize(self) -> None:
         self.compact = self.size.width < COMPACT_BELOW
@@ -83,8 +89,9 @@ class DeckFooter(Footer):
                 continue
             rank = 3 if binding.action in LAST else 0 if isinstance(node, Screen) else 1 if node is not self.app else 2
             shown[binding.action] = (rank, order, binding, enabled, tooltip)
-        # Each key is born with the class its `compact` watcher would set on mount: otherwise every key
-        # of every recompose restyles itself once more (a third of a screen switch's time).
+        # Each key is born with the class and the value its `compact` watcher would set on mount:
+        # otherwise every key of every recompose restyles itself once more (a third of a screen
+        # switch's time), and twice at 120 columns and more (compact, then not).
         compact = "-compact" if self.compact else ""
         ordered = sorted(shown.values(), key=lambda v: (v[0], v[1]))
         width = self.size.width or self.app.size.width
@@ -94,8 +101,10 @@ class DeckFooter(Footer):
                  for _r, _o, b, _e, _t in ordered]
         for i in fitting(cells, room):
             _rank, _order, binding, enabled, tooltip = ordered[i]
-            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            disabled=not enabled, tooltip=tooltip, classes=compact).data_bind(compact=Footer.compact)
+            key = FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                            disabled=not enabled, tooltip=tooltip, classes=compact)
+            key.set_reactive(FooterKey.compact, self.compact)  # its watcher on mount then changes nothing
+            yield key.data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             try:
                 _node, binding, enabled, tooltip = active[self.app.COMMAND_PALETTE_BINDING]

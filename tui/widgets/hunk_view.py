@@ -302,8 +302,10 @@ class HunkView(ScrollView, can_focus=True):
                 for tag, text in h.lines:
                     cls = LINE_CLASS.get(tag, "hunk-view--context")
                     chunks = wrap_words(_printable(text), text_width)
+                    # A wrapped + or - line goes on under its sign (read as context, it was not).
+                    again = tag if tag in ("+", "-") else " "
                     for n, chunk in enumerate(chunks):
-                        rows.append(_Row(index, (((tag if n == 0 else " ") + chunk, cls),), cls))
+                        rows.append(_Row(index, (((again if n else tag) + chunk, cls),), cls))
                 spans.append((start, len(rows)))
                 index += 1
             rows.append(_Row(None, (), kind="blank"))

@@ -30,7 +30,7 @@ After the rows of a source change (appended log lines, refreshed data), call
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -86,6 +86,9 @@ class Column:
             wider than the widget (``None``: it keeps its width).
         fill: The column takes the width the others leave (at least
             ``width``, or ``min_width`` when the table is too narrow).
+        short_label: The header below NARROW cells; the column is then as
+            wide as it and the sort mark (a number's header gives way to text).
+        max_width: Upper bound for a width measured from the first page.
     """
 
     key: str
@@ -96,6 +99,14 @@ class Column:
     format: Callable[[object], str] | None = None
     min_width: int | None = None
     fill: bool = False
+    short_label: str | None = None
+    max_width: int | None = None
+
+    def narrowed(self) -> Column:
+        """The column as a table below NARROW cells shows it."""
+        if self.short_label is None:
+            return self
+        return replace(self, label=self.short_label, width=cell_len(self.short_label) + (2 if self.sortable else 0))
 
     def __post_init__(self) -> None:
         if self.align not in ("left", "right"):
@@ -538,7 +549,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self._natural: list[int] = self._label_widths()  # before fitting to the widget's width
         self._widths: list[int] = list(self._natural)
         self._widths_fixed = all(c.width is not None for c in self._columns)
-        self._flexible = bool(optional) or any(c.fill or c.min_width is not None for c in self._columns)
+        self._flexible = bool(optional) or any(c.fill or c.min_width is not None or c.short_label
+                                               for c in self._columns)
         self._fitted_for = -1
         self._sort_key: str | None = None
         self._sort_reverse = False
@@ -696,16 +708,17 @@ class VirtualTable(ScrollView, can_focus=True):
                 self.call_after_refresh(self._keep_cursor_column_in_view)
 
     def _show_columns_for(self, width: int) -> None:
-        """Below NARROW cells the optional columns go; at or above it they come back."""
-        if not self._optional:
-            return
-        natural = dict(zip((c.key for c in self._columns), self._natural))
-        shown = tuple(c for c in self._all_columns if width >= NARROW or c.key not in self._optional)
+        """Below NARROW cells the optional columns go and short labels replace long ones; at or
+        above it they come back."""
+        narrow = width < NARROW
+        shown = tuple(c.narrowed() if narrow else c for c in self._all_columns
+                      if not narrow or c.key not in self._optional)
         if shown == self._columns:
             return
+        natural = {c: w for c, w in zip(self._columns, self._natural)}
         current = self._columns[self.cursor_column].key if self._columns else None
         self._columns = shown
-        self._natural = [natural.get(c.key, c.width or self._label_width(c)) for c in shown]
+        self._natural = [natural.get(c, c.width or self._label_width(c)) for c in shown]
         keys = [c.key for c in shown]
         self.cursor_column = keys.index(current) if current in keys else min(self.cursor_column, len(keys) - 1)
 
@@ -722,7 +735,7 @@ class VirtualTable(ScrollView, can_focus=True):
                 fmt = column.format or cell_text
                 for row in rows:
                     width = max(width, cell_len(fmt(row.get(column.key))))
-                width = min(width, max(AUTO_WIDTH_MAX, self._label_width(column)))
+                width = min(width, max(column.max_width or AUTO_WIDTH_MAX, self._label_width(column)))
             widths.append(width)
         self._natural = widths
         self._widths = list(widths)

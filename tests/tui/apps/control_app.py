@@ -36,14 +36,14 @@ RECEIPTS = [
                  status="applied", fragments_seen=6, days=["2026-05-21"], shards_changed=["deploys", "editor"],
                  auto_applied=["topics/deploys.md", "topics/editor.md"], citations_added=6,
                  fragments_dropped=["2026-05-20#a", "2026-05-20#b"], commit="3f9c2d41e8a0b7c6d5e4f3a2b1c0d9e8f7a6b5c4",
-                 message="6 fragment(s) from 1 day(s), 2 change(s) applied, 2 uncited fragment(s) collected"),
+                 message="6 fragments from 1 day, 2 changes applied, 2 uncited fragments collected"),
     DreamReceipt("d-20260522-081500-1c2d", "2026-05-22T08:15:00+00:00", "offline", "watch", "judgement",
                  status="mixed", fragments_seen=4, days=["2026-05-22"], shards_created=["reviews"],
                  shards_changed=["testing"], auto_applied=["topics/testing.md"], pending=["topics/reviews.md"],
                  reflection="r-0003", commit="8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b",
                  # a duplicate the GC has since collected, of a fragment still in today's stream
                  folded={f"2026-05-21#{uuid_at('2026-05-21', 7)}": f"{TODAY}#{uuid_at(TODAY, 1)}"},
-                 message="4 fragment(s) from 1 day(s), 1 change(s) applied, 1 held for review in r-0003"),
+                 message="4 fragments from 1 day, 1 change applied, 1 held for review in r-0003"),
     DreamReceipt("d-20260522-093000-2e3f", "2026-05-22T09:30:00+00:00", "offline", "manual", "judgement",
                  status="skipped", message="no undreamed fragments since last run; skipping"),
 ]
