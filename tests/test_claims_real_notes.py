@@ -48,3 +48,19 @@ def test_a_chinese_report_of_what_was_done_is_an_event_not_a_setting():
 
 def test_a_link_is_measured_as_a_link_not_a_time():
     assert measure("design doc: https://docs.acme.dev/search-v2").values == {("link", "https://docs.acme.dev/search-v2")}
+
+
+def test_a_trailing_counter_is_bookkeeping_not_a_value():
+    """A logger's running number after a line ("… (3)", "… [#12]") says which line it was, not a
+    value: the same statement with another counter is the same claim, never a contradiction."""
+    assert clean("User prefers pnpm over bun for this repo (3)") == "User prefers pnpm over bun for this repo"
+    assert clean("部署前必须跑冒烟测试（12）") == "部署前必须跑冒烟测试"
+    assert clean("Release cut is Thursday 16:00 CET [#7]") == "Release cut is Thursday 16:00 CET"
+    a, b = "User prefers pnpm over bun for this repo (3)", "User prefers pnpm over bun for this repo (11)"
+    assert not contradicts(a, b, same_topic=True)
+    assert same_claim(extract(a), extract(b), same_topic=True)
+    assert not contradicts("数据库迁移在周二晚上十点之后进行 (15)", "数据库迁移在周二晚上十点之后进行 (17)", same_topic=True)
+    # what is not a counter stays: a year, a value in a key line, a changed time
+    assert clean("the office opened (2019)") == "the office opened (2019)"
+    assert contradicts("retry limit: 3", "retry limit: 5", same_topic=True)
+    assert contradicts("Release cut is Thursday 16:00 CET (3)", "Release cut is Thursday 17:00 CET (4)", same_topic=True)

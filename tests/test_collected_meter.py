@@ -91,3 +91,17 @@ def test_a_compaction_that_waits_says_so_in_the_receipt(ws, agent_dir):
     assert r.status == "applied" and r.fragments_dropped == []
     assert list(r.compaction_waiting) == [D] and "today's stream" in r.compaction_waiting[D]
     assert f"0 uncited fragments collected, compaction of {D} waits" in r.message
+
+
+def test_days_that_wait_for_the_same_reason_are_said_once():
+    from dreamdeck.core.door.changeset import collection_said
+
+    quiet = "written to {} s ago (quiet period 300 s): a writer may hold it open"
+    waiting = {f"2026-11-{d}": quiet.format(d) for d in range(17, 24)}
+    waiting["2026-11-24"] = "today's stream: a writer may hold it open"
+    waiting["2026-11-10"] = "held open for writing by process 42"
+
+    said = collection_said(0, waiting)
+
+    assert said == ("0 uncited fragments collected, compaction of 2026-11-10 waits (held open for writing by process 42), "
+                    "compaction of 8 days waits (2026-11-17 to 2026-11-24: a writer may hold them open)")

@@ -134,3 +134,14 @@ def test_a_read_only_verb_never_takes_gits_index_lock(agent_dir, ws, args):
     run_cli(agent_dir, *args, today=ws.today(), check=False)
 
     assert index.read_bytes() == before
+
+
+def test_doctor_names_a_lock_that_refuses_every_change_and_what_to_do(agent_dir, ws):
+    lock = agent_dir / ".git" / "index.lock"
+    lock.write_bytes(b"")
+
+    out = run_cli(agent_dir, "doctor", today=ws.today(), check=False)
+
+    assert out.returncode == 1
+    assert "git-busy: git: git's index is locked (.git/index.lock)" in out.stdout
+    assert "remove the file if no git command is running" in out.stdout

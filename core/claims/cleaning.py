@@ -4,7 +4,8 @@
 marker (">"), a
 leading timestamp ("09:12", "[2026-03-02 09:12]"), Markdown emphasis (`**`, `__`, `~~`, backticks,
 single `*`/`_`), emoji and other symbols, and bookkeeping prefixes that only add emphasis
-("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:"), repeatedly, so stacked ones go too.
+("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:") and a trailing running number
+("… (3)", "… [#12]"), repeatedly, so stacked ones go too.
 `task_state(text)` reads a checkbox mark ("[ ] …", "[x] …") or a belief's state word ("To do:",
 "Done:") as the task's state; `with_state` words it back for a belief.
 """
@@ -22,6 +23,9 @@ _FILLER_PREFIX = re.compile(
     r"(?:reminder|important|note|nb|fyi|update|heads[- ]up|warning|again|再次提醒|再次强调|提醒|强调|注意|重要|"
     r"다시\s?알림|알림|주의|중요)\s*[:!：！]+)\s*",
     re.IGNORECASE)
+# A logger's running number after the line ("… (3)", "… [#12]"): which line it was, not a value.
+# Up to three digits: "(2019)" is a year, and stays.
+_TRAILING_COUNTER = re.compile(r"\s*[(\[]\s*#?\d{1,3}\s*[)\]]\s*$")
 _EMPHASIS = re.compile(r"\*\*|__|~~|`")
 _ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SINGLE_EMPHASIS = re.compile(r"(?<![\w*])[*_](?=\S)([^*_\n]+?)(?<=\S)[*_](?![\w*])")
@@ -45,6 +49,7 @@ def clean(text: str, *, normalize: bool = True) -> str:
         text = _BULLET.sub("", text)
         text = _STAMP.sub("", text)
         text = _FILLER_PREFIX.sub("", text)
+        text = _TRAILING_COUNTER.sub("", text)
         text = text.strip()
         if text == before:
             return text

@@ -76,7 +76,17 @@ class CollectionRecord:
 def collection_said(collected: int, waiting: dict[str, str]) -> str:
     """The meter as a receipt's sentence ends: how many fragments went, and which days wait."""
     parts = [f"{counted(collected, 'uncited fragment')} collected"]
-    parts += [f"compaction of {day} waits ({why})" for day, why in sorted(waiting.items())]
+    # Days that wait for the same kind of reason are one clause: a week of recent files is one
+    # line, not seven ("written to 6 s ago (quiet period 300 s): …" each). The receipt keeps each.
+    by_kind: dict[str, list[str]] = {}
+    for day, why in sorted(waiting.items()):
+        by_kind.setdefault(why.rsplit(": ", 1)[-1], []).append(day)
+    for kind, days in by_kind.items():
+        if len(days) == 1:
+            parts.append(f"compaction of {days[0]} waits ({waiting[days[0]]})")
+        else:
+            kind = kind.replace("hold it open", "hold them open")
+            parts.append(f"compaction of {counted(len(days), 'day')} waits ({days[0]} to {days[-1]}: {kind})")
     return ", ".join(parts)
 
 

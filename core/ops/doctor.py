@@ -29,6 +29,7 @@ from dreamdeck.core.door.journal import JOURNAL
 from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import recompute_shard_text
+from dreamdeck.core.git.runner import busy_reason
 from dreamdeck.core.index.evidence import shard_area_files
 from dreamdeck.core.io.atomic import remove_file
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
@@ -47,7 +48,7 @@ from dreamdeck.core.workspace import Workspace
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
     #          | link | hard-link | special-file | compaction-due | compaction-backlog | pinned-changed | unrecorded-loss
-    #          | outside-loss
+    #          | outside-loss | git-busy
     where: str
     detail: str
     fixable: bool
@@ -93,8 +94,13 @@ class _Walks:
 def examine(ws: Workspace) -> DoctorReport:
     report = DoctorReport()
     add = report.findings.append
-    if (ws.memory / JOURNAL).exists():
+    interrupted = (ws.memory / JOURNAL).exists()
+    if interrupted:
         add(Finding("journal", f"memory/{JOURNAL}", "a change was interrupted before it finished", True))
+    busy = busy_reason(ws.root)  # every change refuses until it is gone: say so before one is tried
+    if busy:
+        add(Finding("git-busy", "git", busy + ("; `doctor --fix` removes a lock the interrupted change left"
+                                               if interrupted else ""), False))
     walks = _Walks(ws)
     try:
         memory = examine_memory(ws, meanwhile=walks.run)  # only changed files are read again

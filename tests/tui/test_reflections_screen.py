@@ -454,3 +454,22 @@ async def test_at_80_columns_a_wrapped_added_line_goes_on_under_its_plus_sign(ws
         rows = [t[len(GUTTER):] for t in view(screen).row_texts()]
         at = next(i for i, t in enumerate(rows) if t.startswith("+heading: Belief a, rewritten"))
         assert rows[at + 1].startswith("+") and not rows[at + 1].startswith("+cites"), rows[at:at + 3]
+
+
+async def test_a_decision_moves_on_to_the_next_undecided_hunk(ws, agent_dir):
+    """Space and x alone read a reflection top to bottom; undoing stays put."""
+    pending(ws, agent_dir)
+    app = make_app(ws)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_reflections(app, pilot)
+        hv = view(screen)
+        first, second = (h.id for h in hv.hunks)
+        assert hv.current.id == first
+        await pilot.press("space")
+        assert screen.decisions == {first: "approve"} and hv.current.id == second
+        await pilot.press("x")
+        assert screen.decisions == {first: "approve", second: "reject"} and hv.current.id == second  # none left below
+        await pilot.press("x")  # again on the same hunk: undecided, and the ┃ stays
+        assert screen.decisions == {first: "approve"} and hv.current.id == second
+        await pilot.press("p", "space")  # undoing the first stays on it
+        assert screen.decisions == {} and hv.current.id == first

@@ -222,9 +222,9 @@ class ReflectionsScreen(MemoryScreen):
     )
     # Footer words are short (the footer must hold them at 80 columns); the help shows the tooltips.
     BINDINGS = [
-        Binding("space", "toggle", "Approve", tooltip="Approve the ┃ hunk (again: undecided)",
+        Binding("space", "toggle", "Approve", tooltip="Approve the ┃ hunk and go on to the next undecided one (on a decided hunk: undecided)",
                 id="reflections.toggle"),
-        Binding("x", "reject_hunk", "Reject", tooltip="Reject the ┃ hunk (again: undecided)",
+        Binding("x", "reject_hunk", "Reject", tooltip="Reject the ┃ hunk and go on to the next undecided one (on a rejected hunk: undecided)",
                 id="reflections.reject_hunk"),
         Binding("enter", "apply", "Apply", key_display="⏎",
                 tooltip="Apply the approved hunks (a confirm lists them first)", id="reflections.apply"),
@@ -552,6 +552,7 @@ class ReflectionsScreen(MemoryScreen):
             return
         else:
             d[h.id] = "approve"
+            self._advance_to_undecided()
         self._decisions_changed()
 
     def action_reject_hunk(self) -> None:
@@ -563,7 +564,18 @@ class ReflectionsScreen(MemoryScreen):
             del d[h.id]
         else:
             d[h.id] = "reject"
+            self._advance_to_undecided()
         self._decisions_changed()
+
+    def _advance_to_undecided(self) -> None:
+        """After a decision the ┃ goes on to the next undecided hunk below (as `git add -p` shows
+        the next one): a reflection of sixty hunks is read top to bottom with space and x alone.
+        Undoing a decision, or deciding the last undecided one, leaves it where it is."""
+        view = self.query_one("#hunks", HunkView)
+        hunks = view.hunks
+        later = [i for i in range(view.cursor + 1, len(hunks)) if hunks[i].id not in self.decisions]
+        if later:
+            view.go_to(later[0])
 
     def action_approve_all(self) -> None:
         item = self._current()
