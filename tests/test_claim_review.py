@@ -158,18 +158,25 @@ def test_approve_mechanical_says_so_in_one_line_when_nothing_is_mechanical(ws, a
     assert load_reflection(ws, "r-1").status == "pending"
 
 
-def test_a_ticked_task_reads_task_done_and_is_mechanical(ws, agent_dir):
+@pytest.mark.parametrize(("slug", "label", "before", "belief", "after", "kind", "line"), [
+    ("update-on-call-handbook", "Todo", "- [ ] update the on-call handbook",
+     "Mentioned once: To do: update the on-call handbook", "- [x] update the on-call handbook",
+     TASK_DONE, 'task done: "update the on-call handbook"'),
+    ("status", "Status", "disk: 61% used", "Mentioned once: disk: 61% used", "disk: 64% used",
+     READING, 'reading updated: "disk: 64% used"'),
+], ids=["a ticked task", "a newer reading"])
+def test_a_ticked_task_or_a_newer_reading_is_said_so_and_is_mechanical(ws, agent_dir, slug, label, before, belief,
+                                                                      after, kind, line):
     dreamed_on_d1_then_d(ws, agent_dir, {
-        "update-on-call-handbook": ("Todo", "- [ ] update the on-call handbook",
-                                    "Mentioned once: To do: update the on-call handbook"),
+        slug: (label, before, belief),
         "retention": ("retention", "retention: 14 days", "Mentioned once: retention: 14 days"),
-    }, [("Todo", "- [x] update the on-call handbook"), ("retention", "retention: 30 days")])
+    }, [(label, after), ("retention", "retention: 30 days")])
     run_dream(ws, dreamer_name="offline", review="judgement")
     reflection = load_reflection(ws, "r-1")
     claims = by_path(claim_review(reflection))
-    task = claims["topics/update-on-call-handbook.md"]
-    assert (task.kind, task.line, task.mechanical) == (TASK_DONE, 'task done: "update the on-call handbook"', True)
-    retention = claims["topics/retention.md"]  # a real value change is still a supersession to judge
+    claim = claims[f"topics/{slug}.md"]
+    assert (claim.kind, claim.line, claim.mechanical) == (kind, line, True)
+    retention = claims["topics/retention.md"]  # a setting's new value is still a supersession to judge
     assert retention.kind == SUPERSEDED and not retention.mechanical
     assert len(reflection.contradictions) == 1 and "retention" in reflection.contradictions[0]
 
@@ -188,16 +195,3 @@ def test_a_ticked_task_that_also_rewrites_its_prose_is_not_mechanical(ws, agent_
     assert claim.kind != TASK_DONE and not claim.mechanical
 
 
-def test_a_newer_reading_reads_reading_updated_and_is_mechanical(ws, agent_dir):
-    dreamed_on_d1_then_d(ws, agent_dir, {
-        "status": ("Status", "disk: 61% used", "Mentioned once: disk: 61% used"),
-        "retention": ("retention", "retention: 14 days", "Mentioned once: retention: 14 days"),
-    }, [("Status", "disk: 64% used"), ("retention", "retention: 30 days")])
-    run_dream(ws, dreamer_name="offline", review="judgement")
-    reflection = load_reflection(ws, "r-1")
-    claims = by_path(claim_review(reflection))
-    reading = claims["topics/status.md"]
-    assert (reading.kind, reading.line, reading.mechanical) == (READING, 'reading updated: "disk: 64% used"', True)
-    retention = claims["topics/retention.md"]  # a setting's new value is still a supersession to judge
-    assert retention.kind == SUPERSEDED and not retention.mechanical
-    assert len(reflection.contradictions) == 1 and "retention" in reflection.contradictions[0]

@@ -79,18 +79,24 @@ def test_a_lock_older_than_the_interrupted_change_is_not_ours_and_stays(tmp_path
     assert lock.exists() and (ws.memory / JOURNAL).exists()
 
 
-def test_a_lock_a_live_process_holds_open_stays(tmp_path, agent_dir, ws):
-    ws, lock = _killed_in_its_commit(tmp_path, agent_dir, ws)
-    holder = subprocess.Popen([sys.executable, "-c", f"f = open({str(lock)!r}, 'ab'); print('ok', flush=True); "
-                               "import time; time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+def _stays_while(proc: subprocess.Popen, ws, lock, ready) -> None:
+    """While `proc` lives (once `ready()` says it is up), the lock is not the interrupted change's
+    to remove: the recovery refuses, naming it, and the lock stays."""
     try:
-        assert holder.stdout.readline().strip() == "ok"
+        ready()
         with pytest.raises(Refused, match=r"index\.lock"):
             recover_journal(ws)
         assert lock.exists()
     finally:
-        holder.kill()
-        holder.wait()
+        proc.kill()
+        proc.wait()
+
+
+def test_a_lock_a_live_process_holds_open_stays(tmp_path, agent_dir, ws):
+    ws, lock = _killed_in_its_commit(tmp_path, agent_dir, ws)
+    holder = subprocess.Popen([sys.executable, "-c", f"f = open({str(lock)!r}, 'ab'); print('ok', flush=True); "
+                               "import time; time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    _stays_while(holder, ws, lock, lambda: holder.stdout.readline())
 
 
 def test_a_lock_while_a_git_command_runs_in_the_repository_stays(tmp_path, agent_dir, ws):
@@ -99,14 +105,7 @@ def test_a_lock_while_a_git_command_runs_in_the_repository_stays(tmp_path, agent
     # `git hash-object --stdin` waits on its input: a live git process in this repository.
     waiting = subprocess.Popen(["git", "-C", str(agent_dir), "hash-object", "--stdin"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE)
-    try:
-        time.sleep(0.2)
-        with pytest.raises(Refused, match=r"index\.lock"):
-            recover_journal(ws)
-        assert lock.exists()
-    finally:
-        waiting.kill()
-        waiting.wait()
+    _stays_while(waiting, ws, lock, lambda: time.sleep(0.2))
 
 
 def test_without_an_interrupted_change_a_lock_is_never_removed(agent_dir, ws):
