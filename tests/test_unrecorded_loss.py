@@ -73,6 +73,18 @@ def test_a_removal_committed_outside_dreamdeck_is_reported(ws, agent_dir):
     assert "unrecorded-loss" in run_cli(agent_dir, "doctor", check=False).stdout
 
 
+def test_a_removal_committed_with_a_gerrit_change_id_is_still_outside_dreamdeck(ws, agent_dir):
+    """Gerrit puts `Change-Id: I<40 hex>` on every commit of a repository that uses it; dreamdeck's
+    own is 16 hex digits. A person's commit must not become the baseline that hides a loss."""
+    path = _dreamed(ws, agent_dir)
+    path.write_text("")
+    _commit_by_hand(agent_dir, "tidy the streams\n\nChange-Id: I8f3a1c0d2b4e6f708192a3b4c5d6e7f801234567")
+
+    losses = _losses(ws)
+
+    assert len(losses) == 1 and f"{D}#{uuid_at(D, 1)}" in losses[0].detail
+
+
 def test_a_stream_file_dreamdeck_committed_is_judged_by_its_stat_in_gits_index_not_read(ws, agent_dir):
     import os
 

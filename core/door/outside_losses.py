@@ -1,7 +1,7 @@
 """Fragments that left the streams by another writer (TypeClaw's GC, a hand edit), found by
 comparing the stream files with the last commit dreamdeck made (issue 10, items 1 and 6).
 
-The comparison: a fragment line dreamdeck's last commit (the newest with a `Change-Id:`) holds
+The comparison: a fragment line dreamdeck's last commit (the newest with its `Change-Id:`) holds
 in a stream, and the working file no longer holds, went some other way, unless a tombstone, the
 journal of a change in progress (its GC lines and purges), a receipt or a GC note written since
 explains it. `doctor` reports what it finds (`ops.unrecorded_loss`); and the door, before it
@@ -28,6 +28,7 @@ from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.stream_lines import STREAM_FILE, parse_stream_bytes
 from dreamdeck.core.git.blobs import blob_id, show_file, tree_blob_ids
+from dreamdeck.core.git.commit import OWN_CHANGE_GREP
 from dreamdeck.core.git.index_stat import index_entries
 from dreamdeck.core.git.notes import line_id, read_gc_lines
 from dreamdeck.core.git.runner import repo_args, run_git
@@ -63,7 +64,7 @@ def find_outside_losses(ws: Workspace, journal: Journal | None = None,
     root = ws.root
     if repo_args(root) is None:
         return OutsideLosses()
-    base = run_git(root, "log", "-1", "--format=%H", "--grep=^Change-Id: ", check=False).strip()
+    base = run_git(root, "log", "-1", "--format=%H", "-E", f"--grep={OWN_CHANGE_GREP}", check=False).strip()
     if not base:
         return OutsideLosses()
     changed = [rel for rel in _changed_streams(ws, base) if STREAM_FILE.match(rel[len(STREAMS):])]

@@ -165,6 +165,9 @@ class Trailers:
 
 
 CHANGE_TRAILER = "Change-Id"
+# dreamdeck's own change id is 16 hex digits (`door.journal.Journal.identity`); Gerrit's, which a
+# person's commits may carry, is "I" and 40: only ours marks a commit as dreamdeck's.
+OWN_CHANGE_GREP = rf"^{CHANGE_TRAILER}: [0-9a-f]{{16}}$"
 
 
 def commit_of_change(root: Path, change: str, depth: int = 50) -> str | None:

@@ -361,8 +361,11 @@ async def test_keys_that_change_behind_a_modal_are_shown_when_it_closes_and_not_
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TopicsScreen) and table(app).row_count > 0,
                        what="the first paint")
-        await pilot.pause()
         screen = app.screen
+        # the footer composes its keys once more when it adds the palette's: wait for its last form
+        await wait_for(pilot, lambda: any(k.has_class("-command-palette") for k in screen.query("FooterKey")),
+                       what="the footer's keys")
+        await pilot.pause()
         assert footer_key(app, "pin").has_class("-disabled")  # not proven yet
         keys = list(screen.query("FooterKey"))
         await pilot.press("question_mark")
