@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from dreamdeck.core.git.runner import git_dir
-from dreamdeck.core.io.open_writers import writers_holding
+from dreamdeck.core.io.open_writers import visible_pids, writers_holding
 
 __all__ = ["remove_lock_left_by", "LOCK"]
 
@@ -53,11 +53,7 @@ def _git_running_in(root: Path, git_dir: Path) -> bool:
     """A visible git process works in this repository: its folder is inside it, or its command
     line names it. A git whose folder cannot be read (another user's) counts as working here."""
     names = (str(root), str(git_dir), os.path.realpath(root))
-    try:
-        pids = [p for p in os.listdir(_PROC) if p.isdigit()]
-    except OSError:
-        return True
-    for pid in pids:
+    for pid in visible_pids():
         if pid == str(os.getpid()):
             continue
         try:

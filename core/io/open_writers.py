@@ -23,7 +23,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["writers_holding"]
+__all__ = ["visible_pids", "writers_holding"]
 
 _PROC = "/proc"
 _WRITE_ACCESS = os.O_WRONLY | os.O_RDWR
@@ -44,7 +44,7 @@ def writers_holding(paths: Iterable[Path | str]) -> dict[str, list[int]] | None:
     found: dict[str, list[int]] = {}
     if not targets:
         return found
-    for pid in _pids():
+    for pid in visible_pids():
         for fd in _fds(pid):
             try:
                 st = os.stat(os.path.join(_PROC, pid, "fd", fd))
@@ -56,7 +56,8 @@ def writers_holding(paths: Iterable[Path | str]) -> dict[str, list[int]] | None:
     return found
 
 
-def _pids() -> list[str]:
+def visible_pids() -> list[str]:
+    """The ids of the processes this one can see in `/proc` (none without it)."""
     try:
         return [name for name in os.listdir(_PROC) if name.isdigit()]
     except OSError:
