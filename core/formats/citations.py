@@ -117,7 +117,8 @@ def active_days(body: str) -> int | None:
     decay score read it, so an overturned claim's days never strengthen the claim that replaced it."""
     if not _SUPERSEDED_WORD.search(body):
         return None
-    section, dates, found = "fragments", set(), False
+    section, found = "fragments", False
+    dates: set[str] = set()
     for line in body.split("\n"):
         heading = SECTION_HEADING.match(line)
         if heading:

@@ -20,7 +20,6 @@ from dreamdeck.core.formats.shards import HEAD_BYTES, Shard, ShardMeta, meta_fro
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder
 
-
 _SUPERSEDED = lazy_re(rb"superseded", re.I)
 
 
