@@ -50,8 +50,10 @@ def test_topics_json_gives_every_field_per_topic(typeclaw):
     rows = json.loads(run(typeclaw, "topics", "--json").stdout)
     pm = rows[0]
     assert set(pm) >= {"slug", "heading", "cites", "days", "last_reinforced", "age", "tier", "score", "status"}
-    assert (pm["slug"], pm["cites"], pm["days"], pm["last_reinforced"], pm["age"], pm["tier"]) == (
-        "package-manager", 3, 3, "2026-05-21", 1, "consistently")
+    # cites and days are TypeClaw's counts (its superseded bun fragment included); the tier is the
+    # word the belief's own evidence earns: two days of pnpm
+    assert (pm["slug"], pm["cites"], pm["days"], pm["last_reinforced"], pm["age"], pm["tier"], pm["active_days"]) == (
+        "package-manager", 3, 3, "2026-05-21", 1, "observed", 2)
     assert pm["status"] == "active"
 
 

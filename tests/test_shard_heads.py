@@ -149,12 +149,25 @@ def test_the_recorded_rows_are_a_picture_the_table_proves_against_the_files(ws, 
     assert recorded_rows(ws)[0] == proven  # and the proof is what the next first paint shows
 
 
-def test_a_projection_of_the_first_format_is_rebuilt_in_the_tables_order(ws, agent_dir, settled):
+@pytest.mark.parametrize("older", [b"1", b"2"])
+def test_a_projection_of_an_older_format_is_rebuilt_in_the_tables_order(ws, agent_dir, settled, older):
     three_shards(agent_dir)
     expected, heads = table(ws)
     data = heads.path.read_bytes()
-    heads.path.write_bytes(data.replace(b"dreamdeck-shard-heads 2\n", b"dreamdeck-shard-heads 1\n", 1))
+    heads.path.write_bytes(data.replace(b"dreamdeck-shard-heads 3\n", b"dreamdeck-shard-heads " + older + b"\n", 1))
     assert recorded_rows(ws)[0] == []
     rows, heads = table(ws)
     assert rows == expected and heads.reads == 3
     assert recorded_rows(ws)[0] == expected
+
+
+def test_the_projection_keeps_each_belief_s_active_days_so_a_first_paint_shows_its_tier(ws, agent_dir, settled):
+    write_shard(agent_dir, "cadence", shard_text("Releases are cut on Thursdays", [cite("2026-05-21", 1)],
+                                                 superseded=[cite(f"2026-05-{d:02d}", 10 + d) for d in range(1, 5)]))
+    table(ws)
+    clear_all()
+    heads = ShardHeads.of(ws)
+    (pictured,) = projected_table(heads, TODAY, DecaySettings(), access={})
+    assert (pictured.days, pictured.active_days, pictured.tier) == (5, 1, "mentioned") and heads.reads == 0
+    (proven,) = strength_table(ws.topics_dir, TODAY, DecaySettings(), access={}, heads=heads)
+    assert (proven.active_days, proven.tier) == (1, "mentioned") and heads.hits == 1

@@ -216,3 +216,49 @@ def test_a_dreamed_topic_starts_at_moltbots_auto_detected_relevance(tmp_path):
     write_shard(tmp_path, "new", shard_text("New", [f"streams/{TODAY}#a"]))
     [row] = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY, access={})
     assert row.score == pytest.approx(0.7 * 1.2)
+
+
+# --- the tier is the word the belief's active evidence earns -------------------------------------------
+def _replaced_belief(tmp_path, old_days: int = 4) -> None:
+    """A belief that replaced one seen on `old_days` days: it is supported by one day of its own."""
+    superseded = [f"streams/2026-05-{d:02d}#old{d}" for d in range(1, old_days + 1)]
+    write_shard(tmp_path, "cadence", shard_text("Mentioned once: releases are cut on Thursdays",
+                                                ["streams/2026-05-21#new1"], superseded=superseded))
+
+
+def test_superseded_evidence_never_raises_the_tier_the_table_shows(tmp_path):
+    _replaced_belief(tmp_path)
+    (r,) = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY)
+    assert (r.cites, r.days) == (5, 5)  # TypeClaw's counts, as its recompute writes them
+    assert (r.tier, r.active_days) == ("mentioned", 1)
+    assert r.to_json()["active_days"] == 1 and r.to_json()["days"] == 5
+
+
+def test_superseded_evidence_never_raises_the_decay_score(tmp_path):
+    _replaced_belief(tmp_path, old_days=6)
+    write_shard(tmp_path, "fresh", shard_text("Mentioned once: a new fact", ["streams/2026-05-21#f1"]))
+    rows = {r.slug: r for r in strength_table(tmp_path / "memory" / "topics", TODAY, DECAY)}
+    assert rows["cadence"].score == rows["fresh"].score
+
+
+def test_the_tier_of_a_shard_read_whole_counts_only_its_active_evidence(tmp_path):
+    _replaced_belief(tmp_path)
+    path = tmp_path / "memory/topics/cadence.md"
+    path.write_text(path.read_text().replace("---\n", "---\r\n", 1))  # not strict: read whole
+    (r,) = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY)
+    assert (r.tier, r.active_days) == ("mentioned", 1)
+
+
+def test_a_long_shard_whose_superseded_section_lies_past_the_head_is_still_counted(tmp_path):
+    many = [f"streams/2026-05-21#n{i:04d}" for i in range(200)]  # ~6 KB of active citations, one day
+    old = [f"streams/2026-05-{d:02d}#old{d}" for d in range(1, 9)]
+    write_shard(tmp_path, "long", shard_text("Mentioned once: long", many, superseded=old))
+    assert (tmp_path / "memory/topics/long.md").stat().st_size > 4096
+    (r,) = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY)
+    assert (r.days, r.tier, r.active_days) == (9, "mentioned", 1)
+
+
+def test_without_a_superseded_section_the_tier_follows_the_frontmatter(tmp_path):
+    write_shard(tmp_path, "p", render_shard(ShardMeta("P", 9, 7, "2026-05-20"), "P.\n"))
+    (r,) = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY)
+    assert (r.days, r.active_days, r.tier) == (7, 7, "always")

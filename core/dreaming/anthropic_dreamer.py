@@ -59,6 +59,15 @@ def _assistant_blocks(content: list[Any]) -> list[dict[str, Any]]:
     return blocks
 
 
+def _tool_results(scratch: DreamScratch, tool_uses: list[Any]) -> list[dict[str, Any]]:
+    """Each tool call run against the scratch (non-dict input is refused there), answered in order."""
+    results = []
+    for use in tool_uses:
+        text, is_error = _tool_result_text(scratch.dispatch(use.name, use.input))
+        results.append({"type": "tool_result", "tool_use_id": use.id, "content": text, "is_error": is_error})
+    return results
+
+
 def _with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A copy whose last user block is a cache breakpoint, so each turn re-reads the prefix
     from cache. Only one moving breakpoint (plus the system one): the API allows four."""
@@ -108,40 +117,16 @@ class AnthropicDreamer:
         outcome = scratch.outcome
         scratch.bound_loss(inp, self.loss_bound)  # finish is refused back to the model past the bound
         messages: list[dict[str, Any]] = [{"role": "user", "content": build_user_prompt(inp)}]
-        system = [{"type": "text", "text": SYSTEM_PROMPT, "cache_control": _CACHE}]
 
         with anthropic.Anthropic(
             api_key=key, base_url=self.base_url,
             timeout=self.timeout_seconds, max_retries=self.max_retries,
         ) as client:
             for _turn in range(self.max_turns):
-                try:
-                    # Plain dicts in the wire shape: the SDK's TypedDicts describe them, but our
-                    # builders are checked by the wire tests, not by the SDK's type unions.
-                    resp = client.messages.create(
-                        model=self.model,
-                        max_tokens=self.max_output_tokens,
-                        system=system,  # type: ignore[arg-type]
-                        tools=TOOL_SCHEMAS,  # type: ignore[arg-type]
-                        messages=_with_cache_breakpoint(messages),  # type: ignore[arg-type]
-                    )
-                except anthropic.AnthropicError as err:
-                    raise DreamerError(self._describe(anthropic, err)) from err
-
+                resp = self._ask(anthropic, client, messages)
                 self._count(outcome, resp.usage)
+                self._refuse_cut_turn(resp.stop_reason)
                 tool_uses = [b for b in resp.content if isinstance(b, anthropic.types.ToolUseBlock)]
-
-                if resp.stop_reason == "max_tokens":
-                    # The last block may be a tool call cut in half: never execute it.
-                    raise DreamerError(
-                        f"anthropic: output hit max_tokens ({self.max_output_tokens}) "
-                        "before the dream finished"
-                    )
-                if resp.stop_reason == "refusal":
-                    raise DreamerError("anthropic: the model refused to dream")
-                if resp.stop_reason == "model_context_window_exceeded":
-                    raise DreamerError("anthropic: the conversation outgrew the model's context window")
-
                 messages.append({"role": "assistant", "content": _assistant_blocks(resp.content)})
                 if not tool_uses:
                     if resp.stop_reason == "pause_turn":
@@ -152,19 +137,39 @@ class AnthropicDreamer:
                     if over:
                         raise DreamerError(f"anthropic: the dream ended with {over}; nothing changed")
                     return outcome
-
-                results = []
-                for use in tool_uses:
-                    raw = scratch.dispatch(use.name, use.input)  # non-dict input is refused there
-                    text, is_error = _tool_result_text(raw)
-                    results.append(
-                        {"type": "tool_result", "tool_use_id": use.id, "content": text, "is_error": is_error}
-                    )
+                results = _tool_results(scratch, tool_uses)
                 if outcome.finished:
                     return outcome
                 messages.append({"role": "user", "content": results})
 
         raise DreamerError(f"anthropic: no finish after {self.max_turns} turns")
+
+    def _ask(self, anthropic: Any, client: Any, messages: list[dict[str, Any]]) -> Any:
+        """One turn of the conversation; an API failure becomes one line a reviewer can act on."""
+        try:
+            # Plain dicts in the wire shape: the SDK's TypedDicts describe them, but our
+            # builders are checked by the wire tests, not by the SDK's type unions.
+            return client.messages.create(
+                model=self.model,
+                max_tokens=self.max_output_tokens,
+                system=[{"type": "text", "text": SYSTEM_PROMPT, "cache_control": _CACHE}],
+                tools=TOOL_SCHEMAS,
+                messages=_with_cache_breakpoint(messages),
+            )
+        except anthropic.AnthropicError as err:
+            raise DreamerError(self._describe(anthropic, err)) from err
+
+    def _refuse_cut_turn(self, stop_reason: str | None) -> None:
+        """A turn that did not end on its own terms is never acted on."""
+        if stop_reason == "max_tokens":
+            # The last block may be a tool call cut in half: never execute it.
+            raise DreamerError(
+                f"anthropic: output hit max_tokens ({self.max_output_tokens}) before the dream finished"
+            )
+        if stop_reason == "refusal":
+            raise DreamerError("anthropic: the model refused to dream")
+        if stop_reason == "model_context_window_exceeded":
+            raise DreamerError("anthropic: the conversation outgrew the model's context window")
 
     @staticmethod
     def _count(outcome: DreamOutcome, usage: Any) -> None:

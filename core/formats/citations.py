@@ -107,6 +107,28 @@ def sectioned_citations(body: str) -> Sections:
     return result
 
 
+_SUPERSEDED_WORD = lazy_re("superseded", re.I | re.A)
+
+
+def active_days(body: str) -> int | None:
+    """The distinct dates a belief's own evidence holds: the citations outside its `superseded:`
+    sections (inline prose included, as TypeClaw's `days` counts them). None when the body has
+    no superseded section: then TypeClaw's `days` is already that count. The ladder word and the
+    decay score read it, so an overturned claim's days never strengthen the claim that replaced it."""
+    if not _SUPERSEDED_WORD.search(body):
+        return None
+    section, found = "fragments", False
+    dates: set[str] = set()
+    for line in body.split("\n"):
+        heading = SECTION_HEADING.match(line)
+        if heading:
+            section = heading.group(1).lower()
+            found = found or section == "superseded"
+        elif section != "superseded":
+            dates.update(m.group(2) for m in CITATION.finditer(line))
+    return len(dates) if found else None
+
+
 def match_citation_line(line: str) -> re.Match[str] | None:
     """TypeClaw's `CITATION_LINE` (flag `m`) on one `\n`-split line: JavaScript's `^`/`$` also
     match at CR, U+2028 and U+2029, so a line holding one of those is a citation line when any

@@ -1,10 +1,11 @@
 """A persisted projection: the strength head of every shard file of a folder, by the file's stamp.
 
-The strength table needs four values of each shard (heading, cites, days, lastReinforced). Read
+The strength table needs five values of each shard (heading, cites, days, lastReinforced, and the
+days of its own evidence, `citations.active_days`, which a `superseded:` section lowers). Read
 from the files, a fresh process opens every shard (100,000 at the top of the range); with this
 projection it stats them and reads one file:
 
-    slug -> (size, mtime_ns, ctime_ns, ino) -> heading, cites, days, lastReinforced
+    slug -> (size, mtime_ns, ctime_ns, ino) -> heading, cites, days, lastReinforced, active days
 
 A head is taken from the projection only when the file's stamp now is exactly the recorded one
 (`core.io.cache` rules: ctime is in the stamp, so an edit that puts size and mtime back is still
@@ -20,10 +21,10 @@ The file lives beside the locks (outside the agent folder), is written with tmp 
 fsync (a cache), and names the folder it describes. It is one compact file rather than JSON per
 entry, because a fresh process loads 100,000 entries:
 
-    b"dreamdeck-shard-heads 2\\n"  (1 kept the folder's listing order: rebuilt)
+    b"dreamdeck-shard-heads 3\\n"  (1 kept the folder's listing order, 2 had no active days: rebuilt)
     a JSON line: {"folder", "n", "order" (byte order), "sizes" (of the three text parts), "crc"}
     slugs, headings, lastReinforced values: UTF-8, each joined by NUL
-    6 × n int64: size, mtime_ns, ctime_ns, ino, cites, days
+    7 × n int64: size, mtime_ns, ctime_ns, ino, cites, days, active days
 
 A missing, unreadable, truncated, corrupt (CRC-32), foreign (another folder or byte order) or
 wrong-shaped file counts as empty: it is rebuilt, never an error.
@@ -42,15 +43,15 @@ from dreamdeck.core.errors import Refused
 from dreamdeck.core.formats.shards import ShardMeta
 from dreamdeck.core.io.atomic import replace_projection
 from dreamdeck.core.io.cache import MISS, StampCache, file_stamp, settled, stamp_of
-from dreamdeck.core.store.shard_files import read_shard_meta
+from dreamdeck.core.store.shard_files import read_shard_head
 
-MAGIC = b"dreamdeck-shard-heads 2\n"
-FIELDS = 6  # ints per entry
+MAGIC = b"dreamdeck-shard-heads 3\n"
+FIELDS = 7  # ints per entry
 _INT64 = range(-(1 << 63), 1 << 63)
 
 
-Head = tuple[str, int, int, str]  # heading, cites, days, lastReinforced: what the strength table reads
-Entry = tuple[int, int, int, int, int, int]  # size, mtime_ns, ctime_ns, ino, cites, days
+Head = tuple[str, int, int, str, int]  # heading, cites, days, lastReinforced, active days: what the strength table reads
+Entry = tuple[int, int, int, int, int, int, int]  # size, mtime_ns, ctime_ns, ino, cites, days, active days
 
 
 @dataclass(frozen=True)
@@ -104,11 +105,11 @@ class ShardHeads:
         recorded then, not proven against the file now (`head` is the proof)."""
         old = self._old
         e = old.ints[i]
-        return old.slugs[i], (old.headings[i], e[4], e[5], old.lasts[i])
+        return old.slugs[i], (old.headings[i], e[4], e[5], old.lasts[i], e[6])
 
     def head(self, slug: str, path: str, started_ns: int) -> Head | None:
-        """The strict head of shard `slug` at `path` as `read_shard_meta` reads it (heading, cites,
-        days, lastReinforced; None when that parse fails), from the projection when the file's
+        """The strict head of shard `slug` at `path` as `read_shard_head` reads it (heading, cites,
+        days, lastReinforced, active days; None when that parse fails), from the projection when the file's
         stamp matches. `started_ns` is when the pass began: the clock the racy rule measures against."""
         try:
             st = os.lstat(path)  # a link has its own stamp: never a match, and never read
@@ -121,15 +122,17 @@ class ShardHeads:
             if e[0] == st.st_size and e[1] == st.st_mtime_ns and e[2] == st.st_ctime_ns and e[3] == st.st_ino:
                 self.hits += 1
                 self._kept[slug] = i
-                return old.headings[i], e[4], e[5], old.lasts[i]
+                return old.headings[i], e[4], e[5], old.lasts[i], e[6]
         self.reads += 1
-        meta = read_shard_meta(path)  # gone or unreadable: as the file itself answers
-        if meta is None:
+        read = read_shard_head(path)  # gone or unreadable: as the file itself answers
+        if read is None:
             self.dirty = self.dirty or i is not None  # a stale entry: written out without it
             return None
-        head = (meta.heading, meta.cites, meta.days, meta.last_reinforced)
+        meta, active = read
+        head = (meta.heading, meta.cites, meta.days, meta.last_reinforced, active)
         if st is not None and settled(stamp_of(st), started_ns) and _recordable(meta):
-            self._new[slug] = ((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, meta.cites, meta.days), head)
+            self._new[slug] = ((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, meta.cites, meta.days,
+                                active), head)
             self.dirty = True
         elif i is not None:
             self.dirty = True
@@ -147,7 +150,7 @@ class ShardHeads:
         lasts: list[str] = []
         for slug in names:
             if (fresh := new.get(slug)) is not None:
-                entry, (heading, _cites, _days, last) = fresh
+                entry, (heading, _cites, _days, last, _active) = fresh
             elif (i := kept.get(slug)) is not None:
                 entry, heading, last = old.ints[i], old.headings[i], old.lasts[i]
             else:

@@ -119,6 +119,12 @@ class StrengthRow:
     parse_error: str | None = None
     access_count: int = 0  # times a recall or an injection returned it (the access record)
     last_access: str | None = None  # the last day it was shown, None when never
+    own_days: int | None = None  # the days of its own evidence when a superseded section makes them fewer
+
+    @property
+    def active_days(self) -> int:
+        """The days of the belief's own evidence: what its tier and score count."""
+        return self.days if self.own_days is None else self.own_days
 
     def to_json(self) -> dict[str, object]:
         # Spelled out: dataclasses.asdict deep-copies and costs a tenth of a second per 10k rows.
@@ -127,6 +133,7 @@ class StrengthRow:
             "last_reinforced": self.last_reinforced, "age": self.age, "tier": self.tier,
             "score": round(self.score, 4), "status": self.status, "pinned": self.pinned,
             "parse_error": self.parse_error, "access_count": self.access_count, "last_access": self.last_access,
+            "active_days": self.active_days,
         }
 
 
@@ -135,9 +142,11 @@ def row_for(shard: Shard, today: str, decay: DecaySettings, pinned: bool = False
     from dreamdeck.core.formats.shards import strength_of
 
     if shard.meta is not None:
-        return _row_from_meta(shard.slug, shard.meta, today, decay, pinned, usage)
+        return _row_from_meta(shard.slug, shard.meta, today, decay, pinned, usage,
+                              active=_active(shard.body, shard.meta.days))
     cites, days, last = strength_of(shard.body, today)
-    return _row(shard.slug, "", cites, days, last, today, decay, pinned, shard.error, usage)
+    return _row(shard.slug, "", cites, days, last, _active(shard.body, days), today, decay, pinned, shard.error,
+                usage)
 
 
 def row_from_text(slug: str, path: str | Path, text: str, today: str, decay: DecaySettings,
@@ -148,14 +157,24 @@ def row_from_text(slug: str, path: str | Path, text: str, today: str, decay: Dec
 
     meta = meta_from_head(text)
     if meta is not None:
-        return _row_from_meta(slug, meta, today, decay, pinned, usage)
+        return _row_from_meta(slug, meta, today, decay, pinned, usage, active=_active(text, meta.days))
     return row_for(Shard.from_text(slug, Path(path), text), today, decay, pinned, usage)
 
 
 def _row_from_meta(slug: str, meta: ShardMeta, today: str, decay: DecaySettings, pinned: bool,
-                   usage: Usage | None = None, memo: dict[tuple, tuple] | None = None) -> StrengthRow:
-    return _row(slug, meta.heading, meta.cites, meta.days, meta.last_reinforced, today, decay, pinned, None,
-                usage, memo)
+                   usage: Usage | None = None, memo: dict[tuple, tuple] | None = None,
+                   active: int | None = None) -> StrengthRow:
+    return _row(slug, meta.heading, meta.cites, meta.days, meta.last_reinforced,
+                meta.days if active is None else active, today, decay, pinned, None, usage, memo)
+
+
+def _active(text: str, days: int) -> int:
+    """The days of a shard's own evidence (`citations.active_days`); its `days` without a
+    superseded section. The frontmatter holds no citation line, so the whole text will do."""
+    from dreamdeck.core.formats.citations import active_days
+
+    active = active_days(text)
+    return days if active is None else active
 
 
 def usage_of_belief(access: dict[str, Usage], slug: str) -> Usage | None:
@@ -178,21 +197,24 @@ def topic_decay(days: int, last_reinforced: str, usage: Usage | None, today: str
     return decay_score(max(days, 1) + (usage.count if usage else 0), since, decay, base=TOPIC_BASE)
 
 
-def _row(slug: str, heading: str, cites: int, days: int, last: str, today: str, decay: DecaySettings,
-         pinned: bool, error: str | None, usage: Usage | None = None,
+def _row(slug: str, heading: str, cites: int, days: int, last: str, active: int, today: str,
+         decay: DecaySettings, pinned: bool, error: str | None, usage: Usage | None = None,
          memo: dict[tuple, tuple] | None = None) -> StrengthRow:
-    """One row; with `memo`, what follows from (days, last, usage, pinned) alone is worked out
-    once per distinct value (a table has a few thousand of them for 100,000 shards)."""
+    """One row; with `memo`, what follows from (active days, last, usage, pinned) alone is worked
+    out once per distinct value (a table has a few thousand of them for 100,000 shards). The tier
+    and the score follow the belief's own evidence (`active`), never evidence it overturned;
+    `cites` and `days` stay TypeClaw's counts, as its recompute writes them."""
     if memo is None:
-        age, tier, score, status = _derived(days, last, usage, pinned, today, decay)
+        age, tier, score, status = _derived(active, last, usage, pinned, today, decay)
     else:
-        key = (days, last, usage, pinned)
+        key = (active, last, usage, pinned)
         derived = memo.get(key)
         if derived is None:
-            derived = memo[key] = _derived(days, last, usage, pinned, today, decay)
+            derived = memo[key] = _derived(active, last, usage, pinned, today, decay)
         age, tier, score, status = derived
     return StrengthRow(slug, heading, cites, days, last, age, tier, score, status, pinned, error,
-                       usage.count if usage else 0, usage.last_day if usage else None)
+                       usage.count if usage else 0, usage.last_day if usage else None,
+                       None if active == days else active)
 
 
 def _derived(days: int, last: str, usage: Usage | None, pinned: bool, today: str,
@@ -213,7 +235,7 @@ def strength_table(
     projection, `ShardHeads.of(ws)`), an unchanged file's head comes from it and is not opened.
     `access` (item key -> Usage) defaults to the access record of the memory folder `topics_dir`
     is in."""
-    from dreamdeck.core.store.shard_files import read_shard, read_shard_meta, shard_listing
+    from dreamdeck.core.store.shard_files import read_shard, read_shard_head, shard_listing
 
     if access is None:
         access = access_summary(Path(topics_dir).parent)
@@ -228,8 +250,9 @@ def strength_table(
         if heads is not None:
             head = heads.head(slug, path, started)
         else:
-            meta = read_shard_meta(path)
-            head = None if meta is None else (meta.heading, meta.cites, meta.days, meta.last_reinforced)
+            read = read_shard_head(path)
+            head = None if read is None else (read[0].heading, read[0].cites, read[0].days, read[0].last_reinforced,
+                                              read[1])
         if head is not None:
             rows.append(_row(slug, *head, today, decay, slug in pinned, None, usage, memo))
         else:

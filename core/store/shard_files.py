@@ -10,12 +10,17 @@ refuses both (`io.no_links`), so a link made after the listing is never read eit
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from dreamdeck.core.errors import DreamdeckError
+from dreamdeck.core.formats.citations import active_days
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.shards import HEAD_BYTES, Shard, ShardMeta, meta_from_head
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder
+
+_SUPERSEDED = lazy_re(rb"superseded", re.I)
 
 
 def read_shard_meta(path: str | Path) -> ShardMeta | None:
@@ -29,6 +34,31 @@ def read_shard_meta(path: str | Path) -> ShardMeta | None:
     finally:
         os.close(fd)
     return meta_from_head(head)
+
+
+def read_shard_head(path: str | Path) -> tuple[ShardMeta, int] | None:
+    """`read_shard_meta` and the days of the belief's own evidence (`citations.active_days`): the
+    rest of the file is read only when the head is not the whole of it, and searched only when
+    it names a superseded section."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        data = os.read(fd, HEAD_BYTES)
+        meta = meta_from_head(data)
+        if meta is None:
+            return None
+        if len(data) == HEAD_BYTES:
+            rest = [data]
+            while chunk := os.read(fd, 1 << 16):
+                rest.append(chunk)
+            data = b"".join(rest)
+    finally:
+        os.close(fd)
+    if _SUPERSEDED.search(data) is None:
+        return meta, meta.days
+    after_close = data.find(b"\n", data.find(b"\n---", 4) + 4)  # meta_from_head found that line
+    body = b"" if after_close < 0 else data[after_close + 1:]
+    active = active_days(body.decode("utf-8", "replace"))
+    return meta, meta.days if active is None else active
 
 
 class _Listing:

@@ -39,7 +39,7 @@ COLUMNS = [
     Column("days", "days", width=6, align="right", short_label="day"),
     Column("last_reinforced", "last", width=10),
     Column("age", "age", width=5, align="right"),
-    Column("tier", "tier", width=12),
+    Column("tier", "tier", width=13),  # "consistently" and a space: never run into the score or status
     Column("score", "score", width=7, align="right", format=lambda v: f"{v:.2f}" if isinstance(v, float) else str(v)),
     Column("status", "status", width=8),
     # it takes what is left; without the offline dreamer's tier prefix ("Always (7 days): "), which
@@ -140,8 +140,8 @@ class TopicsScreen(MemoryScreen):
     AUTO_FOCUS = "#strength"
     PURPOSE = "How strong is each belief? The strength table, and the selected shard with the fragments behind it."
     HELP = (
-        "Each row is a topic shard in `memory/topics/`. **tier** is the wording ladder by distinct days "
-        "(mentioned → observed → consistently → always); **score/status** is Moltbot's decay "
+        "Each row is a topic shard in `memory/topics/`. **tier** is the wording ladder by the distinct days of the "
+        "belief's own evidence (mentioned → observed → consistently → always; what it superseded never counts); **score/status** is Moltbot's decay "
         "(active, fading, dormant, archived). Red slugs are shards TypeClaw cannot parse.\n\n"
         "Sort with `s` on a column (←/→ to pick it; the slug stays in view) or by clicking a header; "
         "filter with `/`. `enter` (or tab) goes to the shard's citations; `enter` on a citation opens "
