@@ -7,6 +7,11 @@ import os
 
 import pytest
 
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
+
 from dreamdeck.core.ops import doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
 from dreamdeck.core.ops.doctor_streams import Reads, read_day
@@ -146,6 +151,19 @@ def test_the_worker_keeps_freed_memory_for_reuse(memory, monkeypatch):
             environ = dict(item.split(b"=", 1) for item in fh.read().split(b"\0") if b"=" in item)
 
     assert environ[b"MALLOC_MMAP_THRESHOLD_"] == environ[b"MALLOC_TRIM_THRESHOLD_"] == str(1 << 30).encode()
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="a pipe's size is Linux's to tell")
+def test_the_pipes_to_the_worker_hold_a_megabyte(memory, monkeypatch):
+    """Each side writes its pickle from a thread while another computes: a 64 KB pipe made every
+    refill wait for the interpreter, and 40 MB took seconds of wall."""
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    with Reads([(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]) as reads:
+        worker = reads.worker
+        assert worker is not None and worker.stdin is not None and worker.stdout is not None
+        sizes = [fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) for pipe in (worker.stdin, worker.stdout)]
+
+    assert sizes == [doctor_streams.PIPE_BYTES] * 2
 
 
 @pytest.mark.parametrize("plant", [
