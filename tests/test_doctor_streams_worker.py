@@ -7,9 +7,14 @@ import os
 
 import pytest
 
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
+
 from dreamdeck.core.ops import doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
-from dreamdeck.core.ops.doctor_streams import Reads, joined_by_day, read_day, read_state
+from dreamdeck.core.ops.doctor_streams import Reads, read_day
 from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 DAY, OTHER = "2026-05-20", "2026-05-21"
@@ -45,15 +50,13 @@ def test_doctor_finds_the_same_with_the_streams_read_by_a_worker(memory, ws, mon
 def test_a_workers_answer_is_what_this_process_reads(memory, monkeypatch):
     monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
     paths = [str(memory / "memory" / "streams" / f"{day}.jsonl") for day in (DAY, OTHER)]
-    state = str(memory / "memory" / ".dreaming-state.json")
 
-    with Reads(zip((DAY, OTHER), paths), state) as reads:
-        answered = [reads.day(path) for path in paths], reads.state()
+    with Reads(zip((DAY, OTHER), paths)) as reads:
+        answered = [reads.day(path) for path in paths]
         assert reads.by_worker
 
-    assert [day[2:] for day in answered[0]] == [read_day(path)[2:] for path in paths]
-    assert answered[0][0][3] == [(2, answered[0][0][3][0][1])] and uuid_at(DAY, 2) in answered[0][0][2]
-    assert answered[1][2] == read_state(state)[2] is not None
+    assert [day[2:] for day in answered] == [read_day(path)[2:] for path in paths]
+    assert answered[0][3] == [(2, answered[0][3][0][1])] and uuid_at(DAY, 2) in answered[0][2]
 
 
 @pytest.mark.parametrize("plant", [
@@ -77,11 +80,14 @@ def test_a_worker_whose_answer_is_not_wanted_is_stopped(memory, monkeypatch):
     assert worker.poll() is not None
 
 
-def by_day(keys: list[str]) -> dict[str, str]:
-    grouped: dict[str, list[str]] = {}
-    for key in keys:
-        grouped.setdefault(key[:10], []).append(key)
-    return joined_by_day(grouped)
+def send_as_shards(reads: Reads, keys: list[str], per_shard: int = 2) -> None:
+    """Give the worker `keys` as the caller does: each shard's keys one a line (some shards citing
+    nothing), a few shards at a time, the last batch marked so."""
+    texts = ["\n".join(keys[i:i + per_shard]) for i in range(0, len(keys), per_shard)]
+    texts.insert(1, "")
+    reads.send_keys(texts[:2])
+    reads.send_keys([])
+    reads.send_keys(texts[2:], last=True)
 
 
 def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, monkeypatch):
@@ -94,7 +100,7 @@ def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, mon
         assert reads.not_held() is None  # nothing answered yet: the caller checks
         reads.day(days[0][1])
         assert reads.not_held() is None  # no keys given: the caller checks
-        reads.send_keys(by_day(held + not_held + held))
+        send_as_shards(reads, held + not_held + held)
         answer = reads.not_held()
 
     assert answer == set(not_held)
@@ -111,7 +117,7 @@ def test_keys_given_to_a_worker_that_died_cost_nothing_and_the_caller_checks(mem
         worker = reads.worker
         assert worker is not None
         worker.kill()
-        reads.send_keys(by_day([f"{DAY}#{uuid_at(DAY, 1)}"] * 100_000))
+        send_as_shards(reads, [f"{DAY}#{uuid_at(DAY, 1)}"] * 100_000, per_shard=1000)
         sender = reads.sender
         assert reads.not_held() is None
 
@@ -126,7 +132,7 @@ def test_a_day_the_worker_did_not_read_holds_none_of_its_keys(memory, monkeypatc
 
     with Reads(days) as reads:
         reads.day(days[0][1])
-        reads.send_keys(by_day([*held, *missing]))
+        send_as_shards(reads, [*held, *missing])
         answer = reads.not_held()
 
     assert answer == set(missing)
@@ -145,6 +151,19 @@ def test_the_worker_keeps_freed_memory_for_reuse(memory, monkeypatch):
             environ = dict(item.split(b"=", 1) for item in fh.read().split(b"\0") if b"=" in item)
 
     assert environ[b"MALLOC_MMAP_THRESHOLD_"] == environ[b"MALLOC_TRIM_THRESHOLD_"] == str(1 << 30).encode()
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="a pipe's size is Linux's to tell")
+def test_the_pipes_to_the_worker_hold_a_megabyte(memory, monkeypatch):
+    """Each side writes its pickle from a thread while another computes: a 64 KB pipe made every
+    refill wait for the interpreter, and 40 MB took seconds of wall."""
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    with Reads([(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]) as reads:
+        worker = reads.worker
+        assert worker is not None and worker.stdin is not None and worker.stdout is not None
+        sizes = [fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) for pipe in (worker.stdin, worker.stdout)]
+
+    assert sizes == [doctor_streams.PIPE_BYTES] * 2
 
 
 @pytest.mark.parametrize("plant", [

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from contextlib import ExitStack
 from operator import itemgetter
@@ -27,7 +26,8 @@ from dreamdeck.core.io.gc_pause import paused_gc
 from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
-from dreamdeck.core.ops.doctor_streams import Reads, joined_by_day, lstamp, read_day
+from dreamdeck.core.ops.doctor_state import state_problem
+from dreamdeck.core.ops.doctor_streams import Reads, lstamp, read_day
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -124,19 +124,15 @@ class Held:
 def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | None) -> list[Row]:
     today = ws.today()
     streams = _stream_files(ws)
-    with Reads(_to_read(record, streams), _state_to_read(ws, record)) as reads:  # in a worker when many bytes
+    with Reads(_to_read(record, streams)) as reads:  # in a worker when many bytes
         shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
                   for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
-        by_day: defaultdict[str, list[str]] | None = defaultdict(list) if reads.worker is not None else None
-        judged, gone = _judge_shards(record, shards, today, by_day)  # meanwhile, here
-        if by_day:
-            reads.send_keys(joined_by_day(by_day))  # waits in the pipe until the worker has read its days
-            del by_day  # a million key strings: their memory serves what follows
+        judged, gone = _judge_shards(record, shards, today, reads.send_keys if reads.worker is not None else None)
         if meanwhile is not None:
             meanwhile()
         held = _refresh_streams(ws, record, streams, reads)
+        state_problem = _state_problem(ws, record)  # here, while the worker looks the citation keys up
         _record_shards(record, judged, gone, held, reads)
-        state_problem = _state_problem(ws, record, reads)
     rows: list[Row] = []
     found = record.shard_findings()
     for rel, _shard in shards:
@@ -208,14 +204,19 @@ def _recheck_citations(record: Record, held: Held, days: set[str], left: set[str
 Judged = tuple[str, "str | None", "str | None", list[Row], str]  # rel, stamp, date used, findings, keys one a line
 
 
+KEYS_BATCH = 250  # shards whose keys go to the stream worker together (~1 MB)
+
+
 def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
-                  by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Judged], list[str]]:
+                  send: Callable[[list[str], bool], object] | None = None) -> tuple[list[Judged], list[str]]:
     """(each shard file not recorded under its stamp — and, when it matters, today's date — read
-    and judged; the recorded shards whose file is gone). Nothing is written here. `by_day`, when
-    given, gets the citation keys of the shards judged, by their date (`DATE#ID`, as cited; a key
-    cited twice is there twice), for the stream worker to check a day at a time."""
+    and judged; the recorded shards whose file is gone). Nothing is written here. `send`, when
+    given, takes the judged shards' citation keys (each shard's one a line) `KEYS_BATCH` shards at
+    a time as they are judged, and whether they are the last: the stream worker groups them by
+    date meanwhile, to check them a day at a time, so no key outlives its shard here."""
     known = record.shard_rows()
     judged: list[Judged] = []
+    sent = 0  # judged shards whose keys went to `send`
     gone: list[str] = []
     with ExitStack() as open_folders:
         folders: dict[str, OpenFolder] = {}  # area -> its folder, open
@@ -232,11 +233,16 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
             except FileNotFoundError:
                 gone.append(rel)  # removed since the listing
                 continue
-            findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today, by_day)
+            findings, uses_today, keys = examine_shard(rel, name[:-3], data.decode("utf-8", "replace"), today)
             # The keys' text is kept, not their set (a first run's million keys in sets cost
             # 33,000 page faults).
             judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings,
                            "\n".join(keys)))
+            if send is not None and len(judged) - sent == KEYS_BATCH:
+                send([text for *_, text in judged[sent:]], False)
+                sent = len(judged)
+    if send is not None:
+        send([text for *_, text in judged[sent:]], True)
     return judged, gone + list(known)
 
 
@@ -261,17 +267,13 @@ def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: 
                 record.set_missing(rel, sorted(absent.intersection(keys)))
 
 
-def examine_shard(rel: str, slug: str, text: str, today: str,
-                  by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Row], bool, set[str]]:
+def examine_shard(rel: str, slug: str, text: str, today: str) -> tuple[list[Row], bool, set[str]]:
     """(one shard's findings, whether they depend on today's date — a shard whose body cites
-    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys), and
-    its keys added to `by_day` by their date, when given."""
-    quick = _canonical_shard(rel, text, today, by_day)
+    nothing is reinforced "today" by TypeClaw's recompute —, its `DATE#ID` citation keys)."""
+    quick = _canonical_shard(rel, text, today)
     if quick is not None:
         return quick
     keys = citation_key_texts(text)
-    if by_day is not None:
-        _group_by_day(keys, by_day)
     try:
         _meta, body = parse_shard(text)
     except ShardParseError as exc:
@@ -288,14 +290,7 @@ def _stale(rel: str) -> Row:
 _DATE_OF_KEY = itemgetter(slice(0, 10))  # a DATE#ID key's date: its first ten characters
 
 
-def _group_by_day(keys: Collection[str], by_day: defaultdict[str, list[str]], dates: Iterable[str] | None = None) -> None:
-    """Add `keys` to `by_day` by their date (`dates`: theirs, in the keys' order, when already sliced)."""
-    for day, key in zip(map(_DATE_OF_KEY, keys) if dates is None else dates, keys):
-        by_day[day].append(key)
-
-
-def _canonical_shard(rel: str, text: str, today: str,
-                     by_day: defaultdict[str, list[str]] | None = None) -> tuple[list[Row], bool, set[str]] | None:
+def _canonical_shard(rel: str, text: str, today: str) -> tuple[list[Row], bool, set[str]] | None:
     """`examine_shard` for a shard in the canonical shape (`shards.canonical_meta`: what TypeClaw's
     recompute and dreamdeck write, no CR, closed by exactly `---` and a newline), or None. Then
     the strict parse is that meta, and the recompute writes these very bytes exactly when the
@@ -311,16 +306,10 @@ def _canonical_shard(rel: str, text: str, today: str,
         return None
     body_keys = citation_key_texts(text, end + 5)
     current = meta.cites == len(body_keys)
-    if current or by_day is not None:  # the dates only when the count agrees or keys go by day: a million sliced
-        dates = list(map(_DATE_OF_KEY, body_keys))
-        if by_day is not None:
-            _group_by_day(body_keys, by_day, dates)
-        if current:
-            days = set(dates)
-            current = (meta.days, meta.last_reinforced) == (len(days), max(days, default=today))
+    if current:  # the dates only when the count agrees
+        days = set(map(_DATE_OF_KEY, body_keys))
+        current = (meta.days, meta.last_reinforced) == (len(days), max(days, default=today))
     keys = body_keys | citation_key_texts(text[:end + 5]) if "/" in meta.heading else body_keys
-    if by_day is not None and keys is not body_keys:
-        _group_by_day(keys - body_keys, by_day)
     return [] if current else [_stale(rel)], not body_keys, keys
 
 
@@ -331,15 +320,12 @@ def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
             for rel, day, fid in missing if (day, fid) not in stones]
 
 
-def _state_to_read(ws: Workspace, record: Record) -> str | None:
-    """The dreaming state file's path when it is not recorded under its stamp now."""
-    return None if record.single("state", stamp_text(lstamp(ws.state_path)))[0] else str(ws.state_path)
-
-
-def _state_problem(ws: Workspace, record: Record, reads: Reads) -> str | None:
+def _state_problem(ws: Workspace, record: Record) -> str | None:
     known, problem = record.single("state", stamp_text(lstamp(ws.state_path)))
     if known:
         return problem
-    stamp, started, problem = reads.state()
+    started = clock()
+    stamp = lstamp(ws.state_path)
+    problem = state_problem(ws.state_path)
     record.put_single("state", _recordable(stamp, started), problem)
     return problem

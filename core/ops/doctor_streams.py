@@ -1,4 +1,4 @@
-"""Reading `doctor`'s stream days (and the dreaming state) in a second process.
+"""Reading `doctor`'s stream days in a second process.
 
 Doctor's first run reads a year of streams (a million lines, ~230 MB) and judges every shard: the
 two do not depend on each other until the citations are checked, so on a machine with a second
@@ -6,8 +6,9 @@ core the streams are read by a worker while the shards are judged here. The work
 interpreter (`python -m` this module: no fork of a process holding SQLite, and none of the
 command line's imports), started only when the bytes to read are worth its start-up (~0.1 s of
 CPU: `WORKER_BYTES`); it answers each day as compact data (its stamp, its ids one a line, its
-malformed lines) in one pickle on its stdout, then checks the citation keys the caller groups by
-date as it judges the shards (`not_held`), a day at a time. Whatever goes wrong in it (a link, a FIFO, a
+malformed lines) in one pickle on its stdout, then checks the citation keys the caller sends as
+it judges the shards (`not_held`): it groups them by date as they come, while the shards are
+still judged, and looks them up a day at a time. Whatever goes wrong in it (a link, a FIFO, a
 file it cannot read, a worker that cannot start), the same reads are done here instead, where
 they fail or succeed exactly as they always did: the worker can only ever cost speed.
 """
@@ -16,19 +17,27 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
+from collections import defaultdict
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
+
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
 
 from dreamdeck.core.formats.stream_decoded import id_lines_and_problems
 from dreamdeck.core.io.cache import Stamp, clock, stamp_of
 from dreamdeck.core.io.no_links import read_bytes_nofollow
 
 WORKER_BYTES = 16_000_000  # below this, reading here costs less than starting a worker
+PIPE_BYTES = 1 << 20  # Linux's default limit for a pipe an unprivileged process widens (`_widen`)
 # glibc's allocator hands a freed block of 128 KB or more back to the system, and the next day's
 # bytes fault it in again page by page: the worker read a year of streams with 200,000 page
 # faults (0.3 s of system CPU). Kept for reuse instead (other C libraries ignore these names).
@@ -38,7 +47,6 @@ KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESH
 # (`yes >> day.jsonl` grows a file by a gigabyte a second). One problem line says so instead.
 DAY_READ_LIMIT = 2**29 - 24
 DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
-StateRead = tuple[Stamp | None, int, str | None]  # (stamp, read started at, its problem)
 
 
 def lstamp(path: str | Path) -> Stamp | None:
@@ -64,28 +72,21 @@ def read_day(path: str) -> DayRead:
     return stamp, started, ids, problems
 
 
-def read_state(path: str) -> StateRead:
-    from dreamdeck.core.ops.doctor_state import state_problem  # msgspec: only when a state is read
-
-    started = clock()
-    stamp = lstamp(path)
-    return stamp, started, state_problem(Path(path))
-
-
 class Reads:
-    """The stream days (and the state file, when asked) doctor must read this run: started in a
-    worker when they are many bytes, answered by `day` and `state` (here, when the worker did not
-    answer). The worker keeps the ids it read, so `not_held` can then ask it which of the
-    citation keys those days do not hold. A context: leaving it stops the worker."""
+    """The stream days doctor must read this run: started in a worker when they are many bytes,
+    answered by `day` (here, when the worker did not answer). The worker keeps the ids it read,
+    so `not_held` can then ask it which of the citation keys those days do not hold. A context:
+    leaving it stops the worker."""
 
-    def __init__(self, days: Iterable[tuple[str, str]], state: str | None = None):
+    def __init__(self, days: Iterable[tuple[str, str]]):
         self.days = dict((path, day) for day, path in days)  # path -> its day
-        self.state_path = state
-        self.answer: tuple[dict[str, DayRead], StateRead | None] | None = None
+        self.answer: dict[str, DayRead] | None = None
         self.worker: subprocess.Popen | None = None
         self.sender: threading.Thread | None = None  # writing the citation keys to the worker
+        self.keys: queue.SimpleQueue[list[str] | None] = queue.SimpleQueue()  # what it writes, None last
+        self.keys_ended = False
         if _size(list(self.days)) >= WORKER_BYTES:
-            self.worker = _start(self.days, state)
+            self.worker = _start(self.days)
 
     def __enter__(self) -> Reads:
         return self
@@ -99,22 +100,28 @@ class Reads:
         return self.answer is not None
 
     def day(self, path: str) -> DayRead:
-        days = self._answered()[0]
+        days = self._answered()
         return days[path] if path in days else read_day(path)
 
-    def state(self) -> StateRead:
-        found = self._answered()[1]
-        return found if found is not None else read_state(str(self.state_path))
-
-    def send_keys(self, keys: dict[str, str]) -> None:
-        """Start giving the worker the citation keys for `not_held`, by their date (`joined_by_day`):
-        in a thread, which waits in the pipe while the worker still reads (no CPU), so the keys
-        are there when it is done and this process goes on meanwhile."""
+    def send_keys(self, texts: list[str], last: bool = False) -> None:
+        """Give the worker more citation keys for `not_held` (`DATE#ID`, each text a shard's, one a
+        line; `last`: no more follow): written by a thread, which waits in the pipe while the
+        worker still reads (no CPU), so this process goes on judging shards and the worker groups
+        the keys as they come."""
         worker = self.worker
-        if worker is None or worker.stdin is None or self.sender is not None:
+        if worker is None or worker.stdin is None or self.keys_ended:
             return
-        self.sender = threading.Thread(target=_send, args=(worker.stdin, keys), daemon=True)
-        self.sender.start()
+        if self.sender is None:
+            self.sender = threading.Thread(target=_send, args=(worker.stdin, self.keys), daemon=True)
+            self.sender.start()
+        self.keys.put(texts)
+        if last:
+            self._end_keys()
+
+    def _end_keys(self) -> None:
+        if not self.keys_ended:
+            self.keys_ended = True
+            self.keys.put(None)  # the worker then looks them up; a sender waiting for more ends
 
     def not_held(self) -> set[str] | None:
         """Of the keys `send_keys` gave, those no day the worker read holds; None when no worker
@@ -122,6 +129,7 @@ class Reads:
         worker = self.worker
         if self.answer is None or worker is None or worker.stdout is None or self.sender is None:
             return None
+        self._end_keys()
         try:
             found = pickle.load(worker.stdout)
         except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
@@ -129,13 +137,13 @@ class Reads:
         self._stop()
         return found if isinstance(found, set) else None
 
-    def _answered(self) -> tuple[dict[str, DayRead], StateRead | None]:
+    def _answered(self) -> dict[str, DayRead]:
         if self.answer is None and self.worker is not None and self.worker.stdout is not None:
             try:
                 self.answer = pickle.load(self.worker.stdout)
             except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
                 self._stop()  # it failed: read here
-        return self.answer if self.answer is not None else ({}, None)
+        return self.answer if self.answer is not None else {}
 
     def _stop(self) -> None:
         worker, self.worker = self.worker, None
@@ -143,6 +151,7 @@ class Reads:
             worker.kill()
             worker.wait()  # its end of the pipes is closed: a sender still writing fails at once
             if self.sender is not None:
+                self._end_keys()
                 self.sender.join()
             for pipe in (worker.stdin, worker.stdout):
                 with suppress(OSError):
@@ -150,10 +159,15 @@ class Reads:
                         pipe.close()
 
 
-def _send(pipe: IO[bytes], value: Any) -> None:
-    """Pickle `value` into `pipe` and close it; a worker gone is the reader's to notice."""
+def _send(pipe: IO[bytes], batches: queue.SimpleQueue[list[str] | None]) -> None:
+    """Pickle each batch of `batches` into `pipe`, then None, and close it; a worker gone is the
+    reader's to notice (what is still queued then is dropped)."""
     with suppress(OSError, ValueError), pipe:
-        pickle.dump(value, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+        while True:
+            batch = batches.get()
+            pickle.dump(batch, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            if batch is None:
+                break
 
 
 def _size(paths: list[str]) -> int:
@@ -164,7 +178,7 @@ def _size(paths: list[str]) -> int:
     return total
 
 
-def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
+def _start(days: dict[str, str]) -> subprocess.Popen | None:
     if not sys.executable:
         return None  # an embedding interpreter that cannot name itself: read here
     try:
@@ -173,8 +187,9 @@ def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
     except OSError:
         return None  # read here
     assert worker.stdin is not None
+    _widen(worker.stdin, worker.stdout)
     try:
-        pickle.dump((days, state), worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(days, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         worker.stdin.flush()
     except OSError:
         worker.kill()
@@ -183,25 +198,38 @@ def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
     return worker
 
 
+def _widen(*pipes: IO[bytes] | None) -> None:
+    """Give each pipe to the worker a megabyte of room (Linux; elsewhere they stay as they are).
+    The two processes' pickles (~40 MB each way) are written by a thread while another thread
+    of the same process computes: with a pipe's usual 64 KB, each refill waited for that thread
+    to let go of the interpreter (up to 5 ms), and 40 MB took seconds of wall instead of
+    milliseconds."""
+    size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if size is None:
+        return
+    for pipe in pipes:
+        with suppress(OSError, ValueError):
+            if pipe is not None:
+                fcntl.fcntl(pipe.fileno(), size, PIPE_BYTES)
+
+
 def _serve() -> int:
     """The worker: read the days asked on stdin and answer them all on stdout (any failure is a
     non-zero exit: the caller then reads them itself); then, if asked, which citation keys those
     days do not hold."""
     gc.disable()  # a process that ends after one bulk read (`io.gc_pause`)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    days, state = pickle.load(stdin)
+    days = pickle.load(stdin)
     try:
         read = {path: read_day(path) for path in days}
-        answer: Any = (read, read_state(state) if state else None)
     except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
         return 3
     # The answer is written by a thread: the pipe waits for the caller, who may still be judging
     # shards, and the citation keys it has sent meanwhile are checked here without waiting.
-    answering = threading.Thread(target=_answer, args=(stdout, answer))
+    answering = threading.Thread(target=_answer, args=(stdout, read))
     answering.start()
-    try:
-        keys = pickle.load(stdin)
-    except EOFError:
+    keys = _keys_by_day(stdin)
+    if keys is None:
         answering.join()
         return 0  # not asked
     ids_by_day = {days[path]: ids for path, (_stamp, _started, ids, _problems) in read.items()}
@@ -218,24 +246,31 @@ def _answer(pipe: IO[bytes], value: Any) -> None:
         pipe.flush()
 
 
-def joined_by_day(by_day: dict[str, list[str]]) -> dict[str, str]:
-    """`DATE#ID` keys grouped by their date, each date's as one text (a key a line): what
-    `Reads.send_keys` takes."""
-    return {day: "\n".join(keys) for day, keys in by_day.items()}
+def _keys_by_day(pipe: IO[bytes]) -> dict[str, list[str]] | None:
+    """The citation keys `Reads.send_keys` gives, grouped by their date as each batch comes (the
+    caller is still judging shards); None when none were asked about (the caller closed the pipe
+    without a word)."""
+    by_day: defaultdict[str, list[str]] = defaultdict(list)
+    try:
+        while (batch := pickle.load(pipe)) is not None:
+            for key in "\n".join(filter(None, batch)).split("\n") if any(batch) else ():
+                by_day[key[:10]].append(key)  # a key's date: its first ten characters
+    except EOFError:
+        return None  # not asked, or the caller went away
+    return by_day
 
 
-def _not_held(keys: dict[str, str], ids_by_day: dict[str, str]) -> set[str]:
-    """Of `keys` (`joined_by_day`), those whose day's ids (`ids_by_day`: one a line, of the days
-    read) do not hold them. A day at a time: its keys made and looked up in a set of a few
-    thousand, which the processor's cache holds (one set of a year's million keys took 1.2 s
-    of CPU to make and search, its lookups missing the cache; a day at a time 0.35-0.45 s),
-    and gone before the next day's."""
+def _not_held(keys: dict[str, list[str]], ids_by_day: dict[str, str]) -> set[str]:
+    """Of `keys` (by their date), those whose day's ids (`ids_by_day`: one a line, of the days
+    read) do not hold them. A day at a time: its keys looked up in a set of a few thousand,
+    which the processor's cache holds (one set of a year's million keys took 1.2 s of CPU to
+    make and search, its lookups missing the cache; a day at a time 0.35-0.45 s), and gone
+    before the next day's."""
     out: set[str] = set()
-    for day, text in keys.items():
+    for day, wanted in keys.items():
         ids = ids_by_day.get(day)
         prefix = f"{day}#"
         held = set((prefix + ids.replace("\n", "\n" + prefix)).split("\n")) if ids else set()
-        wanted = text.split("\n")
         if not held.issuperset(wanted):
             out.update(set(wanted).difference(held))
     return out
