@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -144,3 +145,21 @@ def test_doctor_names_a_lock_that_refuses_every_change_and_what_to_do(agent_dir,
     assert out.returncode == 1
     assert "git-busy: git: git's index is locked (.git/index.lock)" in out.stdout
     assert "remove the file if no git command is running" in out.stdout
+
+
+def test_a_git_that_has_ended_but_is_not_yet_reaped_runs_nothing_and_the_lock_goes(tmp_path, agent_dir, ws):
+    """A zombie git (any git on the machine that ended a moment ago) has no folder to read: under
+    load the recovery met one in most runs and kept the lock, refusing every change."""
+    ws, lock = _killed_in_its_commit(tmp_path, agent_dir, ws)
+    ended = subprocess.Popen(["git", "-C", str(agent_dir), "--version"], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while Path(f"/proc/{ended.pid}/stat").read_text().split(")")[-1].split()[0] != "Z":  # ended, not reaped
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+        recover_journal(ws)
+
+        assert not lock.exists() and not (ws.memory / JOURNAL).exists()
+    finally:
+        ended.wait()

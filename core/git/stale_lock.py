@@ -7,8 +7,9 @@ so a kill that lands while dreamdeck's commit runs git would leave memory stuck 
   (so no dreamdeck process is committing now);
 - the lock is not older than that journal (it appeared while the interrupted change ran);
 - no visible process holds it open, and no visible git process runs in this repository (a git
-  running hooks holds the lock with its file closed). Without Linux's `/proc` nothing can be
-  proven, and the lock stays.
+  running hooks holds the lock with its file closed; a git that ends while it is looked at, or
+  has ended and is not yet reaped, runs nothing). Without Linux's `/proc` nothing can be proven,
+  and the lock stays.
 Any other lock stays, and `busy_reason` names it with what a person should do.
 """
 from __future__ import annotations
@@ -67,6 +68,8 @@ def _git_running_in(root: Path, git_dir: Path) -> bool:
             cwd = os.readlink(os.path.join(_PROC, pid, "cwd"))
             with open(os.path.join(_PROC, pid, "cmdline"), "rb") as fh:
                 cmdline = fh.read().decode("utf-8", "replace")
+        except FileNotFoundError:
+            continue  # it ended while we looked, or it is a zombie: nothing runs any more
         except OSError:
             return True
         if any(cwd == n or cwd.startswith(n + os.sep) or n in cmdline for n in names):
