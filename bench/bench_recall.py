@@ -229,7 +229,7 @@ def count_matches(index, query: str) -> int:
     from dreamdeck.core.index.search_cut import TermCounts
 
     conn = index._connect()
-    kept = TermCounts().weighed(conn, match_terms(query))
+    kept, _ = TermCounts().weighed(conn, match_terms(query))
     return conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (" OR ".join(kept),)).fetchone()[0]
 
 
