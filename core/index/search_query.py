@@ -81,6 +81,13 @@ def _strongest(conn: sqlite3.Connection, phrases: list[str], limit: int, order: 
     if not ranked:
         return []
     ids = [doc_id for doc_id, _ in ranked]
-    rows = {r[0]: r[1:] for r in conn.execute(
-        f"SELECT id, kind, key, path, heading, excerpt, info FROM docs WHERE id IN ({','.join('?' * len(ids))})", ids)}
-    return [Hit(*rows[doc_id][:5], json.loads(rows[doc_id][5]), 0.0, strength, True) for doc_id, strength in ranked]
+    rows = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        rows.update((r[0], r[1:]) for r in conn.execute(
+            f"SELECT id, kind, key, path, heading, excerpt, info FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+    hits = []
+    for doc_id, strength in ranked:
+        kind, key, path, heading, excerpt, info = rows[doc_id]
+        hits.append(Hit(kind, key, path, heading, excerpt, json.loads(info), 0.0, strength, True))
+    return hits
