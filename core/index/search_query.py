@@ -81,7 +81,7 @@ def _strongest(conn: sqlite3.Connection, phrases: list[str], limit: int, order: 
     if not ranked:
         return []
     ids = [doc_id for doc_id, _ in ranked]
-    rows = {}
+    rows: dict[int, tuple] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         rows.update((r[0], r[1:]) for r in conn.execute(
