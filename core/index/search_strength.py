@@ -8,12 +8,11 @@ the words are everywhere — and nothing about relevance: the query has no discr
 ("user", "user consistently" in a memory where every belief says "The user consistently …").
 Such a query ranks its matches by how strong each is as a memory instead. The one thing BM25
 does tell there is kept: a document holding every word of the query (that matches anything)
-scores about twice one holding a single word, so those come first, then the others. In each,
-pinned items first (the vault, a pinned reference), then by Moltbot's decay value before it is
-clamped to 1,
-`base × type weight × log2(accesses + 1) × e^(−λ × days since last access)` (`index.strength`,
-the same inputs recall's decay weight uses: `decay_inputs`), so more reinforced and more
-recently used memories come first; ties in (kind, key) order. BM25 is not computed for them:
+scores one floor per word above one holding fewer, so those holding every word come first, then
+the others. In each, pinned items first (the vault, a pinned reference), then by Moltbot's decay
+value before it is clamped to 1, `base × type weight × log2(accesses + 1) × e^(−λ × days since
+last access)` (`index.strength`; the same inputs recall's decay weight uses: `decay_inputs`), so
+more reinforced and more recently used memories come first; ties in (kind, key) order. BM25 is not computed for them:
 FTS5 can score a chosen row only by searching the whole index again (~1 ms a row), and under
 the floor it would only order the ties by length.
 
