@@ -63,7 +63,10 @@ def test_todays_undreamed_fragment_is_reachable_before_any_dream(ws):
 
 @pytest.fixture
 def decayed(ws):
-    """Equally relevant beliefs at each decay status (λ = 0.03, one reinforcement day)."""
+    """Equally relevant beliefs at each decay status (λ = 0.03, one reinforcement day), and as
+    many about something else: "gliders" is in fewer than half the beliefs, so BM25 weighs it."""
+    for n in range(6):
+        write_shard(ws.root, f"other-{n}", shard_text(f"Kayak {n} is stored by the river", []))
     for slug, day in (("fresh", "2026-05-20"), ("fading", "2026-04-27"), ("dormant", "2026-03-23"), ("archived", "2026-01-22")):
         write_shard(ws.root, slug, shard_text(f"The user keeps {slug} notes about gliders", [cite(day, 1)]))
     write_shard(ws.root, "pinned", shard_text("The user keeps pinned notes about gliders", [cite("2025-01-01", 1)]), folder="vault")
@@ -156,6 +159,8 @@ def test_every_recall_is_recorded_and_a_preview_is_not(many):
 
 def test_a_block_says_what_it_is_and_why(ws):
     write_shard(ws.root, "deploys", shard_text("Deploys happen on Fridays", [cite("2026-05-20", 1), cite("2026-05-21", 1)]))
+    for n in range(2):  # "deploy" in fewer than half the beliefs: BM25 weighs it (`index.search_strength`)
+        write_shard(ws.root, f"kayak-{n}", shard_text(f"Kayak {n} is stored by the river", []))
     [block] = recall(ws, "deploy", record=False)
     assert block.to_json() == {
         "kind": "topic", "key": "deploys", "heading": "Deploys happen on Fridays", "excerpt": "Deploys happen on Fridays.",

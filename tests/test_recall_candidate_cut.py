@@ -1,6 +1,6 @@
-"""Recall ranks only the best candidates by BM25 and takes more while one below could still
-overtake (`ops.recall`'s cut): on generated memory its answer is always the answer of ranking
-every match."""
+"""Recall ranks only the best candidates (by BM25, or by strength for a query with no
+discriminating word) and takes more while one below could still overtake (`ops.recall`'s cut):
+on generated memory its answer is always the answer of ranking every match."""
 from __future__ import annotations
 
 import random
@@ -56,6 +56,8 @@ def test_the_cut_never_changes_the_answer_of_ranking_every_match(ws, monkeypatch
     _generate(ws, rng)
     for _ in range(60):
         query = " ".join(rng.sample(WORDS, rng.randrange(1, 4)))
+        if rng.random() < 0.3:  # every belief says "user": a query with no discriminating word, ranked by strength
+            query = " ".join(["user", *rng.sample(WORDS, rng.randrange(0, 2))])
         options = {"budget": rng.choice(["lean", "balanced", "deep"]), "limit": rng.choice([None, 1, 3, 20]),
                    "include_dormant": rng.random() < 0.5, "max_bytes": rng.choice([None, 120, 400]), "record": False}
         monkeypatch.setattr(recall_module, "FIRST_CANDIDATES", 10_000)

@@ -9,8 +9,9 @@ import random
 import pytest
 
 from dreamdeck.core.formats.search_terms import match_terms
-from dreamdeck.core.index.search import BODY_WEIGHT, TITLE_WEIGHT, SearchIndex, close_all, open_index
+from dreamdeck.core.index.search import SearchIndex, close_all, open_index
 from dreamdeck.core.index.search_cut import FLOORED_SHARE, TermCounts
+from dreamdeck.core.index.search_query import BODY_WEIGHT, TITLE_WEIGHT
 from tests.support.memory import fragment_line, shard_text, write_shard, write_stream
 
 # Skewed: the first words are in most documents (floored), the last ones in few.
@@ -50,7 +51,7 @@ def test_leaving_out_floored_words_keeps_bm25s_ranking_of_the_documents_it_weigh
     for _ in range(40):
         query = " ".join(rng.sample(sorted(set(WORDS)), rng.randrange(1, 4)))
         phrases = match_terms(query)
-        kept = TermCounts().weighed(conn, phrases)
+        kept, _ = TermCounts().weighed(conn, phrases)
         whole = _whole(conn, phrases)
         got = [(f"{h.kind}:{h.key}", h.relevance) for h in index.query(query, 10_000)]
         if kept == phrases:

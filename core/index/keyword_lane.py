@@ -34,19 +34,14 @@ from dreamdeck.core.index.tc_documents import (
     whole_documents,
 )
 from dreamdeck.core.index.tc_haystack import Haystack, haystack
-from dreamdeck.core.index.tc_memory import (
+from dreamdeck.core.index.tc_memory import TcDay, TcShard, load_all_shards, load_references, stream_files, undreamed_days
+from dreamdeck.core.index.tc_people import (
     Registry,
-    TcDay,
-    TcShard,
     enrich_where,
     learn_registry,
-    load_all_shards,
     load_people_projection,
-    load_references,
     people_of,
     save_people_projection,
-    stream_files,
-    undreamed_days,
 )
 from dreamdeck.core.index.tc_provenance import DAYS_FILENAME
 from dreamdeck.core.io.cache import StampCache

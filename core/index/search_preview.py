@@ -21,9 +21,11 @@ import sqlite3
 
 from dreamdeck.core.errors import Busy
 from dreamdeck.core.index import search_tail as tail
-from dreamdeck.core.index.search import AREAS, Hit, SearchIndex, index_path, open_index, query_connection
-from dreamdeck.core.index.search_cut import TermCounts
+from dreamdeck.core.index.search import AREAS, Hit, index_path, open_index
 from dreamdeck.core.index.search_docs import stream_doc
+from dreamdeck.core.index.search_query import QueryCache, query_connection
+from dreamdeck.core.index.search_strength import StrengthOrder
+from dreamdeck.core.index.search_write import doc_of, drop_files, insert_docs
 from dreamdeck.core.workspace import Workspace
 
 BUSY_TIMEOUT = 30  # seconds to wait for another process's refresh to commit before the preview starts
@@ -39,7 +41,7 @@ class ScratchIndex:
             open_index(ws).refresh()  # the preview starts from memory as it is
         self.conn = sqlite3.connect(index_path(ws), timeout=BUSY_TIMEOUT, isolation_level=None,
                                     check_same_thread=False)
-        self._counts = TermCounts()
+        self._cache = QueryCache()
         try:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
@@ -64,14 +66,14 @@ class ScratchIndex:
         area, name = rel.split("/", 1)
         if area not in AREAS or not name.endswith(".md") or "/" in name:
             return  # not a file the index reads (a reflection only writes shards)
-        SearchIndex.drop_file(self.conn, rel)
+        drop_files(self.conn, [rel])
         if text is None:
             return
         data = text.encode("utf-8")
         self.conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail.file_rows(rel, data, days))
-        doc = SearchIndex.doc_of(area, name[:-3], rel, data)
+        doc = doc_of(area, name[:-3], rel, data)
         if doc is not None:
-            SearchIndex.insert_docs(self.conn, [doc])
+            insert_docs(self.conn, [doc])
 
     def _drop_stream_docs(self, keys: set[str]) -> None:
         for key in sorted(keys):
@@ -82,11 +84,11 @@ class ScratchIndex:
         if not keys:
             return
         frags = [f for f in tail.undreamed_fragments(ws) if f"{f.date}#{f.id}" in keys]
-        SearchIndex.insert_docs(self.conn, [stream_doc(f.date, f.id, f.topic, f.body, f.source, f.ts, f.who)
+        insert_docs(self.conn, [stream_doc(f.date, f.id, f.topic, f.body, f.source, f.ts, f.who)
                                             for f in frags])
 
-    def search(self, query: str, limit: int = 200) -> list[Hit]:
-        return query_connection(self.conn, query, limit, self._counts)
+    def search(self, query: str, limit: int = 200, order: StrengthOrder | None = None) -> list[Hit]:
+        return query_connection(self.conn, query, limit, self._cache, order)
 
     def close(self) -> None:
         """Roll the overlay back and let go of the index: nothing of it was ever committed."""

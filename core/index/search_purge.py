@@ -1,6 +1,6 @@
 """A hard forget's purge of the private search index (`index.search`) and of the other private
 projections that hold memory's text: TypeClaw's turn (`index.tc_projection`: shard bodies and
-undreamed fragments; `index.tc_provenance`: who and where per fragment; `index.tc_memory`'s
+undreamed fragments; `index.tc_provenance`: who and where per fragment; `index.tc_people`'s
 people). Each is rebuilt from the files, without what was forgotten, when next needed."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 from filelock import FileLock
 
 from dreamdeck.core.index.search import index_path
-from dreamdeck.core.index.tc_memory import PROJECTION as PEOPLE_FILENAME
+from dreamdeck.core.index.tc_people import PROJECTION as PEOPLE_FILENAME
 from dreamdeck.core.index.tc_projection import FILENAME as TURN_FILENAME
 from dreamdeck.core.index.tc_provenance import DAYS_FILENAME
 from dreamdeck.core.workspace import Workspace

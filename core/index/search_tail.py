@@ -11,6 +11,7 @@ rules out, without opening them, the files whose citations cannot reach it.
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from dreamdeck.core.formats.citations import citation_keys
@@ -72,3 +73,24 @@ def cited(conn: sqlite3.Connection, days: list[str]) -> set[str]:
 def keep_only(conn: sqlite3.Connection, days: list[str]) -> None:
     marks = ",".join("?" * len(days))
     conn.execute(f"DELETE FROM tail WHERE day NOT IN ({marks})", days)
+
+
+def rebuild_docs(conn: sqlite3.Connection, ws: Workspace, frags: list[UndreamedFragment], days: list[str],
+                 covered: set[str], stamps: dict[str, Stamp], rewritten: set[str], started: int) -> int:
+    """The tail's documents: its fragments minus those a shard cites, for the tail's `days`
+    (those not in `covered` looked up first, `cover_days`). Returns how many there are."""
+    from dreamdeck.core.index.search_docs import stream_doc
+    from dreamdeck.core.index.search_write import insert_docs
+
+    new_days = set(days) - covered
+    if new_days:
+        cover_days(conn, ws, new_days, stamps, rewritten, started)
+    keep_only(conn, days)
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('tail_days', ?)", (json.dumps(days),))
+    cited_now = cited(conn, days) if days else set()
+    conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE kind='stream')")
+    conn.execute("DELETE FROM docs WHERE kind='stream'")
+    docs = [stream_doc(f.date, f.id, f.topic, f.body, f.source, f.ts, f.who)
+            for f in frags if f"{f.date}#{f.id}" not in cited_now]
+    insert_docs(conn, docs)
+    return len(docs)

@@ -23,7 +23,8 @@ from pathlib import Path
 from dreamdeck.core.formats.js_text import JS_WHITESPACE, locale_key
 from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.tc_text import citation_in_line, format_citation, is_section_heading
-from dreamdeck.core.index.tc_memory import Registry, TcDay, TcShard, child_parts
+from dreamdeck.core.index.tc_memory import TcDay, TcShard
+from dreamdeck.core.index.tc_people import Registry, child_parts
 from dreamdeck.core.index.tc_provenance import DayProvenance, day_provenance
 
 UNRESOLVED_CITATION = "unresolved citation"

@@ -23,14 +23,7 @@ from typing import Any
 
 from dreamdeck.core.index import projection_db
 from dreamdeck.core.index.tc_documents import TopicFacts, remember_facts, topic_facts
-from dreamdeck.core.index.tc_memory import (
-    TcDay,
-    TcShard,
-    cached_undreamed,
-    remember_shard,
-    remember_undreamed,
-    take_fresh_shards,
-)
+from dreamdeck.core.index.tc_memory import TcDay, TcShard, cached_undreamed, remember_shard, remember_undreamed, take_fresh_shards
 from dreamdeck.core.io.cache import StampCache
 from dreamdeck.core.workspace import Workspace
 

@@ -18,6 +18,14 @@ vault only multiply BM25 by a weight in [0, 1], so one below scores at most the 
 The answer is always the one ranking every match would give (a match as `index.search` finds it:
 a word in half the documents or more, which BM25 weighs at ~0, is not asked for when the query
 holds a rarer one, `index.search_cut`).
+
+A query with no discriminating word (every word it matches by is in half the documents or more:
+"user" where every belief is about the user) is not ranked by BM25, whose differences there are
+~1e-6 and say nothing about relevance; its matches come strongest first (`index.search_strength`:
+pinned, then by the decay value before clamping, so more reinforced and more recently used
+memories first), and a block's score is its decay weight alone (`why["ranked_by"]` is
+"strength", `why["bm25"]` None). The index picks the strongest in SQL, so this too looks only
+at the first candidates, and the same statuses and budgets apply.
 """
 from __future__ import annotations
 
@@ -31,31 +39,20 @@ from dreamdeck.core.errors import BadInput, NotFound
 from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.search_terms import content_words
 from dreamdeck.core.index.search import Hit, open_index
-from dreamdeck.core.index.strength import (
-    BASE_RELEVANCE,
-    TYPE_WEIGHT,
-    age_days,
-    decay_score,
-    decay_status,
-    ladder_tier,
-    topic_decay,
-    usage_of_belief,
-)
+from dreamdeck.core.index.search_strength import StrengthOrder, decay_inputs
+from dreamdeck.core.index.strength import age_days, decay_score, decay_status, ladder_tier, usage_of_belief
 from dreamdeck.core.store.access import Usage, access_summary, item_key, record_access
 from dreamdeck.core.store.settings import DecaySettings, load_settings
 from dreamdeck.core.workspace import Workspace
 
 BUDGETS = ("lean", "balanced", "deep", "auto")
 TAIL_RATIO = 0.3
-FIRST_CANDIDATES = 32  # BM25 hits ranked first; four times more each time one below could still overtake
-EXPLICIT_SOURCES = ("dreamdeck:cli", "human:")  # fragments a person wrote (`dreamdeck remember`)
-REFERENCE_BASE = {"curated": BASE_RELEVANCE["explicit"], "episode": BASE_RELEVANCE["auto"],
-                  "external": BASE_RELEVANCE["inferred"]}
+FIRST_CANDIDATES = 32  # hits ranked first; four times more each time one below could still overtake
 _DEEP_WORDS = lazy_re(r"\b(why|how|compare|explain|debug|difference|history|versus|vs)\b")
 
 
 class Searchable(Protocol):
-    def search(self, query: str, limit: int = 200) -> list[Hit]: ...
+    def search(self, query: str, limit: int = 200, order: StrengthOrder | None = None) -> list[Hit]: ...
 
 
 @dataclass(frozen=True)
@@ -138,11 +135,12 @@ def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | Non
         search = live.query
     else:
         search = index.search
-    rank = partial(_rank, access=access_summary(ws.memory, ws.lock_dir), today=ws.today(), decay=load_settings(ws.root).decay,
-                   include_dormant=include_dormant, vault=_vault_slugs(ws))
+    access, today, decay = access_summary(ws.memory, ws.lock_dir), ws.today(), load_settings(ws.root).decay
+    rank = partial(_rank, access=access, today=today, decay=decay, include_dormant=include_dormant, vault=_vault_slugs(ws))
+    order = StrengthOrder(today, decay, access)
     k = FIRST_CANDIDATES
     while True:
-        hits = search(query, k)
+        hits = search(query, k, order)
         ranked, bound = rank(hits, len(hits) < k)
         blocks = _cut(ranked, profile, limit, max_bytes, bound)
         if blocks is not None:
@@ -167,6 +165,8 @@ def _rank(hits: list[Hit], complete: bool, *, access: dict[str, Usage], today: s
     the hits are every match). When they are only the best by BM25, only the blocks no other
     match could overtake (decay and the vault only ever multiply BM25 by a weight in [0, 1]),
     up to the first topic whose pinned copy might be among the others (its score is the bound)."""
+    if hits and hits[0].by_strength:
+        return _rank_by_strength(hits, complete, access, today, decay, include_dormant)
     bound = None
     pinned = {h.key for h in hits if h.kind == "vault"}
     out = []
@@ -198,6 +198,27 @@ def _rank(hits: list[Hit], complete: bool, *, access: dict[str, Usage], today: s
     return blocks, bound
 
 
+def _rank_by_strength(hits: list[Hit], complete: bool, access: dict[str, Usage], today: str, decay: DecaySettings,
+                      include_dormant: bool) -> tuple[list[RecallBlock], float | None]:
+    """`_rank` for hits strongest first (a query with no discriminating word): their order is
+    kept, each scores its decay weight, and every match not among them comes after the last
+    (so scores at most its weight). A pinned copy comes before its topic, so a topic whose copy
+    matched is seen with it."""
+    pinned = {h.key for h in hits if h.kind == "vault"}
+    out = []
+    weight = 1.0
+    for hit in hits:
+        score, status, tier, usage = _decay_of(hit, access, today, decay)
+        weight = 1.0 if status in ("active", "pinned") else score
+        if (hit.kind == "topic" and hit.key in pinned) or status == "archived" or (status == "dormant" and not include_dormant):
+            continue
+        why = {"bm25": None, "ranked_by": "strength", "decay": _sig(score), "status": status, "tier": tier,
+               "weight": _sig(weight), "access_count": usage.count if usage else 0,
+               "last_access": usage.last_day if usage else None}
+        out.append(RecallBlock(hit.kind, hit.key, hit.heading, hit.excerpt, _sig(weight), why, hit.path))
+    return out, (None if complete else weight)
+
+
 def _sig(x: float) -> float:
     """Six significant digits: BM25 gives a word found in most documents a relevance near 1e-6
     (its IDF floor), which fixed decimals would show as 0."""
@@ -205,30 +226,17 @@ def _sig(x: float) -> float:
 
 
 def _decay_of(hit: Hit, access: dict[str, Usage], today: str, decay: DecaySettings):
-    """(decay score, status, wording tier, usage) of one hit, by its store (`index.strength`)."""
-    info = hit.info
-    if hit.kind in ("topic", "vault"):
-        usage = usage_of_belief(access, hit.key)
-        tier = ladder_tier(info.get("days") or 0)
-        if hit.kind == "vault":
-            return 1.0, "pinned", tier, usage
-        score = topic_decay(info.get("days") or 0, info.get("last") or today, usage, today, decay)
-        return score, decay_status(score, decay), tier, usage
-    usage = access.get(item_key(hit.kind, hit.key))
-    shown = usage.count if usage else 0
-    if hit.kind == "reference":
-        if info.get("pinned"):
-            return 1.0, "pinned", None, usage
-        base, weight = REFERENCE_BASE.get(str(info.get("origin")), BASE_RELEVANCE["auto"]), TYPE_WEIGHT["procedural"]
-        accesses, last = 1 + int(info.get("access_count") or 0) + shown, info.get("last") or today
-    else:
-        source = info.get("source") or ""
-        base = BASE_RELEVANCE["explicit" if source.startswith(EXPLICIT_SOURCES) else "auto"]
-        weight, accesses, last = TYPE_WEIGHT["episodic"], 1 + shown, info.get("date") or today
-    if usage is not None and usage.last_day > last:
-        last = usage.last_day
-    score = decay_score(accesses, age_days(today, last), decay, base=base, type_weight=weight)
-    return score, decay_status(score, decay), None, usage
+    """(decay score, status, wording tier, usage) of one hit, by its store (`index.strength`;
+    its inputs: `index.search_strength.decay_inputs`, which the strength ranking uses too)."""
+    topical = hit.kind in ("topic", "vault")
+    usage = usage_of_belief(access, hit.key) if topical else access.get(item_key(hit.kind, hit.key))
+    tier = ladder_tier(hit.info.get("days") or 0) if topical else None
+    inputs = decay_inputs(hit.kind, hit.info, usage, today)
+    if inputs.pinned:
+        return 1.0, "pinned", tier, usage
+    score = decay_score(inputs.accesses, age_days(today, inputs.last), decay, base=inputs.base,
+                        type_weight=inputs.type_weight)
+    return score, decay_status(score, decay), tier, usage
 
 
 def _cut(ranked: list[RecallBlock], profile: Profile, limit: int | None, max_bytes: int | None,

@@ -26,6 +26,7 @@ from dreamdeck.core.door.apply import plan_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
 from dreamdeck.core.index.search import Hit, SearchIndex, open_index
 from dreamdeck.core.index.search_preview import ScratchIndex
+from dreamdeck.core.index.search_strength import StrengthOrder
 from dreamdeck.core.ops.recall import PROFILES, RecallBlock, Searchable, recall
 from dreamdeck.core.ops.review import chosen_texts
 from dreamdeck.core.store.access import item_key, read_access
@@ -173,8 +174,8 @@ class _Unrefreshed:
     def __init__(self, index: SearchIndex):
         self.index = index
 
-    def search(self, query: str, limit: int = 200) -> list[Hit]:
-        return self.index.query(query, limit)
+    def search(self, query: str, limit: int = 200, order: StrengthOrder | None = None) -> list[Hit]:
+        return self.index.query(query, limit, order)
 
 
 def compare_answers(before: list[RecallBlock], after: list[RecallBlock]) -> list[Change]:

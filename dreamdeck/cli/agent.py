@@ -43,7 +43,8 @@ def cmd_recall(args) -> int:
         why = b.why
         parts = [why["status"], *([why["tier"]] if why["tier"] else []),
                  *([f"shown {why['access_count']}×"] if why["access_count"] else [])]
-        say(f"{n}. {b.kind}:{b.key}  score {b.score:g}  ({', '.join(parts)}; bm25 {why['bm25']:g}, decay {why['decay']:g})",
+        ranked = "by strength" if why.get("ranked_by") == "strength" else f"bm25 {why['bm25']:g}"
+        say(f"{n}. {b.kind}:{b.key}  score {b.score:g}  ({', '.join(parts)}; {ranked}, decay {why['decay']:g})",
             f"   {truncate(b.heading, 100)}")
         for line in b.excerpt.splitlines()[:6]:
             if line.strip() and line.strip() != b.heading.strip():

@@ -27,7 +27,10 @@ def block_detail(b) -> Text:
     text = Text()
     text.append(f"{b.kind}:{b.key}", style="bold cyan")
     text.append(f"  {b.heading}\n", style="bold")
-    text.append(f"score {b.score:g} = bm25 {why.get('bm25', 0):g} × weight {why.get('weight', 1):g}")
+    if why.get("ranked_by") == "strength":  # no word of the query told the matches apart
+        text.append(f"score {b.score:g} = weight {why.get('weight', 1):g}, strongest first (no discriminating word)")
+    else:
+        text.append(f"score {b.score:g} = bm25 {why.get('bm25', 0):g} × weight {why.get('weight', 1):g}")
     text.append(f"  ·  decay {why.get('decay', 0):g} ({why.get('status', '?')})")
     if why.get("tier"):
         text.append(f"  ·  tier {why['tier']}")

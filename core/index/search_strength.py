@@ -1,0 +1,184 @@
+"""How strong each document is as a memory: recall's order for a query no word of which
+discriminates.
+
+BM25 floors the IDF of a word held by half the documents or more at 1e-6 (`index.search_cut`).
+When every word of a query that matches anything is floored, BM25's differences between two
+documents are ~1e-6 — how often each holds the words and how long it is, under an IDF that says
+the words are everywhere — and nothing about relevance: the query has no discriminating word
+("user", "user consistently" in a memory where every belief says "The user consistently …").
+Such a query ranks its matches by how strong each is as a memory instead. The one thing BM25
+does tell there is kept: a document holding every word of the query (that matches anything)
+scores one floor per word above one holding fewer, so those holding every word come first, then
+the others. In each, pinned items first (the vault, a pinned reference), then by Moltbot's decay
+value before it is clamped to 1, `base × type weight × log2(accesses + 1) × e^(−λ × days since
+last access)` (`index.strength`; the same inputs recall's decay weight uses: `decay_inputs`), so
+more reinforced and more recently used memories come first; ties in (kind, key) order. BM25 is not computed for them:
+FTS5 can score a chosen row only by searching the whole index again (~1 ms a row), and under
+the floor it would only order the ties by length.
+
+SQLite does the ranking, so Python sees the k rows kept, never every match: each document stores
+`lw` = ln(base × its store's fixed type weight × log2(accesses + 1)), its last-access day (days
+since 1970; `NO_DATE` when it has none: age 0, as recall reads a missing day as today) and
+whether it is pinned (`stored_columns`). The log of the decay value is then `lw + ln(topic type
+weight) − λ × max(0, today − day)`, a sum the query computes per match for `ORDER BY … LIMIT k`
+(SQLite's top-k sorter). Items the access record has shown have more accesses and a later last
+access than the files say: their inputs are kept in a temp table (`Boosts`) the query LEFT JOINs,
+brought up to date when the documents or the access record change. An unreadable day gives no
+value (NULL sorts last), as its decay score is 0.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from dreamdeck.core.index.strength import BASE_RELEVANCE, TOPIC_BASE, TYPE_WEIGHT, iso_utc_day, usage_of_belief
+from dreamdeck.core.store.access import Usage, item_key
+from dreamdeck.core.store.settings import DecaySettings
+
+EXPLICIT_SOURCES = ("dreamdeck:cli", "human:")  # fragments a person wrote (`dreamdeck remember`)
+REFERENCE_BASE = {"curated": BASE_RELEVANCE["explicit"], "episode": BASE_RELEVANCE["auto"],
+                  "external": BASE_RELEVANCE["inferred"]}
+NO_DATE = 10 ** 9  # a last-access day past any today: age 0
+COLUMNS = "pinned INT NOT NULL DEFAULT 0, lw REAL, lastday INT"  # of the docs table
+
+
+@dataclass(frozen=True)
+class DecayInputs:
+    """What a document's decay score is made of. `type_weight` None: a topic's, from settings."""
+
+    pinned: bool
+    base: float
+    type_weight: float | None
+    accesses: int
+    last: str  # the day of the last access as written; "" when there is none and no day was given (age 0)
+
+
+def decay_inputs(kind: str, info: dict[str, Any], usage: Usage | None, today: str = "") -> DecayInputs:
+    """The inputs of Moltbot §9.1 for one document of `kind` (its `info`, `index.search_docs`)
+    shown as `usage` says: accesses are reinforcement days (or the arrival) plus times shown, the
+    last access the later of the last reinforcement (none: `today`) and the last day shown."""
+    shown = usage.count if usage else 0
+    if kind in ("topic", "vault"):
+        base, weight, accesses, last = TOPIC_BASE, None, max(info.get("days") or 0, 1) + shown, info.get("last") or today
+    elif kind == "reference":
+        base = REFERENCE_BASE.get(str(info.get("origin")), BASE_RELEVANCE["auto"])
+        weight, accesses, last = TYPE_WEIGHT["procedural"], 1 + int(info.get("access_count") or 0) + shown, info.get("last") or today
+    else:
+        source = info.get("source") or ""
+        base = BASE_RELEVANCE["explicit" if source.startswith(EXPLICIT_SOURCES) else "auto"]
+        weight, accesses, last = TYPE_WEIGHT["episodic"], 1 + shown, info.get("date") or today
+    if usage is not None and usage.last_day > last:
+        last = usage.last_day
+    pinned = kind == "vault" or (kind == "reference" and bool(info.get("pinned")))
+    return DecayInputs(pinned, base, weight, accesses, last)
+
+
+def stored_columns(kind: str, info: dict[str, Any], usage: Usage | None = None,
+                   today: str = "") -> tuple[int, float | None, int | None]:
+    """(pinned, lw, lastday) of a document (module docstring); with `usage`, as shown on `today`."""
+    inputs = decay_inputs(kind, info, usage, today)
+    lw = math.log(inputs.base * (inputs.type_weight or 1.0) * math.log2(inputs.accesses + 1))
+    lastday = iso_utc_day(inputs.last) if inputs.last else NO_DATE
+    return int(inputs.pinned), lw, lastday
+
+
+@dataclass(frozen=True)
+class StrengthOrder:
+    """What ranking by strength needs beyond the index: the day, the decay settings, the access
+    record (item key -> Usage)."""
+
+    today: str
+    decay: DecaySettings
+    access: dict[str, Usage]
+
+    def params(self) -> tuple[float, float, int]:
+        """(ln of the topics' type weight, λ, today as days since 1970)."""
+        weight = self.decay.type_weight
+        return (math.log(weight) if weight > 0 else -math.inf), self.decay.lambda_, iso_utc_day(self.today) or 0
+
+
+_BOOST_TABLE = "CREATE TEMP TABLE IF NOT EXISTS boost(id INTEGER PRIMARY KEY, lw REAL, lastday INT)"
+STRONGEST = (
+    "SELECT d.id, CASE WHEN b.id IS NULL THEN d.lw ELSE b.lw END"
+    " + CASE WHEN d.kind = 'topic' THEN ? ELSE 0.0 END"
+    " - ? * max(0, ? - CASE WHEN b.id IS NULL THEN d.lastday ELSE b.lastday END) AS s"
+    " FROM fts JOIN docs d ON d.id = fts.rowid LEFT JOIN temp.boost b ON b.id = d.id"
+    " WHERE fts MATCH ? ORDER BY d.pinned DESC, s DESC, d.kind, d.key LIMIT ?"
+)
+
+
+def strongest(conn: sqlite3.Connection, phrases: list[str], limit: int, order: StrengthOrder,
+              boosts: Boosts) -> list[tuple[int, float | None]]:
+    """(doc id, ln of its decay value) of the `limit` strongest documents holding any of
+    `phrases` (FTS5 phrases that each match something), in order: those holding every phrase
+    first, then the others (module docstring). Call it in the read transaction the query runs in."""
+    boosts.sync(conn, order.access, order.today)
+    params = order.params()
+    if len(phrases) == 1:
+        return conn.execute(STRONGEST, (*params, phrases[0], limit)).fetchall()
+    every = "(" + " AND ".join(phrases) + ")"
+    out = conn.execute(STRONGEST, (*params, every, limit)).fetchall()
+    if len(out) < limit:
+        some = "(" + " OR ".join(phrases) + ") NOT " + every
+        out += conn.execute(STRONGEST, (*params, some, limit - len(out))).fetchall()
+    return out
+
+
+class Boosts:
+    """The temp table of shown items' decay inputs, for one connection. Its own writes are
+    counted (`own_changes`) so that caches keyed on the connection's `total_changes` (the term
+    counts) can leave them out."""
+
+    def __init__(self) -> None:
+        self.own_changes = 0
+        self._generation: tuple[int, int] | None = None
+        self._access: dict[str, Usage] = {}
+        self._today = ""
+
+    def generation(self, conn: sqlite3.Connection) -> tuple[int, int]:
+        """The index's generation as this connection sees it, this table's writes left out."""
+        return conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes - self.own_changes
+
+    def sync(self, conn: sqlite3.Connection, access: dict[str, Usage], today: str) -> None:
+        before = conn.total_changes
+        conn.execute(_BOOST_TABLE)
+        generation = self.generation(conn)
+        if generation != self._generation or today != self._today or any(k not in access for k in self._access):
+            conn.execute("DELETE FROM temp.boost")
+            changed = access
+        else:  # the record only grows: only the items shown since
+            changed = {k: u for k, u in access.items() if self._access.get(k) != u}
+        if changed:
+            conn.executemany("INSERT OR REPLACE INTO temp.boost VALUES (?, ?, ?)", self._rows(conn, changed, access, today))
+        self.own_changes += conn.total_changes - before
+        self._generation, self._access, self._today = self.generation(conn), dict(access), today
+
+    @staticmethod
+    def _rows(conn: sqlite3.Connection, changed: dict[str, Usage], access: dict[str, Usage], today: str) -> list[tuple]:
+        """(doc id, lw, lastday) of the documents the `changed` items are (a topic's usage is its
+        pinned copy's too, `usage_of_belief`)."""
+        wanted: dict[tuple[str, str], str] = {}
+        for key in changed:
+            kind, _, name = key.partition(":")
+            if kind in ("topic", "vault"):
+                wanted[("topic", name)] = f"topics/{name}.md"
+            elif kind == "reference":
+                wanted[("reference", name)] = f"references/{name}.md"
+            elif kind == "stream":
+                wanted[("stream", name)] = f"streams/{name.partition('#')[0]}.jsonl"
+        paths = sorted(set(wanted.values()))
+        rows = []
+        for start in range(0, len(paths), 500):
+            chunk = paths[start:start + 500]
+            found = conn.execute(f"SELECT id, kind, key, info FROM docs WHERE path IN ({','.join('?' * len(chunk))})",
+                                 chunk).fetchall()
+            for doc_id, kind, key, info in found:
+                if (kind, key) not in wanted:
+                    continue
+                usage = usage_of_belief(access, key) if kind == "topic" else access.get(item_key(kind, key))
+                _, lw, lastday = stored_columns(kind, json.loads(info), usage, today)
+                rows.append((doc_id, lw, lastday))
+        return rows
