@@ -44,6 +44,19 @@ def test_a_superseded_citation_is_never_a_hook(ws, dreamed):
     assert shown(recall(ws, "pnpm")) == [("topic", "package-manager")]
 
 
+def test_a_belief_s_tier_and_decay_in_recall_count_only_its_own_evidence(ws):
+    """A belief that replaced one seen on four days is supported by one day: recall words it as
+    the strength table does ("mentioned"), and ranks it as a one-day belief, not a five-day one."""
+    old = [cite(f"2026-05-{d:02d}", 1) for d in range(10, 14)]
+    write_shard(ws.root, "cadence", shard_text("Releases are cut on Thursdays", [cite("2026-05-21", 1)], superseded=old))
+    write_shard(ws.root, "fresh", shard_text("Deploys are cut on Thursdays", [cite("2026-05-21", 2)]))
+    for n in range(3):
+        write_shard(ws.root, f"kayak-{n}", shard_text(f"Kayak {n} is stored by the river", []))
+    blocks = {b.key: b for b in recall(ws, "cut thursdays", record=False)}
+    assert blocks["cadence"].why["tier"] == "mentioned"
+    assert blocks["cadence"].why["decay"] == blocks["fresh"].why["decay"]
+
+
 def test_a_forgotten_fragment_never_returns_by_id_or_content(ws):
     write_stream(ws.root, TODAY, [fragment_line(TODAY, 1, "travel", "Passport number is in the drawer"),
                                   fragment_line(TODAY, 2, "travel", "Passport renewal is due in June")])

@@ -22,7 +22,7 @@ from dreamdeck.core.workspace import Workspace
 if TYPE_CHECKING:
     from filelock import FileLock
 
-VERSION = "5"
+VERSION = "6"  # 6: a belief's info holds its own evidence's days (active_days)
 FILENAME = "search.sqlite3"
 
 _SCHEMA = (

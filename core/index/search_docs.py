@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
+from dreamdeck.core.formats.citations import active_days
 from dreamdeck.core.formats.references import ReferenceParseError, parse_reference
 from dreamdeck.core.formats.search_terms import index_text
 from dreamdeck.core.formats.shards import Shard, derive_heading, meta_from_head, strength_of
@@ -88,6 +89,9 @@ def shard_doc(kind: str, slug: str, rel: str, data: bytes) -> DocData:
         tags = []
         cites, days, last = strength_of(shard.body, "")
         info = {"cites": cites, "days": days, "last": last or None, "parse_error": shard.error}
+    active = active_days(shard.body)
+    if active is not None:  # fewer than `days`: what it superseded never strengthens it
+        info["active_days"] = active
     title = "\n".join([heading, slug.replace("-", " "), " ".join(tags)])
     return DocData(kind, slug, rel, heading, cut(prose or heading), index_text(title), index_text(prose), info)
 

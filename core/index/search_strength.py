@@ -56,13 +56,19 @@ class DecayInputs:
     last: str  # the day of the last access as written; "" when there is none and no day was given (age 0)
 
 
+def own_days(info: dict[str, Any]) -> int:
+    """A belief's days of its own evidence (`citations.active_days`), which its tier and its
+    decay count: its `days` unless a superseded section makes them fewer."""
+    return int(info.get("active_days", info.get("days")) or 0)
+
+
 def decay_inputs(kind: str, info: dict[str, Any], usage: Usage | None, today: str = "") -> DecayInputs:
     """The inputs of Moltbot §9.1 for one document of `kind` (its `info`, `index.search_docs`)
     shown as `usage` says: accesses are reinforcement days (or the arrival) plus times shown, the
     last access the later of the last reinforcement (none: `today`) and the last day shown."""
     shown = usage.count if usage else 0
     if kind in ("topic", "vault"):
-        base, weight, accesses, last = TOPIC_BASE, None, max(info.get("days") or 0, 1) + shown, info.get("last") or today
+        base, weight, accesses, last = TOPIC_BASE, None, max(own_days(info), 1) + shown, info.get("last") or today
     elif kind == "reference":
         base = REFERENCE_BASE.get(str(info.get("origin")), BASE_RELEVANCE["auto"])
         weight, accesses, last = TYPE_WEIGHT["procedural"], 1 + int(info.get("access_count") or 0) + shown, info.get("last") or today

@@ -39,7 +39,7 @@ from dreamdeck.core.errors import BadInput, NotFound
 from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.search_terms import content_words
 from dreamdeck.core.index.search import Hit, open_index
-from dreamdeck.core.index.search_strength import StrengthOrder, decay_inputs
+from dreamdeck.core.index.search_strength import StrengthOrder, decay_inputs, own_days
 from dreamdeck.core.index.strength import age_days, decay_score, decay_status, ladder_tier, usage_of_belief
 from dreamdeck.core.store.access import Usage, access_summary, item_key, record_access
 from dreamdeck.core.store.settings import DecaySettings, load_settings
@@ -230,7 +230,7 @@ def _decay_of(hit: Hit, access: dict[str, Usage], today: str, decay: DecaySettin
     its inputs: `index.search_strength.decay_inputs`, which the strength ranking uses too)."""
     topical = hit.kind in ("topic", "vault")
     usage = usage_of_belief(access, hit.key) if topical else access.get(item_key(hit.kind, hit.key))
-    tier = ladder_tier(hit.info.get("days") or 0) if topical else None
+    tier = ladder_tier(own_days(hit.info)) if topical else None
     inputs = decay_inputs(hit.kind, hit.info, usage, today)
     if inputs.pinned:
         return 1.0, "pinned", tier, usage
