@@ -247,20 +247,27 @@ def watch_run(ws: Path, rng: random.Random, i: int, max_delay: float) -> tuple[s
 
 
 def remove_lines_outside(ws: Path, rng: random.Random) -> set[str]:
-    """Drop 1-3 fragment lines as another writer would; commit like TypeClaw's dream half the time."""
+    """Drop 1-3 fragment lines no topic cites, as TypeClaw's GC would; commit like its dream
+    (skip-worktree cleared, `git add -f memory/`, set again) half the time."""
+    from dreamdeck.core.git.commit import set_skip_worktree
+
+    cited = b"".join(p.read_bytes() for p in (ws / "memory" / "topics").glob("*.md"))
     files = [p for p in (ws / "memory" / "streams").glob("*.jsonl") if p.stat().st_size]
     removed: set[str] = set()
     for path in rng.sample(files, min(len(files), rng.randint(1, 3))):
         lines = path.read_bytes().splitlines(keepends=True)
-        frags = [n for n, raw in enumerate(lines) if b'"type":"fragment"' in raw]
+        frags = [n for n, raw in enumerate(lines)
+                 if b'"type":"fragment"' in raw and json.loads(raw)["id"].encode() not in cited]
         if not frags:
             continue
         n = rng.choice(frags)
         removed.add(f"{path.stem}#{json.loads(lines[n])['id']}")
         path.write_bytes(b"".join(lines[:n] + lines[n + 1:]))
     if rng.random() < 0.5:
+        set_skip_worktree(ws, False)
         git(ws, "add", "-f", "memory/")
         git(ws, "commit", "-q", "-m", "dream: 3 fragments 🌙")
+        set_skip_worktree(ws, True)
     if rng.random() < 0.5:
         run(ws, "dream", "--review", "all")  # the door records what it sees gone (outside-losses.json)
     return removed
