@@ -263,7 +263,7 @@ def remove_lines_outside(ws: Path, rng: random.Random) -> set[str]:
         n = rng.choice(frags)
         removed.add(f"{path.stem}#{json.loads(lines[n])['id']}")
         path.write_bytes(b"".join(lines[:n] + lines[n + 1:]))
-    if rng.random() < 0.5:
+    if removed and rng.random() < 0.5:
         set_skip_worktree(ws, False)
         git(ws, "add", "-f", "memory/")
         git(ws, "commit", "-q", "-m", "dream: 3 fragments 🌙")
