@@ -90,3 +90,12 @@ def test_inject_refuses_a_topics_folder_that_is_a_link(seeded, outside):
     assert "hunter2" not in proc.stdout
     assert "Traceback" not in proc.stderr
     assert proc.returncode != 0 and "memory/topics" in proc.stderr
+
+
+def test_inject_never_hangs_on_a_memory_md_that_is_a_fifo(seeded):
+    os.mkfifo(seeded / "MEMORY.md")
+
+    proc = run_cli(seeded, "inject", "--query", "green tea")  # run_cli fails the test on a hang
+
+    assert proc.returncode not in (0, 70) and "Traceback" not in proc.stderr, proc.stderr
+    assert "MEMORY.md is not a regular file (a FIFO)" in proc.stderr
