@@ -106,8 +106,11 @@ class Workspace:
         return private_dir("workspaces", digest)
 
     def rel(self, path: Path) -> str:
-        """Path relative to the agent folder, with forward slashes (as git and the audit log show it)."""
-        return Path(path).resolve().relative_to(self.root).as_posix()
+        """Path relative to the agent folder, with forward slashes (as git and the audit log show it).
+        Normalized, never resolved: a link under the folder must not turn a path inside it into one
+        outside (a message naming a file crashed instead of naming it). ValueError for a path
+        outside the folder."""
+        return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
 
     def today(self) -> str:
         return self.today_override or local_today()

@@ -154,3 +154,21 @@ def test_a_memory_folder_that_is_itself_a_link_is_refused_for_writes(tmp_path, o
     one_line_refusal(proc, "memory is a symbolic link")
     assert sorted(p.name for p in outside.iterdir()) == ["passwd"]
     assert not os.path.exists(outside / "streams")
+
+
+@pytest.mark.parametrize("verb", [("review",), ("review", "--json"), ("alerts",)])
+def test_a_memory_folder_that_is_a_link_is_one_line_for_the_review_queue(seeded, tmp_path, verb):
+    """Found by the attacker round: `review` crashed (a traceback from `Workspace.rel`, which
+    resolved the reflection's path through the link) instead of refusing."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (seeded / "memory" / "meta" / "reflections").mkdir(parents=True, exist_ok=True)
+    (seeded / "memory" / "meta" / "reflections" / "r-1.json").write_text("{not json", encoding="utf-8")
+    os.rename(seeded / "memory", elsewhere / "memory")
+    (seeded / "memory").symlink_to(elsewhere / "memory", target_is_directory=True)
+
+    proc = run_cli(seeded, *verb)
+
+    assert "Traceback" not in proc.stderr
+    if verb[0] == "review":
+        one_line_refusal(proc, "memory is a symbolic link")

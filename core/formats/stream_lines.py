@@ -16,7 +16,7 @@ from typing import Any
 from dreamdeck.core.formats.events import EventError, parse_event_line
 from dreamdeck.core.formats.lazy_re import lazy_re
 
-STREAM_FILE = lazy_re(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl$")  # JS \d: ASCII only
+STREAM_FILE = lazy_re(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl\Z")  # JS \d: ASCII only; JS $ = \Z (Python $ allows a final newline)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from dreamdeck.core.git.runner import repo_args, run_git
 DREAM_EMOJI = ("💤", "🌙", "⭐", "🛌", "😴", "🧠", "💭", "🔮")
 
 
-STREAM_PATH = re.compile(r"^memory/(?:streams/)?[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl$")
+STREAM_PATH = re.compile(r"^memory/(?:streams/)?[0-9]{4}-[0-9]{2}-[0-9]{2}\.jsonl\Z")  # \Z: no final newline
 
 
 SKILL_PATH = re.compile(r"^memory/skills/([^/]+)/SKILL\.md$")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from dreamdeck.core.formats.stream_lines import STREAM_FILE, parse_stream_bytes
 from dreamdeck.core.index.stream_scan import DreamedDays, fragment_ids
 from dreamdeck.core.index.tc_people import day_summary, read_bytes
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp, settled
+from dreamdeck.core.io.no_links import LinkRefused, open_folder, read_bytes_nofollow
 from dreamdeck.core.store.state import load_state
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import forgotten, tombstones_path
@@ -74,9 +76,14 @@ class TcDay:
 _SHARDS: StampCache[tuple[TcShard | None, str | None]] = StampCache("typeclaw-shards", max_entries=200_000)
 
 
-def _read_text(path: str) -> str:
-    with open(path, "rb") as fh:
-        return fh.read().decode("utf-8", "replace")
+def _read_text(path: str) -> str | None:
+    """A memory file's text, or None for one no view reads: a symbolic or hard link (its bytes may
+    be a file's outside the folder; the CLI names it), a FIFO or a device (a read would hang or
+    never end). TypeClaw would follow them; dreamdeck never shows what it refuses to read."""
+    try:
+        return read_bytes_nofollow(path).decode("utf-8", "replace")
+    except (LinkRefused, BadFile):
+        return None
 
 
 def _js_sorted(names: list[str]) -> list[str]:
@@ -108,7 +115,7 @@ def load_all_shards(ws: Workspace, feed: ChangeFeed | None = None) -> tuple[list
 def _load_all_shards(ws: Workspace) -> tuple[list[TcShard], list[str]]:
     folder = str(ws.topics_dir)
     try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        fd = open_folder(folder)  # a linked topics/ (or memory/) is refused, one line naming it
     except (FileNotFoundError, NotADirectoryError):
         return [], []
     try:
@@ -132,9 +139,13 @@ def _shard(folder: str, fd: int, name: str, slug: str) -> tuple[TcShard | None, 
     path = f"{folder}/{name}"
     started = clock()
     try:
-        st = os.stat(name, dir_fd=fd)
+        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
     except FileNotFoundError:
         return None, None
+    if stat.S_ISDIR(st.st_mode):
+        raise TopicReadFailed("EISDIR: illegal operation on a directory, read")
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        return None, None  # never read (see _read_text); read views warn about links
     stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     hit = _SHARDS.get(path, stamp)
     if hit is not MISS:
@@ -145,6 +156,8 @@ def _shard(folder: str, fd: int, name: str, slug: str) -> tuple[TcShard | None, 
         return None, None
     except IsADirectoryError:
         raise TopicReadFailed("EISDIR: illegal operation on a directory, read") from None
+    if text is None:
+        return None, None
     try:
         meta, body = parse_shard(text)
         result: tuple[TcShard | None, str | None] = (
@@ -181,7 +194,10 @@ def load_references(ws: Workspace) -> list[TcReference]:
     out = []
     for name in names:
         try:
-            meta, body = parse_reference(_read_text(os.path.join(folder, name)))
+            text = _read_text(os.path.join(folder, name))
+            if text is None:
+                continue
+            meta, body = parse_reference(text)
         except (FileNotFoundError, IsADirectoryError, ReferenceParseError):
             continue
         out.append(TcReference(name[:-3], meta, body))
@@ -198,7 +214,15 @@ def stream_files(ws: Workspace) -> list[tuple[str, str]]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     days = [(m.group(1), os.path.join(folder, n)) for n in names if (m := STREAM_FILE.match(n))]
-    return sorted(d for d in days if os.path.isfile(d[1]))
+    return sorted(d for d in days if _regular(d[1]))
+
+
+def _regular(path: str) -> bool:
+    """A real file, not a link to one (store.streams lists the same way: a link is never read)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 # workspace -> (signature, days): one entry per workspace, its signature checked by the caller

@@ -13,10 +13,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from dreamdeck.core.errors import BadFile
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.stream_lines import parse_stream_bytes
 from dreamdeck.core.formats.tc_text import safe_coordinate, sanitize_provenance_name
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp, settled
+from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 from dreamdeck.core.workspace import Workspace
 
 MAX_COORDINATES = 20_000  # provenance-index.ts: names are learned from this many newest `where`s
@@ -24,11 +26,11 @@ MAX_ALIASES = 12
 
 
 def read_bytes(path: str) -> bytes:
-    """A file's bytes; none when it is gone."""
+    """A stream day's bytes; nothing for one gone or refused (`tc_memory._read_text`'s rule; a
+    second hard link is allowed: a stream rewrite links the old inode for a moment)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
+        return read_bytes_nofollow(path, sole_name=False)
+    except (FileNotFoundError, LinkRefused, BadFile):
         return b""
 
 

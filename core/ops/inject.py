@@ -24,6 +24,8 @@ every body under the budget, headings with counts over it): for old workspaces o
 """
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +46,7 @@ from dreamdeck.core.index import tc_projection as projection
 from dreamdeck.core.index.keyword_lane import hybrid_search
 from dreamdeck.core.index.search_feed import ChangeFeed
 from dreamdeck.core.index.tc_memory import TopicReadFailed, load_all_shards
+from dreamdeck.core.io.no_links import read_fd, refuse_unusual
 from dreamdeck.core.store.access import item_key, record_access
 from dreamdeck.core.workspace import Workspace
 
@@ -151,12 +154,18 @@ def _plan(shards: list[IndexedShard], budget: int, source: str) -> Plan:
 
 def _read_memory_md(ws: Workspace) -> str | None:
     """load-memory.ts `readEntry(agentDir, 'MEMORY.md')` with its 12288-unit cap."""
+    path = ws.root / "MEMORY.md"
     try:
-        raw = (ws.root / "MEMORY.md").read_bytes().decode("utf-8", "replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))  # a FIFO never blocks the open
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise TopicReadFailed("EISDIR: illegal operation on a directory, read") from None
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise TopicReadFailed("EISDIR: illegal operation on a directory, read")
+        # a FIFO or a device would hang the read or never end it: one line naming it
+        raw = read_fd(fd, refuse_unusual(fd, path, sole_name=False).st_size).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
     return raw if utf16_len(raw) <= MEMORY_MD_UNITS else utf16_prefix(raw, MEMORY_MD_UNITS) + "\n\n[truncated]"
 
 

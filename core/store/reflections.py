@@ -18,7 +18,7 @@ from dreamdeck.core.errors import BadFile, BadInput, Refused
 from dreamdeck.core.formats.citations import Key
 from dreamdeck.core.formats.json_data import dump_json_record, load_json
 from dreamdeck.core.git.diff import FileDiff, diff_many, diff_texts
-from dreamdeck.core.io.no_links import read_bytes_nofollow
+from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder
 from dreamdeck.core.workspace import Workspace
 
 OPEN = ("pending",)
@@ -200,7 +200,7 @@ def list_reflections(ws: Workspace, *, include_decided: bool = False) -> tuple[l
     """(reflections oldest first, problems with unreadable files)."""
     out, problems = [], []
     folder = reflections_dir(ws)
-    if not folder.is_dir():
+    if not real_folder(folder):  # a link from memory/ down is refused, one line naming it
         return [], []
     for path in sorted(folder.glob("r-*.json"), key=lambda p: int(p.stem[2:]) if p.stem[2:].isdigit() else 0):
         if not include_decided and peek_status(path) not in (None, *OPEN):
