@@ -13,6 +13,7 @@ from dreamdeck.core.ops.proposals import propose
 from dreamdeck.core.ops.vault import pin_topic
 from dreamdeck.core.store.audit import read_entries
 from dreamdeck.tui.modals import ConfirmModal
+from dreamdeck.tui.widgets.diff_text import CONTINUATION
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
 from tests.support.dreamers import Scripted, draft
 from tests.support.git import git, head
@@ -231,7 +232,9 @@ async def test_at_80_columns_the_subject_takes_the_room_the_narrow_rule_leaves_a
         assert audit_widths["summary"] >= 24 and sum(w + 2 for w in audit_widths.values()) <= 80
 
 
-async def test_at_80_columns_a_wrapped_diff_line_keeps_its_plus_or_minus_gutter(ws):
+async def test_at_80_columns_a_wrapped_diff_line_goes_on_after_a_continuation_mark_not_a_sign(ws):
+    """A wrapped line's rest used to start with a dimmed + or -, which copied as plain text (or read
+    through `tmux capture-pane -p`) is a new added or removed line: it starts with ↳ instead."""
     long = "Deploys go out on {} after the standup, once the staging smoke test has passed and on-call agrees"
     write_stream(ws.root, D, [fragment_line(D, 1, "deploy", "Deploys go out on Tuesdays.")])
     assert run_dream(ws, review="none", dreamer=Scripted(
@@ -248,7 +251,7 @@ async def test_at_80_columns_a_wrapped_diff_line_keeps_its_plus_or_minus_gutter(
                  diff.render_lines(Region(0, 0, diff.size.width, diff.virtual_size.height or diff.size.height))]
         removed = next(n for n, line in enumerate(lines) if line.startswith("-") and "Tuesdays" in line)
         added = next(n for n, line in enumerate(lines) if line.startswith("+") and "Wednesdays" in line)
-        assert len(lines[removed]) <= width and lines[removed + 1].startswith("-"), lines[removed:removed + 3]
-        assert lines[added + 1].startswith("+"), lines[added:added + 3]
-        words = " ".join(line[1:].strip() for line in lines[added:added + 3] if line.startswith("+"))
+        assert len(lines[removed]) <= width and lines[removed + 1].startswith(CONTINUATION), lines[removed:removed + 3]
+        assert lines[added + 1].startswith(CONTINUATION), lines[added:added + 3]
+        words = " ".join(line[1:].strip() for line in lines[added:added + 3] if line.startswith(("+", CONTINUATION)))
         assert "once the staging smoke test has passed" in words  # broken between words, not inside one

@@ -1,5 +1,6 @@
 """A unified diff as coloured text (the Vault's topic-copy difference, History's commit diff,
-critical-file alerts), and `Gutter`, which shows it wrapped at words with its +/- gutter kept."""
+critical-file alerts), and `Gutter`, which shows it wrapped at words, each wrapped line going on
+after a continuation mark in the +/- gutter."""
 from __future__ import annotations
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -12,6 +13,9 @@ from dreamdeck.tui.widgets.safe_static import safe_text
 # Marks a diff body line (+, - or context) in a diff_text, so `Gutter` can find it again in a
 # Text that also holds headers; meta draws nothing.
 _BODY = Style(meta={"diff-body": True})
+# Where a wrapped diff line goes on, in the +/- gutter: not a second sign, which as plain text (a
+# copy, `tmux capture-pane -p`) reads as a new added or removed line. The Reflections hunks use it too.
+CONTINUATION = "↳"
 
 
 def diff_text(diff: str) -> Text:
@@ -39,9 +43,9 @@ def _is_body(line: Text) -> bool:
 
 
 class Gutter:
-    """A Text holding diff_text lines, wrapped at words to the width it is drawn at: a wrapped +
-    or - line goes on under its own sign, so its continuation reads as part of an added or
-    removed line, never as context starting in the gutter. Other lines wrap as usual."""
+    """A Text holding diff_text lines, wrapped at words to the width it is drawn at: a wrapped
+    body line goes on after a CONTINUATION mark in the gutter, in its line's colour, so it reads as
+    the rest of that line both on screen and as plain text. Other lines wrap as usual."""
 
     def __init__(self, text: Text):
         self.text = safe_text(text)  # a pane's text is terminal-safe, as SafeStatic makes a Text
@@ -56,8 +60,8 @@ class Gutter:
             if not _is_body(line) or line.cell_len <= width:
                 out.extend(line.wrap(console, width) if line.plain else [line])
                 continue
-            sign, again = line[:1], line[:1]
-            again.stylize("dim")
+            sign = line[:1]
+            again = Text(CONTINUATION, style=sign.get_style_at_offset(console, 0) + Style(dim=True))
             for n, piece in enumerate(line[1:].wrap(console, width - 1)):
                 piece.rstrip()
                 out.append((again if n else sign) + piece)
