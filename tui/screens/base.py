@@ -61,6 +61,7 @@ class MemoryScreen(Screen):
 
     MODE = ""
     PURPOSE = ""
+    premounted = False  # built by the app in the background, before anyone asked for it
     HELP = ""  # markdown: what the screen is for; the key list is generated
 
     BINDINGS = [
