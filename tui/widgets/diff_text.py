@@ -4,6 +4,7 @@ after a continuation mark in the +/- gutter."""
 from __future__ import annotations
 
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
@@ -49,20 +50,33 @@ class Gutter:
 
     def __init__(self, text: Text):
         self.text = safe_text(text)  # a pane's text is terminal-safe, as SafeStatic makes a Text
+        self._drawn: tuple[int, list[Text]] | None = None  # (width, its lines at that width)
 
     def __str__(self) -> str:  # its text, as str() of a Text is
         return self.text.plain
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # Textual renders a Static's content once to measure its height and again to draw it, at
+        # one width: the lines are kept for that width (a 400-line diff took 0.2 s of a first paint).
         width = max(options.max_width, 2)
+        if self._drawn is None or self._drawn[0] != width:
+            self._drawn = (width, self._lines(console, width))
+        for line in self._drawn[1]:
+            yield from line.render(console)  # each fits already: no second wrap of the whole text
+            yield Segment.line()
+
+    def _lines(self, console: Console, width: int) -> list[Text]:
         out: list[Text] = []
         for line in self.text.split("\n", allow_blank=True):  # a last blank line, as a Static draws it
-            if not _is_body(line) or line.cell_len <= width:
-                out.extend(line.wrap(console, width) if line.plain else [line])
-                continue
-            sign = line[:1]
-            again = Text(CONTINUATION, style=sign.get_style_at_offset(console, 0) + Style(dim=True))
-            for n, piece in enumerate(line[1:].wrap(console, width - 1)):
-                piece.rstrip()
-                out.append((again if n else sign) + piece)
-        yield Text("\n").join(out)
+            fits = line.cell_len <= width
+            if fits and "\t" not in line.plain:
+                out.append(line)
+            elif fits or not _is_body(line):  # a tab is expanded by wrap
+                out.extend(line.wrap(console, width))
+            else:
+                sign = line[:1]
+                again = Text(CONTINUATION, style=sign.get_style_at_offset(console, 0) + Style(dim=True))
+                for n, piece in enumerate(line[1:].wrap(console, width - 1)):
+                    piece.rstrip()
+                    out.append((again if n else sign) + piece)
+        return out
