@@ -61,7 +61,7 @@ async def visit_all(root: Path) -> dict[str, tuple[Took, Took]]:
             seq, t, c = Frames.seq, time.perf_counter(), time.process_time()
             prebuilt = Shown.at.pop(mode, None) is not None  # built and loaded in the background
             send_key(app, key)
-            await until(lambda m=mode: Frames.shows(seq, lambda s: getattr(s, "MODE", None) == m), what=key)
+            await until(lambda m=mode, n=seq: Frames.shows(n, lambda s: getattr(s, "MODE", None) == m), what=key)
             paint = Took(time.perf_counter() - t, time.process_time() - c)
             if prebuilt:
                 out[mode] = (paint, paint)
@@ -69,7 +69,7 @@ async def visit_all(root: Path) -> dict[str, tuple[Took, Took]]:
                 continue
             await until(lambda m=mode: m in Shown.at, what=f"{mode} loaded")
             seq = Frames.seq
-            await until(lambda: Frames.seq > seq, timeout=5, what="a frame after the load")
+            await until(lambda n=seq: Frames.seq > n, timeout=5, what="a frame after the load")
             out[mode] = (paint, Took(time.perf_counter() - t, time.process_time() - c))
             await quiet(app, pilot)
     return out
