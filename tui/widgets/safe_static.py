@@ -57,6 +57,11 @@ class PurposeLine(SafeStatic):
         self._line = safe(content)
         super().update(content, layout=layout)
 
+    @property
+    def line(self) -> str:
+        """The whole line, as set (what is drawn may be cut)."""
+        return str(self._line)
+
     def render(self):
         width = self.content_region.width
         line = self._line if isinstance(self._line, Text) else Text(str(self._line))
