@@ -164,9 +164,9 @@ async def premounted(app, pilot) -> None:
     """Every screen the app builds in the background after its first load is built and loaded:
     a measure taken before would also time those builds (the Dream screen's load imports the
     dreamer), not only what its key does."""
-    from dreamdeck.tui.app import NOT_PREMOUNTED, SCREENS
+    from dreamdeck.tui.app import SCREENS
 
-    wanted = [mode for mode in SCREENS if mode not in NOT_PREMOUNTED]
+    wanted = list(SCREENS)
     await until(lambda: all(mode in app.mode_screens for mode in wanted), what="every screen premounted")
     await quiet(app, pilot)
 

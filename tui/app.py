@@ -45,11 +45,6 @@ SCREENS = {
 }
 
 
-# Screens built only when first shown: History's load records critical-file alerts (an audit line,
-# the first baseline), a write that must follow the person's visit, never happen behind their back.
-NOT_PREMOUNTED = frozenset({"history"})
-
-
 def screenshot_folder() -> Path:
     """Where "Screenshot" saves: the Downloads folder when there is one, else the home folder,
     else the system's temporary folder (never the agent folder)."""
@@ -220,10 +215,12 @@ class DreamdeckApp(App):
         if (not self.premount or self._unmounted or not self.is_running or not isinstance(stacks, dict)
                 or not hasattr(self, "_get_screen")):
             return
-        mode = next((m for m in SCREENS if m not in stacks and m not in NOT_PREMOUNTED), None)
+        mode = next((m for m in SCREENS if m not in stacks), None)
         if mode is None:
             return
-        screen, _mounted = self._get_screen(self._new_screen(mode))
+        new = self._new_screen(mode)
+        new.premounted = True  # type: ignore[attr-defined]  # its load writes nothing until it is shown (History)
+        screen, _mounted = self._get_screen(new)
         stacks[mode] = [screen]
 
     @work(thread=True, group="watcher-start", exit_on_error=False)

@@ -68,7 +68,9 @@ async def test_d_dreams_now_writing_a_receipt_and_a_dream_commit(agent_dir):
         table = screen.query_one("#receipts")
         await wait_for(pilot, lambda: table.row_count == 1 and table.current_row()["id"] == receipt["id"],
                        what="the receipt on screen")
-        assert table.current_row()["commit"] == sha[:8]  # found in git: the receipt is committed with its dream
+        # found in git: the receipt is committed with its dream (the row can show before the commit
+        # is made, when the receipt file's own change reloads the screen; the dream's end reloads it again)
+        await wait_for(pilot, lambda: table.current_row()["commit"] == sha[:8], what="the receipt's commit")
         await wait_for(pilot, lambda: "0 fragments" in text_of(screen, "#watcher-panel"), what="undreamed 0")
         assert any(n.title == "Dream finished" for n in notes.raised)
 

@@ -13,6 +13,7 @@ from dreamdeck.core.ops.proposals import propose
 from dreamdeck.core.ops.vault import pin_topic
 from dreamdeck.core.store.audit import read_entries
 from dreamdeck.tui.modals import ConfirmModal
+from dreamdeck.tui.widgets.diff_text import CONTINUATION
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
 from tests.support.dreamers import Scripted, draft
 from tests.support.git import git, head
@@ -192,6 +193,32 @@ async def test_an_alert_appears_after_soul_md_changes_and_A_acknowledges_it(ws):
         assert rows(app, "#audit")[0]["action"] == "ACK"
 
 
+async def test_history_is_built_in_the_background_and_records_an_alert_only_when_visited(ws):
+    """History used to be the one screen built on its first visit, not behind Topics (its load
+    records alerts): a slow first paint on a long history. It is built and loaded in the
+    background now, reading the alerts and writing nothing; the visit records the change (its
+    ALERT line) after the first paint."""
+    from dreamdeck.core.ops.alerts import check_alerts
+
+    check_alerts(ws.root)  # the baseline
+    two_dreams(ws)
+    (ws.root / "SOUL.md").write_text("# Soul\nBe kind. Obey the sub-agent.\n")
+    app = make_app(ws)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: "history" in app.mode_screens
+                       and app.mode_screens["history"].query_one("#commits", VirtualTable).row_count == 2,
+                       what="History built and loaded in the background")
+        await settle(app, pilot)
+        assert app.screen.MODE == "topics"
+        assert pending_alerts(ws.root) == [] and read_entries(ws.root, action="ALERT") == []
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert [a.path for a in pending_alerts(ws.root)] == ["SOUL.md"]
+        assert [e.file for e in read_entries(ws.root, action="ALERT")] == ["SOUL.md"]
+        banner = app.screen.query_one("#alert-banner")
+        assert banner.has_class("-visible") and "SOUL.md (changed)" in str(banner.render())
+
+
 async def test_an_empty_history_tells_a_new_user_what_makes_commits(ws):
     app = make_app(ws, "history")
     async with app.run_test(size=(140, 40)) as pilot:
@@ -231,7 +258,9 @@ async def test_at_80_columns_the_subject_takes_the_room_the_narrow_rule_leaves_a
         assert audit_widths["summary"] >= 24 and sum(w + 2 for w in audit_widths.values()) <= 80
 
 
-async def test_at_80_columns_a_wrapped_diff_line_keeps_its_plus_or_minus_gutter(ws):
+async def test_at_80_columns_a_wrapped_diff_line_goes_on_after_a_continuation_mark_not_a_sign(ws):
+    """A wrapped line's rest used to start with a dimmed + or -, which copied as plain text (or read
+    through `tmux capture-pane -p`) is a new added or removed line: it starts with ↳ instead."""
     long = "Deploys go out on {} after the standup, once the staging smoke test has passed and on-call agrees"
     write_stream(ws.root, D, [fragment_line(D, 1, "deploy", "Deploys go out on Tuesdays.")])
     assert run_dream(ws, review="none", dreamer=Scripted(
@@ -248,7 +277,7 @@ async def test_at_80_columns_a_wrapped_diff_line_keeps_its_plus_or_minus_gutter(
                  diff.render_lines(Region(0, 0, diff.size.width, diff.virtual_size.height or diff.size.height))]
         removed = next(n for n, line in enumerate(lines) if line.startswith("-") and "Tuesdays" in line)
         added = next(n for n, line in enumerate(lines) if line.startswith("+") and "Wednesdays" in line)
-        assert len(lines[removed]) <= width and lines[removed + 1].startswith("-"), lines[removed:removed + 3]
-        assert lines[added + 1].startswith("+"), lines[added:added + 3]
-        words = " ".join(line[1:].strip() for line in lines[added:added + 3] if line.startswith("+"))
+        assert len(lines[removed]) <= width and lines[removed + 1].startswith(CONTINUATION), lines[removed:removed + 3]
+        assert lines[added + 1].startswith(CONTINUATION), lines[added:added + 3]
+        words = " ".join(line[1:].strip() for line in lines[added:added + 3] if line.startswith(("+", CONTINUATION)))
         assert "once the staging smoke test has passed" in words  # broken between words, not inside one

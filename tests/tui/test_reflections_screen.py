@@ -16,6 +16,7 @@ from dreamdeck.core.store.reflections import load_reflection
 from dreamdeck.core.store.state import load_state, save_state
 from dreamdeck.tui.modals import ConfirmModal, ReasonModal
 from dreamdeck.tui.screens.reflections import EMPTY, ReflectionsScreen
+from dreamdeck.tui.widgets.diff_text import CONTINUATION
 from dreamdeck.tui.widgets.hunk_view import GUTTER, HunkView
 from tests.support.dreamers import Scripted, draft, merge_into
 from tests.support.git import git
@@ -445,7 +446,9 @@ async def test_each_file_shows_what_it_does_to_its_claim_and_m_approves_only_the
     assert status_of(ws) == "pending"  # the rewrite of a.md, undecided, waits in the open reflection
 
 
-async def test_at_80_columns_a_wrapped_added_line_goes_on_under_its_plus_sign(ws, agent_dir):
+async def test_at_80_columns_a_wrapped_added_line_goes_on_after_a_continuation_mark(ws, agent_dir):
+    """Not under a second + sign: as plain text (copied, or through capture-pane) that read as
+    another added line."""
     long = "Belief a, rewritten at length: deploys wait for the staging smoke test and for on-call to agree"
     pending(ws, agent_dir, script=lambda inp, s: s.write_shard("a", draft(long, [cite(D1, 1)])))
     app = make_app(ws)
@@ -453,7 +456,7 @@ async def test_at_80_columns_a_wrapped_added_line_goes_on_under_its_plus_sign(ws
         screen = await open_reflections(app, pilot)
         rows = [t[len(GUTTER):] for t in view(screen).row_texts()]
         at = next(i for i, t in enumerate(rows) if t.startswith("+heading: Belief a, rewritten"))
-        assert rows[at + 1].startswith("+") and not rows[at + 1].startswith("+cites"), rows[at:at + 3]
+        assert rows[at + 1].startswith(CONTINUATION), rows[at:at + 3]
 
 
 async def test_a_decision_moves_on_to_the_next_undecided_hunk(ws, agent_dir):

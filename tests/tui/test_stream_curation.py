@@ -35,7 +35,7 @@ def shown_keys(screen) -> list[str]:
 
 
 def purpose(screen) -> str:
-    return str(screen.query_one(".purpose").render())
+    return screen.query_one(".purpose").line  # the whole state line, however much of it fits
 
 
 async def type_filter(pilot, screen, text: str) -> None:

@@ -39,7 +39,7 @@ def keys(screen) -> list[str]:
 
 
 def purpose(screen) -> str:
-    return str(screen.query_one(".purpose").render())
+    return screen.query_one(".purpose").line  # the whole state line, however much of it fits
 
 
 # --- the tail ---------------------------------------------------------------------------------

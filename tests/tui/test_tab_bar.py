@@ -47,23 +47,41 @@ def test_the_workspace_name_is_shortened_before_anything_else_gives_way():
     plain = tab_line("topics", {"watcher": "on"}, LONG_NAME, 140).plain
     assert "7 Dream" in plain and "8 Forgotten" in plain and "● watching" in plain and "1 Topics" in plain
     assert "dreamdeck · dreamdeck-de" in plain and "… │" in plain and LONG_NAME not in plain
-    # at 120 the name is cut to its shortest, then the other tabs' names are shortened: the brand
-    # and the watcher's word stay
-    plain = tab_line("topics", {"watcher": "on"}, LONG_NAME, 120).plain
-    assert plain.startswith(" dreamdeck · dreamde") and "… │" in plain and LONG_NAME not in plain
-    assert "1 Topics" in plain and "2 Refl " in plain and "8 Forg " in plain and "Reflections" not in plain
-    assert plain.rstrip().endswith("● watching")
 
 
+DEMO = {"reflections": 1, "proposals": 3, "vault": 1, "history": 1, "watcher": "on", "undreamed": 6}
+CROWDED = {"reflections": 12, "proposals": 15, "vault": 10, "history": 11, "control": 10, "watcher": "on",
+           "undreamed": 66}
+
+
+@pytest.mark.parametrize("counts", [DEMO, CROWDED], ids=["demo", "five-badges-of-two-digits"])
 @pytest.mark.parametrize("current", [mode for mode, _, _ in TABS])
-def test_at_120_columns_the_brand_and_the_watchers_word_fit_beside_short_tab_names(current):
-    demo = {"reflections": 1, "proposals": 3, "history": 1, "watcher": "on", "undreamed": 6}
-    line = tab_line(current, demo, "pico", 120)
+def test_at_120_columns_every_tab_reads_whole_beside_its_badge(current, counts):
+    """Badges used to push every tab but the current one to `2 Refl`, `5 Hist` at 120 columns:
+    the brand, the name and the watcher's words now give way before any tab's name does."""
+    line = tab_line(current, counts, LONG_NAME, 120)
     plain = line.plain
     assert cell_len(plain) <= 120
-    assert plain.startswith(" dreamdeck · pico │") and "● watching" in plain
-    assert dict((m, f"{k} {lab}") for m, k, lab in TABS)[current] in reversed_spans(line)
-    assert all(f" {key} " in plain or f" {key}⚑" in plain for _mode, key, _label in TABS)
+    for mode, key, label in TABS:
+        badge = counts.get(mode)
+        assert f"{key} {label}" + (f"⚑{badge}" if badge else "") in plain, (label, plain)
+    assert "●" in plain
+
+
+@pytest.mark.parametrize("counts", [DEMO, CROWDED, {}], ids=["demo", "crowded", "quiet"])
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+def test_switching_tabs_moves_only_the_highlight(width, counts):
+    """At one width the other tabs are drawn the same way whichever tab is current (at 80 columns
+    the bar used to keep the brand on Topics and drop it on Reflections)."""
+    lines = [tab_line(mode, counts, LONG_NAME, width) for mode, _, _ in TABS]
+    def shape(plain: str) -> str:  # the bar with the tabs' names taken out and spaces folded
+        for _mode, _key, label in TABS:
+            plain = plain.replace(f" {label}", "")
+        return " ".join(plain.split())
+    assert len({shape(line.plain) for line in lines}) == 1, [line.plain for line in lines]
+    for (_mode, key, label), line in zip(TABS, lines):
+        assert f"{key} {label}" in reversed_spans(line)
+        assert cell_len(line.plain) <= width
 
 
 def test_at_80_columns_the_other_tabs_keep_their_numbers_and_the_current_one_its_name():

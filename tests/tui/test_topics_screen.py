@@ -18,7 +18,7 @@ from dreamdeck.core.store.settings import load_settings
 from dreamdeck.core.store.shard_files import list_shard_files
 from dreamdeck.tui.app import DreamdeckApp
 from dreamdeck.tui.modals import ReasonModal
-from dreamdeck.tui.screens.topics import COLUMNS, TopicsScreen, cell_style
+from dreamdeck.tui.screens.topics import COLUMNS, SUPERSEDED_HEADING, TopicsScreen, cell_style
 from dreamdeck.tui.widgets.virtual_table import VirtualTable
 from tests.support.git import commit_count, git
 from tests.support.memory import uuid_at
@@ -177,11 +177,15 @@ async def test_j_k_g_G_move_and_the_shard_pane_follows_with_resolved_citations(t
         assert table(app).cursor_row == 1
         assert text_of(app, "#shard-title") == "Deploys go out on Wednesdays"
         assert text_of(app, "#shard-meta").endswith("last 2026-05-21 · tags ops")
+        # the evidence for the belief first; what it replaced after, under a heading that says so
+        # (it came first by date, so "why" opened on the fragment the belief contradicts)
         assert citation_texts(app) == [
-            "⊘ 2026-05-18 [deploy] Deploys go out on Tuesdays after the standup.",  # superseded
             "2026-05-20 [deploy] Deploys moved to Wednesdays this quarter.",
             "2026-05-21 [deploy] Wednesday deploy went out at 14:00.",
+            SUPERSEDED_HEADING,
+            "⊘ 2026-05-18 [deploy] Deploys go out on Tuesdays after the standup.",
         ]
+        assert app.screen.query_one("#citations", OptionList).get_option_at_index(2).disabled
         md = app.screen.query_one("#shard-md")
         sections = text_of(app, "#shard-sections")
         # the belief drawn as Markdown; its citation sections as the plain lines they are
@@ -275,12 +279,12 @@ async def test_enter_on_a_citation_opens_that_fragment_on_the_stream_screen(topi
     monkeypatch.setattr(app, "switch_mode", spy)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("j")  # deploy-day: the second citation is 2026-05-20 #2
+        await pilot.press("j")  # deploy-day: its first citation is 2026-05-20 #2 (the superseded one comes last)
         await settle(app, pilot)
         await pilot.press("enter")  # the footer's "⏎ Citations"
         cites = app.screen.query_one("#citations", OptionList)
         assert cites.has_focus and cites.highlighted == 0
-        await pilot.press("j", "enter")
+        await pilot.press("enter")
         target = ("2026-05-20", uuid_at("2026-05-20", 2))
         assert [j for j in jumps if j[0] == "stream"] == [("stream", target)]  # pending_jump set before the switch
         for _ in range(100):

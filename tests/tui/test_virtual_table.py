@@ -159,7 +159,7 @@ def test_fit_cuts_with_ellipsis_and_aligns():
     assert _fit("abcdef", 4, "left") == "abc…"
     assert _fit("ab", 4, "left") == "ab  "
     assert _fit("42", 5, "right") == "   42"
-    assert _fit("日本語", 4, "left") == "日 …"  # a wide character is not split
+    assert _fit("日本語", 4, "left") == "日… "  # a wide character is not split; the … follows what is kept
     assert cell_text(None) == "" and cell_text(0.5) == "0.500" and cell_text("a\tb") == "a b"
 
 

@@ -21,7 +21,7 @@ from textual.worker import Worker, get_current_worker
 
 from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.tui.widgets.footer import DeckFooter
-from dreamdeck.tui.widgets.safe_static import SafeStatic
+from dreamdeck.tui.widgets.safe_static import PurposeLine
 from dreamdeck.tui.widgets.tab_bar import LABELS, TABS, TabBar
 
 __all__ = ["TABS", "TabBar", "MemoryScreen", "failure_toast"]
@@ -61,6 +61,7 @@ class MemoryScreen(Screen):
 
     MODE = ""
     PURPOSE = ""
+    premounted = False  # built by the app in the background, before anyone asked for it
     HELP = ""  # markdown: what the screen is for; the key list is generated
 
     BINDINGS = [
@@ -94,7 +95,7 @@ class MemoryScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield TabBar(self.MODE)
-        yield SafeStatic(self.PURPOSE, classes="purpose", markup=False)
+        yield PurposeLine(self.PURPOSE, classes="purpose", markup=False)
         yield from self.compose_body()
         yield DeckFooter()
 

@@ -196,6 +196,16 @@ def render_patch(patch: str, max_lines: int | None = None, rest_hint: str = "") 
     return out
 
 
+def _critical_files(root) -> list[str] | None:
+    """The `[critical] files` of dreamdeck.toml; None (the defaults) when it cannot be read."""
+    try:
+        from dreamdeck.core.store.settings import load_settings
+
+        return list(load_settings(root).critical.files)
+    except Exception:  # a broken dreamdeck.toml is said elsewhere
+        return None
+
+
 class HistoryScreen(MemoryScreen):
     MODE = "history"
     FILTER_TABLES = ("#commits", "#audit",)
@@ -259,23 +269,44 @@ class HistoryScreen(MemoryScreen):
                     yield SafeStatic("", id="alerts")
 
     # --- data ----------------------------------------------------------------------------
+    # Built in the background like every screen (a long history's first visit painted slowly),
+    # but checking the critical files records what changed (an ALERT line, the first baseline):
+    # a write that follows the person's visit. Until then its load only peeks.
+    _visited = False
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if self.premounted and not self._visited:
+            self._visited = True
+            self.call_after_refresh(self._record_alerts)  # after the first paint
+
+    @work(thread=True, exclusive=True, group="alerts", exit_on_error=False)
+    def _record_alerts(self) -> None:
+        from dreamdeck.core.errors import DreamdeckError
+        from dreamdeck.core.ops.alerts import check_alerts
+
+        try:
+            alerts = [a.__dict__ for a in check_alerts(self.ws.root, _critical_files(self.ws.root))]
+        except (DreamdeckError, OSError):
+            alerts = None  # the reload says why
+        if alerts != getattr(self, "_alerts", None):
+            self.app.call_from_thread(self.reload)
+
     def load(self) -> Any:
         from dreamdeck.core.errors import DreamdeckError
         from dreamdeck.core.git.history import list_memory_commits
-        from dreamdeck.core.ops.alerts import check_alerts
+        from dreamdeck.core.ops.alerts import check_alerts, peek_alerts
         from dreamdeck.core.store.audit import read_log
 
         root = self.ws.root
         commits = [commit_row(c.to_json()) for c in list_memory_commits(root, limit=1000)]
         problem = None
+        files = _critical_files(root)
         try:
-            from dreamdeck.core.store.settings import load_settings
-
-            files = list(load_settings(root).critical.files)
-        except Exception:
-            files = None
-        try:
-            alerts = [a.__dict__ for a in check_alerts(root, files)]
+            if self.premounted and not self._visited:
+                alerts = [a.__dict__ for a in peek_alerts(root, files) or []]
+            else:
+                alerts = [a.__dict__ for a in check_alerts(root, files)]
         except (DreamdeckError, OSError) as exc:
             alerts, problem = [], str(exc)
         entries, problems = read_log(root)

@@ -131,6 +131,7 @@ class StrengthRows(Sequence[Mapping[str, object]]):
 EMPTY = "No topics yet: add fragments (dreamdeck remember TEXT), then dream: 7, d."
 EMPTY_WAITING = "No topics yet: a dream waits for your review on 2 (Reflections)."
 
+SUPERSEDED_HEADING = "⊘ superseded: no longer believed"
 CHECKING = "Checking each row against its file… pin, forget and edit wait until it is done."
 
 
@@ -140,9 +141,13 @@ class TopicsScreen(MemoryScreen):
     AUTO_FOCUS = "#strength"
     PURPOSE = "How strong is each belief? The strength table, and the selected shard with the fragments behind it."
     HELP = (
-        "Each row is a topic shard in `memory/topics/`. **tier** is the wording ladder by the distinct days of the "
-        "belief's own evidence (mentioned → observed → consistently → always; what it superseded never counts); **score/status** is Moltbot's decay "
-        "(active, fading, dormant, archived). Red slugs are shards TypeClaw cannot parse.\n\n"
+        "Each row is a topic shard in `memory/topics/`: **cites** counts the fragments it cites, **days** "
+        "the distinct days they came from (as TypeClaw counts them, what it superseded included). **tier** "
+        "is the wording ladder by the distinct days of the belief's own evidence (mentioned → observed → "
+        "consistently → always; what it superseded never counts); **score/status** is its decay since it "
+        "was last reinforced (active, fading, dormant, archived). Red slugs are shards TypeClaw cannot parse.\n\n"
+        "Below, the belief and the fragments behind it; the ones marked ⊘, listed last, are what it "
+        "superseded (no longer believed).\n\n"
         "Sort with `s` on a column (←/→ to pick it; the slug stays in view) or by clicking a header; "
         "filter with `/`. `enter` (or tab) goes to the shard's citations; `enter` on a citation opens "
         "that fragment in the Stream screen."
@@ -310,8 +315,14 @@ class TopicsScreen(MemoryScreen):
         prose, sections = split_sections(terminal_text(rep["body"]))  # prose goes to Markdown, not a SafeStatic
         md.update(prose)
         self.query_one("#shard-sections", Static).update(sections)
-        options = []
-        for f in rep["fragments"]:
+        options: list[Option] = []
+        # The evidence first, then what the belief replaced (by date it came first, so the pane
+        # opened on the fragment the belief contradicts), under a heading that says what it is.
+        supporting = [f for f in rep["fragments"] if f["section"] != "superseded"]
+        replaced = [f for f in rep["fragments"] if f["section"] == "superseded"]
+        for f in supporting + replaced:
+            if f is (replaced[0] if replaced else None):
+                options.append(Option(SUPERSEDED_HEADING, disabled=True))
             label = f"{'⊘ ' if f['section'] == 'superseded' else ''}{f['date']} "
             if f["forgotten"]:
                 text = label + "(forgotten)"

@@ -1,8 +1,10 @@
 """A unified diff as coloured text (the Vault's topic-copy difference, History's commit diff,
-critical-file alerts), and `Gutter`, which shows it wrapped at words with its +/- gutter kept."""
+critical-file alerts), and `Gutter`, which shows it wrapped at words, each wrapped line going on
+after a continuation mark in the +/- gutter."""
 from __future__ import annotations
 
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
@@ -12,6 +14,9 @@ from dreamdeck.tui.widgets.safe_static import safe_text
 # Marks a diff body line (+, - or context) in a diff_text, so `Gutter` can find it again in a
 # Text that also holds headers; meta draws nothing.
 _BODY = Style(meta={"diff-body": True})
+# Where a wrapped diff line goes on, in the +/- gutter: not a second sign, which as plain text (a
+# copy, `tmux capture-pane -p`) reads as a new added or removed line. The Reflections hunks use it too.
+CONTINUATION = "↳"
 
 
 def diff_text(diff: str) -> Text:
@@ -39,26 +44,39 @@ def _is_body(line: Text) -> bool:
 
 
 class Gutter:
-    """A Text holding diff_text lines, wrapped at words to the width it is drawn at: a wrapped +
-    or - line goes on under its own sign, so its continuation reads as part of an added or
-    removed line, never as context starting in the gutter. Other lines wrap as usual."""
+    """A Text holding diff_text lines, wrapped at words to the width it is drawn at: a wrapped
+    body line goes on after a CONTINUATION mark in the gutter, in its line's colour, so it reads as
+    the rest of that line both on screen and as plain text. Other lines wrap as usual."""
 
     def __init__(self, text: Text):
         self.text = safe_text(text)  # a pane's text is terminal-safe, as SafeStatic makes a Text
+        self._drawn: tuple[int, list[Text]] | None = None  # (width, its lines at that width)
 
     def __str__(self) -> str:  # its text, as str() of a Text is
         return self.text.plain
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # Textual renders a Static's content once to measure its height and again to draw it, at
+        # one width: the lines are kept for that width (a 400-line diff took 0.2 s of a first paint).
         width = max(options.max_width, 2)
+        if self._drawn is None or self._drawn[0] != width:
+            self._drawn = (width, self._lines(console, width))
+        for line in self._drawn[1]:
+            yield from line.render(console)  # each fits already: no second wrap of the whole text
+            yield Segment.line()
+
+    def _lines(self, console: Console, width: int) -> list[Text]:
         out: list[Text] = []
         for line in self.text.split("\n", allow_blank=True):  # a last blank line, as a Static draws it
-            if not _is_body(line) or line.cell_len <= width:
-                out.extend(line.wrap(console, width) if line.plain else [line])
-                continue
-            sign, again = line[:1], line[:1]
-            again.stylize("dim")
-            for n, piece in enumerate(line[1:].wrap(console, width - 1)):
-                piece.rstrip()
-                out.append((again if n else sign) + piece)
-        yield Text("\n").join(out)
+            fits = line.cell_len <= width
+            if fits and "\t" not in line.plain:
+                out.append(line)
+            elif fits or not _is_body(line):  # a tab is expanded by wrap
+                out.extend(line.wrap(console, width))
+            else:
+                sign = line[:1]
+                again = Text(CONTINUATION, style=sign.get_style_at_offset(console, 0) + Style(dim=True))
+                for n, piece in enumerate(line[1:].wrap(console, width - 1)):
+                    piece.rstrip()
+                    out.append((again if n else sign) + piece)
+        return out

@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from dreamdeck.core.formats.terminal_text import terminal_text
+from dreamdeck.tui.widgets.diff_text import CONTINUATION
 
 GUTTER = "┃ "
 BADGE_WIDTH = 12
@@ -302,10 +303,9 @@ class HunkView(ScrollView, can_focus=True):
                 for tag, text in h.lines:
                     cls = LINE_CLASS.get(tag, "hunk-view--context")
                     chunks = wrap_words(_printable(text), text_width)
-                    # A wrapped + or - line goes on under its sign (read as context, it was not).
-                    again = tag if tag in ("+", "-") else " "
+                    # A wrapped line goes on after ↳, not a second sign: copied, that read as a new line.
                     for n, chunk in enumerate(chunks):
-                        rows.append(_Row(index, (((again if n else tag) + chunk, cls),), cls))
+                        rows.append(_Row(index, (((CONTINUATION if n else tag) + chunk, cls),), cls))
                 spans.append((start, len(rows)))
                 index += 1
             rows.append(_Row(None, (), kind="blank"))

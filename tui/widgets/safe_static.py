@@ -10,6 +10,7 @@ from rich.text import Span, Text
 from textual.widgets import Static
 
 from dreamdeck.core.formats.terminal_text import terminal_text
+from dreamdeck.tui.widgets.word_cut import cut_at_word
 
 
 def safe_text(text: Text) -> Text:
@@ -42,3 +43,29 @@ class SafeStatic(Static):
 
     def update(self, content="", *, layout: bool = True) -> None:
         super().update(safe(content), layout=layout)
+
+
+class PurposeLine(SafeStatic):
+    """A screen's one-line purpose (or state): cut at a word's end when the terminal is narrow,
+    where the stylesheet's ellipsis would cut inside one."""
+
+    def __init__(self, content="", **kwargs):
+        super().__init__(content, **kwargs)
+        self._line = safe(content)
+
+    def update(self, content="", *, layout: bool = True) -> None:
+        self._line = safe(content)
+        super().update(content, layout=layout)
+
+    @property
+    def line(self) -> str:
+        """The whole line, as set (what is drawn may be cut)."""
+        return str(self._line)
+
+    def render(self):
+        width = self.content_region.width
+        line = self._line if isinstance(self._line, Text) else Text(str(self._line))
+        if width <= 0 or line.cell_len <= width:
+            return super().render()
+        kept = cut_at_word(line.plain, width)
+        return line[:len(kept) - 1] + Text("…")

@@ -2,12 +2,15 @@
 
 Widest: `dreamdeck · agent │ 1 Topics  2 Reflections⚑1 to review  … 9 Recall │ ● watching · 6 undreamed`.
 As the terminal narrows, it gives up, in this order: the workspace name's tail (shortened with
-`…`), the badges' words, then the other tabs' names are shortened (`2 Refl`, `5 Hist`) so that
-at 120 columns the brand and the watcher's words still fit; then the watcher's words, the
-`dreamdeck ·` brand, and last the other tabs' names altogether (the brand and the words come back
-if that leaves room for them). What always stays: every tab's number, the current tab's full
-name, each badge (a flag and a count, drawn as a pill so it never reads as a tab number) and the
-watcher's dot.
+`…`), the badges' words, the `dreamdeck ·` brand, the undreamed count and the watcher's word,
+the second space between tabs, so that at 120 columns every tab's name reads whole beside its
+badges; then the other tabs' names are shortened (`2 Refl`, `5 Hist`), and last they go
+altogether (the brand and the words come back if that leaves room for them). What always stays:
+every tab's number, the current tab's full name, each badge (a flag and a count, drawn as a pill
+so it never reads as a tab number) and the watcher's dot.
+
+The way of drawing is chosen so that it fits whichever tab is current, so switching tabs moves
+only the highlight: the other tabs never change from whole to shortened to bare numbers.
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ TABS = [
 LABELS = {mode: label for mode, _key, label in TABS}
 # The names of the tabs that are not current when the full names do not fit: short enough that at
 # 120 columns the brand, the three badges and the watcher's word fit beside the current full name.
-SHORT_LABELS = {"topics": "Topc", "reflections": "Refl", "proposals": "Prop", "vault": "Vlt",
+SHORT_LABELS = {"topics": "Topc", "reflections": "Refl", "proposals": "Prop", "vault": "Vault",
                 "history": "Hist", "stream": "Strm", "control": "Dream", "forgotten": "Forg", "recall": "Recl"}
 
 # What a badge counts, in words (one, many)
@@ -49,11 +52,19 @@ class _Fit:
     labels: str  # the names of the tabs that are not current: "full", "short" or "none"
     badge_words: bool  # "⚑1 to review" rather than "⚑1"
     status: str  # "long" ("● watching · 6 undreamed"), "word" ("● watching"), "short" ("● 6 undreamed"), "dot"
+    gap: int = 2  # spaces between two tabs
+    named: bool = True  # False: the workspace name may go altogether
 
 
 FITS = [
     _Fit(True, "full", True, "long"),
     _Fit(True, "full", False, "long"),
+    _Fit(False, "full", False, "long"),
+    _Fit(False, "full", False, "word"),
+    _Fit(False, "full", False, "word", gap=1),
+    _Fit(False, "full", False, "word", gap=1, named=False),  # "● watching" says more than "dreamd…"
+    _Fit(False, "full", False, "dot", gap=1),
+    _Fit(False, "full", False, "dot", gap=1, named=False),
     _Fit(True, "short", False, "long"),
     _Fit(True, "short", False, "word"),
     _Fit(True, "short", False, "short"),
@@ -102,9 +113,9 @@ def _pieces(current: str, counts: Mapping[str, object], fit: _Fit) -> list[tuple
         badge = _badge(mode, counts, fit.badge_words)
         if badge:  # against its tab, the space after it: "2 Refl⚑1  3 Prop" never reads as 3's
             pieces += [(badge, BADGE_STYLE), (" ", "")]
-        else:
+        elif is_current or fit.gap > 1:  # the current tab's own margin, drawn in its highlight
             pieces.append((" ", style))
-    pieces.append(("│ ", "dim"))
+    pieces.append(("│ " if pieces[-1][0].endswith(" ") else " │ ", "dim"))
     pieces.extend(_status(counts, fit.status))
     return pieces
 
@@ -120,18 +131,29 @@ def _name(workspace: str, brand: bool, room: int) -> str | None:
     return None
 
 
+def _widest(counts: Mapping[str, object], fit: _Fit) -> int:
+    """The cells the tabs and the status take in `fit` with the tab whose whole name is longest
+    current: the room left for the name, the same whichever tab is current."""
+    return max(sum(cell_len(t) for t, _ in _pieces(mode, counts, fit)) for mode, _key, _label in TABS)
+
+
 def tab_line(current: str, counts: Mapping[str, object], workspace: str, width: int) -> Text:
     """The bar for a terminal `width` cells wide, as rich Text (plain text: what is shown)."""
     for fit in FITS:
-        pieces = _pieces(current, counts, fit)
-        used = sum(cell_len(t) for t, _ in pieces)
-        name = _name(workspace, fit.brand, width - used - 1)  # one cell of left margin
+        room = width - _widest(counts, fit) - 1  # one cell of left margin
+        name = _name(workspace, fit.brand, room)
+        if name is None and not fit.named and room >= 0:
+            name = ""
         if name is not None:
             break
     else:
         name = ""  # the barest fit without a name; whatever does not fit is cut at the right edge
+    pieces = _pieces(current, counts, fit)
     text = Text(no_wrap=True, overflow="crop", end="")
-    text.append(" ")
+    if name:
+        text.append(" ")
+    else:  # no name: no margin and no bar after it, the tabs start the line
+        pieces = pieces[1:]
     if name.startswith("dreamdeck · "):
         text.append("dreamdeck", style="bold")
         text.append(name[len("dreamdeck"):])

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -47,6 +47,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from dreamdeck.core.formats.terminal_text import terminal_text
+from dreamdeck.tui.widgets.word_cut import cut_at_word
 
 __all__ = [
     "Column",
@@ -169,12 +170,11 @@ def cell_text(value: object) -> str:
 
 
 def _fit(text: str, width: int, align: str) -> str:
-    """Cut ``text`` to ``width`` cells with an ellipsis, or pad it."""
+    """Cut ``text`` to ``width`` cells with an ellipsis (at a word's end: `cut_at_word`), or pad it."""
     length = cell_len(text)
     if length > width:
-        if width <= 1:
-            return "…"[:width]
-        return set_cell_size(text, width - 1) + "…"
+        text = cut_at_word(text, width)
+        length = cell_len(text)
     if length == width:
         return text
     padding = " " * (width - length)
