@@ -79,11 +79,3 @@ _LONE_SURROGATE = lazy_re("[\ud800-\udfff]")
 def printable(text: str) -> str:
     """`text` as JavaScript's UTF-8 encoder writes it: a lone surrogate becomes U+FFFD."""
     return _LONE_SURROGATE.sub("\ufffd", text)
-
-
-def locale_key(text: str) -> tuple:
-    """An approximation of `a.localeCompare(b)` (ICU root collation) for keys: punctuation and
-    spaces before digits before letters, letters compared without case first, then lowercase
-    before uppercase. Exact for the slugs and fragment keys it orders (spec §9)."""
-    primary = [(0 if not ch.isalnum() else 1 if ch.isdigit() else 2, ch.lower()) for ch in text]
-    return (primary, [ch.isupper() for ch in text])

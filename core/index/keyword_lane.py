@@ -23,7 +23,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from dreamdeck.core.formats.js_text import js_split_whitespace, js_trim, locale_key
+from dreamdeck.core.formats.js_text import js_split_whitespace, js_trim
+from dreamdeck.core.formats.jscompat import locale_compare_key
 from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.memory_block import RetrievedItem
 from dreamdeck.core.formats.tc_text import excerpt, format_citation, sanitize_provenance_name
@@ -226,8 +227,11 @@ def fuse(mem: TurnMemory, matches: list[_Match]) -> list[RetrievedItem]:
     parents, superseded = _parent_links(mem, {m.ref["id"] for m in matches if m.source == "stream"})
     topics = {s.slug: s for s in mem.shards}
     seen: dict[str, RetrievedItem] = {}
-    for m in matches:  # items first matched at the same rank: `key.localeCompare`
-        for fused, item in sorted(_resolve(m, topics, parents, superseded, mem.registry), key=lambda g: locale_key(g[1].key)):
+    # Items first matched at the same rank: `key.localeCompare` (ICU), accents included, so a
+    # topic `é` comes before `t9` (hybrid.ts `fuseLanes`).
+    for m in matches:
+        for fused, item in sorted(_resolve(m, topics, parents, superseded, mem.registry),
+                                  key=lambda g: locale_compare_key(g[1].key)):
             seen.setdefault(fused, item)
     return list(seen.values())[:TOP_K]
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from dreamdeck.core.formats.js_text import JS_WHITESPACE, locale_key
+from dreamdeck.core.formats.js_text import JS_WHITESPACE
+from dreamdeck.core.formats.jscompat import locale_compare_key
 from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.tc_text import citation_in_line, format_citation, is_section_heading
 from dreamdeck.core.index.tc_memory import TcDay, TcShard
@@ -182,7 +183,7 @@ def _sorted_children(children: list[tuple[str, str]]) -> list[tuple[str, str]]:
     cites = [format_citation(d, i) for d, i in children]
     if _PLAIN_CITATIONS.fullmatch("".join(cites)):
         return [c for _, c in sorted(zip(cites, children, strict=True))]
-    return [c for _, c in sorted(zip(cites, children, strict=True), key=lambda p: locale_key(p[0]))]
+    return [c for _, c in sorted(zip(cites, children, strict=True), key=lambda p: locale_compare_key(p[0]))]
 
 
 # --- which prompts need the whole documents ---------------------------------------------------

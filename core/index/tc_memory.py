@@ -1,7 +1,7 @@
 """Memory as TypeClaw's per-turn retrieval reads it (v0.45.1), for `ops.inject`.
 
-- topics: `load-shards.ts` `loadAllShards` — every `memory/topics/*.md` (any name), sorted by
-  UTF-16 code units, strict parse, malformed ones skipped with a warning, and a name that
+- topics: `load-shards.ts` `loadAllShards` — every `memory/topics/*.md` (any name), its slugs sorted
+  by UTF-16 code units, strict parse, malformed ones skipped with a warning, and a name that
   `topicShardPath` refuses (starting with ".", holding "..", "/" or "\\") fails the whole read;
 - references: `references/load-references.ts` `loadAllReferences` (demoted ones included: the
   retrieval drops them later);
@@ -119,10 +119,12 @@ def _load_all_shards(ws: Workspace) -> tuple[list[TcShard], list[str]]:
     except (FileNotFoundError, NotADirectoryError):
         return [], []
     try:
-        names = _js_sorted([n for n in os.listdir(fd) if n.endswith(".md")])
+        # `listShardSlugs` (load-shards.ts) sorts the slugs, not the file names: `a` comes
+        # before `a-b`, though `a-b.md` sorts before `a.md`.
+        slugs = _js_sorted([n[:-3] for n in os.listdir(fd) if n.endswith(".md")])
         shards, warnings = [], []
-        for name in names:
-            slug = name[:-3]
+        for slug in slugs:
+            name = slug + ".md"
             if ".." in slug or "/" in slug or "\\" in slug or slug.startswith("."):  # paths.ts topicShardPath
                 raise TopicReadFailed(f"invalid topic slug: {json.dumps(slug, ensure_ascii=False)}")
             shard, warning = _shard(folder, fd, name, slug)
@@ -188,11 +190,12 @@ def load_references(ws: Workspace) -> list[TcReference]:
     """`loadAllReferences`: every parseable `memory/references/*.md`, sorted; demoted kept."""
     folder = ws.references_dir
     try:
-        names = _js_sorted([n for n in os.listdir(folder) if n.endswith(".md")])
+        # `listReferenceSlugs` (load-references.ts) sorts the slugs, as `loadAllShards` does.
+        slugs = _js_sorted([n[:-3] for n in os.listdir(folder) if n.endswith(".md")])
     except (FileNotFoundError, NotADirectoryError):
         return []
     out = []
-    for name in names:
+    for name in (slug + ".md" for slug in slugs):
         try:
             text = _read_text(os.path.join(folder, name))
             if text is None:
