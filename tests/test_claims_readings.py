@@ -35,6 +35,23 @@ def test_a_setting_a_clock_time_or_an_announced_change_is_not_a_reading(line):
     assert not is_reading(extract(line))
 
 
+@pytest.mark.parametrize("line", [
+    "python: 3.11", "Python: 3.12.1", "node: 20", "node: v20", "pnpm: 9.1.0", "runtime: node@20",
+    "python version: 3.12", "| python | 3.11 |", "Postgres: 16", "ubuntu: 24.04", "macOS: 15.1",
+    "openclaw: 2026.3.1", "model: claude-sonnet-4", "cli: dreamdeck@0.4",
+])
+def test_a_version_is_a_settings_value_an_upgrade_the_person_should_see(line):
+    assert not is_reading(extract(line))
+
+
+@pytest.mark.parametrize("line", [
+    "load: 3.11", "cpu load: 0.4", "redis: ok", "postgres: healthy", "node: degraded", "python jobs: 3 pending",
+    "error rate: 0.25%",
+])
+def test_a_software_name_with_a_status_or_a_measurement_is_still_a_reading(line):
+    assert is_reading(extract(line))
+
+
 def _two_days(topic: str, first: str, second: str):
     files: dict = {}
     outcomes = []
@@ -67,6 +84,8 @@ def test_a_newer_reading_replaces_the_belief_with_no_question_and_no_flagged_con
     ("backup cron: 02:00", "backup cron: 03:00"),
     ("backup cron: 02:00", "moved the backup cron from 02:00 to 03:00"),
     ("max parallel jobs: 4", "max parallel jobs: 8"),
+    ("python: 3.11", "python: 3.12"),
+    ("runtime: node@20", "runtime: node@22"),
 ])
 def test_a_changed_setting_is_still_a_flagged_contradiction_with_a_question(first, second):
     files, outcome = _two_days("Ops", first, second)
