@@ -91,3 +91,27 @@ def test_a_changed_setting_is_still_a_flagged_contradiction_with_a_question(firs
     files, outcome = _two_days("Ops", first, second)
     assert len(outcome.contradictions) == 1 and len(outcome.questions) == 1
     assert "reading updated" not in " ".join(outcome.changes.values())
+
+
+def test_a_reading_logged_every_day_of_one_run_is_one_shard_holding_the_latest_value():
+    # Dreamed once for a week (not each day), "disk" takes a new value on every line: still
+    # a reading, as on two days, never a shard per line.
+    frags = [UndreamedFragment(f"2026-03-{day:02d}", f"f{day:02d}", "Status", f"disk on db-1: {60 + day}% used")
+             for day in range(2, 8)]
+    scratch = DreamScratch({})
+    outcome = OfflineDreamer().dream(DreamInput(TODAY, frags, ""), scratch)
+    [(slug, text)] = scratch.files.items()
+    meta, body = parse_shard(text)
+    assert meta.heading == "Mentioned once: disk on db-1: 67% used"
+    sections = sectioned_citations(body)
+    assert sorted(sections.active_keys()) == [("2026-03-07", "f07")]
+    assert len(sections.superseded_keys()) == 5
+    assert (outcome.contradictions, outcome.questions) == ([], [])
+
+
+def test_a_log_line_logged_every_day_stays_one_observation_a_day():
+    frags = [UndreamedFragment(f"2026-03-{day:02d}", f"f{day:02d}", "Usage", f"tokens used today: {80 + day}k")
+             for day in range(2, 8)]
+    scratch = DreamScratch({})
+    OfflineDreamer().dream(DreamInput(TODAY, frags, ""), scratch)
+    assert all(not sectioned_citations(parse_shard(t)[1]).superseded_keys() for t in scratch.files.values())

@@ -64,3 +64,16 @@ def test_a_trailing_counter_is_bookkeeping_not_a_value():
     assert clean("the office opened (2019)") == "the office opened (2019)"
     assert contradicts("retry limit: 3", "retry limit: 5", same_topic=True)
     assert contradicts("Release cut is Thursday 16:00 CET (3)", "Release cut is Thursday 17:00 CET (4)", same_topic=True)
+
+
+def test_a_question_announces_no_change():
+    asked = extract('> Dana: "can we move standup to 10?"')
+    assert not asked.marker and not asked.rejected
+    assert not contradicts('> Dana: "can we move standup to 10?"', "standup moved to 10:00 (Dana asked)", same_topic=True)
+    assert not contradicts("把早报改到七点吗？", "早报改成 07:00 了", same_topic=True)
+
+
+def test_what_a_person_reported_under_their_name_is_no_setting_of_theirs():
+    assert not contradicts('> Dana: "can we move standup to 10?"', "Dana: weekly report sent at 16:20", same_topic=True)
+    assert not contradicts("Dana: weekly report sent at 16:20", "Dana: backups verified at 09:00", same_topic=True)
+    assert extract("Dana: weekly report sent at 16:20").event

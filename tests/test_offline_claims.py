@@ -235,7 +235,9 @@ def test_the_outcome_names_each_changed_shard_in_one_line():
 
 
 def test_a_key_that_takes_a_new_value_every_day_is_a_log_not_a_setting():
-    files, outcome = dream([frag(d, 1, "Stats", f"tokens used: {100 + d * 7}k") for d in range(1, 6)])
+    # A value that is no reading (a measurement or a status takes its newer value instead,
+    # `test_claims_readings`).
+    files, outcome = dream([frag(d, 1, "Stats", f"build tag: b{100 + d * 7}") for d in range(1, 6)])
     assert outcome.contradictions == []
     assert len(files) == 5 and all(not sections(t)[1] for t in files.values())
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from dreamdeck.core.claims.cleaning import clean, task_state
-from dreamdeck.core.claims.logs import ZH_PAST, is_log_key
+from dreamdeck.core.claims.logs import STATE_PARTICIPLES, ZH_PAST, is_log_key
 from dreamdeck.core.claims.tokens import CHANGE_VERBS, STATE_VERBS, is_past, lemma, names, negated, terms, tokenize, values
 
 __all__ = ["Claim", "clean", "extract", "subject_terms"]
@@ -219,10 +219,25 @@ def _key_ok(key: str) -> bool:
 
 
 def _reports_an_event(value: str) -> bool:
-    """ "approved the budget", "shipped v2.3": a past-tense verb with an object is an event;
-    "failed (gateway timeout)", "disabled" are states."""
+    """ "approved the budget", "shipped v2.3": a past-tense verb with an object is an event, and
+    so is a passive report, a noun then its past participle then more ("weekly report sent at
+    16:20", "backups verified for May"); "failed (gateway timeout)", "disabled", "03:00,
+    moved from 02:00" (a change verb) and "weekly, scheduled by cron" (a state) are not."""
     words = re.split(r"[\s(,;]+", value.strip(), maxsplit=2)
-    return len(words) >= 2 and bool(words[1]) and is_past(words[0]) and not value.strip()[len(words[0]):].lstrip().startswith("(")
+    if len(words) >= 2 and bool(words[1]) and is_past(words[0]) and not value.strip()[len(words[0]):].lstrip().startswith("("):
+        return True
+    head = value.split()[:5]
+    return any(i > 0 and i < len(head) - 1 and head[i - 1][-1:].isalpha() and is_past(w) and w.lower() not in STATE_PARTICIPLES
+               for i, w in enumerate(head))
+
+
+_QUESTION = re.compile(r"[.!?。！？](?=[\s\"'”’」』)）]|$)")
+
+
+def is_question(text: str) -> bool:
+    """The text's first sentence ends in a question mark: it asks, it states no value."""
+    m = _QUESTION.search(text)
+    return m is not None and m.group(0) in "?？"
 
 
 def _is_setting(value: str) -> bool:
@@ -257,9 +272,10 @@ def _structure(text: str) -> dict:
         if len(cells) >= 2 and _key_ok(cells[0]):
             return _slot(cells[0], " | ".join(cells[1:]), keyed=True)
         return {}
-    # The change forms are tried only when a change word is there at all (they are the slow ones).
+    # The change forms are tried only when a change word is there at all (they are the slow ones),
+    # and never in a question ("can we move standup to 10?" asks, it announces nothing).
     cjk = not clause.isascii()
-    if cjk or _CHANGE_WORD.search(clause):
+    if (cjk or _CHANGE_WORD.search(clause)) and not is_question(text):
         found = _change(clause, cjk)
         if found:
             return found
@@ -388,7 +404,7 @@ def extract(text: str) -> Claim:
         value_text=parts.get("value_text", ""),
         rejected=rejected,
         rejected_text=rejected_text,
-        marker=_has(cleaned, _HARD_WORDS, _HARD_MARKERS),
+        marker=_has(cleaned, _HARD_WORDS, _HARD_MARKERS) and not is_question(cleaned),
         soft_marker=_has(cleaned, _SOFT_WORDS, _SOFT_MARKERS),
         additive=_has(cleaned, _ADDITIVE_WORDS, _ADDITIVE),
         event=bool(parts.get("event")),
