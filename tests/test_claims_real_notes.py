@@ -77,3 +77,11 @@ def test_what_a_person_reported_under_their_name_is_no_setting_of_theirs():
     assert not contradicts('> Dana: "can we move standup to 10?"', "Dana: weekly report sent at 16:20", same_topic=True)
     assert not contradicts("Dana: weekly report sent at 16:20", "Dana: backups verified at 09:00", same_topic=True)
     assert extract("Dana: weekly report sent at 16:20").event
+
+
+def test_a_setting_moved_twice_overturns_its_announced_move():
+    # The change verb announces the move and the aside says why: neither is part of the subject.
+    assert contradicts("moved the backup cron from 02:00 to 03:00 (db load at 2am)", "backup cron now at 04:30",
+                       same_topic=True)
+    assert contradicts("raised the API timeout to 60s", "API timeout now 90s", same_topic=True)
+    assert not contradicts("keep logs 30 days", "delete logs after 45 days", same_topic=True)

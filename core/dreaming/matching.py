@@ -65,11 +65,18 @@ def label_slug(label: str) -> str:
 
 
 def heading_of(text: str) -> str | None:
-    """The frontmatter heading, read without parsing the shard (None: no frontmatter)."""
+    """The frontmatter heading, read without parsing the shard (None: no frontmatter): the
+    first line of the frontmatter opening with "heading:" (found with `str.find`; the regex
+    reads only that line)."""
     if not text.startswith("---\n"):
         return None
     end = text.find("\n---", 4)
-    m = _HEADING.search(text, 4, end if end > 0 else len(text))
+    end = end if end > 0 else len(text)
+    start = 4 if text.startswith("heading:", 4) else text.find("\nheading:", 4, end) + 1
+    if start <= 0 or start >= end:
+        return None
+    line_end = text.find("\n", start, end)
+    m = _HEADING.match(text, start, line_end if line_end >= 0 else end)
     return m.group(1) if m else None
 
 
