@@ -85,3 +85,11 @@ def test_a_setting_moved_twice_overturns_its_announced_move():
                        same_topic=True)
     assert contradicts("raised the API timeout to 60s", "API timeout now 90s", same_topic=True)
     assert not contradicts("keep logs 30 days", "delete logs after 45 days", same_topic=True)
+
+
+def test_a_preference_restated_as_a_rule_is_one_claim():
+    a = extract("Dana prefers short Slack replies — five sentences at most.")
+    b = extract("Dana said: keep Slack replies short, no more than 5 sentences.")
+    assert same_claim(a, b, same_topic=True) and not contradicts(a, b, same_topic=True)
+    assert contradicts(a, extract("Dana wants Slack replies of three sentences at most."), same_topic=True)
+    assert not same_claim(a, extract("Dana hates Slack replies of five sentences."), same_topic=True)

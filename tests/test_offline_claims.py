@@ -3,6 +3,8 @@ cited, only true duplicates fold, only real updates supersede, strength counts a
 and non-Latin headings get readable slugs. Asserted on the shard bytes the dreamer writes."""
 from __future__ import annotations
 
+import pytest
+
 from dreamdeck.core.dreaming.offline import OfflineDreamer
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import citation_keys, sectioned_citations
@@ -421,6 +423,17 @@ def test_a_task_ticked_on_a_later_day_replaces_its_open_belief():
     assert parse_shard(text)[0].heading == "Mentioned once: Done: update the on-call handbook"
     assert sections(text) == ([("2026-03-04", "f04-0")], [("2026-03-02", "f02-0"), ("2026-03-03", "f03-0")])
     assert flagged == [0, 0, 0]  # a tick is an update, not a conflict for a person to judge
+
+
+@pytest.mark.parametrize(("open_line", "done_line", "belief"), [
+    ("TODO: write the INC-88 postmortem", "- [x] write the INC-88 postmortem", "Done: write the INC-88 postmortem"),
+    ("TODO：预约周三体检", "- [x] 预约周三体检", "已完成：预约周三体检"),
+])
+def test_a_todo_line_is_an_open_task_that_its_ticked_checkbox_closes(open_line, done_line, belief):
+    files, flagged = _daily([(2, "Todo", open_line), (3, "Todo", open_line), (4, "Todo", done_line)])
+    [text] = files.values()
+    assert parse_shard(text)[0].heading == f"Mentioned once: {belief}"
+    assert flagged == [0, 0, 0]
 
 
 def test_a_ticked_task_is_not_a_flagged_contradiction_and_asks_no_question():

@@ -57,8 +57,9 @@ def clean(text: str, *, normalize: bool = True) -> str:
 
 # A checkbox mark ("- [ ] …", "- [x] …") is the task's state, never its text; a belief states it
 # as a word ("To do: …", "Done: …", in the note's script), read back as the same state.
+# "TODO: …" is the same open task ("TODO: X" then "- [x] X": the task done).
 _CHECKBOX = re.compile(r"^\s*(?:[-*+•]\s+)?\[(?P<mark>[ xX])\]\s+")
-_STATE_WORD = re.compile(r"^\s*(?P<word>to do|done|待办|已完成|할 일|완료)\s*[:：]\s*", re.IGNORECASE)
+_STATE_WORD = re.compile(r"^\s*(?P<word>to ?do|done|待办|已完成|할 일|완료)\s*[:：]\s*", re.IGNORECASE)
 _DONE_WORDS = frozenset({"done", "已完成", "완료"})
 _LABELS = {("open", "latin"): "To do: ", ("done", "latin"): "Done: ", ("open", "han"): "待办：",
            ("done", "han"): "已完成：", ("open", "hangul"): "할 일: ", ("done", "hangul"): "완료: "}

@@ -231,6 +231,8 @@ def _reports_an_event(value: str) -> bool:
                for i, w in enumerate(head))
 
 
+# "no more than 5 sentences" bounds a value ("at most 5"), it negates nothing.
+_BOUND_NEGATION = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|longer|shorter|greater)\s+than\b", re.IGNORECASE)
 _QUESTION = re.compile(r"[.!?。！？](?=[\s\"'”’」』)）]|$)")
 
 
@@ -396,7 +398,7 @@ def extract(text: str) -> Claim:
         text=cleaned,
         terms=_content(cleaned),
         values=values(cleaned),
-        negated=negated(_first_clause(rest or cleaned)),
+        negated=negated(_BOUND_NEGATION.sub(" ", _first_clause(rest or cleaned))),
         subject=subject,
         subject_text=parts.get("subject_text", ""),
         predicate=parts.get("predicate"),

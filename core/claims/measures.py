@@ -8,7 +8,8 @@ claim rules out, "09:00 instead of 08:00", or a guard's old value, is none of it
   a day, a month, an amount, a version, a link, or a bare number (`("number", "4")`);
 - **subject**: the claim's noun phrase: its terms without the values and their units, without
   bound words ("under", "at most", "short", "最多", "不超过", "이내", "후") and without the
-  verbs that only hold a state ("keep", "stay", "保持", "유지"), without the change verbs that
+  verbs that only hold a state ("keep", "stay", "保持", "유지") or a wish for one ("prefers",
+  "wants", "likes": "Dana prefers short replies" is the rule "keep replies short"), without the change verbs that
   announce a new value ("moved", "raised": "moved the backup cron to 03:00" and "backup cron
   now at 04:30" name one subject), "now", and an aside in parentheses ("(db load at 2am)").
   Any other verb stays in it, so "keep logs 30 days" ({log}) and "delete logs after 30 days"
@@ -50,6 +51,7 @@ BOUNDS = re.compile(  # words that bound a value: a setting's, never a reading's
     re.IGNORECASE)
 _HOLD_VERBS = frozenset(
     {stem(w) for w in "keep keeps kept keeping stay stays stayed remain remains hold holds".split()}
+    | {stem(w) for w in "prefer prefers preferred want wants wanted like likes liked".split()}
     | {"保持", "维持", "유지"})
 _NOT_SUBJECT = _HOLD_VERBS | {stem(w) for w in CHANGE_VERBS.split("|") if " " not in w} | {"now"}
 _ASIDE = re.compile(r"\s*\([^()]*\)")
