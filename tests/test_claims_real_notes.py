@@ -93,3 +93,10 @@ def test_a_preference_restated_as_a_rule_is_one_claim():
     assert same_claim(a, b, same_topic=True) and not contradicts(a, b, same_topic=True)
     assert contradicts(a, extract("Dana wants Slack replies of three sentences at most."), same_topic=True)
     assert not same_claim(a, extract("Dana hates Slack replies of five sentences."), same_topic=True)
+
+
+def test_a_time_after_an_emphasis_label_is_what_the_line_says_not_its_timestamp():
+    assert clean("IMPORTANT: 22:00 is the cutoff") == "22:00 is the cutoff"
+    assert clean("重要：22:00 以后不要打扰用户") == "22:00 以后不要打扰用户"
+    assert clean("- 09:12 Reminder: standup moved to the big room") == "standup moved to the big room"
+    assert clean("[09:12] - IMPORTANT: 10:00 deploy freeze") == "10:00 deploy freeze"

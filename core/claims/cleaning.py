@@ -2,7 +2,8 @@
 
 `clean(text)` drops what says nothing about the claim: a leading bullet, list number or quote
 marker (">"), a
-leading timestamp ("09:12", "[2026-03-02 09:12]"), Markdown emphasis (`**`, `__`, `~~`, backticks,
+leading timestamp ("09:12", "[2026-03-02 09:12]"; a time after an emphasis label is what the
+line says: "IMPORTANT: 22:00 is the cutoff"), Markdown emphasis (`**`, `__`, `~~`, backticks,
 single `*`/`_`), emoji and other symbols, and bookkeeping prefixes that only add emphasis
 ("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:") and a trailing running number
 ("… (3)", "… [#12]"), repeatedly, so stacked ones go too.
@@ -44,13 +45,15 @@ def clean(text: str, *, normalize: bool = True) -> str:
     text = _EMPHASIS.sub("", text)
     text = _SINGLE_EMPHASIS.sub(r"\1", text)
     text = re.sub(r"\s+", " ", text).strip()
+    stamped = True  # a leading time is the logger's timestamp until an emphasis label went
     while True:
         before = text
         text = _BULLET.sub("", text)
-        text = _STAMP.sub("", text)
-        text = _FILLER_PREFIX.sub("", text)
-        text = _TRAILING_COUNTER.sub("", text)
-        text = text.strip()
+        if stamped:
+            text = _STAMP.sub("", text)
+        unlabelled = _FILLER_PREFIX.sub("", text)
+        stamped = stamped and unlabelled == text  # "IMPORTANT: 22:00 is the cutoff": the time is said
+        text = _TRAILING_COUNTER.sub("", unlabelled).strip()
         if text == before:
             return text
 
