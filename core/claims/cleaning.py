@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["clean", "task_state", "with_state"]
+__all__ = ["clean", "is_question", "task_state", "with_state"]
 
 _BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+")  # ">": a quoted chat line
 _STAMP = re.compile(r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:|]?\s+")
@@ -83,3 +83,12 @@ def with_state(state: str, text: str) -> str:
     """A task's text with its state as a word: "To do: update the handbook", "已完成：更新日志"."""
     script = "han" if re.search(r"[\u3400-\u9fff]", text) else "hangul" if re.search(r"[\uac00-\ud7a3]", text) else "latin"
     return _LABELS[(state, script)] + text
+
+
+_QUESTION = re.compile(r"[.!?。！？](?=[\s\"'”’」』)）]|$)")
+
+
+def is_question(text: str) -> bool:
+    """The text's first sentence ends in a question mark: it asks, it states no value."""
+    m = _QUESTION.search(text)
+    return m is not None and m.group(0) in "?？"

@@ -36,7 +36,8 @@ one-word subject include another and allows the **correction** rule on overlappi
 """
 from __future__ import annotations
 
-from dreamdeck.core.claims.extract import Claim, extract, is_question
+from dreamdeck.core.claims.cleaning import is_question
+from dreamdeck.core.claims.extract import Claim, extract
 from dreamdeck.core.claims.measures import measure_relation
 from dreamdeck.core.claims.sameness import NEAR_DUPLICATE, jaccard, subjects_match
 from dreamdeck.core.claims.tokens import STOPWORDS, stem

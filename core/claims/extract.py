@@ -18,7 +18,12 @@ Across every form: ", not Y", "(not Y)", "instead of Y", "rather than Y", "no lo
 "not Y anymore", "不再 Y", "而不是 Y" rule Y out; "no longer"/"instead"/"anymore"/"actually"/a
 change verb is an explicit change marker, "now"/"currently" only a soft one; "also"/"too" make
 the claim additive. Leading bullets, timestamps, emphasis (`**`, emoji) and bookkeeping prefixes
-("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:") are cleaned away first.
+("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:") are cleaned away first; a
+question ("can we move standup to 10?") announces no change.
+
+Over ~400 lines on purpose: the forms share their word lists and helpers (the key check, value
+words, verb forms), and the order in which they are tried is itself the rule; split apart, a
+form would be read without the ones it must yield to.
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from dreamdeck.core.claims.cleaning import clean, task_state
+from dreamdeck.core.claims.cleaning import clean, is_question, task_state
 from dreamdeck.core.claims.logs import STATE_PARTICIPLES, ZH_PAST, is_log_key
 from dreamdeck.core.claims.tokens import CHANGE_VERBS, STATE_VERBS, is_past, lemma, names, negated, terms, tokenize, values
 
@@ -233,13 +238,6 @@ def _reports_an_event(value: str) -> bool:
 
 # "no more than 5 sentences" bounds a value ("at most 5"), it negates nothing.
 _BOUND_NEGATION = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|longer|shorter|greater)\s+than\b", re.IGNORECASE)
-_QUESTION = re.compile(r"[.!?。！？](?=[\s\"'”’」』)）]|$)")
-
-
-def is_question(text: str) -> bool:
-    """The text's first sentence ends in a question mark: it asks, it states no value."""
-    m = _QUESTION.search(text)
-    return m is not None and m.group(0) in "?？"
 
 
 def _is_setting(value: str) -> bool:

@@ -248,7 +248,7 @@ class ShardMatcher:
         rank = (slot, score >= SAME_STATEMENT, topic, score)
         summary = not self.prefixed.get(slug, False)
         reason = contradiction_reason(other, claim, same_topic=topic, old_is_summary=summary)
-        if reason in ("value", None) and not summary and not is_log_key(claim.subject_text) and newer_reading(other, claim, same_topic=topic):
+        if reason in ("value", None) and not summary and newer_reading(other, claim, same_topic=topic) and not is_log_key(claim.subject_text):
             # "disk: 64% used" after "disk: 61% used": no question, however often it changed
             # in the run (a reading logged daily and dreamed weekly is still one reading).
             return Match("reading", slug, rank)
