@@ -337,6 +337,13 @@ def test_user_prompt_lists_days_oldest_first_with_full_citations_and_pinned_slug
     assert [r["body"] for r in json.loads(block)] == ["second", "third"]
 
 
+def test_user_prompt_counts_fragments_and_days_in_words():
+    one = build_user_prompt(DreamInput(today="2026-05-22", fragments=[fragment("2026-05-21", 2, "x")], strength_rows=[]))
+    assert "Undreamed fragments: 1 fragment across 1 day\n" in one
+    two = build_user_prompt(dream_input(fragment("2026-05-20", 1, "x"), fragment("2026-05-21", 2, "y")))
+    assert "Undreamed fragments: 2 fragments across 2 days\n" in two and "(s)" not in two
+
+
 def test_user_prompt_without_shards_omits_the_table():
     inp = DreamInput(today="2026-05-22", fragments=[fragment("2026-05-21", 2, "x")], strength_rows=[])
     prompt = build_user_prompt(inp)

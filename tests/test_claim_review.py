@@ -195,3 +195,46 @@ def test_a_ticked_task_that_also_rewrites_its_prose_is_not_mechanical(ws, agent_
     assert claim.kind != TASK_DONE and not claim.mechanical
 
 
+
+
+def test_a_reading_that_flips_back_within_a_run_is_said_so_and_is_mechanical(ws, agent_dir):
+    dreamed_on_d1_then_d(ws, agent_dir, {"status": ("Status", "heartbeat: ok", "Mentioned once: heartbeat: ok")},
+                         [("Status", "heartbeat: failed"), ("Status", "heartbeat: ok")])
+    run_dream(ws, dreamer_name="offline", review="judgement")
+    reflection = load_reflection(ws, "r-1")
+    (claim,) = claim_review(reflection).claims
+    assert (claim.kind, claim.mechanical) == (READING, True)
+    assert claim.line == 'reading kept: "heartbeat: ok" (2 earlier readings under superseded)'
+    assert reflection.contradictions == []
+
+
+def test_an_older_reading_from_a_later_run_kept_under_superseded_is_mechanical(ws, agent_dir):
+    dreamed_on_d1_then_d(ws, agent_dir, {"status": ("Status", "disk: 61% used", "Mentioned once: disk: 61% used")},
+                         [("Status", "disk: 64% used")])
+    run_dream(ws, dreamer_name="offline", review="none")
+    write_stream(agent_dir, "2026-05-19", [fragment_line("2026-05-19", 1, "Status", "disk: 58% used")])
+    commit_all(agent_dir)
+    run_dream(ws, dreamer_name="offline", review="judgement")
+    (claim,) = claim_review(load_reflection(ws, "r-1")).claims
+    assert (claim.kind, claim.mechanical) == (READING, True)
+    assert claim.line == 'reading kept: "disk: 64% used" (1 earlier reading under superseded)'
+
+
+def _buried(heading: str, shown: list[tuple[str, str]]):
+    """A scripted dreamer keeps `heading` and files every shown fragment of D under superseded."""
+    def dream(inp, scratch):
+        keys = [cite(f.date, int(f.id[-12:], 16)) for f in inp.fragments]
+        scratch.write_shard("status", draft(heading, [cite(D1, 1)], keys))
+    return dream
+
+
+@pytest.mark.parametrize("today", [
+    [("Status", "heartbeat: failed")],  # the newest reading buried: the belief should have been it
+    [("Status", "backup cron: 04:00")],  # not a reading of the belief's key
+    [("Status", "heartbeat: disabled for good, we moved to Opsgenie")],  # an announced change
+], ids=["newest reading buried", "another key", "not a reading"])
+def test_evidence_buried_under_a_reading_is_not_mechanical(ws, agent_dir, today):
+    dreamed_on_d1_then_d(ws, agent_dir, {"status": ("Status", "heartbeat: ok", "Mentioned once: heartbeat: ok")}, today)
+    run_dream(ws, dreamer=Scripted(_buried("Mentioned once: heartbeat: ok", today)), review="all")
+    (claim,) = claim_review(load_reflection(ws, "r-1")).claims
+    assert claim.kind != READING and not claim.mechanical

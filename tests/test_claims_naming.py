@@ -46,3 +46,16 @@ def test_pinyin_is_imported_only_when_han_text_is_named():
             "claim_slug('Deploy process', extract('deploys on Fridays'))\nassert 'pypinyin' not in sys.modules\n"
             "claim_slug('心跳', extract('正常'))\nassert 'pypinyin' in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(("text", "slug"), [
+    ('me: "sure, I\'ll update the invite"', "work-log-sure-update-invite"),
+    ("we're moving the standup, don't panic", "work-log-2"),
+])
+def test_a_contraction_leaves_no_debris_in_a_slug(text, slug):
+    assert claim_slug("Work log", extract(text), {"work-log"}) == slug
+
+
+def test_a_claim_that_opens_with_its_topic_label_does_not_name_it_twice():
+    slug = claim_slug("用户偏好", extract("用户偏好用微信语音，不喜欢长文字"), {"yonghu-pianhao"})
+    assert slug.startswith("yonghu-pianhao-") and slug.count("yonghu-pianhao") == 1

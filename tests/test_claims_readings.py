@@ -35,6 +35,23 @@ def test_a_setting_a_clock_time_or_an_announced_change_is_not_a_reading(line):
     assert not is_reading(extract(line))
 
 
+@pytest.mark.parametrize("line", [
+    "python: 3.11", "Python: 3.12.1", "node: 20", "node: v20", "pnpm: 9.1.0", "runtime: node@20",
+    "python version: 3.12", "| python | 3.11 |", "Postgres: 16", "ubuntu: 24.04", "macOS: 15.1",
+    "openclaw: 2026.3.1", "model: claude-sonnet-4", "cli: dreamdeck@0.4",
+])
+def test_a_version_is_a_settings_value_an_upgrade_the_person_should_see(line):
+    assert not is_reading(extract(line))
+
+
+@pytest.mark.parametrize("line", [
+    "load: 3.11", "cpu load: 0.4", "redis: ok", "postgres: healthy", "node: degraded", "python jobs: 3 pending",
+    "error rate: 0.25%",
+])
+def test_a_software_name_with_a_status_or_a_measurement_is_still_a_reading(line):
+    assert is_reading(extract(line))
+
+
 def _two_days(topic: str, first: str, second: str):
     files: dict = {}
     outcomes = []
@@ -67,8 +84,34 @@ def test_a_newer_reading_replaces_the_belief_with_no_question_and_no_flagged_con
     ("backup cron: 02:00", "backup cron: 03:00"),
     ("backup cron: 02:00", "moved the backup cron from 02:00 to 03:00"),
     ("max parallel jobs: 4", "max parallel jobs: 8"),
+    ("python: 3.11", "python: 3.12"),
+    ("runtime: node@20", "runtime: node@22"),
 ])
 def test_a_changed_setting_is_still_a_flagged_contradiction_with_a_question(first, second):
     files, outcome = _two_days("Ops", first, second)
     assert len(outcome.contradictions) == 1 and len(outcome.questions) == 1
     assert "reading updated" not in " ".join(outcome.changes.values())
+
+
+def test_a_reading_logged_every_day_of_one_run_is_one_shard_holding_the_latest_value():
+    # Dreamed once for a week (not each day), "disk" takes a new value on every line: still
+    # a reading, as on two days, never a shard per line.
+    frags = [UndreamedFragment(f"2026-03-{day:02d}", f"f{day:02d}", "Status", f"disk on db-1: {60 + day}% used")
+             for day in range(2, 8)]
+    scratch = DreamScratch({})
+    outcome = OfflineDreamer().dream(DreamInput(TODAY, frags, ""), scratch)
+    [(slug, text)] = scratch.files.items()
+    meta, body = parse_shard(text)
+    assert meta.heading == "Mentioned once: disk on db-1: 67% used"
+    sections = sectioned_citations(body)
+    assert sorted(sections.active_keys()) == [("2026-03-07", "f07")]
+    assert len(sections.superseded_keys()) == 5
+    assert (outcome.contradictions, outcome.questions) == ([], [])
+
+
+def test_a_log_line_logged_every_day_stays_one_observation_a_day():
+    frags = [UndreamedFragment(f"2026-03-{day:02d}", f"f{day:02d}", "Usage", f"tokens used today: {80 + day}k")
+             for day in range(2, 8)]
+    scratch = DreamScratch({})
+    OfflineDreamer().dream(DreamInput(TODAY, frags, ""), scratch)
+    assert all(not sectioned_citations(parse_shard(t)[1]).superseded_keys() for t in scratch.files.values())

@@ -64,3 +64,39 @@ def test_a_trailing_counter_is_bookkeeping_not_a_value():
     assert clean("the office opened (2019)") == "the office opened (2019)"
     assert contradicts("retry limit: 3", "retry limit: 5", same_topic=True)
     assert contradicts("Release cut is Thursday 16:00 CET (3)", "Release cut is Thursday 17:00 CET (4)", same_topic=True)
+
+
+def test_a_question_announces_no_change():
+    asked = extract('> Dana: "can we move standup to 10?"')
+    assert not asked.marker and not asked.rejected
+    assert not contradicts('> Dana: "can we move standup to 10?"', "standup moved to 10:00 (Dana asked)", same_topic=True)
+    assert not contradicts("把早报改到七点吗？", "早报改成 07:00 了", same_topic=True)
+
+
+def test_what_a_person_reported_under_their_name_is_no_setting_of_theirs():
+    assert not contradicts('> Dana: "can we move standup to 10?"', "Dana: weekly report sent at 16:20", same_topic=True)
+    assert not contradicts("Dana: weekly report sent at 16:20", "Dana: backups verified at 09:00", same_topic=True)
+    assert extract("Dana: weekly report sent at 16:20").event
+
+
+def test_a_setting_moved_twice_overturns_its_announced_move():
+    # The change verb announces the move and the aside says why: neither is part of the subject.
+    assert contradicts("moved the backup cron from 02:00 to 03:00 (db load at 2am)", "backup cron now at 04:30",
+                       same_topic=True)
+    assert contradicts("raised the API timeout to 60s", "API timeout now 90s", same_topic=True)
+    assert not contradicts("keep logs 30 days", "delete logs after 45 days", same_topic=True)
+
+
+def test_a_preference_restated_as_a_rule_is_one_claim():
+    a = extract("Dana prefers short Slack replies — five sentences at most.")
+    b = extract("Dana said: keep Slack replies short, no more than 5 sentences.")
+    assert same_claim(a, b, same_topic=True) and not contradicts(a, b, same_topic=True)
+    assert contradicts(a, extract("Dana wants Slack replies of three sentences at most."), same_topic=True)
+    assert not same_claim(a, extract("Dana hates Slack replies of five sentences."), same_topic=True)
+
+
+def test_a_time_after_an_emphasis_label_is_what_the_line_says_not_its_timestamp():
+    assert clean("IMPORTANT: 22:00 is the cutoff") == "22:00 is the cutoff"
+    assert clean("重要：22:00 以后不要打扰用户") == "22:00 以后不要打扰用户"
+    assert clean("- 09:12 Reminder: standup moved to the big room") == "standup moved to the big room"
+    assert clean("[09:12] - IMPORTANT: 10:00 deploy freeze") == "10:00 deploy freeze"

@@ -6,7 +6,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamdeck.core.claims.tokens import _tokens_of, tokenize
+from dreamdeck.core.claims.tokens import _tokens_of, terms, tokenize
 
 _PIECES = st.sampled_from([
     "a", "Uses", " ", "  ", "\t", "\n", "\u00a0", "\u2028", ":", ".", ",", "-", "'", "’", "#", "@", "$", "¥",
@@ -27,3 +27,9 @@ def test_a_text_tokenized_piece_by_piece_reads_as_the_whole_text(text):
 
 def test_a_time_or_an_amount_across_a_space_stays_one_value():
     assert [t.norm for t in tokenize("standup at 9:00 am, budget $ 50")] == ["standup", "at", "9:00am", "budget", "$50"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=24).map("".join))
+def test_a_texts_terms_read_piece_by_piece_are_its_tokens_terms(text):
+    assert terms.__wrapped__(text) == frozenset(t.norm for t in _whole(text) if t.kind in ("word", "cjk"))

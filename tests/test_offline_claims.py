@@ -3,6 +3,8 @@ cited, only true duplicates fold, only real updates supersede, strength counts a
 and non-Latin headings get readable slugs. Asserted on the shard bytes the dreamer writes."""
 from __future__ import annotations
 
+import pytest
+
 from dreamdeck.core.dreaming.offline import OfflineDreamer
 from dreamdeck.core.dreaming.protocol import DreamInput, DreamScratch, UndreamedFragment
 from dreamdeck.core.formats.citations import citation_keys, sectioned_citations
@@ -235,7 +237,9 @@ def test_the_outcome_names_each_changed_shard_in_one_line():
 
 
 def test_a_key_that_takes_a_new_value_every_day_is_a_log_not_a_setting():
-    files, outcome = dream([frag(d, 1, "Stats", f"tokens used: {100 + d * 7}k") for d in range(1, 6)])
+    # A value that is no reading (a measurement or a status takes its newer value instead,
+    # `test_claims_readings`).
+    files, outcome = dream([frag(d, 1, "Stats", f"build tag: b{100 + d * 7}") for d in range(1, 6)])
     assert outcome.contradictions == []
     assert len(files) == 5 and all(not sections(t)[1] for t in files.values())
 
@@ -419,6 +423,17 @@ def test_a_task_ticked_on_a_later_day_replaces_its_open_belief():
     assert parse_shard(text)[0].heading == "Mentioned once: Done: update the on-call handbook"
     assert sections(text) == ([("2026-03-04", "f04-0")], [("2026-03-02", "f02-0"), ("2026-03-03", "f03-0")])
     assert flagged == [0, 0, 0]  # a tick is an update, not a conflict for a person to judge
+
+
+@pytest.mark.parametrize(("open_line", "done_line", "belief"), [
+    ("TODO: write the INC-88 postmortem", "- [x] write the INC-88 postmortem", "Done: write the INC-88 postmortem"),
+    ("TODO：预约周三体检", "- [x] 预约周三体检", "已完成：预约周三体检"),
+])
+def test_a_todo_line_is_an_open_task_that_its_ticked_checkbox_closes(open_line, done_line, belief):
+    files, flagged = _daily([(2, "Todo", open_line), (3, "Todo", open_line), (4, "Todo", done_line)])
+    [text] = files.values()
+    assert parse_shard(text)[0].heading == f"Mentioned once: {belief}"
+    assert flagged == [0, 0, 0]
 
 
 def test_a_ticked_task_is_not_a_flagged_contradiction_and_asks_no_question():

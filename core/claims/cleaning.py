@@ -2,7 +2,8 @@
 
 `clean(text)` drops what says nothing about the claim: a leading bullet, list number or quote
 marker (">"), a
-leading timestamp ("09:12", "[2026-03-02 09:12]"), Markdown emphasis (`**`, `__`, `~~`, backticks,
+leading timestamp ("09:12", "[2026-03-02 09:12]"; a time after an emphasis label is what the
+line says: "IMPORTANT: 22:00 is the cutoff"), Markdown emphasis (`**`, `__`, `~~`, backticks,
 single `*`/`_`), emoji and other symbols, and bookkeeping prefixes that only add emphasis
 ("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:") and a trailing running number
 ("… (3)", "… [#12]"), repeatedly, so stacked ones go too.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["clean", "task_state", "with_state"]
+__all__ = ["clean", "is_question", "task_state", "with_state"]
 
 _BULLET = re.compile(r"^\s*(?:[-*+•>]|\d+[.)])\s+")  # ">": a quoted chat line
 _STAMP = re.compile(r"^\s*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:|]?\s+")
@@ -44,21 +45,24 @@ def clean(text: str, *, normalize: bool = True) -> str:
     text = _EMPHASIS.sub("", text)
     text = _SINGLE_EMPHASIS.sub(r"\1", text)
     text = re.sub(r"\s+", " ", text).strip()
+    stamped = True  # a leading time is the logger's timestamp until an emphasis label went
     while True:
         before = text
         text = _BULLET.sub("", text)
-        text = _STAMP.sub("", text)
-        text = _FILLER_PREFIX.sub("", text)
-        text = _TRAILING_COUNTER.sub("", text)
-        text = text.strip()
+        if stamped:
+            text = _STAMP.sub("", text)
+        unlabelled = _FILLER_PREFIX.sub("", text)
+        stamped = stamped and unlabelled == text  # "IMPORTANT: 22:00 is the cutoff": the time is said
+        text = _TRAILING_COUNTER.sub("", unlabelled).strip()
         if text == before:
             return text
 
 
 # A checkbox mark ("- [ ] …", "- [x] …") is the task's state, never its text; a belief states it
 # as a word ("To do: …", "Done: …", in the note's script), read back as the same state.
+# "TODO: …" is the same open task ("TODO: X" then "- [x] X": the task done).
 _CHECKBOX = re.compile(r"^\s*(?:[-*+•]\s+)?\[(?P<mark>[ xX])\]\s+")
-_STATE_WORD = re.compile(r"^\s*(?P<word>to do|done|待办|已完成|할 일|완료)\s*[:：]\s*", re.IGNORECASE)
+_STATE_WORD = re.compile(r"^\s*(?P<word>to ?do|done|待办|已完成|할 일|완료)\s*[:：]\s*", re.IGNORECASE)
 _DONE_WORDS = frozenset({"done", "已完成", "완료"})
 _LABELS = {("open", "latin"): "To do: ", ("done", "latin"): "Done: ", ("open", "han"): "待办：",
            ("done", "han"): "已完成：", ("open", "hangul"): "할 일: ", ("done", "hangul"): "완료: "}
@@ -79,3 +83,12 @@ def with_state(state: str, text: str) -> str:
     """A task's text with its state as a word: "To do: update the handbook", "已完成：更新日志"."""
     script = "han" if re.search(r"[\u3400-\u9fff]", text) else "hangul" if re.search(r"[\uac00-\ud7a3]", text) else "latin"
     return _LABELS[(state, script)] + text
+
+
+_QUESTION = re.compile(r"[.!?。！？](?=[\s\"'”’」』)）]|$)")
+
+
+def is_question(text: str) -> bool:
+    """The text's first sentence ends in a question mark: it asks, it states no value."""
+    m = _QUESTION.search(text)
+    return m is not None and m.group(0) in "?？"

@@ -28,12 +28,15 @@ subjects never do. `contradiction_reason(old, new)` names the rule that fired:
   ("the release train has moved: releases are cut every Thursday" / "... every Tuesday").
 
 Additive claims ("also uses Node 20") add a fact and contradict nothing but a ruled-out value.
-Events (past-tense reports: "Deployed v2.3", "Met with Dana") never contradict each other.
+Events (past-tense reports: "Deployed v2.3", "Met with Dana") never contradict each other, and
+a question ("Dana: can we move standup to 10?") states no value: it contradicts nothing and
+nothing contradicts it (its answer, "standup moved to 10:00", is a claim of its own).
 `same_topic` says whether the two come from the same topic (label or shard): it lets a
 one-word subject include another and allows the **correction** rule on overlapping words.
 """
 from __future__ import annotations
 
+from dreamdeck.core.claims.cleaning import is_question
 from dreamdeck.core.claims.extract import Claim, extract
 from dreamdeck.core.claims.measures import measure_relation
 from dreamdeck.core.claims.sameness import NEAR_DUPLICATE, jaccard, subjects_match
@@ -134,7 +137,7 @@ def contradiction_reason(
     a, b = _claim(old), _claim(new)
     if a.state and b.state and a.state != b.state:
         return "state" if _same_task(a, b) else None
-    if a.text.casefold() == b.text.casefold():
+    if a.text.casefold() == b.text.casefold() or is_question(a.text) or is_question(b.text):
         return None
     if _value(a, b, same_topic):
         return "value"

@@ -18,7 +18,12 @@ Across every form: ", not Y", "(not Y)", "instead of Y", "rather than Y", "no lo
 "not Y anymore", "不再 Y", "而不是 Y" rule Y out; "no longer"/"instead"/"anymore"/"actually"/a
 change verb is an explicit change marker, "now"/"currently" only a soft one; "also"/"too" make
 the claim additive. Leading bullets, timestamps, emphasis (`**`, emoji) and bookkeeping prefixes
-("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:") are cleaned away first.
+("Reminder:", "IMPORTANT:", "(again)", "再次提醒：", "다시 알림:") are cleaned away first; a
+question ("can we move standup to 10?") announces no change.
+
+Over ~400 lines on purpose: the forms share their word lists and helpers (the key check, value
+words, verb forms), and the order in which they are tried is itself the rule; split apart, a
+form would be read without the ones it must yield to.
 """
 from __future__ import annotations
 
@@ -27,8 +32,8 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from dreamdeck.core.claims.cleaning import clean, task_state
-from dreamdeck.core.claims.logs import ZH_PAST, is_log_key
+from dreamdeck.core.claims.cleaning import clean, is_question, task_state
+from dreamdeck.core.claims.logs import STATE_PARTICIPLES, ZH_PAST, is_log_key
 from dreamdeck.core.claims.tokens import CHANGE_VERBS, STATE_VERBS, is_past, lemma, names, negated, terms, tokenize, values
 
 __all__ = ["Claim", "clean", "extract", "subject_terms"]
@@ -219,10 +224,20 @@ def _key_ok(key: str) -> bool:
 
 
 def _reports_an_event(value: str) -> bool:
-    """ "approved the budget", "shipped v2.3": a past-tense verb with an object is an event;
-    "failed (gateway timeout)", "disabled" are states."""
+    """ "approved the budget", "shipped v2.3": a past-tense verb with an object is an event, and
+    so is a passive report, a noun then its past participle then more ("weekly report sent at
+    16:20", "backups verified for May"); "failed (gateway timeout)", "disabled", "03:00,
+    moved from 02:00" (a change verb) and "weekly, scheduled by cron" (a state) are not."""
     words = re.split(r"[\s(,;]+", value.strip(), maxsplit=2)
-    return len(words) >= 2 and bool(words[1]) and is_past(words[0]) and not value.strip()[len(words[0]):].lstrip().startswith("(")
+    if len(words) >= 2 and bool(words[1]) and is_past(words[0]) and not value.strip()[len(words[0]):].lstrip().startswith("("):
+        return True
+    head = value.split()[:5]
+    return any(i > 0 and i < len(head) - 1 and head[i - 1][-1:].isalpha() and is_past(w) and w.lower() not in STATE_PARTICIPLES
+               for i, w in enumerate(head))
+
+
+# "no more than 5 sentences" bounds a value ("at most 5"), it negates nothing.
+_BOUND_NEGATION = re.compile(r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|longer|shorter|greater)\s+than\b", re.IGNORECASE)
 
 
 def _is_setting(value: str) -> bool:
@@ -257,9 +272,10 @@ def _structure(text: str) -> dict:
         if len(cells) >= 2 and _key_ok(cells[0]):
             return _slot(cells[0], " | ".join(cells[1:]), keyed=True)
         return {}
-    # The change forms are tried only when a change word is there at all (they are the slow ones).
+    # The change forms are tried only when a change word is there at all (they are the slow ones),
+    # and never in a question ("can we move standup to 10?" asks, it announces nothing).
     cjk = not clause.isascii()
-    if cjk or _CHANGE_WORD.search(clause):
+    if (cjk or _CHANGE_WORD.search(clause)) and not is_question(text):
         found = _change(clause, cjk)
         if found:
             return found
@@ -380,7 +396,7 @@ def extract(text: str) -> Claim:
         text=cleaned,
         terms=_content(cleaned),
         values=values(cleaned),
-        negated=negated(_first_clause(rest or cleaned)),
+        negated=negated(_BOUND_NEGATION.sub(" ", _first_clause(rest or cleaned))),
         subject=subject,
         subject_text=parts.get("subject_text", ""),
         predicate=parts.get("predicate"),
@@ -388,7 +404,7 @@ def extract(text: str) -> Claim:
         value_text=parts.get("value_text", ""),
         rejected=rejected,
         rejected_text=rejected_text,
-        marker=_has(cleaned, _HARD_WORDS, _HARD_MARKERS),
+        marker=_has(cleaned, _HARD_WORDS, _HARD_MARKERS) and not is_question(cleaned),
         soft_marker=_has(cleaned, _SOFT_WORDS, _SOFT_MARKERS),
         additive=_has(cleaned, _ADDITIVE_WORDS, _ADDITIVE),
         event=bool(parts.get("event")),

@@ -16,7 +16,7 @@ import re
 
 from dreamdeck.core.claims.tokens import CHANGE_VERBS, STATE_VERBS, is_past
 
-__all__ = ["ZH_PAST", "is_log_key", "logs_each_row", "table_cells"]
+__all__ = ["STATE_PARTICIPLES", "ZH_PAST", "is_log_key", "logs_each_row", "table_cells"]
 
 # A Chinese report of what was done: a verb with 了 ("回复了", not 为了/除了/了解), or 已 before a
 # verb ("已验证", not the state "已被封禁").
@@ -27,7 +27,7 @@ ZH_PAST = re.compile(r"[\u4e00-\u9fff](?<![为除])了(?!解)|已(?:经)?(?!被)
 _MOMENT_WORDS = frozenset("today tonight yesterday last".split())
 _MOMENT_WIDE = re.compile(r"今日|今天|昨天|昨日|今晚|当日|当天|本次|上次|最近一次|오늘|어제|마지막|최근")
 # Participles that name a state a setting holds, not an event: "preferred editor", "allowed hosts".
-_STATE_PARTICIPLES = frozenset(f"""
+STATE_PARTICIPLES = frozenset(f"""
 allowed required supported preferred blocked locked pinned expected limited scheduled reserved
 assigned approved selected trusted banned muted configured {STATE_VERBS.replace("|", " ")}
 {CHANGE_VERBS.replace("|", " ")}
@@ -40,7 +40,7 @@ def is_log_key(key: str) -> bool:
     moments = _MOMENT_WORDS.intersection(words) - ({"last"} if "name" in words else set())  # "last name"
     if moments or _MOMENT_WIDE.search(key) or ZH_PAST.search(key):
         return True
-    return bool(words) and is_past(words[-1]) and words[-1] not in _STATE_PARTICIPLES
+    return bool(words) and is_past(words[-1]) and words[-1] not in STATE_PARTICIPLES
 
 
 def table_cells(text: str) -> list[str] | None:

@@ -8,9 +8,12 @@ claim rules out, "09:00 instead of 08:00", or a guard's old value, is none of it
   a day, a month, an amount, a version, a link, or a bare number (`("number", "4")`);
 - **subject**: the claim's noun phrase: its terms without the values and their units, without
   bound words ("under", "at most", "short", "最多", "不超过", "이내", "후") and without the
-  verbs that only hold a state ("keep", "stay", "保持", "유지"). Any other verb stays in it, so
-  "keep logs 30 days" ({log}) and "delete logs after 30 days" ({delete, log}) name different
-  subjects and are never one claim.
+  verbs that only hold a state ("keep", "stay", "保持", "유지") or a wish for one ("prefers",
+  "wants", "likes": "Dana prefers short replies" is the rule "keep replies short"), without the change verbs that
+  announce a new value ("moved", "raised": "moved the backup cron to 03:00" and "backup cron
+  now at 04:30" name one subject), "now", and an aside in parentheses ("(db load at 2am)").
+  Any other verb stays in it, so "keep logs 30 days" ({log}) and "delete logs after 30 days"
+  ({delete, log}) name different subjects and are never one claim.
 `measure_relation(a, b)` on the same subject (equal, non-empty): "same" (the same values, or
 one set refining the other: "March 15" / "March 15, 2026"): one claim; "changed" (values of
 the same kinds that differ: a new number or time for the same setting): a contradiction;
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from dreamdeck.core.claims.extract import Claim
-from dreamdeck.core.claims.tokens import Token, stem, terms, tokenize
+from dreamdeck.core.claims.tokens import CHANGE_VERBS, Token, stem, terms, tokenize
 
 __all__ = ["BOUNDS", "Measure", "measure", "measure_relation"]
 
@@ -48,7 +51,10 @@ BOUNDS = re.compile(  # words that bound a value: a setting's, never a reading's
     re.IGNORECASE)
 _HOLD_VERBS = frozenset(
     {stem(w) for w in "keep keeps kept keeping stay stays stayed remain remains hold holds".split()}
+    | {stem(w) for w in "prefer prefers preferred want wants wanted like likes liked".split()}
     | {"保持", "维持", "유지"})
+_NOT_SUBJECT = _HOLD_VERBS | {stem(w) for w in CHANGE_VERBS.split("|") if " " not in w} | {"now"}
+_ASIDE = re.compile(r"\s*\([^()]*\)")
 _DAY_VALUES = frozenset("mon tue wed thu fri sat sun weekday weekend".split())
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 
@@ -109,6 +115,7 @@ def measure(text: str, ruled_out: frozenset[str] = frozenset()) -> Measure | Non
     """`text` read as a subject with values; values in `ruled_out` (token normal forms: what
     the claim says is no longer so) are not its values."""
     text = _GUARD_PREFIX.sub("", text)
+    text = _ASIDE.sub("", text) if "(" in text else text
     tokens = tokenize(text)
     found: list[tuple[str, str]] = []
     units: set[str] = set()
@@ -122,7 +129,7 @@ def measure(text: str, ruled_out: frozenset[str] = frozenset()) -> Measure | Non
             units.add(unit.norm)
     if not found:
         return None
-    subject = terms(BOUNDS.sub(" ", text)) - units - _HOLD_VERBS
+    subject = terms(BOUNDS.sub(" ", text)) - units - _NOT_SUBJECT
     return Measure(frozenset(subject), frozenset(found))
 
 

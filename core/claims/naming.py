@@ -84,9 +84,16 @@ def _han_word(run: str) -> str:
     return "-".join(out)
 
 
+# A contraction's tail is no word of a slug ("I'll" -> "I", "don't" -> "do", "can't" -> "can").
+_CAN_NOT = re.compile(r"\b(can|won)['’]t\b", re.IGNORECASE)
+_CONTRACTION = re.compile(r"n['’]t\b|['’](?:ll|re|ve|d|s|m)\b", re.IGNORECASE)
+
+
 @lru_cache(maxsize=65536)
 def slug_words(text: str) -> tuple[tuple[str, ...], bool]:
     """(the words a slug can use, whether any came from Han text)."""
+    if "'" in text or "’" in text:
+        text = _CONTRACTION.sub("", _CAN_NOT.sub(r"\1", text))
     # Accents go from Latin letters only: NFD would take Hangul syllables apart too.
     plain = text if text.isascii() else "".join(
         "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c)) if ch < "\u3000" else ch
@@ -125,6 +132,8 @@ def claim_slug(label: str, claim: Claim, taken_lower: set[str] | frozenset[str] 
     `taken_lower`: the slugs already in use, lowercased (TypeClaw compares them that way)."""
     label_words, label_han = slug_words(label)
     own_text = claim.subject_text if claim.subject else claim.text
+    if label.strip() and own_text.startswith(label.strip()):  # "用户偏好用微信语音" under "用户偏好"
+        own_text = own_text[len(label.strip()):]
     own_words, own_han = slug_words(own_text)
     candidates = []
     if label_words:

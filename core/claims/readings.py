@@ -14,6 +14,11 @@ to 03:00") still asks. `is_reading(claim)`, by rule:
   a word saying of what ("61% used", "14 pending"; before it only in Chinese or Korean, "已用
   61%"). A duration in seconds or more, a clock time alone, a day, a version or a word ("30s",
   "02:00", "Tuesday", "node 20", "1.2.3", "Obsidian") is a setting's.
+- a version is a setting's value, an upgrade the person should see: three dotted numbers
+  ("1.2.3"), a "v" number ("v20"), a `tool@version` ("node@20"), and a bare number ("3.12",
+  "20", "24.04") under a key whose last word names software (`_SOFTWARE`: "python", "node",
+  "postgres", "macOS"…). The same key with a status or a measured value is still a reading
+  ("postgres: healthy", "python jobs: 3 pending").
 """
 from __future__ import annotations
 
@@ -41,6 +46,18 @@ _STATUS_VALUE = re.compile(
 _MEASURED_VALUE = re.compile(
     rf"^(?:(?:[\u4e00-\u9fff]{{1,4}}|[\uac00-\ud7a3]{{1,4}})\s*)?{_NUMBER}\s*(?:{_UNIT})?(?:\s+(?:{_OF_WHAT}))?(?:\s*\([^()]*\))?[\s.]*$",
     re.IGNORECASE)
+# Runtimes, tools, systems and services whose bare number is a version ("python: 3.12").
+_SOFTWARE = frozenset("""
+python python3 py node nodejs npm pnpm yarn bun deno go golang rust rustc cargo java jdk jre kotlin
+scala swift ruby rails php perl dotnet gcc clang llvm cmake make postgres postgresql psql mysql
+mariadb sqlite redis mongodb mongo elasticsearch kafka nginx apache caddy docker podman kubernetes
+k8s kubectl helm terraform ansible ubuntu debian fedora alpine centos rhel macos ios android
+windows kernel linux chrome chromium firefox safari electron react vue angular nextjs next django
+flask fastapi typescript tsc eslint prettier vite webpack pytest pip poetry uv conda cuda pytorch
+torch tensorflow openssl openssh git bash zsh fish vim neovim nvim emacs vscode xcode homebrew
+brew openclaw typeclaw claude gpt llama sdk cli firmware bios
+""".split())
+_BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
 _SETTING_WORDS = re.compile(
     r"\b(?:timeouts?|ttl|retention|interval|schedule[sd]?|cron|window|delay|debounce|quota|budget|"
     r"target|default|threshold|sampling|replicas?|concurrency|retries|version|model|port|size limit|"
@@ -56,6 +73,8 @@ def is_reading(claim: Claim) -> bool:
     key, value = claim.subject_text, claim.value_text.strip()
     if BOUNDS.search(key) or _SETTING_WORDS.search(key):
         return False
+    if _BARE_NUMBER.match(value) and key.split()[-1].lower() in _SOFTWARE:
+        return False  # a version ("python: 3.12"): see the module doc
     return bool(_STATUS_VALUE.match(value) or _MEASURED_VALUE.match(value))
 
 

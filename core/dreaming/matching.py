@@ -26,6 +26,7 @@ from dreamdeck.core.claims.codec import claim_from_json, claim_to_json
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
+from dreamdeck.core.claims.logs import is_log_key
 from dreamdeck.core.claims.naming import slug_words
 from dreamdeck.core.claims.readings import newer_reading
 from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, same_claim, same_slot, subjects_match, supports_topic
@@ -64,11 +65,18 @@ def label_slug(label: str) -> str:
 
 
 def heading_of(text: str) -> str | None:
-    """The frontmatter heading, read without parsing the shard (None: no frontmatter)."""
+    """The frontmatter heading, read without parsing the shard (None: no frontmatter): the
+    first line of the frontmatter opening with "heading:" (found with `str.find`; the regex
+    reads only that line)."""
     if not text.startswith("---\n"):
         return None
     end = text.find("\n---", 4)
-    m = _HEADING.search(text, 4, end if end > 0 else len(text))
+    end = end if end > 0 else len(text)
+    start = 4 if text.startswith("heading:", 4) else text.find("\nheading:", 4, end) + 1
+    if start <= 0 or start >= end:
+        return None
+    line_end = text.find("\n", start, end)
+    m = _HEADING.match(text, start, line_end if line_end >= 0 else end)
     return m.group(1) if m else None
 
 
@@ -240,11 +248,12 @@ class ShardMatcher:
         rank = (slot, score >= SAME_STATEMENT, topic, score)
         summary = not self.prefixed.get(slug, False)
         reason = contradiction_reason(other, claim, same_topic=topic, old_is_summary=summary)
-        if claim.subject in self.volatile:
-            if reason == "value":
-                reason = None  # a log line ("tokens used: 114k"), not a setting that changed
-        elif reason in ("value", None) and not summary and newer_reading(other, claim, same_topic=topic):
-            return Match("reading", slug, rank)  # "disk: 64% used" after "disk: 61% used": no question
+        if reason in ("value", None) and not summary and newer_reading(other, claim, same_topic=topic) and not is_log_key(claim.subject_text):
+            # "disk: 64% used" after "disk: 61% used": no question, however often it changed
+            # in the run (a reading logged daily and dreamed weekly is still one reading).
+            return Match("reading", slug, rank)
+        if claim.subject in self.volatile and reason == "value":
+            reason = None  # a log line ("tokens used: 114k"), not a setting that changed
         if reason:
             return Match("contradict", slug, rank)
         if claim.series and topic and other.keyed and other.subject == claim.subject and not summary:

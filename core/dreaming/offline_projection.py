@@ -81,8 +81,14 @@ def _digest(fields: tuple[str, ...]) -> str:
     return hashlib.blake2b("\x1e".join(fields).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def _row(slug: str, e: ShardEntry) -> tuple[str | None, ...] | None:
-    sets = [_words(s) for s in (e.terms, e.lookup, e.subject, e.labels)]
+def _row(slug: str, e: ShardEntry, texts: dict[frozenset[str], str | None]) -> tuple[str | None, ...] | None:
+    """A row; `texts` keeps each set's text once for all rows (10,000 slugs share a few
+    hundred label sets, most subjects are empty and a lookup is most often the terms)."""
+    sets = []
+    for words in (e.terms, e.lookup, e.subject, e.labels):
+        if words not in texts:
+            texts[words] = _words(words)
+        sets.append(texts[words])
     if any(s is None for s in sets):
         return None
     fields = (slug, e.heading, e.text, "1" if e.prefixed else "0", *(s or "" for s in sets))
@@ -147,7 +153,8 @@ def save(folder: Path | None, entries: dict[str, ShardEntry], computed: set[str]
     kept = _KEPT.get(str(path), ())
     if isinstance(kept, dict) and not computed and kept.keys() == entries.keys() and path.exists():
         return
-    rows = [row for slug in sorted(computed) if (row := _row(slug, entries[slug])) is not None]
+    texts: dict[frozenset[str], str | None] = {}
+    rows = [row for slug in sorted(computed) if (row := _row(slug, entries[slug], texts)) is not None]
     try:
         conn = _connect(path)
         try:

@@ -13,6 +13,12 @@ from the dreamer's word, so it holds for any dreamer:
   only the open task's evidence moved under `superseded:` — `task done: "X"`;
 - READING: a reading ("disk: 61% used", `claims.readings`) replaced by a newer reading of the
   same key, only the old reading's evidence moved under `superseded:` — `reading updated: "<new>"`;
+  or a reading kept while earlier readings of its key went under `superseded:` (one that
+  flipped back within the run, "ok" → "failed" → "ok", or an older one dreamed late) —
+  `reading kept: "<belief>" (N earlier readings under superseded)`. What each moved citation
+  says is read from the fragments the reflection records as shown to the dream (dreamdeck
+  wrote them from the streams, not the dreamer), and each must be older than the belief's
+  newest active citation: a buried newer value, another key or an unknown text is not this;
 - KEPT_OLDER: older contradicting evidence filed under `superseded:`, the belief unchanged;
 - DELETED, and REWRITTEN for anything else (a belief or its prose edited in place).
 A folded duplicate changes no shard (it has no hunk): it is named under the claim that cites the
@@ -39,7 +45,7 @@ from dataclasses import dataclass, field
 from dreamdeck.core.claims.cleaning import task_state
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import extract
-from dreamdeck.core.claims.readings import newer_reading
+from dreamdeck.core.claims.readings import is_reading, newer_reading
 from dreamdeck.core.formats.citations import (
     Key,
     Sections,
@@ -49,6 +55,7 @@ from dreamdeck.core.formats.citations import (
     without_active_citations,
 )
 from dreamdeck.core.formats.counts import counted
+from dreamdeck.core.formats.ids import is_uuid
 from dreamdeck.core.formats.shards import LooseShard, parse_loose_shard
 from dreamdeck.core.index.ladder import ladder_sentence, strip_prefix
 from dreamdeck.core.store.reflections import ProposedFile, Reflection
@@ -119,7 +126,7 @@ def _reworded_only(old: str, new: str, days: int) -> bool:
     return ladder_sentence(claim, days, False if had_prefix else None).strip() == new.strip()
 
 
-def _classify(f: ProposedFile) -> tuple[str, str, bool]:
+def _classify(f: ProposedFile, shown: dict[Key, str]) -> tuple[str, str, bool]:
     """(kind, summary line, whether the change is a pure reinforcement or a clean new claim)."""
     if f.proposed is None:
         return DELETED, f"deleted: {_quote(_belief(parse_loose_shard(f.base or '').heading))}", False
@@ -142,6 +149,9 @@ def _classify(f: ProposedFile) -> tuple[str, str, bool]:
         if not reworded:
             return SUPERSEDED, f"superseded {_quote(_belief(b.heading))} by {_quote(_belief(a.heading))}", False
         moved = len(sa.superseded_keys() - sb.superseded_keys())
+        if _earlier_readings(b, a, sb, sa, shown):
+            return READING, (f"reading kept: {_quote(_belief(a.heading))} "
+                             f"({counted(moved, 'earlier reading')} under superseded)"), True
         return KEPT_OLDER, (f"older contradicting evidence kept under superseded: {_quote(_belief(a.heading))} "
                             f"({counted(moved, 'citation')})"), False
     pure = (reworded and added and sb.active_keys() <= sa.active_keys() and b.tags == a.tags
@@ -175,6 +185,52 @@ def _newer_reading(b: LooseShard, a: LooseShard, sb: Sections, sa: Sections) -> 
             == strip_citation_lines(a.body).replace(a.heading.strip(), ""))
 
 
+def _time_of(key: Key) -> tuple[str, int] | None:
+    """When a fragment was written as far as its key tells (the day, and a UUIDv7's time)."""
+    date, fid = key
+    if is_uuid(fid) and fid[14] == "7":
+        return date, int(fid.replace("-", "")[:12], 16)
+    return None
+
+
+def _older(key: Key, than: Key) -> bool:
+    if key[0] != than[0]:
+        return key[0] < than[0]
+    a, b = _time_of(key), _time_of(than)
+    return a is not None and b is not None and a < b
+
+
+def _earlier_readings(b: LooseShard, a: LooseShard, sb: Sections, sa: Sections, shown: dict[Key, str]) -> bool:
+    """The belief, a reading, stayed (re-worded by the ladder at most); what went under
+    `superseded:` is the base's own active evidence or shown fragments that read the same key;
+    each is older than the newest active citation; nothing else changed (tags, prose)."""
+    belief = extract(_belief(a.heading))
+    moved = sa.superseded_keys() - sb.superseded_keys()
+    if not (is_reading(belief) and sa.active_keys() and sb.superseded_keys() <= sa.superseded_keys() and b.tags == a.tags
+            and strip_citation_lines(b.body).replace(b.heading.strip(), "")
+            == strip_citation_lines(a.body).replace(a.heading.strip(), "")):
+        return False
+    newest = max(sa.active_keys(), key=lambda k: (k[0], (_time_of(k) or (k[0], -1))[1]))
+    for key in moved:
+        if key not in sb.active_keys():
+            said = shown.get(key)
+            claim = extract(said) if said is not None else None
+            if claim is None or claim.subject != belief.subject or not is_reading(claim):
+                return False
+        if not _older(key, newest):
+            return False
+    return True
+
+
+def _shown(r: Reflection) -> dict[Key, str]:
+    """The fragments the reflection records as shown to its dream: (date, id) -> body."""
+    out: dict[Key, str] = {}
+    for f in r.fragments:
+        if isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("date", "id", "body")):
+            out[(f["date"], f["id"])] = f["body"]
+    return out
+
+
 def _names_slug(contradictions: list[str], slug: str) -> bool:
     pattern = re.compile(rf"(?<![\w-]){re.escape(slug)}(?![\w-])")
     return any(pattern.search(c) for c in contradictions)
@@ -188,10 +244,11 @@ def _folded_pairs(r: Reflection) -> list[tuple[str, str]]:
 def claim_review(r: Reflection) -> ClaimReview:
     """Each held file of `r` as a claim change, in the reflection's order (see the module doc)."""
     folds = _folded_pairs(r)
+    shown = _shown(r)
     placed: set[tuple[str, str]] = set()
     claims: list[ClaimChange] = []
     for f, diff in r.hunks():
-        kind, line, clean = _classify(f)
+        kind, line, clean = _classify(f, shown)
         slug = f.path.rsplit("/", 1)[-1].removesuffix(".md")
         mechanical = clean and not f.pinned and not (kind == NEW and _names_slug(r.contradictions, slug))
         cited: set[Key] = citation_keys(f.proposed or f.base or "")
