@@ -211,20 +211,7 @@ def forget_fragment(
     _check_fragment_ref(day, fid)
     reason = _require_reason(reason)
     key = (day, fid)
-    live = load_tombstones(ws)
-    existing = live.get(key)
-    if existing is not None and (existing.hard or not hard):
-        kind = "hard-deleted" if existing.hard else "forgotten"
-        raise Refused(f"refused: streams/{day}#{fid} is already {kind} ({existing.ts}, {existing.reason})")
-    event, _raw, in_stream = _find_fragment(ws, day, fid, content)
-    cited = any(key in citation_keys(p.read_bytes().decode("utf-8", "replace")) for _, p in shard_area_files(ws))
-    if event is None and existing is None and not cited:
-        raise Refused(f"refused: no fragment streams/{day}#{fid} (not in the stream, its history or any shard)")
-    vault = _vault_citing(ws, {key})
-    if vault:
-        raise Refused(
-            f"refused: streams/{day}#{fid} is cited by the vault ({', '.join(sorted(vault))}); unpin it first"
-        )
+    existing, event, in_stream = _fragment_to_forget(ws, key, hard, content)
     edits, orphaned = _strip_edits(ws, {key})
     stone = _stone(day, fid, event, reason, actor, hard, now)
     if existing is not None and not stone.hash:  # upgrade of a soft tombstone: keep what it knew
@@ -244,17 +231,50 @@ def forget_fragment(
         Audit(extra=audit),
     )
     result = apply_changeset(ws, cs, fault=fault, now=now)
-    waiting = _purge_waiting(result, cs.evidence.purge)
+    out = _fragment_forgotten(ws, key, hard, result, cs.evidence.purge, edits, orphaned, len(scrubs))
+    if hard:
+        out.remains = what_remains(ws, day, fid, pieces, malformed_lines(ws, day, fid))
+    _name_siblings(ws, out, [stone], reason, hard)
+    return out
+
+
+def _fragment_to_forget(ws: Workspace, key: Key, hard: bool, content: str | None):
+    """(its tombstone so far, its event, whether its line is in the stream), or Refused: already
+    forgotten as hard as asked, known nowhere, or cited by the vault."""
+    day, fid = key
+    existing = load_tombstones(ws).get(key)
+    if existing is not None and (existing.hard or not hard):
+        kind = "hard-deleted" if existing.hard else "forgotten"
+        raise Refused(f"refused: streams/{day}#{fid} is already {kind} ({existing.ts}, {existing.reason})")
+    event, _raw, in_stream = _find_fragment(ws, day, fid, content)
+    cited = any(key in citation_keys(p.read_bytes().decode("utf-8", "replace")) for _, p in shard_area_files(ws))
+    if event is None and existing is None and not cited:
+        raise Refused(f"refused: no fragment streams/{day}#{fid} (not in the stream, its history or any shard)")
+    vault = _vault_citing(ws, {key})
+    if vault:
+        raise Refused(
+            f"refused: streams/{day}#{fid} is cited by the vault ({', '.join(sorted(vault))}); unpin it first"
+        )
+    return existing, event, in_stream
+
+
+def _fragment_forgotten(ws: Workspace, key: Key, hard: bool, result, purge: set[Key], edits: list[FileEdit],
+                        orphaned: list[str], scrubbed: int) -> ForgetResult:
+    """What a fragment's forget did, in words: its line purged, blanked or waiting, the files its
+    text left, the shards that lost its citation and those left with none."""
+    day, fid = key
+    waiting = _purge_waiting(result, purge)
     purged = key in result.compaction.fragment_lines_dropped
     blanked = key in result.compaction.blanked
+    what = "hard-deleted" if hard else "forgotten"
     if hard:
         what += (" (its line purged from the stream)" if purged else
                  f" ({BLANKED})" if blanked else
                  " (its line waits in the stream, hidden, until it can be purged)" if waiting else
                  " (no line of it was in the stream)")
     msg = f"{what} streams/{day}#{fid}"
-    if scrubs:
-        msg += f"; its text removed from {counted(len(scrubs), 'file')} under memory/meta"
+    if scrubbed:
+        msg += f"; its text removed from {counted(scrubbed, 'file')} under memory/meta"
     if edits:
         msg += f"; citation removed from {counted(len(edits), 'shard')}"
     out = ForgetResult(
@@ -264,13 +284,10 @@ def forget_fragment(
     out.warnings += waiting
     out.waiting = bool(waiting)
     out.blanked = blanked
-    if hard:
-        out.remains = what_remains(ws, day, fid, pieces, malformed_lines(ws, day, fid))
     if orphaned:
         out.warnings.append(
             f"left without citations (prose kept; `forget` the topic to drop it): {', '.join(orphaned)}"
         )
-    _name_siblings(ws, out, [stone], reason, hard)
     return out
 
 
