@@ -66,6 +66,25 @@ def test_a_trailing_counter_is_bookkeeping_not_a_value():
     assert contradicts("Release cut is Thursday 16:00 CET (3)", "Release cut is Thursday 17:00 CET (4)", same_topic=True)
 
 
+def test_a_counter_with_its_word_is_bookkeeping_too():
+    """A logger's running number spelled with its word ("(note 37)", "(entry #4)", "（第37条）",
+    "(第 12 条)", "(#12)") is the same bookkeeping: a week of such lines gave 'Not 37 anymore; …'
+    beliefs and Chinese guards written into the sentence ('用户总不再是…')."""
+    assert clean("API errors return RFC 9457 problem+json (note 37)") == "API errors return RFC 9457 problem+json"
+    assert clean("Deploys go through staging first (entry #4)") == "Deploys go through staging first"
+    assert clean("数据库每天凌晨三点自动备份（第36条）") == "数据库每天凌晨三点自动备份"
+    assert clean("值班表每周一更新 (第 12 条)") == "值班表每周一更新"
+    assert clean("Use pnpm, never bun (#12)") == "Use pnpm, never bun"
+    a, b = "数据库每天凌晨三点自动备份（第30条）", "数据库每天凌晨三点自动备份（第36条）"
+    assert not contradicts(a, b, same_topic=True) and same_claim(extract(a), extract(b), same_topic=True)
+    a, b = "API errors return RFC 9457 problem+json (note 31)", "API errors return RFC 9457 problem+json (note 37)"
+    assert not contradicts(a, b, same_topic=True) and same_claim(extract(a), extract(b), same_topic=True)
+    # a value with its word stays what it says
+    assert clean("the retry limit is 5 (max 8)") == "the retry limit is 5 (max 8)"
+    assert clean("backups kept (30 days)") == "backups kept (30 days)"
+    assert clean("see section (chapter 3)") == "see section (chapter 3)"
+
+
 def test_a_question_announces_no_change():
     asked = extract('> Dana: "can we move standup to 10?"')
     assert not asked.marker and not asked.rejected

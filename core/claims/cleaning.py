@@ -24,9 +24,13 @@ _FILLER_PREFIX = re.compile(
     r"(?:reminder|important|note|nb|fyi|update|heads[- ]up|warning|again|再次提醒|再次强调|提醒|强调|注意|重要|"
     r"다시\s?알림|알림|주의|중요)\s*[:!：！]+)\s*",
     re.IGNORECASE)
-# A logger's running number after the line ("… (3)", "… [#12]"): which line it was, not a value.
-# Up to three digits: "(2019)" is a year, and stays.
-_TRAILING_COUNTER = re.compile(r"\s*[(\[]\s*#?\d{1,3}\s*[)\]]\s*$")
+# A logger's running number after the line ("… (3)", "… [#12]", "… (note 37)", "…（第37条）",
+# "… (3번)"): which line it was, not a value. Up to three digits: "(2019)" is a year, and stays;
+# only a counting word goes with it ("(max 8)", "(30 days)" are values).
+_TRAILING_COUNTER = re.compile(
+    r"\s*[(\[]\s*(?:(?:note|entry|item|line|log|no\.?)\s*)?(?:#\s*)?"
+    r"(?:\d{1,3}|第\s*\d{1,3}\s*[条項项]|제?\s*\d{1,3}\s*번)\s*[)\]]\s*$",
+    re.IGNORECASE)
 _EMPHASIS = re.compile(r"\*\*|__|~~|`")
 _ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SINGLE_EMPHASIS = re.compile(r"(?<![\w*])[*_](?=\S)([^*_\n]+?)(?<=\S)[*_](?![\w*])")
