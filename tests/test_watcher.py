@@ -130,6 +130,9 @@ def test_an_append_triggers_a_dream(ws, make_watcher):
 
 
 def test_flat_layout_and_memory_created_after_start(ws, make_watcher):
+    # A schedule that is never due while the test runs: at :00 and :30 the default one ticked in
+    # the middle of the last check and added its own decision event.
+    (ws.root / "dreamdeck.toml").write_text('[dreaming]\nschedule = "0 0 29 2 1"\n')
     dreamer = Scripted()
     w, ev = make_watcher(dreamer)
     w.start()
