@@ -330,11 +330,10 @@ def impact_speed(root: Path) -> None:
         index = open_index(ws)
         sweep = timed(index.refresh)[0]
 
-        class AsItStands:  # the index without a refresh per question, as recall_impact asks it
-            def search(self, query: str, limit: int = 200):
-                return index.query(query, limit)
+        from dreamdeck.core.ops.recall_impact import _Unrefreshed  # the index as recall_impact asks it
 
-        before = timed(lambda: [recall(ws, q.query, budget=q.budget, record=False, index=AsItStands()) for q in replays])[0]
+        as_it_stands = _Unrefreshed(index)
+        before = timed(lambda: [recall(ws, q.query, budget=q.budget, record=False, index=as_it_stands) for q in replays])[0]
         opened, scratch = timed(lambda: ScratchIndex(ws, texts, refresh=False))
         after = timed(lambda: [recall(ws, q.query, budget=q.budget, record=False, index=scratch) for q in replays])[0]
         scratch.close()

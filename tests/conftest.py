@@ -48,6 +48,16 @@ def _login_name(monkeypatch):
 
 
 @pytest.fixture
+def fresh_search_indexes():
+    """Each test opens its workspaces' search indexes anew (none kept from an earlier test)."""
+    from dreamdeck.core.index.search import close_all
+
+    close_all()
+    yield
+    close_all()
+
+
+@pytest.fixture
 def utc():
     """Fragment times are shown in local time: pin the zone for snapshots."""
     import time

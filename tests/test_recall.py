@@ -6,7 +6,6 @@ import pytest
 
 from dreamdeck.core.errors import BadInput, NotFound
 from dreamdeck.core.formats.events import fragment_content_hash
-from dreamdeck.core.index.search import close_all
 from dreamdeck.core.ops.recall import PROFILES, choose_profile, recall
 from dreamdeck.core.store.access import read_access
 from dreamdeck.core.store.state import DreamingState, save_state
@@ -25,11 +24,7 @@ def shown(blocks) -> list[tuple[str, str]]:
     return [(b.kind, b.key) for b in blocks]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_indexes():
-    close_all()
-    yield
-    close_all()
+pytestmark = pytest.mark.usefixtures("fresh_search_indexes")  # tests/conftest.py
 
 
 @pytest.mark.parametrize("dreamed", [False, True], ids=["bun fragment undreamed", "bun fragment dreamed"])

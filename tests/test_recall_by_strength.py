@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdeck.core.index.search import close_all
 from dreamdeck.core.ops.recall import recall
 from tests.support.memory import shard_text, uuid_at, write_shard
 
@@ -17,11 +16,7 @@ def cites(*days: str) -> list[str]:
     return [f"streams/{d}#{uuid_at(d, 1)}" for d in days]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_indexes():
-    close_all()
-    yield
-    close_all()
+pytestmark = pytest.mark.usefixtures("fresh_search_indexes")  # tests/conftest.py
 
 
 @pytest.fixture

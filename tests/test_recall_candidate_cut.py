@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from dreamdeck.core.index.search import close_all
 from dreamdeck.core.ops import recall as recall_module
 from dreamdeck.core.ops.recall import recall
 from dreamdeck.core.store.state import DreamingState, save_state
@@ -17,11 +16,7 @@ WORDS = ["glider", "pnpm", "deploy", "kayak", "oncall", "ledger", "atlas", "tues
 DAYS = ["2026-05-21", "2026-05-10", "2026-04-27", "2026-04-02", "2026-03-23", "2026-02-01", "2026-01-22"]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_indexes():
-    close_all()
-    yield
-    close_all()
+pytestmark = pytest.mark.usefixtures("fresh_search_indexes")  # tests/conftest.py
 
 
 def _sentence(rng: random.Random) -> str:

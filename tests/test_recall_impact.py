@@ -11,7 +11,7 @@ import pytest
 
 from dreamdeck.core.dreaming.run import run_dream
 from dreamdeck.core.errors import BadInput
-from dreamdeck.core.index.search import SearchIndex, close_all
+from dreamdeck.core.index.search import SearchIndex
 from dreamdeck.core.index.search_preview import ScratchIndex
 from dreamdeck.core.ops.recall import recall
 from dreamdeck.core.ops.recall_impact import ReplayQuery, approval_texts, recall_impact, replay_queries
@@ -29,11 +29,7 @@ from tests.support.memory import cite, commit_all, fragment_line, shard_text, uu
 D1, D = "2026-05-20", "2026-05-22"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_indexes():
-    close_all()
-    yield
-    close_all()
+pytestmark = pytest.mark.usefixtures("fresh_search_indexes")  # tests/conftest.py
 
 
 def _dream(inp, scratch):

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from dreamdeck.core.formats.search_terms import match_terms
-from dreamdeck.core.index.search import SearchIndex, close_all, open_index
+from dreamdeck.core.index.search import SearchIndex, open_index
 from dreamdeck.core.index.search_cut import FLOORED_SHARE, TermCounts
 from dreamdeck.core.index.search_query import BODY_WEIGHT, TITLE_WEIGHT
 from tests.support.memory import fragment_line, shard_text, write_shard, write_stream
@@ -18,11 +18,7 @@ from tests.support.memory import fragment_line, shard_text, write_shard, write_s
 WORDS = ["user", "user", "user", "deploy", "deploy", "kayak", "glider", "ledger", "tokyo", "rust", "oncall"]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_indexes():
-    close_all()
-    yield
-    close_all()
+pytestmark = pytest.mark.usefixtures("fresh_search_indexes")  # tests/conftest.py
 
 
 def _generate(ws, rng: random.Random) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from dreamdeck.core.index.search import close_all
 from dreamdeck.core.workspace import Workspace
 from tests.support.git import git
 from tests.support.memory import uuid_at
@@ -15,12 +14,7 @@ from tests.support.waits import on_screen, settle, wait_for
 from tests.tui.apps import recall_app
 from tests.tui.apps.recall_app import TODAY
 
-
-@pytest.fixture(autouse=True)
-def _fresh_indexes():
-    close_all()
-    yield
-    close_all()
+pytestmark = pytest.mark.usefixtures("fresh_search_indexes")  # tests/conftest.py
 
 
 @pytest.fixture
