@@ -262,3 +262,12 @@ def test_without_a_superseded_section_the_tier_follows_the_frontmatter(tmp_path)
     write_shard(tmp_path, "p", render_shard(ShardMeta("P", 9, 7, "2026-05-20"), "P.\n"))
     (r,) = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY)
     assert (r.days, r.active_days, r.tier) == (7, 7, "always")
+
+
+def test_a_superseded_heading_in_capitals_is_the_same_section(tmp_path):
+    """TypeClaw reads section headings case-blind: 'SUPERSEDED:' sets its evidence apart too."""
+    _replaced_belief(tmp_path)
+    path = tmp_path / "memory/topics/cadence.md"
+    path.write_text(path.read_text().replace("\nsuperseded:\n", "\nSUPERSEDED:\n"))
+    (r,) = strength_table(tmp_path / "memory" / "topics", TODAY, DECAY)
+    assert (r.tier, r.active_days) == ("mentioned", 1)

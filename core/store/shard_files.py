@@ -10,17 +10,13 @@ refuses both (`io.no_links`), so a link made after the listing is never read eit
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.core.formats.citations import active_days
-from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.shards import HEAD_BYTES, Shard, ShardMeta, meta_from_head
 from dreamdeck.core.io.cache import MISS, StampCache, clock, file_stamp
 from dreamdeck.core.io.no_links import read_bytes_nofollow, real_folder
-
-_SUPERSEDED = lazy_re(rb"superseded", re.I)
 
 
 def read_shard_meta(path: str | Path) -> ShardMeta | None:
@@ -53,7 +49,7 @@ def read_shard_head(path: str | Path) -> tuple[ShardMeta, int] | None:
             data = b"".join(rest)
     finally:
         os.close(fd)
-    if _SUPERSEDED.search(data) is None:
+    if b"superseded" not in data.lower():  # ASCII case-blind, as TypeClaw's section heading is
         return meta, meta.days
     after_close = data.find(b"\n", data.find(b"\n---", 4) + 4)  # meta_from_head found that line
     body = b"" if after_close < 0 else data[after_close + 1:]
