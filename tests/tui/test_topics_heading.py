@@ -9,6 +9,15 @@ from tests.support.tui import make_app
 from tests.support.waits import settle
 
 
+async def strength_lines(ws, size: tuple[int, int], ys: tuple[int, ...]) -> list[str]:
+    """The Topics table's rendered lines `ys` (0 is the header) once the app has settled at `size`."""
+    app = make_app(ws)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#strength", VirtualTable)
+        return [table.render_line(y).text for y in ys]
+
+
 async def test_the_heading_cell_shows_the_claim_without_its_tier_prefix(ws):
     write_shard(ws.root, "release", shard_text("Always (7 days): Dana cuts the release on Thursdays",
                                                [cite("2026-05-20", 1)]))
@@ -30,25 +39,15 @@ async def test_the_heading_cell_shows_the_claim_without_its_tier_prefix(ws):
 async def test_a_hostile_heading_without_its_prefix_is_still_shown_escaped(ws):
     write_shard(ws.root, "hostile", shard_text("Always (7 days): the \x1b[2J[bold]train\u202e leaves",
                                                [cite("2026-05-20", 1)]))
-    app = make_app(ws)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
-        line = app.screen.query_one("#strength", VirtualTable).render_line(1).text
-        assert "the \\x1b[2J[bold]train" in line and "\x1b" not in line and "Always (7" not in line
+    (line,) = await strength_lines(ws, (120, 36), (1,))
+    assert "the \\x1b[2J[bold]train" in line and "\x1b" not in line and "Always (7" not in line
 
 
 async def test_at_80_columns_the_heading_takes_the_room_and_the_numbers_headers_are_abbreviated(ws):
     write_shard(ws.root, "release", shard_text("Dana cuts the weekly release on Thursdays after planning",
                                                [cite("2026-05-20", 1)]))
-    app = make_app(ws)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        table = app.screen.query_one("#strength", VirtualTable)
-        header, row = table.render_line(0).text, table.render_line(1).text
-        assert "cit" in header and "cites" not in header and "day" in header and "days" not in header
-        assert "release" in row and "Dana cuts the weekly release" in row  # 10 cells before
-    wide = make_app(ws)
-    async with wide.run_test(size=(120, 36)) as pilot:  # wide, the headers are words again
-        await settle(wide, pilot)
-        header = wide.screen.query_one("#strength", VirtualTable).render_line(0).text
-        assert "cites" in header and "days" in header
+    header, row = await strength_lines(ws, (80, 24), (0, 1))
+    assert "cit" in header and "cites" not in header and "day" in header and "days" not in header
+    assert "release" in row and "Dana cuts the weekly release" in row  # 10 cells before
+    (header,) = await strength_lines(ws, (120, 36), (0,))  # wide, the headers are words again
+    assert "cites" in header and "days" in header
