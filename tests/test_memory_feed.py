@@ -2,6 +2,7 @@
 changed skips the stamp sweep, and a change made just before a recall is always seen."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import pytest
 
 from dreamdeck.api import Memory
 from dreamdeck.core.index.search import close_all, open_index
+from dreamdeck.core.store.access import access_path, read_access
 from tests.support.memory import fragment_line, shard_text, write_shard, write_stream
 
 TODAY = "2026-05-22"
@@ -194,3 +196,22 @@ def test_on_linux_the_feed_runs_no_thread_and_waits_for_nothing(memory):
     assert not [t for t in threading.enumerate() if t.name == "dreamdeck-search-feed"]
     assert not os.path.exists(index.feed.barriers)  # no barrier file is ever made
     assert not index.refresh().swept
+
+
+# --- the access record: written before the call returns, fsynced soon after (io.append.Flusher)
+def test_a_recall_through_a_memory_has_its_access_line_on_disk_when_it_returns(memory):
+    memory.recall("pnpm")
+    lines = access_path(memory.workspace.memory).read_bytes().splitlines()
+    assert [json.loads(line)["items"] for line in lines] == [["topic:package-manager"]]
+
+
+def test_closing_the_memory_returns_once_every_access_line_is_synced(memory):
+    for n in range(20):
+        memory.recall(f"pnpm builds {n}")
+    memory.inject("package manager")
+    flusher = memory._flusher
+    memory.close()
+    assert flusher.pending == 0
+    records = read_access(memory.workspace)
+    assert [r.op for r in records] == ["inject"] + ["recall"] * 20
+    assert records[-1].query == "pnpm builds 0"
