@@ -14,7 +14,8 @@ feed so a warm recall need not stat every file when nothing changed (`watch=Fals
 `close()` or `with Memory(...)` stops it), and is one injection session:
 an excerpt already injected unchanged is named instead of repeated, as TypeClaw does within a
 session (`new_session()` starts another). Every recall and injection is recorded in the access
-record (`record=False` for a preview). Errors a caller can fix are `dreamdeck.core.errors`
+record (`record=False` for a preview): the line is written before the call returns and fsynced
+on a thread of the `Memory`'s own soon after (`io.append.Flusher`; `close()` waits for it). Errors a caller can fix are `dreamdeck.core.errors`
 kinds (`BadInput`, `NotFound`); `str(error)` is one line for a person.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 from dreamdeck.core.index.search import open_index
 from dreamdeck.core.index.search_feed import ChangeFeed
+from dreamdeck.core.io.append import Flusher
 from dreamdeck.core.ops.inject import DEFAULT_BUDGET, Injection, InjectSession
 from dreamdeck.core.ops.inject import inject as _inject
 from dreamdeck.core.ops.recall import RecallBlock
@@ -42,6 +44,8 @@ class Memory:
                  watch: bool = True):
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace.open(workspace, today=today)
         self.session = InjectSession()
+        self._flusher = Flusher()
+        self._stop_flusher = weakref.finalize(self, self._flusher.close)  # at exit too: every line synced
         self._stop_feed: weakref.finalize | None = None
         self._feed: ChangeFeed | None = None
         if watch:  # a change feed lets a warm recall or injection skip proving every file unchanged
@@ -50,7 +54,9 @@ class Memory:
             self._stop_feed = weakref.finalize(self, _stop_feed, self.workspace, feed)
 
     def close(self) -> None:
-        """Stop following memory/ (recall then proves the index fresh file by file again)."""
+        """Stop following memory/ (recall then proves the index fresh file by file again) and
+        wait until every access line recorded so far is synced (later ones are synced at once)."""
+        self._stop_flusher()
         if self._stop_feed is not None:
             self._stop_feed()
         self._feed = None
@@ -65,7 +71,7 @@ class Memory:
                max_bytes: int | None = None, record: bool = True) -> list[RecallBlock]:
         """What to remember for `query`: ranked, decay-aware blocks within the budget
         (lean 2–3, balanced 5–7, deep 10–15, auto; `max_bytes` caps their size)."""
-        return _recall(self.workspace, query, budget, limit, include_dormant, max_bytes, record)
+        return _recall(self.workspace, query, budget, limit, include_dormant, max_bytes, record, flusher=self._flusher)
 
     def inject(self, query: str = "", origin: Any = "main", budget: int = DEFAULT_BUDGET, record: bool = True) -> str:
         """The `# Memory` block TypeClaw v0.45.1 puts into a turn whose user text is `query`
@@ -76,7 +82,7 @@ class Memory:
                   record: bool = True) -> Injection:
         """`inject` with its plan: mode, bytes, shards, results, TypeClaw's log line."""
         return _inject(self.workspace, query, origin=origin, budget=budget, session=self.session, record=record,
-                       feed=self._feed)
+                       feed=self._feed, flusher=self._flusher)
 
     def new_session(self) -> None:
         """Forget what was injected: the next turn shows every excerpt again."""

@@ -2,13 +2,19 @@
 changed skips the stamp sweep, and a change made just before a recall is always seen."""
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import pytest
 
 from dreamdeck.api import Memory
 from dreamdeck.core.index.search import close_all, open_index
-from tests.support.memory import shard_text, write_shard
+from dreamdeck.core.store.access import access_path, read_access
+from tests.support.memory import fragment_line, shard_text, write_shard, write_stream
 
 TODAY = "2026-05-22"
 
@@ -124,3 +130,88 @@ def test_a_shard_made_a_link_while_the_feed_runs_is_named_for_the_warning(memory
 
     assert not report.swept and index.linked == [("topics/yachts.md", "a symbolic link")]
     assert memory.recall("yachts", record=False) == []
+
+
+# --- changes made by another process just before a recall (the barrier must count them) -------
+def _in_another_process(code: str, **values: object) -> None:
+    """Run `code` in a separate Python process, and return once it has exited."""
+    subprocess.run([sys.executable, "-c", code, *(str(v) for v in values.values())], check=True)
+
+
+def test_a_fragment_appended_to_todays_stream_by_another_process_is_recalled_at_once(memory):
+    stream = write_stream(memory.workspace.root, TODAY, [fragment_line(TODAY, 1, "travel", "Passport is in the drawer")])
+    assert [b.kind for b in memory.recall("passport", record=False)] == ["stream"]
+    line = fragment_line(TODAY, 2, "boats", "The kayak club meets at dawn")
+    _in_another_process("import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')", path=stream, line=line)
+
+    assert [(b.kind, b.excerpt) for b in memory.recall("kayak club", record=False)] == [
+        ("stream", "The kayak club meets at dawn")]
+
+
+def test_a_shard_renamed_into_topics_by_another_process_is_recalled_at_once(memory):
+    assert memory.recall("canoes", record=False) == []
+    staged = memory.workspace.memory / "incoming.md.tmp"
+    staged.write_text(shard_text("The user paddles canoes on Sundays", []), encoding="utf-8")
+    _in_another_process("import os, sys; os.rename(sys.argv[1], sys.argv[2])",
+                        src=staged, dst=memory.workspace.topics_dir / "canoes.md")
+
+    assert [b.key for b in memory.recall("canoes", record=False)] == ["canoes"]
+
+
+def test_a_shard_deleted_by_another_process_is_gone_from_the_next_recall(memory):
+    assert [b.key for b in memory.recall("helix", record=False)] == ["editor"]
+    _in_another_process("import os, sys; os.unlink(sys.argv[1])", path=memory.workspace.topics_dir / "editor.md")
+
+    assert memory.recall("helix", record=False) == []
+
+
+def test_a_folder_made_by_another_process_with_a_shard_in_it_is_recalled_at_once(memory):
+    memory.recall("pnpm", record=False)
+    _in_another_process("import os, sys; os.mkdir(sys.argv[1]); open(os.path.join(sys.argv[1], 'boats.md'), 'w')"
+                        ".write(sys.argv[2])", folder=memory.workspace.memory / "vault",
+                        text=shard_text("The user keeps two kayaks", []))
+
+    assert [b.key for b in memory.recall("kayaks", record=False)] == ["boats"]
+
+
+def test_more_changes_than_the_kernel_queues_make_the_next_refresh_sweep(memory):
+    index = open_index(memory.workspace)
+    index.refresh()
+    path, other = memory.workspace.topics_dir / "package-manager.md", memory.workspace.topics_dir / "editor.md"
+    queued = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text()) if sys.platform == "linux" else 0
+    for n in range(queued + 10):  # attribute changes to two files in turn (the kernel merges repeats)
+        os.utime(path if n % 2 else other, ns=(n, n))
+    path.write_text(shard_text("The user uses yarn for builds", []), encoding="utf-8")
+
+    report = index.refresh()
+
+    assert report.swept or not queued
+    assert [b.key for b in memory.recall("yarn", record=False)] == ["package-manager"]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the inotify barrier is Linux's")
+def test_on_linux_the_feed_runs_no_thread_and_waits_for_nothing(memory):
+    index = open_index(memory.workspace)
+    index.refresh()
+    assert not [t for t in threading.enumerate() if t.name == "dreamdeck-search-feed"]
+    assert not os.path.exists(index.feed.barriers)  # no barrier file is ever made
+    assert not index.refresh().swept
+
+
+# --- the access record: written before the call returns, fsynced soon after (io.append.Flusher)
+def test_a_recall_through_a_memory_has_its_access_line_on_disk_when_it_returns(memory):
+    memory.recall("pnpm")
+    lines = access_path(memory.workspace.memory).read_bytes().splitlines()
+    assert [json.loads(line)["items"] for line in lines] == [["topic:package-manager"]]
+
+
+def test_closing_the_memory_returns_once_every_access_line_is_synced(memory):
+    for n in range(20):
+        memory.recall(f"pnpm builds {n}")
+    memory.inject("package manager")
+    flusher = memory._flusher
+    memory.close()
+    assert flusher.pending == 0
+    records = read_access(memory.workspace)
+    assert [r.op for r in records] == ["inject"] + ["recall"] * 20
+    assert records[-1].query == "pnpm builds 0"

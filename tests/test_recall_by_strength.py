@@ -57,3 +57,27 @@ def test_matches_holding_every_word_come_before_stronger_ones_holding_fewer(ws):
 def test_a_query_with_a_discriminating_word_is_still_ranked_by_bm25(strengths):
     [block] = recall(strengths, "user c-mid", record=False)
     assert block.key == "c-mid" and block.why["bm25"] > 0 and "ranked_by" not in block.why
+
+
+def test_a_belief_shown_after_such_a_query_moves_up_in_the_next_one(strengths):
+    assert [b.key for b in recall(strengths, "user", budget="lean", record=False)] == ["z-pinned", "b-strong", "c-mid"]
+    for _ in range(2):
+        recall(strengths, "a-weak", budget="lean")
+    assert [b.key for b in recall(strengths, "user", budget="lean", record=False)] == ["z-pinned", "a-weak", "b-strong"]
+    recall(strengths, "c-mid", budget="lean")  # shown once more, again after the order was read
+    recall(strengths, "c-mid", budget="lean")
+    recall(strengths, "c-mid", budget="lean")
+    assert [b.key for b in recall(strengths, "user", budget="lean", record=False)] == ["z-pinned", "c-mid", "a-weak"]
+
+
+def test_the_strength_order_follows_the_day_in_a_long_running_process(ws):
+    # "older": 3 days up to 05-21; "later": 2 days up to 05-30, past today (age 0 until then).
+    # On 05-22 the older one is stronger (more days, one day old); by 06-10 the later one is.
+    write_shard(ws.root, "older", shard_text("The user rows older boats", cites("2026-05-19", "2026-05-20", "2026-05-21")))
+    write_shard(ws.root, "later", shard_text("The user rows later boats", cites("2026-05-29", "2026-05-30"),
+                                              today="2026-06-10"))
+    assert [b.key for b in recall(ws, "user", budget="lean", record=False)] == ["older", "later"]
+    from dreamdeck.core.workspace import Workspace
+
+    later = Workspace.open(ws.root, today="2026-06-10")
+    assert [b.key for b in recall(later, "user", budget="lean", include_dormant=True, record=False)] == ["later", "older"]

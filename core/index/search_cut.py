@@ -15,8 +15,8 @@ nothing but floored ones) is asked whole, exactly as before.
 
 How many rows hold a phrase is bm25's own `nHit` (a count over the MATCH of that phrase alone);
 the counts are cached per index generation — the connection's `data_version` (another
-connection committed) and its own `total_changes`, less the writes of its temp table of shown
-items (`index.search_strength.Boosts`) — so the cache can only ever cost speed. The counts and
+connection committed) and its own `total_changes`, less the writes of its temp table of
+strengths (`index.search_strength.Strengths`) — so the cache can only ever cost speed. The counts and
 the query are read in one snapshot (a read transaction), so they agree.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dreamdeck.core.index.search_strength import Boosts
+    from dreamdeck.core.index.search_strength import Strengths
 
 K1 = 1.2  # fts5_aux.c's bm25 k1
 FLOORED_IDF = 1e-6
@@ -36,8 +36,8 @@ MAX_COUNTS = 4096  # phrases remembered per generation
 class TermCounts:
     """How many rows hold each phrase, for one connection, valid for one index generation."""
 
-    def __init__(self, boosts: Boosts | None = None) -> None:
-        self._boosts = boosts
+    def __init__(self, strengths: Strengths | None = None) -> None:
+        self._strengths = strengths
         self._generation: tuple[int, int] | None = None
         self._rows = 0
         self._held: dict[str, int] = {}
@@ -46,7 +46,7 @@ class TermCounts:
         """The phrases to MATCH: those BM25 weighs when there are any, else those that match
         anything (else all of them); and whether there were any BM25 weighs (False: the query has
         no discriminating word). Call it in the read transaction the query runs in."""
-        own = self._boosts.own_changes if self._boosts is not None else 0
+        own = self._strengths.own_changes if self._strengths is not None else 0
         generation = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes - own)
         if generation != self._generation or len(self._held) > MAX_COUNTS:
             self._generation, self._held = generation, {}

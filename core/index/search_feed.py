@@ -1,16 +1,23 @@
 """A change feed over `memory/`: lets a warm search index skip its stamp sweep when nothing changed.
 
 Proving the index fresh costs one stat per source file (10,366 at 10,000 shards). A process that
-keeps the index open (`dreamdeck.api.Memory`) can instead follow `memory/` with watchfiles: a
-thread counts the batches of changes under it (`generation`), all but the access record's
-(recall appends to it; the index never reads it). Events arrive asynchronously, so
-before trusting "no change" a query passes a *barrier*: it creates a new file in a folder of its
-own that the same notifier follows, and waits until the thread has seen that file. The kernel
-queues a watcher's events in order, so once the barrier's event is seen, every change made to
-`memory/` before the barrier has been counted. The feed also remembers which paths each
-generation changed (the last `MAX_PATHS`), so a search index whose generation moved reads
-only those files (`SearchIndex.refresh`); it sweeps when they are not all remembered, or when a
-shard folder itself was moved, created or removed.
+keeps the index open (`dreamdeck.api.Memory`) can instead follow `memory/` and count the batches
+of changes under it (`generation`), all but the access record's (recall appends to it; the index
+never reads it). Before trusting "no change", a query passes a *barrier* (`barrier()`): the
+generation once every change made before the call has been counted.
+
+On Linux the feed reads its own inotify queue (`io.inotify`): the kernel queues an event inside
+the system call that made the change, so draining the queue at the barrier counts every change
+made before it, in microseconds when nothing changed. Elsewhere watchfiles follows `memory/` in
+a thread, whose events arrive asynchronously: the barrier creates a new file in a folder of its
+own that the same notifier follows, and waits until the thread has seen that file (the kernel
+queues a watcher's events in order, so every change made before it has been counted; this waits
+out watchfiles' 2 ms step twice).
+
+The feed also remembers which paths each generation changed (the last `MAX_PATHS`), so a search
+index whose generation moved reads only those files (`SearchIndex.refresh`); it sweeps when they
+are not all remembered, when a folder under memory/ was moved, created or removed, or when the
+kernel's queue overflowed (`io.inotify` reports those batches as lost).
 
 Whenever the feed cannot vouch (not started, the notifier failed, the barrier not seen within
 `BARRIER_TIMEOUT`), `barrier()` returns None and the index sweeps as it would without a feed.
@@ -22,6 +29,7 @@ import os
 import threading
 from collections import deque
 
+from dreamdeck.core.io.inotify import DirWatch
 from dreamdeck.core.store.access import access_path
 from dreamdeck.core.workspace import Workspace
 
@@ -32,7 +40,8 @@ _IDS = itertools.count()
 
 
 class ChangeFeed:
-    """One watcher thread over `ws.memory` and a barrier folder in the private folder."""
+    """An inotify queue over `ws.memory` (Linux), else one watcher thread over it and a barrier
+    folder in the private folder."""
 
     def __init__(self, ws: Workspace):
         self.memory = os.path.realpath(ws.memory)
@@ -49,9 +58,17 @@ class ChangeFeed:
         self._stop = threading.Event()
         self._count = itertools.count()
         self._thread: threading.Thread | None = None
+        self._watch: DirWatch | None = None
 
     def start(self) -> ChangeFeed:
         """Start following (returns at once; `barrier()` answers None until the notifier is ready)."""
+        try:
+            self._watch = DirWatch(self.memory)
+        except OSError:
+            pass  # not Linux, no memory/ yet, or no watches left: watchfiles' thread, below
+        else:
+            self._healthy = True
+            return self
         # the notifier `watchfiles.watch` wraps, created here synchronously; imported late (it is
         # slow to import and a fresh `dreamdeck recall` never needs it)
         from watchfiles._rust_notify import RustNotify
@@ -69,6 +86,10 @@ class ChangeFeed:
 
     def close(self) -> None:
         self._stop.set()
+        with self._cond:
+            if self._watch is not None:
+                self._watch.close()
+                self._watch = None
         if self._thread is not None:
             self._thread.join(2.0)
         with self._cond:
@@ -106,8 +127,14 @@ class ChangeFeed:
                 self._healthy = False
                 self._cond.notify_all()
 
-    def _remember(self, paths: frozenset[str]) -> None:
-        """Keep the paths of the generation just counted (under the condition's lock)."""
+    def _remember(self, paths: frozenset[str], lost: bool = False) -> None:
+        """Keep the paths of the generation just counted (under the condition's lock); `lost`:
+        they are not all that changed (no range holding this generation is named)."""
+        if lost:
+            self._batches.clear()
+            self._remembered = 0
+            self._paths_from = self._generation + 1
+            return
         self._batches.append((self._generation, paths))
         self._remembered += len(paths)
         while self._remembered > MAX_PATHS and self._batches:
@@ -128,6 +155,8 @@ class ChangeFeed:
         the feed cannot say (then sweep)."""
         if not self._healthy:
             return None
+        if self._watch is not None:
+            return self._drain()
         path = os.path.join(self.barriers, str(next(self._count)))
         try:
             with open(path, "wb"):
@@ -143,6 +172,23 @@ class ChangeFeed:
         except OSError:
             pass
         return generation
+
+    def _drain(self) -> int | None:
+        """The inotify barrier: count what the kernel has queued (every change made before now)."""
+        with self._cond:
+            if self._watch is None:
+                return None
+            try:
+                paths, lost = self._watch.read()
+            except OSError:  # memory/ itself went: nothing to vouch for any more
+                self._watch.close()
+                self._watch, self._healthy = None, False
+                return None
+            theirs = frozenset(paths - self.ignored)
+            if theirs or lost:
+                self._generation += 1
+                self._remember(theirs, lost)
+            return self._generation
 
     @property
     def running(self) -> bool:

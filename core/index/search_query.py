@@ -17,7 +17,7 @@ from typing import Any
 
 from dreamdeck.core.formats.search_terms import match_terms
 from dreamdeck.core.index.search_cut import TermCounts
-from dreamdeck.core.index.search_strength import Boosts, StrengthOrder, strongest
+from dreamdeck.core.index.search_strength import StrengthOrder, Strengths, strongest
 
 TITLE_WEIGHT, BODY_WEIGHT = 2.0, 1.0
 
@@ -40,12 +40,12 @@ class Hit:
 
 
 class QueryCache:
-    """What one connection's queries keep between them: the term counts and the shown items'
-    decay inputs (`Boosts`, whose temp-table writes the counts' generation leaves out)."""
+    """What one connection's queries keep between them: the term counts and every document's
+    strength (`Strengths`, whose temp-table writes the counts' generation leaves out)."""
 
     def __init__(self) -> None:
-        self.boosts = Boosts()
-        self.counts = TermCounts(self.boosts)
+        self.strengths = Strengths()
+        self.counts = TermCounts(self.strengths)
 
 
 def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200, cache: QueryCache | None = None,
@@ -63,7 +63,7 @@ def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200, cac
     try:
         kept, discriminating = cache.counts.weighed(conn, phrases)
         if order is not None and not discriminating:
-            return _strongest(conn, kept, limit, order, cache.boosts)
+            return _strongest(conn, kept, limit, order, cache.strengths)
         rows = conn.execute(
             "SELECT d.kind, d.key, d.path, d.heading, d.excerpt, d.info, bm25(fts, ?, ?) AS r "
             "FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? ORDER BY r, d.kind, d.key LIMIT ?",
@@ -76,8 +76,8 @@ def query_connection(conn: sqlite3.Connection, query: str, limit: int = 200, cac
 
 
 def _strongest(conn: sqlite3.Connection, phrases: list[str], limit: int, order: StrengthOrder,
-               boosts: Boosts) -> list[Hit]:
-    ranked = strongest(conn, phrases, limit, order, boosts)
+               strengths: Strengths) -> list[Hit]:
+    ranked = strongest(conn, phrases, limit, order, strengths)
     if not ranked:
         return []
     ids = [doc_id for doc_id, _ in ranked]

@@ -46,6 +46,7 @@ from dreamdeck.core.index import tc_projection as projection
 from dreamdeck.core.index.keyword_lane import hybrid_search
 from dreamdeck.core.index.search_feed import ChangeFeed
 from dreamdeck.core.index.tc_memory import TopicReadFailed, load_all_shards
+from dreamdeck.core.io.append import Flusher
 from dreamdeck.core.io.no_links import read_fd, refuse_unusual
 from dreamdeck.core.store.access import item_key, record_access
 from dreamdeck.core.workspace import Workspace
@@ -180,9 +181,10 @@ def _check(query: object, budget: object, mode: str) -> None:
 
 def inject(ws: Workspace, query: str = "", *, origin: object = None, budget: int = DEFAULT_BUDGET,
            session: InjectSession | None = None, search: Search | None = None, mode: str = "turn",
-           record: bool = True, feed: ChangeFeed | None = None) -> Injection:
+           record: bool = True, feed: ChangeFeed | None = None, flusher: Flusher | None = None) -> Injection:
     """The block for a turn whose user text is `query` (see the module docstring); `feed`, a
-    running change feed over memory/ (`index.search_feed`), spares re-proving every shard fresh."""
+    running change feed over memory/ (`index.search_feed`), spares re-proving every shard fresh;
+    `flusher`: the access record's fsync comes soon after (`io.append.Flusher`)."""
     _check(query, budget, mode)
     kind = normalize_origin(origin)
     if is_infra_turn(kind):
@@ -198,7 +200,7 @@ def inject(ws: Workspace, query: str = "", *, origin: object = None, budget: int
     out.warnings, out.vector_index = warnings, vectors
     if record and out.text:  # what the agent was shown: retrieved items (a headings index shows none)
         record_access(ws, "inject", query, [item_key(r.source, r.key) for r in out.results],
-                      {"origin": (kind or {}).get("kind"), "render": out.render, "budget": budget})
+                      {"origin": (kind or {}).get("kind"), "render": out.render, "budget": budget}, flusher=flusher)
     return out
 
 

@@ -41,6 +41,7 @@ from dreamdeck.core.formats.search_terms import content_words
 from dreamdeck.core.index.search import Hit, open_index
 from dreamdeck.core.index.search_strength import StrengthOrder, decay_inputs, own_days
 from dreamdeck.core.index.strength import age_days, decay_score, decay_status, ladder_tier, usage_of_belief
+from dreamdeck.core.io.append import Flusher
 from dreamdeck.core.store.access import Usage, access_summary, item_key, record_access
 from dreamdeck.core.store.settings import DecaySettings, load_settings
 from dreamdeck.core.workspace import Workspace
@@ -123,11 +124,13 @@ def _check(ws: Workspace, query: object, budget: str, limit: int | None, max_byt
 
 def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | None = None,
            include_dormant: bool = False, max_bytes: int | None = None, record: bool = True,
-           index: Searchable | None = None, now: datetime | None = None) -> list[RecallBlock]:
+           index: Searchable | None = None, now: datetime | None = None,
+           flusher: Flusher | None = None) -> list[RecallBlock]:
     """What the agent should remember for `query`, best first, within the budget (module
     docstring). `record=False` leaves the access record alone (a preview, not a recall);
     `index` searches another index than the workspace's (a preview's `ScratchIndex`); `now` is
-    when the recall happened, as recorded (default: the clock)."""
+    when the recall happened, as recorded (default: the clock); `flusher`: the record's fsync
+    comes soon after (`io.append.Flusher`)."""
     profile = _check(ws, query, budget, limit, max_bytes)
     if index is None:
         live = open_index(ws)
@@ -148,7 +151,8 @@ def recall(ws: Workspace, query: str, budget: str = "balanced", limit: int | Non
         k *= 4
     if record:
         record_access(ws, "recall", query, [item_key(b.kind, b.key) for b in blocks],
-                      {"budget": profile.name, "limit": limit, "include_dormant": include_dormant}, now=now)
+                      {"budget": profile.name, "limit": limit, "include_dormant": include_dormant}, now=now,
+                      flusher=flusher)
     return blocks
 
 

@@ -15,7 +15,8 @@ next memory commit (every commit stages `memory/`), as TypeClaw's own access bum
 files do. Rollback never rewinds it (it restores shards and streams only).
 
 Cheap and safe under concurrency: one `append_durably` per record (a single O_APPEND write and
-an fsync), so concurrent processes never interleave or lose lines. Queries are redacted of
+an fsync; a long-lived `Memory` has its flusher fsync soon after the write), so concurrent
+processes never interleave or lose lines. Queries are redacted of
 secrets and cut to `MAX_QUERY` characters before they are written. Readers skip lines they
 cannot parse. The per-key summary is kept per process and extended by reading only the bytes
 appended since (the file only grows; a file replaced or cut short is read again from the start).
@@ -32,7 +33,7 @@ from typing import Any
 
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.secrets import redact_secrets
-from dreamdeck.core.io.append import append_durably
+from dreamdeck.core.io.append import Flusher, append_durably
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.io.cache import MISS, StampCache
 from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_unusual
@@ -67,14 +68,15 @@ class AccessRecord:
 
 
 def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: dict[str, Any] | None = None,
-                  now: datetime | None = None) -> AccessRecord:
+                  now: datetime | None = None, flusher: Flusher | None = None) -> AccessRecord:
     """Append one record durably; the query is stored redacted and cut. `now`: when it happened
-    (default: the clock), for a workspace that pretends a date."""
+    (default: the clock), for a workspace that pretends a date; `flusher`: fsync it soon after
+    (`io.append.Flusher`, a long-lived `Memory`'s)."""
     if op not in OPS:
         raise ValueError(f"unknown access op {op!r}")
     rec = AccessRecord(local_datetime_iso(now), ws.today(), op, redact_secrets(query)[:MAX_QUERY], tuple(items), detail or {})
     line = json.dumps(rec.to_json(), ensure_ascii=False, separators=(",", ":"))
-    append_durably(access_path(ws.memory), (line + "\n").encode("utf-8"), own_line=True)
+    append_durably(access_path(ws.memory), (line + "\n").encode("utf-8"), own_line=True, flusher=flusher)
     return rec
 
 
