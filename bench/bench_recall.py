@@ -308,7 +308,7 @@ def impact_speed(root: Path) -> None:
     from dreamdeck.core.index.search import index_path, open_index
     from dreamdeck.core.index.search_preview import ScratchIndex
     from dreamdeck.core.ops.recall import recall
-    from dreamdeck.core.ops.recall_impact import approval_texts, recall_impact, replay_queries
+    from dreamdeck.core.ops.recall_impact import IndexAsItStands, approval_texts, recall_impact, replay_queries
     from dreamdeck.core.store.reflections import load_reflection
 
     ws = Workspace.open(root, today=TODAY)
@@ -330,9 +330,7 @@ def impact_speed(root: Path) -> None:
         index = open_index(ws)
         sweep = timed(index.refresh)[0]
 
-        from dreamdeck.core.ops.recall_impact import _Unrefreshed  # the index as recall_impact asks it
-
-        as_it_stands = _Unrefreshed(index)
+        as_it_stands = IndexAsItStands(index)
         before = timed(lambda: [recall(ws, q.query, budget=q.budget, record=False, index=as_it_stands) for q in replays])[0]
         opened, scratch = timed(lambda: ScratchIndex(ws, texts, refresh=False))
         after = timed(lambda: [recall(ws, q.query, budget=q.budget, record=False, index=scratch) for q in replays])[0]

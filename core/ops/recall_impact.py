@@ -154,7 +154,7 @@ def recall_impact(ws: Workspace, rid: str, hunks: list[str] | None = None,
     if replays:  # nothing to ask: no preview, no write lock
         index = open_index(ws)
         index.refresh()
-        as_it_stands = _Unrefreshed(index)
+        as_it_stands = IndexAsItStands(index)
         befores = [_answer(ws, q, as_it_stands) for q in replays]
         with ScratchIndex(ws, texts, refresh=False) as scratch:
             afters = [_answer(ws, q, scratch) for q in replays]
@@ -168,7 +168,7 @@ def _answer(ws: Workspace, q: ReplayQuery, index: Searchable) -> list[RecallBloc
                   index=index)
 
 
-class _Unrefreshed:
+class IndexAsItStands:
     """The workspace's index searched as it stands, without the refresh `search` does first."""
 
     def __init__(self, index: SearchIndex):
