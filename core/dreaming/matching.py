@@ -1,8 +1,10 @@
 """Which shard a new claim bears on, and how: the offline dreamer's matching.
 
 `ShardMatcher` holds, for one run, an index of the shards' beliefs (`claims.index`: each
-shard's heading read cheaply for its terms and subject, the whole claim extracted only for the
-few shards a fragment is compared with) and answers `choose(claim, topic label)`:
+shard's heading read cheaply for its subject and label words, its terms found from its
+whitespace pieces and listed only for the terms the run looks up (`offline_pieces`), the whole
+claim extracted only for the few shards a fragment is compared with) and answers
+`choose(claim, topic label)`:
 - the candidates are the shards sharing rare terms (a claim of values only, such as a bare
   link: its values) or a subject with the claim, and the shards
   named for its topic label that share a rare term with it (or any of them when the claim
