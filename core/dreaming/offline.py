@@ -56,7 +56,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract
@@ -99,15 +98,6 @@ def _when(key: Key) -> tuple[str, str]:
     """When a fragment was written, as far as its key tells: the day, and within a day the
     UUIDv7 id (its first 48 bits are the time); other ids only tell the day."""
     return key[0], key[1] if _UUID7.match(key[1]) else ""
-
-
-def _keep_index(folder: Path, match: ShardMatcher) -> None:
-    """Keep every shard's index entry (`offline_projection`), after the run: a first run
-    computes only the entries it needs, and the rest and the writing (0.15 s of CPU for
-    10,000 shards) wait for this, off the dream's time."""
-    with paused_gc():
-        entries = match.all_entries()
-        offline_projection.save(folder, entries, match.entries_to_keep())
 
 
 class OfflineDreamer:
@@ -164,7 +154,7 @@ class _Run:
         )
         self.scratch.outcome.changes = {slug: "; ".join(dict.fromkeys(notes)) for slug, notes in sorted(self.changes.items())}
         if self.inp.cache_dir is not None:
-            self.scratch.outcome.settle = partial(_keep_index, self.inp.cache_dir, self.match)
+            self.scratch.outcome.settle = partial(offline_projection.keep_all, self.inp.cache_dir, self.match)
 
     def ask(self, question: str) -> None:
         if question not in self.questions:
