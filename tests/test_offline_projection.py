@@ -41,9 +41,13 @@ FRAGMENTS = [
 ]
 
 
-def dream(files: dict[str, str], cache_dir: Path | None) -> tuple[dict[str, str], tuple]:
+def dream(files: dict[str, str], cache_dir: Path | None,
+          fragments: list[UndreamedFragment] = FRAGMENTS) -> tuple[dict[str, str], tuple]:
+    """A dream as `run_dream` has it: the outcome's `settle` (the projection) once it is done."""
     scratch = DreamScratch(dict(files))
-    outcome = OfflineDreamer().dream(DreamInput(TODAY, list(FRAGMENTS), [], cache_dir=cache_dir), scratch)
+    outcome = OfflineDreamer().dream(DreamInput(TODAY, list(fragments), [], cache_dir=cache_dir), scratch)
+    if outcome.settle is not None:
+        outcome.settle()
     return scratch.files, (outcome.summary, outcome.questions, outcome.contradictions, outcome.folded, outcome.changes)
 
 
@@ -53,9 +57,10 @@ def without_projection():
     return dream(SHARDS, None)
 
 
-def fresh_dream(files: dict[str, str], cache_dir: Path) -> tuple[dict[str, str], tuple]:
+def fresh_dream(files: dict[str, str], cache_dir: Path,
+                fragments: list[UndreamedFragment] = FRAGMENTS) -> tuple[dict[str, str], tuple]:
     clear_all()  # what a new process starts with: only the projection file carries over
-    return dream(files, cache_dir)
+    return dream(files, cache_dir, fragments)
 
 
 def test_a_dream_writes_the_same_bytes_with_and_without_the_projection(tmp_path, without_projection):
@@ -68,10 +73,11 @@ def test_a_fresh_process_reads_every_unchanged_belief_from_the_projection(tmp_pa
     fresh_dream(SHARDS, tmp_path)
     clear_all()
     matcher = ShardMatcher(SHARDS, lambda slug: True, known=offline_projection.load(tmp_path))
-    assert matcher.recomputed == set()
+    assert set(matcher.entries) == set(SHARDS) and matcher.recomputed == set()
     changed = dict(SHARDS, **{"push-rule": shard("Mentioned once: Never force-push to main.", "2026-03-02#a4")})
     matcher = ShardMatcher(changed, lambda slug: True, known=offline_projection.load(tmp_path))
-    assert matcher.recomputed == {"push-rule"}
+    assert set(matcher.entries) == set(SHARDS) - {"push-rule"}  # its kept entry is of another heading
+    assert matcher.all_entries()["push-rule"].text == "Never force-push to main" and matcher.recomputed == {"push-rule"}
 
 
 def test_a_stale_projection_of_other_beliefs_changes_no_dream(tmp_path, without_projection):

@@ -10,10 +10,13 @@ contradict it, never with every shard, so a run costs in proportion to its new f
   matches).
 Only the claim's `RARE_TERMS` rarest terms fetch candidates, and a term in more than `COMMON`
 shards fetches none: such a word is no evidence of sameness on its own.
+A term's keys may also come from `pending` (the keys whose text holds it, asked once, at the
+term's first lookup), so a run builds the lists only of the terms its claims look up.
 """
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable
 
 __all__ = ["ClaimIndex"]
 
@@ -24,7 +27,10 @@ MAX_CANDIDATES = 48
 
 
 class ClaimIndex:
-    def __init__(self) -> None:
+    def __init__(self, pending: Callable[[str], Iterable[str]] | None = None) -> None:
+        """`pending(term)`: keys holding `term` that were never `add`ed with it."""
+        self._pending = pending
+        self._looked_up: set[str] = set()
         self._by_term: dict[str, set[str]] = {}
         self._by_subject: dict[str, set[str]] = {}
         self._subjects: dict[str, frozenset[str]] = {}
@@ -43,9 +49,18 @@ class ClaimIndex:
         for word in label_words:
             self._by_label.setdefault(word, set()).add(key)
 
+    def keys(self, term: str) -> set[str] | None:
+        """The keys holding `term` (None: none), the pending ones joined at its first lookup."""
+        if self._pending is not None and term not in self._looked_up:
+            self._looked_up.add(term)
+            keys = self._pending(term)
+            if keys:
+                self._by_term.setdefault(term, set()).update(keys)
+        return self._by_term.get(term)
+
     def rare(self, terms: frozenset[str]) -> frozenset[str]:
         """The terms that are evidence on their own: in no more than `COMMON` shards."""
-        return frozenset(t for t in terms if len(self._by_term.get(t, ())) <= COMMON)
+        return frozenset(t for t in terms if len(self.keys(t) or ()) <= COMMON)
 
     def by_label(self, words: frozenset[str]) -> set[str]:
         out: set[str] = set()
@@ -55,7 +70,7 @@ class ClaimIndex:
 
     def candidates(self, terms: frozenset[str], subject: frozenset[str] = frozenset(), *, loose: bool = False) -> list[str]:
         """Keys that may hold the same claim, most shared terms first (then by key)."""
-        looked = sorted((t for t in terms if t in self._by_term), key=lambda t: (len(self._by_term[t]), t))
+        looked = sorted((t for t in terms if self.keys(t)), key=lambda t: (len(self._by_term[t]), t))
         shared: Counter[str] = Counter()
         for term in looked[:RARE_TERMS]:
             posting = self._by_term[term]

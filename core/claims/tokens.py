@@ -25,7 +25,7 @@ import unicodedata
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["CHANGE_VERBS", "STATE_VERBS", "STOPWORDS", "Token", "is_past", "lemma", "names", "negated", "stem", "terms", "tokenize", "values"]
+__all__ = ["CHANGE_VERBS", "STATE_VERBS", "STOPWORDS", "Token", "is_past", "lemma", "names", "negated", "piece_terms", "stem", "terms", "term_pieces", "tokenize", "values"]
 
 STOPWORDS = frozenset("""
 a an the and or but of for to in on at by with from into onto as is are was were be been being
@@ -285,17 +285,28 @@ def _hangul_tokens(word: str) -> list[Token]:
 @lru_cache(maxsize=65536)
 def terms(text: str) -> frozenset[str]:
     """The evidence of sameness: content words and CJK/Hangul bigrams, never values."""
-    if text.isascii() and not _CROSSES_SPACE.search(text):
+    pieces = term_pieces(text)
+    if pieces is not None:
         # Exactly what `tokenize` yields for such a text (NFKC leaves ASCII alone, and it is
         # tokenized a piece at a time), without building its tokens: the union of its pieces'
         # terms, each piece's kept once for every text (a first dream reads 10,000 headings).
-        return frozenset().union(*map(_piece_terms, text.split()))
+        return frozenset().union(*map(piece_terms, pieces))
     return frozenset(t.norm for t in tokenize(text) if t.kind in ("word", "cjk"))
 
 
 @lru_cache(maxsize=65536)
-def _piece_terms(piece: str) -> frozenset[str]:
+def piece_terms(piece: str) -> frozenset[str]:
+    """One whitespace piece's terms (`term_pieces`)."""
     return frozenset(t.norm for t in _piece_tokens(piece) if t.kind in ("word", "cjk"))
+
+
+def term_pieces(text: str) -> list[str] | None:
+    """The whitespace pieces whose `piece_terms` together are exactly `terms(text)`, or None
+    for a text that is not read a piece at a time (not ASCII, or a value across a space): an
+    index can then find which texts hold a term from their distinct pieces alone."""
+    if text.isascii() and not _CROSSES_SPACE.search(text):
+        return text.split()
+    return None
 
 
 def values(text: str) -> frozenset[str]:

@@ -1,8 +1,10 @@
 """Which shard a new claim bears on, and how: the offline dreamer's matching.
 
 `ShardMatcher` holds, for one run, an index of the shards' beliefs (`claims.index`: each
-shard's heading read cheaply for its terms and subject, the whole claim extracted only for the
-few shards a fragment is compared with) and answers `choose(claim, topic label)`:
+shard's heading read cheaply for its subject and label words, its terms found from its
+whitespace pieces and listed only for the terms the run looks up (`offline_pieces`), the whole
+claim extracted only for the few shards a fragment is compared with) and answers
+`choose(claim, topic label)`:
 - the candidates are the shards sharing rare terms (a claim of values only, such as a bare
   link: its values) or a subject with the claim, and the shards
   named for its topic label that share a rare term with it (or any of them when the claim
@@ -31,6 +33,7 @@ from dreamdeck.core.claims.naming import slug_words
 from dreamdeck.core.claims.readings import newer_reading
 from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, same_claim, same_slot, subjects_match, supports_topic
 from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms, values
+from dreamdeck.core.dreaming.offline_pieces import HeadingPieces
 from dreamdeck.core.dreaming.protocol import UndreamedFragment
 from dreamdeck.core.index.ladder import strip_prefix
 
@@ -145,29 +148,59 @@ class ShardMatcher:
         self.files = files  # the run's live slug -> text (new shards appear as the run adds them)
         self.modelable = modelable  # can the dreamer rewrite this shard (else: cite only)?
         self.volatile = volatile or set()
-        self.index = ClaimIndex()
+        # A heading's terms are found from its whitespace pieces, and a term's postings built
+        # only when the run looks it up (`offline_pieces`): a first run no longer indexes 10,000
+        # headings for the few thousand terms its fragments hold.
+        self.pieces = HeadingPieces()
+        self.index = ClaimIndex(pending=self.pieces.slugs)
         self.headings: dict[str, str] = {}
-        self.terms: dict[str, frozenset[str]] = {}
+        self.terms: dict[str, frozenset[str]] = {}  # of kept entries and of beliefs this run wrote (`holds_any`)
         self.claims: dict[str, Claim] = {}
         self.prefixed: dict[str, bool] = {}  # the belief carries a ladder prefix: one claim
         self.by_topic: dict[str, list[str]] = {}  # topic label -> the shards named for it
         self.rewritten: set[str] = set()  # beliefs this run wrote
         self.labels_by_word: dict[str, set[str]] = {}
-        self.entries: dict[str, ShardEntry] = {}  # the index as the run began, by slug
-        self.recomputed: set[str] = set()  # entries `known` did not hold (or held for another heading)
+        self.original: dict[str, str] = {}  # slug -> its frontmatter heading as the run began
+        self.entries: dict[str, ShardEntry] = {}  # entries of those headings, kept or computed (`entry`)
+        self.recomputed: set[str] = set()  # entries this run computed (`known` held none for the heading)
         self.claimed: set[str] = set()  # entries whose claim this run extracted
         known = known or {}
         for slug in sorted(files):
             heading = heading_of(files[slug])
             if not heading:
                 continue
+            self.original[slug] = heading
             entry = known.get(slug)
-            if entry is None or entry.heading != heading:
-                entry = shard_entry(slug, heading)
-                self.recomputed.add(slug)
-            self.entries[slug] = entry
-            self.prefixed[slug], self.headings[slug], self.terms[slug] = entry.prefixed, entry.text, entry.terms
-            self.index.add(slug, entry.lookup, entry.subject, entry.labels)
+            if entry is not None and entry.heading == heading:
+                self.entries[slug] = entry
+                self.prefixed[slug], self.headings[slug], self.terms[slug] = entry.prefixed, entry.text, entry.terms
+                self.index.add(slug, entry.lookup, entry.subject, entry.labels)
+                continue
+            text, self.prefixed[slug] = strip_prefix(heading)
+            self.headings[slug] = text
+            lookup = frozenset() if self.pieces.add(slug, text) else self.entry(slug).lookup
+            self.index.add(slug, lookup, subject_terms(text), label_words(slug))
+
+    def entry(self, slug: str) -> ShardEntry:
+        """The index entry of a shard's heading as the run began: kept, or computed now."""
+        entry = self.entries.get(slug)
+        if entry is None:
+            entry = self.entries[slug] = shard_entry(slug, self.original[slug])
+            self.recomputed.add(slug)
+        return entry
+
+    def all_entries(self) -> dict[str, ShardEntry]:
+        """Every shard's entry as the run began (those it never needed computed now)."""
+        for slug in self.original:
+            self.entry(slug)
+        return self.entries
+
+    def holds_any(self, slug: str, words: frozenset[str], listed: set[str]) -> bool:
+        """The shard's belief, as the run knows it now, holds one of `words`; `listed` is the
+        union of the index's lists of those words, which answers for a heading the run has not
+        rewritten (no heading's own term set is built, `offline_pieces`)."""
+        held = self.terms.get(slug)
+        return slug in listed if held is None else not words.isdisjoint(held)
 
     def claim_of(self, slug: str) -> Claim | None:
         """The claim a shard's belief states (its heading, without the ladder prefix); a belief
@@ -179,8 +212,8 @@ class ShardMatcher:
             kept = claim_from_json(entry.claim) if entry is not None and entry.claim is not None else None
             if kept is None:
                 kept = extract(self.headings[slug])
-                if entry is not None:
-                    self.entries[slug] = replace(entry, claim=claim_to_json(kept))
+                if slug in self.original:
+                    self.entries[slug] = replace(self.entry(slug), claim=claim_to_json(kept))
                     self.claimed.add(slug)
             self.claims[slug] = kept
         return self.claims[slug]
@@ -206,7 +239,8 @@ class ShardMatcher:
         slugs = set(self.index.candidates(_lookup(claim.terms, claim.text), claim.subject or frozenset(),
                                           loose=bool(claim.rejected)))
         rare = self.index.rare(claim.terms)
-        slugs |= {s for s in self.topic_slugs(label) if claim.marker or rare & self.terms.get(s, frozenset())}
+        listed = set().union(*(self.index.keys(word) or () for word in rare))
+        slugs |= {s for s in self.topic_slugs(label) if claim.marker or self.holds_any(s, rare, listed)}
         if lslug in self.files:
             slugs.add(lslug)
         best: Match | None = None

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import partial
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract
@@ -152,7 +153,8 @@ class _Run:
             contradictions=self.contradictions, archive=[],
         )
         self.scratch.outcome.changes = {slug: "; ".join(dict.fromkeys(notes)) for slug, notes in sorted(self.changes.items())}
-        offline_projection.save(self.inp.cache_dir, self.match.entries, self.match.entries_to_keep())
+        if self.inp.cache_dir is not None:
+            self.scratch.outcome.settle = partial(offline_projection.keep_all, self.inp.cache_dir, self.match)
 
     def ask(self, question: str) -> None:
         if question not in self.questions:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -60,6 +61,10 @@ class DreamOutcome:
     folded: dict[str, str] = field(default_factory=dict)  # "DATE#ID" -> the "DATE#ID" it duplicates
     noise: dict[str, str] = field(default_factory=dict)  # "DATE#ID" -> why it carries nothing durable
     changes: dict[str, str] = field(default_factory=dict)  # slug -> one line: what happened to its claim
+    # Work the dreamer leaves for after the run (keeping a projection in `cache_dir`), so the
+    # run's changes never wait for it; it changes no shard and fails silently. The run calls it
+    # once its changes are applied, still under the dream lock.
+    settle: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
 
 class DreamerError(DreamdeckError):

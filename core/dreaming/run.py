@@ -186,6 +186,7 @@ class _Run:
     state_ts: str = ""  # the advanced days' timestamp, fixed before the dreamer starts
     reads: ShardReads = field(default_factory=dict)  # the shard files the snapshot read
     unaccounted: list[str] = field(default_factory=list)  # "DATE#ID" shown, left uncited with no reason
+    settle: Callable[[], None] | None = None  # what the dreamer left for after the run (`DreamOutcome.settle`)
 
     @property
     def name(self) -> str:
@@ -214,7 +215,10 @@ def _run(ws: Workspace, dreamer, review: str, trigger: str, dry_run: bool, now: 
     receipt = DreamReceipt(new_receipt_id(now), now.isoformat(timespec="seconds"), dreamer.name, trigger, review)
     run = _Run(ws, dreamer, review, trigger, dry_run, now, fault, dream_timeout, ahead, receipt, ws.today())
     _steps(run)
-    return run.stamped()
+    stamped = run.stamped()
+    if run.settle is not None:
+        run.settle()  # after the run's changes, not part of its time: the dreamer's projection
+    return stamped
 
 
 def _steps(run: _Run) -> None:
@@ -311,6 +315,7 @@ def _dream(run: _Run, snap: _Snapshot) -> tuple[DreamOutcome, dict[str, str]] | 
         receipt.message = f"dreamer failed, nothing changed: {exc}"
         return None
     receipt.dreamer_ms = int((time.monotonic() - started) * 1000)
+    run.settle = outcome.settle
     run.unaccounted = unaccounted(snap.inp, scratch)
     receipt.summary, receipt.questions = outcome.summary, outcome.questions
     receipt.contradictions, receipt.tool_errors = outcome.contradictions, outcome.tool_errors
