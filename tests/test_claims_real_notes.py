@@ -126,3 +126,9 @@ def test_a_rule_restated_with_a_short_second_sentence_is_the_same_claim_but_a_cl
     assert same_claim(extract("NEVER push to main. PRs only."), rule)
     assert not same_claim(extract("never push to release branches"), rule)
     assert not same_claim(extract("never push to main; hotfixes go through the release branch"), rule)
+
+
+def test_a_new_time_for_the_backup_supersedes_whether_or_not_its_cron_is_named():
+    assert contradicts("backup cron runs at 03:00", "backup now at 04:30", same_topic=True)
+    assert same_claim(extract("backup cron runs at 03:00"), extract("the backup runs at 03:00"))
+    assert not contradicts("backup prune runs at 05:00", "backup now at 04:30", same_topic=True)
