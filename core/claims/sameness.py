@@ -25,6 +25,8 @@
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from dreamdeck.core.claims.extract import Claim, first_clause
 from dreamdeck.core.claims.measures import measure_relation
 from dreamdeck.core.claims.tokens import stem, terms
@@ -93,13 +95,17 @@ def same_claim(a: Claim, b: Claim, *, same_topic: bool = False) -> bool:
     return score >= (SAME_STATEMENT_HINTED if same_topic else SAME_STATEMENT)
 
 
-def _lead(claim: Claim) -> frozenset[str]:
-    return terms(first_clause(claim.text)) & claim.terms
+@lru_cache(maxsize=65536)
+def _lead(text: str, claim_terms: frozenset[str]) -> frozenset[str]:
+    """The terms of the claim's lead clause (kept: a claim is compared with many shards)."""
+    return terms(first_clause(text)) & claim_terms
 
 
 def _restated(a: Claim, b: Claim) -> bool:
     """The same lead clause, each adding at most `RESTATED_TAIL` terms after it (module doc)."""
-    la, lb = _lead(a), _lead(b)
+    if a.terms.isdisjoint(b.terms):
+        return False
+    la, lb = _lead(a.text, a.terms), _lead(b.text, b.terms)
     if la == a.terms and lb == b.terms:
         return False  # one clause each: the whole-statement rule decides
     if len(a.terms - la) > RESTATED_TAIL or len(b.terms - lb) > RESTATED_TAIL:

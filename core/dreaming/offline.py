@@ -371,10 +371,12 @@ class _Run:
     def said_by(self, key: Key) -> list[Claim]:
         """The claims a cited fragment states: this run's as read, an earlier run's from its
         stream (`DreamInput.evidence`; none when it cannot be read)."""
-        if key not in self.seen and key not in self.recalled:
+        if key in self.seen:
+            return self.seen[key]
+        if key not in self.recalled:
             body = self.inp.evidence(*key) if self.inp.evidence is not None else None
             self.recalled[key] = [extract(text) for text in statements(body)] if body else []
-        return self.seen.get(key) or self.recalled[key]
+        return self.recalled[key]
 
     def cite_only(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
         """A shard we cannot model: add a citation line, touch nothing else."""
