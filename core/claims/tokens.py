@@ -5,7 +5,9 @@ kind:
 - `word`: a Latin word, lowercased and lightly stemmed ("uses"/"using"/"used" -> "us"); an
   identifier with digits stays whole ("PLAT-412", "spam_bot_42", "e2e"), and so does a channel
   or handle, without its sign ("#ops-alerts" -> "ops-alerts", "@dana" -> "dana");
-- `cjk`: a Han/kana run in character bigrams (one character alone stays a unigram), and a
+- `cjk`: a Han/kana run in character bigrams (one character alone stays a unigram; a lone
+  grammar character, "在", none), cut first at its negations and weekdays, which are tokens of
+  their own ("不要在周五部署", "周五禁止部署", "周五不部署": {部署}, negated, on 周五), and a
   Hangul word without its trailing particle in bigrams ("시간을" -> "시간"), so restatements
   that differ in grammar still share most of their terms;
 - `value`: a number, time, date, version, amount, month or weekday ("02:00", "60s", "v2.3",
