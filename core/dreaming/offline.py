@@ -37,9 +37,7 @@ Its rules (the claim rules themselves live in `core.claims`):
   used", "queue depth: 14", "heartbeat: ok at 09:00") takes its newer value the same way, no
   guard and no question ("reading updated"); a setting (a bound or configured key, a clock
   time, a duration, an announced change: "backup cron: 03:00") still asks. A reading back to a
-  value it had is no new claim from zero: its superseded evidence of that value, back to the
-  first citation stating a third value, is active again ("heartbeat: ok" on 4 days, failed on
-  one, ok on 3 more: "Always (7 days)"; the failed day stays superseded).
+  value it had regains that value's superseded days (`flip_back`): no new claim from zero.
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -56,13 +54,12 @@ Same input, same writes, byte for byte: no clock, no randomness, nothing in hash
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract
 from dreamdeck.core.claims.naming import claim_slug
-from dreamdeck.core.claims.sameness import near_duplicate, same_claim
+from dreamdeck.core.claims.sameness import near_duplicate
 from dreamdeck.core.claims.statements import statements
 from dreamdeck.core.dreaming import offline_projection
 from dreamdeck.core.dreaming.beliefs import (
@@ -74,7 +71,9 @@ from dreamdeck.core.dreaming.beliefs import (
     finish_claim,
     guarded,
     parse_belief,
+    when_written,
 )
+from dreamdeck.core.dreaming.flip_back import Evidence, regain
 from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.offline_tables import TableRows
 from dreamdeck.core.dreaming.offline_tally import Tally
@@ -92,24 +91,6 @@ from dreamdeck.core.index.ladder import ladder_sentence
 from dreamdeck.core.io.gc_pause import paused_gc
 
 __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
-
-_UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
-
-
-# Superseded citations a reading back to an old value looks through (`_Run.regain`): a reading
-# that flaps daily for a year must not read a year of fragments at every flip.
-_LOOKBACK = 64
-
-
-def _same_reading(said: Claim, reading: Claim) -> bool:
-    return said.subject == reading.subject and same_claim(said, reading, same_topic=True)
-
-
-def _when(key: Key) -> tuple[str, str]:
-    """When a fragment was written, as far as its key tells: the day, and within a day the
-    UUIDv7 id (its first 48 bits are the time); other ids only tell the day."""
-    return key[0], key[1] if _UUID7.match(key[1]) else ""
-
 
 class OfflineDreamer:
     """Deterministic dreamer; see the module docstring for every rule it applies."""
@@ -143,7 +124,7 @@ class _Run:
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, list[Claim]] = {}  # this run's fragments, by key: the claims each states
         self.citing: dict[Key, set[str]] = {}  # fragment -> the beliefs citing it for this run's statements
-        self.recalled: dict[Key, list[Claim]] = {}  # earlier runs' cited fragments read back (`said_by`)
+        self.evidence = Evidence(self.seen, inp.evidence)  # what superseded citations said (`flip_back`)
         self.rows = TableRows()
         # A log table's header row, held until the rows under it are dreamed: their beliefs are read
         # with its labels, so it is their evidence (cited by each), never a belief of its own.
@@ -281,13 +262,13 @@ class _Run:
         if duplicate is not None:
             self.fold(key, duplicate)
             return
-        newest = max((_when(k) for k in belief.active), default=("", ""))
+        newest = max((when_written(k) for k in belief.active), default=("", ""))
         belief.active.append(key)
         self.supports(key, slug)
         self.dirty.add(slug)
         self.tally.reinforced += 1
         self.note(slug, "reinforced")
-        if claim.series and _when(key) >= newest:  # a job's belief shows its latest run
+        if claim.series and when_written(key) >= newest:  # a job's belief shows its latest run
             belief.claim = claim_sentence(frag.body, frag.topic)
             belief.inline = False
             self.match.remember(slug, bare(belief.claim))
@@ -317,9 +298,9 @@ class _Run:
             return  # one fragment does not overturn what it states itself
         self.supports(key, slug)
         new_text = claim_sentence(frag.body, frag.topic)
-        newest = max((_when(k) for k in belief.active), default=("", ""))
+        newest = max((when_written(k) for k in belief.active), default=("", ""))
         self.dirty.add(slug)
-        if _when(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
+        if when_written(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
             belief.superseded.append(key)
             if reading:
                 self.tally.readings += 1
@@ -338,7 +319,7 @@ class _Run:
         belief.inline = False
         self.match.remember(slug, bare(belief.claim))
         if reading:  # "disk: 64% used" after "disk: 61% used": the newer reading wins, nothing to judge
-            self.regain(belief, old, claim)
+            regain(belief, self.evidence, old, claim)
             self.tally.readings += 1
             self.note(slug, "reading updated")
             return
@@ -350,33 +331,6 @@ class _Run:
         self.contradictions.append(f"{slug}: '{bare(old_text)}' superseded by '{bare(new_text)}' ({frag.citation})")
         self.ask(f"Is '{bare(new_text)}' right, replacing '{bare(old_text)}'?")
         self.note(slug, f"superseded '{bare(old_text)}' by '{bare(new_text)}'")
-
-    def regain(self, belief: Belief, replaced: Claim, claim: Claim) -> None:
-        """A reading back to a value it had ("heartbeat: ok" after one failed day): its superseded
-        evidence of that value is active again, so its strength counts every day it held.
-        Newest first, past the evidence of the value it replaces, back to the first that states
-        another value (or whose text is gone), `_LOOKBACK` citations at most."""
-        back = []
-        for key in sorted(belief.superseded, key=_when, reverse=True)[:_LOOKBACK]:
-            said = self.said_by(key)
-            if any(_same_reading(c, claim) for c in said):
-                back.append(key)
-            elif not any(_same_reading(c, replaced) for c in said):
-                break
-        if back:
-            regained = set(back)
-            belief.superseded = [k for k in belief.superseded if k not in regained]
-            belief.active = sorted(belief.active + back, key=_when)
-
-    def said_by(self, key: Key) -> list[Claim]:
-        """The claims a cited fragment states: this run's as read, an earlier run's from its
-        stream (`DreamInput.evidence`; none when it cannot be read)."""
-        if key in self.seen:
-            return self.seen[key]
-        if key not in self.recalled:
-            body = self.inp.evidence(*key) if self.inp.evidence is not None else None
-            self.recalled[key] = [extract(text) for text in statements(body)] if body else []
-        return self.recalled[key]
 
     def cite_only(self, slug: str, frag: UndreamedFragment, claim: Claim) -> None:
         """A shard we cannot model: add a citation line, touch nothing else."""
