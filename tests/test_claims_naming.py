@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from dreamdeck.core.claims.extract import extract
-from dreamdeck.core.claims.naming import claim_slug
+from dreamdeck.core.claims.naming import MAX_NAME, claim_slug
 from dreamdeck.core.formats.slugs import MAX_SLUG, SLUG_REGEX
 
 
@@ -30,6 +30,19 @@ def test_a_long_chinese_heading_stays_within_typeclaws_slug_rule():
     slug = claim_slug("这是一个非常非常长的中文标题用来测试名字的长度限制是否仍然有效而且不会超过", extract("x"))
     assert SLUG_REGEX.fullmatch(slug) and len(slug) <= MAX_SLUG
     assert slug.startswith("zheshi-yige")
+
+
+def test_a_chinese_claims_slug_is_at_most_forty_characters_cut_at_a_word():
+    taken = {"jinri-gongzuo"}
+    slug = claim_slug("今日工作", extract("修复了登录页面在移动端偶尔白屏的问题，原因是缓存策略配置错误"), taken)
+    assert slug == "jinri-gongzuo-xiufu-denglu-yemian-yidong"  # 40 characters, six words
+    slug = claim_slug("用户偏好与沟通习惯", extract("用户偏好使用飞书通知而不是邮件，周末不要打扰"), {"yonghu-pianhao-goutong-xiguan"})
+    assert len(slug) <= MAX_NAME and not slug.endswith("-") and slug.startswith("yonghu-pianhao-goutong-xiguan-")
+
+
+def test_grammar_characters_never_shift_how_han_characters_are_paired():
+    assert claim_slug("x", extract("x"), set()) == "x"
+    assert claim_slug("和产品经理讨论了下个版本的需求", extract("x")) == "chanpin-jingli-taolun-xiage-banben-xuqiu"
 
 
 def test_two_chinese_claims_that_would_share_a_name_get_the_hash_only_then():

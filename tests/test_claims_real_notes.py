@@ -119,3 +119,16 @@ def test_a_time_after_an_emphasis_label_is_what_the_line_says_not_its_timestamp(
     assert clean("重要：22:00 以后不要打扰用户") == "22:00 以后不要打扰用户"
     assert clean("- 09:12 Reminder: standup moved to the big room") == "standup moved to the big room"
     assert clean("[09:12] - IMPORTANT: 10:00 deploy freeze") == "10:00 deploy freeze"
+
+
+def test_a_rule_restated_with_a_short_second_sentence_is_the_same_claim_but_a_claim_after_it_is_not():
+    rule = extract("never push directly to main")
+    assert same_claim(extract("NEVER push to main. PRs only."), rule)
+    assert not same_claim(extract("never push to release branches"), rule)
+    assert not same_claim(extract("never push to main; hotfixes go through the release branch"), rule)
+
+
+def test_a_new_time_for_the_backup_supersedes_whether_or_not_its_cron_is_named():
+    assert contradicts("backup cron runs at 03:00", "backup now at 04:30", same_topic=True)
+    assert same_claim(extract("backup cron runs at 03:00"), extract("the backup runs at 03:00"))
+    assert not contradicts("backup prune runs at 05:00", "backup now at 04:30", same_topic=True)

@@ -167,9 +167,10 @@ def test_a_new_value_for_the_same_key_on_a_later_day_supersedes():
 def test_a_status_that_flips_back_is_an_update_each_time():
     files, _ = dream([frag(1, 1, "Heartbeat", "heartbeat: ok"), frag(2, 1, "Heartbeat", "heartbeat: failed (gateway timeout)"),
                       frag(3, 1, "Heartbeat", "heartbeat: ok"), frag(4, 1, "Heartbeat", "heartbeat: ok")])
-    # A status is a reading (`claims.readings`): its newer value is the belief, with no guard.
-    assert headings(files) == {"heartbeat": "Observed on 2 days: heartbeat: ok"}
-    assert sections(files["heartbeat"])[1] == [("2026-03-01", "f01-1"), ("2026-03-02", "f02-1")]
+    # A status is a reading (`claims.readings`): its newer value is the belief, with no guard;
+    # back to "ok", the first day's "ok" counts again and only the failed day is superseded.
+    assert headings(files) == {"heartbeat": "Consistently (3 days): heartbeat: ok"}
+    assert sections(files["heartbeat"])[1] == [("2026-03-02", "f02-1")]
 
 
 # --- strength from real support ----------------------------------------------------------------

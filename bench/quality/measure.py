@@ -13,8 +13,11 @@ a day is one observation, the second a true duplicate). Every figure is computed
 - updates that became the belief: claims with a real update whose latest version is the
   active evidence of a shard that states its value, with no older version active anywhere;
 - ladder: shards whose strength word (the offline dreamer's prefix, or an inline ladder word)
-  is the tier of the days the shard's claim was really observed at its current version, with
-  the days it shows right and no second tier word stacked on it;
+  is the tier of the days the shard's claim was really observed at its current value, with
+  the days it shows right and no second tier word stacked on it. A claim back to a value it
+  had (a status ok, failed one day, ok again) holds that value on its earlier days too, back
+  past the value it replaced to the first third value (`held_days`): those are its support,
+  active again, never an update that must stay superseded;
 - folded: fragments shown and cited nowhere whose observation is cited through another
   fragment (true duplicates); lost: the same with no fragment of the observation cited.
 """
@@ -89,6 +92,8 @@ class Measure:
             for t in f.statements:
                 self.units[(t.claim, t.version, f.day)].append((f.day, f.id))
                 self.days[(t.claim, t.version)].add(f.day)
+        self.values: dict[tuple[str, int], str] = {
+            (t.claim, t.version): t.value for f in fragments for t in f.statements}
         self.good_superseded: set[Pair] = set()
         self.bad_superseded: set[Pair] = set()
         for s in shards:
@@ -99,6 +104,24 @@ class Measure:
             for k in s.superseded & self.truths.keys():
                 t = self.read[s.slug][k]
                 (self.good_superseded if newest[t.claim] > t.version else self.bad_superseded).add((k, t.claim))
+
+    def held_days(self, claim: str, version: int) -> set[str]:
+        """The days the claim held its value at `version`: that version's, and those of earlier
+        versions with the same value, back past the value it replaced to the first third one."""
+        value = self.values.get((claim, version))
+        replaced = self.values.get((claim, version - 1))
+        days = set(self.days[(claim, version)])
+        v = version - 1
+        while v >= 0 and self.values.get((claim, v)) in (value, replaced):
+            if self.values.get((claim, v)) == value:
+                days |= self.days[(claim, v)]
+            v -= 1
+        return days
+
+    def returned(self, claim: str, version: int, top: int) -> bool:
+        """Version `version` has the value the claim is back to at `top` (its days are held)."""
+        return version < top and self.values.get((claim, version)) == self.values.get((claim, top)) and \
+            self.held_days(claim, top) >= self.days[(claim, version)]
 
     def truth_in(self, shard: ShardView, key: Key) -> Truth:
         """The statement of fragment `key` that `shard` cites it for: the one whose value its
@@ -153,7 +176,10 @@ class Measure:
                 if not older or not self.days.get((claim, v)):
                     continue
                 transitions += 1
-                if not any((k, claim) in self.active for k in older) and any((k, claim) in self.good_superseded for k in older):
+                if self.returned(claim, v - 1, top):  # the value it is back to: its evidence is active again
+                    detected += any((k, claim) in self.active for k in older) and not any(
+                        (k, claim) in self.good_superseded | self.bad_superseded for k in older)
+                elif not any((k, claim) in self.active for k in older) and any((k, claim) in self.good_superseded for k in older):
                     detected += 1
             became += self._became(claim, top)
 
@@ -170,7 +196,7 @@ class Measure:
             mixed += len(claims) > 1
             claim = claims.most_common(1)[0][0]
             version = max(t.version for t in truths if t.claim == claim)
-            truth_days = len(self.days[(claim, version)])
+            truth_days = len(self.held_days(claim, version))
             tier, shown_days, is_stacked = tier_of(s.heading)
             stacked += is_stacked
             ladder_n += 1
@@ -210,7 +236,7 @@ class Measure:
                 continue
             claim = claims.most_common(1)[0][0]
             version = max(t.version for t in truths if t.claim == claim)
-            days = len(self.days[(claim, version)])
+            days = len(self.held_days(claim, version))
             tier, shown, stacked = tier_of(s.heading)
             if len(claims) > 1:
                 out.append(f"mixed   {s.slug}: {dict(claims)}")
@@ -221,15 +247,16 @@ class Measure:
                 if (k, t.claim) in self.bad_superseded:
                     out.append(f"falsely superseded in {s.slug}: {t.claim} v{t.version}")
         for (claim, version, _day) in sorted(self.units):
+            top = max(v for (c, v, _d) in self.units if c == claim)
             if version and any((k, claim) in self.active for (c, v, _d), ks in self.units.items()
-                               if c == claim and v < version for k in ks):
+                               if c == claim and v < version and not self.returned(claim, v, top) for k in ks):
                 out.append(f"missed update {claim} -> v{version}")
         return sorted(set(out))
 
     def _became(self, claim: str, top: int) -> int:
         versions = [(k, t) for k, ts in self.truths.items() for t in ts if t.claim == claim]
         latest = {k for k, t in versions if t.version == top}
-        if any((k, claim) in self.active for k, t in versions if t.version < top):
+        if any((k, claim) in self.active for k, t in versions if t.version < top and not self.returned(claim, t.version, top)):
             return 0
         value = next(t.value for _k, t in versions if t.version == top)
         for s in self.shards:

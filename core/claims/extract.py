@@ -36,7 +36,7 @@ from dreamdeck.core.claims.cleaning import clean, is_question, task_state
 from dreamdeck.core.claims.logs import STATE_PARTICIPLES, ZH_PAST, is_log_key
 from dreamdeck.core.claims.tokens import CHANGE_VERBS, STATE_VERBS, is_past, lemma, names, negated, terms, tokenize, values
 
-__all__ = ["Claim", "clean", "extract", "subject_terms"]
+__all__ = ["Claim", "clean", "extract", "first_clause", "subject_terms"]
 
 _CLAUSE_END = r"(?=$|[,;(\[]|\s(?:after|because|since|for|due|so|until|when|while|but|and then)\b)"
 _CHANGE_FROM = re.compile(
@@ -203,7 +203,7 @@ def _rejections(text: str) -> tuple[frozenset[str], str, str]:
 _CLAUSES = re.compile(r";|。|\.(?:\s|$)|!(?:\s|$)|\?(?:\s|$)|！|？|；|\s[—–-]\s|—|–")
 
 
-def _first_clause(text: str) -> str:
+def first_clause(text: str) -> str:
     """The first clause with any words in it ("no longer X; Y is Z" after X is cut: "Y is Z")."""
     for clause in _CLAUSES.split(text):
         if clause.strip(" ,，"):
@@ -265,7 +265,7 @@ def _slot(subj: str, val: str, **kw) -> dict:
 
 def _structure(text: str) -> dict:
     """The form of the claim's first clause (see the module doc), as Claim fields."""
-    clause = _first_clause(text)
+    clause = first_clause(text)
     if clause.startswith("|"):
         cells = [c.strip() for c in clause.strip().strip("|").split("|")]
         cells = [c for c in cells if c]
@@ -396,7 +396,7 @@ def extract(text: str) -> Claim:
         text=cleaned,
         terms=_content(cleaned),
         values=values(cleaned),
-        negated=negated(_BOUND_NEGATION.sub(" ", _first_clause(rest or cleaned))),
+        negated=negated(_BOUND_NEGATION.sub(" ", first_clause(rest or cleaned))),
         subject=subject,
         subject_text=parts.get("subject_text", ""),
         predicate=parts.get("predicate"),

@@ -11,7 +11,11 @@ claim rules out, "09:00 instead of 08:00", or a guard's old value, is none of it
   verbs that only hold a state ("keep", "stay", "保持", "유지") or a wish for one ("prefers",
   "wants", "likes": "Dana prefers short replies" is the rule "keep replies short"), without the change verbs that
   announce a new value ("moved", "raised": "moved the backup cron to 03:00" and "backup cron
-  now at 04:30" name one subject), "now", and an aside in parentheses ("(db load at 2am)").
+  now at 04:30" name one subject), "now", the words that name how a setting is scheduled
+  rather than what it is (`_MECHANISM`: "cron", "job", "timer", "schedule", "time", and "runs"
+  or "happens" before a time: "backup cron runs at 03:00" and "backup now at 04:30" both name
+  {backup}; "backup prune runs at 05:00" names {backup, prune}, a sibling), and an aside in
+  parentheses ("(db load at 2am)").
   Any other verb stays in it, so "keep logs 30 days" ({log}) and "delete logs after 30 days"
   ({delete, log}) name different subjects and are never one claim.
 `measure_relation(a, b)` on the same subject (equal, non-empty): "same" (the same values, or
@@ -53,7 +57,10 @@ _HOLD_VERBS = frozenset(
     {stem(w) for w in "keep keeps kept keeping stay stays stayed remain remains hold holds".split()}
     | {stem(w) for w in "prefer prefers preferred want wants wanted like likes liked".split()}
     | {"保持", "维持", "유지"})
-_NOT_SUBJECT = _HOLD_VERBS | {stem(w) for w in CHANGE_VERBS.split("|") if " " not in w} | {"now"}
+# How a setting is scheduled, not what it is: "backup cron runs at 03:00" is the backup's time.
+_MECHANISM = frozenset({stem(w) for w in "cron crons job jobs timer schedule scheduled time runs run happens happen fires".split()}
+                       | {"定时", "时间", "任务"})
+_NOT_SUBJECT = _HOLD_VERBS | _MECHANISM | {stem(w) for w in CHANGE_VERBS.split("|") if " " not in w} | {"now"}
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 _DAY_VALUES = frozenset("mon tue wed thu fri sat sun weekday weekend".split())
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())

@@ -9,6 +9,14 @@
   polarity, no two different values ("answered 12 tickets" / "answered 7 tickets" are two
   observations), and, when both name a verb, the same verb unless they are nearly identical
   ("fixed the checkout bug" / "reviewed the checkout PR" are siblings).
+- a restatement is the same claim too: the lead clauses (each claim's first sentence or clause)
+  are the same statement, one's terms including the other's with Jaccard similarity of at least
+  `SAME_STATEMENT`, the smaller lead holding two terms or more, and neither claim adding more
+  than `RESTATED_TAIL` (2) terms after its lead: "NEVER push to main. PRs only." restates
+  "never push directly to main" ({push, main} within {push, directly, main}, "PRs only" adds
+  two terms); "never push to release branches" ({push, release, branch}) is another rule, and
+  a lead followed by a claim of its own ("never push to main; hotfixes go through the release
+  branch", three terms more) is not folded into the lead's belief.
 - `near_duplicate(a, b)`: a restatement that adds nothing: same polarity, the same values, and
   terms with Jaccard similarity of at least `NEAR_DUPLICATE` (emphasis, emoji and bookkeeping
   words are already gone). Only a near duplicate seen on the same day may be folded.
@@ -17,12 +25,14 @@
 """
 from __future__ import annotations
 
-from dreamdeck.core.claims.extract import Claim
+from functools import lru_cache
+
+from dreamdeck.core.claims.extract import Claim, first_clause
 from dreamdeck.core.claims.measures import measure_relation
-from dreamdeck.core.claims.tokens import stem
+from dreamdeck.core.claims.tokens import stem, terms
 
 __all__ = [
-    "NEAR_DUPLICATE", "SAME_STATEMENT", "SAME_STATEMENT_HINTED", "SAME_SUBSTITUTED",
+    "NEAR_DUPLICATE", "RESTATED_TAIL", "SAME_STATEMENT", "SAME_STATEMENT_HINTED", "SAME_SUBSTITUTED",
     "jaccard", "near_duplicate", "same_claim", "same_slot", "subjects_match", "supports_topic",
 ]
 
@@ -30,6 +40,7 @@ SAME_STATEMENT = 0.5
 SAME_STATEMENT_HINTED = 0.4
 SAME_SUBSTITUTED = 0.7  # when each has a term the other lacks
 NEAR_DUPLICATE = 0.8
+RESTATED_TAIL = 2  # terms a restatement may add after its lead clause ("PRs only")
 _LIGHT = frozenset(stem(w) for w in "use run get make work ask need want go do have take give set".split())
 
 
@@ -74,12 +85,33 @@ def same_claim(a: Claim, b: Claim, *, same_topic: bool = False) -> bool:
                 and a.negated == b.negated and not _values_conflict(a.value, b.value))
     if a.negated != b.negated or a.event != b.event or _values_conflict(a.values, b.values):
         return False  # a report of what happened is not a statement of how things are
+    if _restated(a, b):
+        return True
     score = jaccard(a.terms, b.terms)
     if not (a.terms <= b.terms or b.terms <= a.terms):
         # Each says something the other does not ("wrote the checkout notes" / "wrote the
         # search notes"): a substitution, the same claim only when nearly everything is shared.
         return score >= SAME_SUBSTITUTED
     return score >= (SAME_STATEMENT_HINTED if same_topic else SAME_STATEMENT)
+
+
+@lru_cache(maxsize=65536)
+def _lead(text: str, claim_terms: frozenset[str]) -> frozenset[str]:
+    """The terms of the claim's lead clause (kept: a claim is compared with many shards)."""
+    return terms(first_clause(text)) & claim_terms
+
+
+def _restated(a: Claim, b: Claim) -> bool:
+    """The same lead clause, each adding at most `RESTATED_TAIL` terms after it (module doc)."""
+    if a.terms.isdisjoint(b.terms):
+        return False
+    la, lb = _lead(a.text, a.terms), _lead(b.text, b.terms)
+    if la == a.terms and lb == b.terms:
+        return False  # one clause each: the whole-statement rule decides
+    if len(a.terms - la) > RESTATED_TAIL or len(b.terms - lb) > RESTATED_TAIL:
+        return False
+    small, big = (la, lb) if len(la) <= len(lb) else (lb, la)
+    return len(small) >= 2 and small <= big and jaccard(la, lb) >= SAME_STATEMENT
 
 
 def near_duplicate(a: Claim, b: Claim) -> bool:

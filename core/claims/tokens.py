@@ -5,7 +5,9 @@ kind:
 - `word`: a Latin word, lowercased and lightly stemmed ("uses"/"using"/"used" -> "us"); an
   identifier with digits stays whole ("PLAT-412", "spam_bot_42", "e2e"), and so does a channel
   or handle, without its sign ("#ops-alerts" -> "ops-alerts", "@dana" -> "dana");
-- `cjk`: a Han/kana run in character bigrams (one character alone stays a unigram), and a
+- `cjk`: a Han/kana run in character bigrams (one character alone stays a unigram; a lone
+  grammar character, "在", none), cut first at its negations and weekdays, which are tokens of
+  their own ("不要在周五部署", "周五禁止部署", "周五不部署": {部署}, negated, on 周五), and a
   Hangul word without its trailing particle in bigrams ("시간을" -> "시간"), so restatements
   that differ in grammar still share most of their terms;
 - `value`: a number, time, date, version, amount, month or weekday ("02:00", "60s", "v2.3",
@@ -114,9 +116,15 @@ def zh_number(text: str) -> int:
             digit = _ZH_VALUE[ch]
     return total + digit
 _JOINERS = re.compile(r"['.\-_]+")
-_ZH_NEG = re.compile(r"不要|不能|不得|不准|不许|从不|永远不|别|勿|禁止|不再")
+# Longest first; a bare 不 negates a verb, never in a word of its own (不错 "good", 不过 "but")
+# nor in a bound (不超过 "at most", 不到 "under": `measures.BOUNDS`).
+_ZH_NEG = re.compile(
+    r"永远不要|永远不|从来不|从不|不要|不能|不得|不准|不许|不再|禁止|(?<![特区分类级识告性个派差离])别|勿"
+    r"|不(?!错|过|同|少|断|仅|但|管|久|如|然|足|用谢|论|止|光|料|妨|免|便|时|满|安|良|幸|超过|多于|少于|低于|高于|大于|小于|到)")
 _KO_NEG = re.compile(r"하지\s?마|하지\s?말|않|금지|못\s")
 _ZH_WEEKDAY = re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天]$")
+# A weekday inside a run ("不要在周五部署"), never a count ("一周一次": once a week).
+_ZH_WEEKDAY_IN = re.compile(r"(?<![零一二两三四五六七八九十几])(?:周|星期|礼拜)[一二三四五六日天]")
 _KO_WEEKDAY = re.compile(r"^[월화수목금토일]요일$")
 _KO_PARTICLES = ("에서", "으로", "에게", "하고", "부터", "까지", "을", "를", "이", "가", "은", "는", "에", "로", "의", "도", "와", "과")
 # Han characters that carry grammar, not meaning: a bigram through them is no evidence.
@@ -259,16 +267,33 @@ def _word_tokens(surface: str) -> tuple[Token, ...]:
 
 
 def _cjk_tokens(run: str) -> list[Token]:
+    """A Han/kana run in its normal form: fillers dropped, negations and weekdays taken out as
+    tokens of their own, and the words between them in bigrams, so that "不要在周五部署",
+    "周五禁止部署" and "周五不部署" all say {部署}, negated, on 周五 (a bigram across a negation
+    or a day, "五不", "止部", is no word)."""
     if _ZH_WEEKDAY.match(run):
         return [Token(run, run, "value")]
-    out = []
+    out: list[Token] = []
     for filler in sorted((f for f in FILLERS if f in run), key=len, reverse=True):
         run = run.replace(filler, " ")
-    for neg in _ZH_NEG.findall(run):
-        out.append(Token(neg, neg, "neg"))
     for piece in run.split():
-        out.extend(Token(g, g, "cjk") for g in _bigrams(piece))
+        start = 0
+        for m in _ZH_CUT.finditer(piece):
+            out.extend(_grams(piece[start:m.start()]))
+            out.append(Token(m.group(), m.group(), "value" if m.lastgroup == "day" else "neg"))
+            start = m.end()
+        out.extend(_grams(piece[start:]))
     return out
+
+
+_ZH_CUT = re.compile(f"(?P<day>{_ZH_WEEKDAY_IN.pattern})|(?P<neg>{_ZH_NEG.pattern})")
+
+
+def _grams(piece: str) -> list[Token]:
+    """A piece's bigrams; a lone grammar character ("在", "的") is no term."""
+    if not piece or (len(piece) == 1 and piece in _ZH_FUNCTION):
+        return []
+    return [Token(g, g, "cjk") for g in _bigrams(piece)]
 
 
 def _hangul_tokens(word: str) -> list[Token]:

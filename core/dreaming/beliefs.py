@@ -128,6 +128,15 @@ def _short(text: str, limit: int = 48) -> str:
     return text[:limit].rsplit(" ", 1)[0] + "…"
 
 
+_UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+def when_written(key: Key) -> tuple[str, str]:
+    """When a fragment was written, as far as its key tells: the day, and within a day the
+    UUIDv7 id (its first 48 bits are the time); other ids only tell the day."""
+    return key[0], key[1] if _UUID7.match(key[1]) else ""
+
+
 def dedupe(keys: list[Key]) -> list[Key]:
     return list(dict.fromkeys(keys))
 

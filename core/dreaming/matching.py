@@ -29,7 +29,7 @@ from dreamdeck.core.claims.contradiction import contradiction_reason
 from dreamdeck.core.claims.extract import Claim, extract, subject_terms
 from dreamdeck.core.claims.index import ClaimIndex
 from dreamdeck.core.claims.logs import is_log_key
-from dreamdeck.core.claims.naming import slug_words
+from dreamdeck.core.claims.naming import name_of, slug_words
 from dreamdeck.core.claims.readings import newer_reading
 from dreamdeck.core.claims.sameness import SAME_STATEMENT, jaccard, same_claim, same_slot, subjects_match, supports_topic
 from dreamdeck.core.claims.tokens import STOPWORDS, stem, terms, values
@@ -64,7 +64,8 @@ def _label_word(word: str) -> str:
 
 
 def label_slug(label: str) -> str:
-    return "-".join(slug_words(label)[0])
+    """The slug a topic label's first claim takes (`claims.naming.claim_slug`)."""
+    return name_of(slug_words(label)[0])
 
 
 def heading_of(text: str) -> str | None:

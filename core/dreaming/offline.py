@@ -36,7 +36,8 @@ Its rules (the claim rules themselves live in `core.claims`):
 - **Readings** (`claims.readings`): a key whose value is a measurement or a status ("disk: 61%
   used", "queue depth: 14", "heartbeat: ok at 09:00") takes its newer value the same way, no
   guard and no question ("reading updated"); a setting (a bound or configured key, a clock
-  time, a duration, an announced change: "backup cron: 03:00") still asks.
+  time, a duration, an announced change: "backup cron: 03:00") still asks. A reading back to a
+  value it had regains that value's superseded days (`flip_back`): no new claim from zero.
 - **Reinforcement**: the same claim seen again, however labelled, is cited. At most one pure
   reinforcement per claim per day: a near duplicate of what the claim already cites that day
   is folded, and `outcome.folded` names the citation it duplicates; anything else is cited.
@@ -53,7 +54,6 @@ Same input, same writes, byte for byte: no clock, no randomness, nothing in hash
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from functools import partial
 
@@ -72,7 +72,9 @@ from dreamdeck.core.dreaming.beliefs import (
     finish_claim,
     guarded,
     parse_belief,
+    when_written,
 )
+from dreamdeck.core.dreaming.flip_back import Evidence, regain
 from dreamdeck.core.dreaming.matching import ShardMatcher, volatile_subjects
 from dreamdeck.core.dreaming.offline_tables import TableRows
 from dreamdeck.core.dreaming.offline_tally import Tally
@@ -90,15 +92,6 @@ from dreamdeck.core.index.ladder import ladder_sentence
 from dreamdeck.core.io.gc_pause import paused_gc
 
 __all__ = ["Belief", "OfflineDreamer", "ladder_sentence", "parse_belief"]
-
-_UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
-
-
-def _when(key: Key) -> tuple[str, str]:
-    """When a fragment was written, as far as its key tells: the day, and within a day the
-    UUIDv7 id (its first 48 bits are the time); other ids only tell the day."""
-    return key[0], key[1] if _UUID7.match(key[1]) else ""
-
 
 class OfflineDreamer:
     """Deterministic dreamer; see the module docstring for every rule it applies."""
@@ -132,6 +125,7 @@ class _Run:
         self.cite_only_why: dict[str, str] = {}
         self.seen: dict[Key, list[Claim]] = {}  # this run's fragments, by key: the claims each states
         self.citing: dict[Key, set[str]] = {}  # fragment -> the beliefs citing it for this run's statements
+        self.evidence = Evidence(self.seen, inp.evidence)  # what superseded citations said (`flip_back`)
         self.rows = TableRows()
         # A log table's header row, held until the rows under it are dreamed: their beliefs are read
         # with its labels, so it is their evidence (cited by each), never a belief of its own.
@@ -270,13 +264,13 @@ class _Run:
         if duplicate is not None:
             self.fold(key, duplicate)
             return
-        newest = max((_when(k) for k in belief.active), default=("", ""))
+        newest = max((when_written(k) for k in belief.active), default=("", ""))
         belief.active.append(key)
         self.supports(key, slug)
         self.dirty.add(slug)
         self.tally.reinforced += 1
         self.note(slug, "reinforced")
-        if claim.series and _when(key) >= newest:  # a job's belief shows its latest run
+        if claim.series and when_written(key) >= newest:  # a job's belief shows its latest run
             belief.claim = claim_sentence(frag.body, frag.topic)
             belief.inline = False
             self.match.remember(slug, bare(belief.claim))
@@ -306,9 +300,9 @@ class _Run:
             return  # one fragment does not overturn what it states itself
         self.supports(key, slug)
         new_text = claim_sentence(frag.body, frag.topic)
-        newest = max((_when(k) for k in belief.active), default=("", ""))
+        newest = max((when_written(k) for k in belief.active), default=("", ""))
         self.dirty.add(slug)
-        if _when(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
+        if when_written(key) < newest:  # the shard's evidence is newer: the fragment is overturned evidence
             belief.superseded.append(key)
             if reading:
                 self.tally.readings += 1
@@ -327,6 +321,7 @@ class _Run:
         belief.inline = False
         self.match.remember(slug, bare(belief.claim))
         if reading:  # "disk: 64% used" after "disk: 61% used": the newer reading wins, nothing to judge
+            regain(belief, self.evidence, old, claim)
             self.tally.readings += 1
             self.note(slug, "reading updated")
             return

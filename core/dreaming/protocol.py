@@ -45,6 +45,9 @@ class DreamInput:
     # A private folder where a dreamer may keep projections of the shards between runs (None:
     # keep none); the offline dreamer keeps its index there (`dreaming.offline_projection`).
     cache_dir: Path | None = None
+    # The body of a fragment a shard cites, by day and id (None: not in the streams); the offline
+    # dreamer reads a reading's superseded evidence when the reading returns to an old value.
+    evidence: Callable[[str, str], str | None] | None = None
 
 
 @dataclass

@@ -68,6 +68,7 @@ from dreamdeck.core.formats.citations import (
 from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import parse_loose_shard, recompute_shard_text
 from dreamdeck.core.index.evidence import ShardReads, gc_protected_keys, read_shard
+from dreamdeck.core.index.fragment_index import FragmentIndex
 from dreamdeck.core.index.strength import prompt_rows
 from dreamdeck.core.index.undreamed import collect_undreamed
 from dreamdeck.core.ops.reflections import given_reasons, mark_stale, meta_updates, workspace_now
@@ -297,9 +298,20 @@ def _snapshot(run: _Run) -> _Snapshot:
     inp = DreamInput(
         today=today, fragments=run.undreamed, strength_rows=rows, pinned=pinned,
         references=frozenset(p.stem for p in ws.references_dir.glob("*.md")) if ws.references_dir.is_dir() else frozenset(),
-        cache_dir=ws.lock_dir,
+        cache_dir=ws.lock_dir, evidence=_evidence(ws),
     )
     return _Snapshot(before, vault, inp)
+
+
+def _evidence(ws: Workspace) -> Callable[[str, str], str | None]:
+    """A cited fragment's body, read from its stream by offset (`index.fragment_index`)."""
+    fragments = FragmentIndex(ws)
+
+    def body(day: str, fid: str) -> str | None:
+        found = fragments.get(day, fid)
+        return found.body if found is not None else None
+
+    return body
 
 
 def _dream(run: _Run, snap: _Snapshot) -> tuple[DreamOutcome, dict[str, str]] | None:
