@@ -18,17 +18,7 @@ from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import apply_hunks
-from dreamdeck.core.ops.claim_review import (
-    DELETED,
-    KEPT_OLDER,
-    NEW,
-    READING,
-    REINFORCED,
-    REWRITTEN,
-    SUPERSEDED,
-    TASK_DONE,
-    claim_review,
-)
+from dreamdeck.core.ops.claim_review import what_an_approval_applies
 from dreamdeck.core.ops.loss_meter import loss_meter
 from dreamdeck.core.ops.protected import put_back_from_history
 from dreamdeck.core.store.reflections import OPEN, ProposedFile, Reflection, ReflectionError, list_reflections, load_reflection
@@ -217,11 +207,10 @@ def approval_changeset(
     known, chosen = _chosen_hunks(r, rid, hunks)
     turned_down = set(rejected or ()) & set(known) - {h for v in chosen.values() for h in v}
     edits = _approved_edits(r, chosen, hunks is None, edited)
-    total = len(known)
-    picked_count = sum(len(v) for v in chosen.values())
+    total, picked_count = len(known), sum(len(v) for v in chosen.values())
     partial = hunks is not None and picked_count < total or bool(edited)
     decision = "partial" if partial else "approved"
-    applied = _what_it_applies(r, edits, chosen, edited, picked_count, total)
+    applied = what_an_approval_applies(r, [e.path for e in edits], chosen, edited, picked_count, total)
     r.decisions.append({
         "at": _now_iso(now), "actor": actor, "decision": decision,
         "hunks": sorted(h for v in chosen.values() for h in v), "edited": sorted(edited or {}),
@@ -250,29 +239,6 @@ def approval_changeset(
     except Refused as exc:
         raise blame(exc) from None
     return cs, blame
-
-
-_CLAIM_WORDS = {NEW: "new claim", REINFORCED: "reinforced", SUPERSEDED: "superseded", TASK_DONE: "task done",
-                READING: "reading updated", KEPT_OLDER: "older evidence kept", DELETED: "deleted",
-                REWRITTEN: "rewritten"}
-
-
-def _what_it_applies(r: Reflection, edits: list[FileEdit], chosen: dict[str, set[str]],
-                     edited: dict[str, str | None] | None, picked: int, total: int) -> str:
-    """An approval's summary (its audit lines): what this approval applies, claim by claim
-    ("1 of 3 hunks applied (1 new claim)"). The reflection's own summary is the whole dream's
-    ("1 new topic, 3 reinforced · 2 applied already"), true of no partial approval."""
-    kinds = {c.path: c for c in claim_review(r).claims}
-    words: dict[str, int] = {}
-    for edit in edits:
-        claim = kinds.get(edit.path)
-        word = ("edited" if edited and edit.path in edited else
-                _CLAIM_WORDS.get(claim.kind, claim.kind) if claim else "changed")
-        if claim and word != "edited" and chosen.get(edit.path, set()) < set(claim.hunks):
-            word += " in part"
-        words[word] = words.get(word, 0) + 1
-    said = ", ".join(f"{n} {word}" for word, n in words.items())
-    return f"{picked} of {counted(total, 'hunk')} applied" + (f" ({said})" if said else "")
 
 
 def given_reasons(receipt: object) -> dict[str, str]:
