@@ -72,3 +72,7 @@ def test_a_contraction_leaves_no_debris_in_a_slug(text, slug):
 def test_a_claim_that_opens_with_its_topic_label_does_not_name_it_twice():
     slug = claim_slug("用户偏好", extract("用户偏好用微信语音，不喜欢长文字"), {"yonghu-pianhao"})
     assert slug.startswith("yonghu-pianhao-") and slug.count("yonghu-pianhao") == 1
+
+
+def test_a_topic_label_with_terminal_control_sequences_names_its_shard_by_its_words_alone():
+    assert claim_slug("\x1b[1mbold evil\x1b[31m red\x1b[0m", extract("x")) == "bold-evil-red"

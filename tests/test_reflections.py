@@ -102,6 +102,23 @@ def test_approve_all_applies_every_file_through_the_door(ws, agent_dir):
     assert fragment_ids(agent_dir, D) == [uuid_at(D, 1), uuid_at(D, 2)]
 
 
+
+def test_a_partial_approvals_audit_line_says_what_it_applied_not_the_dreams_counts(ws, agent_dir):
+    """The dream's summary ("two changes", or "1 new topic, 3 reinforced") is the whole dream's;
+    an approval of one new claim records that it applied one new claim."""
+    _pending(ws, agent_dir)
+    ids = hunk_ids(ws)
+
+    approve(ws, "r-1", hunks=ids["topics/n.md"])
+    (line,) = [e for e in read_log(agent_dir)[0] if e.file == "memory/topics/n.md"]
+    assert line.approval == "partial"
+    assert line.summary == "partial r-1: 1 of 2 hunks applied (1 new claim)"
+
+    approve(ws, "r-1")  # the rest: what is left is the reinforcement of a
+    (line,) = [e for e in read_log(agent_dir)[0] if e.file == "memory/topics/a.md"]
+    assert line.summary == "approved r-1: 1 of 1 hunk applied (1 reinforced)"
+
+
 def test_approving_one_files_hunk_applies_it_and_keeps_the_undecided_hunk_pending_with_its_fragments(ws, agent_dir):
     _pending(ws, agent_dir)
     before = topics(agent_dir)

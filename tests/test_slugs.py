@@ -59,6 +59,20 @@ def test_a_suffixed_slug_still_fits_in_64_characters():
     assert is_valid_slug(slug)
 
 
+
+@pytest.mark.parametrize("heading", [
+    "\x1b[1mbold evil\x1b[31m red\x1b[0m",  # SGR: bold, red, reset
+    "\x1b]0;retitled\x07bold evil red",  # OSC: the window's title, ended by BEL
+    "\x1b]8;;https://x.example\x1b\\bold evil\x1b]8;;\x1b\\ red",  # OSC 8 link, ended by ST
+    "bold\x9b31m evil red",  # C1 CSI on its own
+    "\x1bcbold evil red",  # a two-byte escape (RIS)
+])
+def test_a_heading_with_terminal_control_sequences_slugs_by_its_words_alone(heading):
+    """The escape's letters ("1m", "31m", "0;retitled") are no words of the heading: the slug
+    is the one the visible text gives."""
+    assert heading_to_slug(heading) == "bold-evil-red"
+
+
 # --- validation -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("slug", ["a", "pnpm-policy", "0day", "a" * 64, "a-"])
 def test_valid_slugs(slug):

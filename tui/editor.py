@@ -1,7 +1,7 @@
 """Handing texts to the person's editor (`$VISUAL`, else `$EDITOR`, else `vi`) and reading them back.
 
 The one editor launcher for the command line (`dreamdeck edit`, `dreamdeck approve --edit`) and the
-app (Topics `e`, Reflections `E`). No Textual here: the command line imports it as it is. The app
+app (`e` on Topics and Reflections). No Textual here: the command line imports it as it is. The app
 passes `run`, which suspends the app around the editor and gives focus back afterwards
 (`DreamdeckApp.hand_over_terminal`).
 """

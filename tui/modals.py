@@ -84,14 +84,17 @@ class ConfirmModal(DeckModal[object]):
     ]
     DEFAULT_CSS = """
     ConfirmModal { align: center middle; }
-    ConfirmModal > Vertical { width: 80; max-width: 95%; height: auto; max-height: 90%;
+    /* Nearly the whole width at 80 columns, wider at 120 (fixed at 80 it wrapped every line there). */
+    ConfirmModal > Vertical { width: 95%; max-width: 110; height: auto; max-height: 90%;
         border: thick $warning; background: $surface; padding: 1 2; }
-    ConfirmModal.-wide > Vertical { width: 100; padding: 0 1; }
+    ConfirmModal.-wide > Vertical { max-width: 130; padding: 0 1; }
+    ConfirmModal.-short > Vertical { max-height: 100%; padding: 0 2; }
     ConfirmModal.-error > Vertical { border: thick $error; }
     ConfirmModal .title { text-style: bold; color: $warning; }
     ConfirmModal.-error .title { color: $error; }
-    ConfirmModal VerticalScroll { height: auto; max-height: 40vh; margin: 1 0; }  /* the buttons stay on a 24-row screen */
-    ConfirmModal.-tall VerticalScroll { max-height: 50vh; }
+    /* The buttons stay on screen: the body's height is what the title, hint and buttons leave (_fit). */
+    ConfirmModal #confirm-scroll { height: auto; max-height: 40vh; margin: 1 0 0 0; }
+    ConfirmModal #confirm-more { color: $text-muted; text-style: italic; height: 1; margin-bottom: 1; }
     ConfirmModal .hint { color: $text-muted; }
     ConfirmModal Horizontal { height: auto; align-horizontal: right; }
     ConfirmModal Button { margin-left: 2; }
@@ -107,11 +110,13 @@ class ConfirmModal(DeckModal[object]):
             self._bindings.bind(other[0], "choose_other", other[1])
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(id="confirm-box"):
             yield Label(terminal_text(self._title), classes="title", markup=False)
             if self._body:
-                with VerticalScroll():
+                with ScrollPane(id="confirm-scroll"):
                     yield SafeStatic(self._body, markup=False, id=self._body_id)
+            # Said only while the body goes on below what shows (a scrollbar alone went unseen).
+            yield Static("▼ more below: ↓ j pgdn scroll, G the end", id="confirm-more", markup=False)
             if self._hint:
                 yield Static(self._hint, markup=False, classes="hint")
             with Horizontal():
@@ -121,6 +126,35 @@ class ConfirmModal(DeckModal[object]):
                     yield Button(f"{label} ({key})", id="other")
                 yield Button(f"{self._confirm} (y)", variant="error" if self._tone == "error" else "warning",
                              id="yes")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-more").display = False
+        for scroll in self.query("#confirm-scroll"):
+            self.watch(scroll, "scroll_y", self._say_more, init=False)
+            self.watch(scroll, "max_scroll_y", self._say_more, init=False)
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """The body gets every row the box may take that the title, the hint, the buttons and
+        the "more below" line leave (a third of a 24-row screen showed one row of each list).
+        Their heights are known once laid out at this width: a wrapped title takes two."""
+        scrolls = self.query("#confirm-scroll")
+        if not scrolls or not self.is_attached:
+            return
+        body, box = scrolls.first(), self.query_one("#confirm-box")
+        limit = self.size.height if self.has_class("-short") else int(self.size.height * 0.9)
+        others = sum(w.outer_size.height for w in box.children if w is not body and w.id != "confirm-more")
+        reserved = 2 + 1  # the "more below" line and its margin; the body's own top margin
+        body.styles.max_height = max(3, limit - box.styles.gutter.height - others - reserved)
+        self.call_after_refresh(self._say_more)
+
+    def _say_more(self, *_) -> None:
+        scrolls = self.query("#confirm-scroll")
+        more = bool(scrolls) and scrolls.first().scroll_y < scrolls.first().max_scroll_y
+        self.query_one("#confirm-more").display = more
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "other":
@@ -146,7 +180,7 @@ class ReasonModal(DeckModal[str | None]):
     AUTO_FOCUS = "#reason"
     DEFAULT_CSS = """
     ReasonModal { align: center middle; }
-    ReasonModal > Vertical { width: 80; max-width: 95%; height: auto; border: thick $primary;
+    ReasonModal > Vertical { width: 95%; max-width: 110; height: auto; border: thick $primary;
         background: $surface; padding: 1 2; }
     ReasonModal .title { text-style: bold; }
     ReasonModal VerticalScroll { height: auto; max-height: 40vh; }  /* the box and its hint stay on a 24-row screen */

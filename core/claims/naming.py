@@ -37,6 +37,7 @@ from functools import lru_cache
 from dreamdeck.core.claims.extract import Claim
 from dreamdeck.core.claims.tokens import STOPWORDS
 from dreamdeck.core.formats.slugs import MAX_SLUG, heading_to_slug
+from dreamdeck.core.formats.terminal_text import visible_text
 
 __all__ = ["MAX_NAME", "claim_slug", "name_of", "romanize_hangul", "slug_words"]
 
@@ -109,6 +110,7 @@ _CONTRACTION = re.compile(r"n['’]t\b|['’](?:ll|re|ve|d|s|m)\b", re.IGNORECAS
 @lru_cache(maxsize=65536)
 def slug_words(text: str) -> tuple[tuple[str, ...], bool]:
     """(the words a slug can use, whether any came from Han text)."""
+    text = visible_text(text)  # an escape's letters ("31m") are no words
     if "'" in text or "’" in text:
         text = _CONTRACTION.sub("", _CAN_NOT.sub(r"\1", text))
     # Accents go from Latin letters only: NFD would take Hangul syllables apart too.

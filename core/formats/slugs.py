@@ -1,4 +1,7 @@
-"""Slug rules, exactly TypeClaw's (`SLUG_REGEX`, `topicShardPath`, `headingToSlug`)."""
+"""Slug rules, exactly TypeClaw's (`SLUG_REGEX`, `topicShardPath`, `headingToSlug`), but for one
+thing: a terminal control sequence in a heading is dropped whole before slugging, where
+TypeClaw's would keep its letters (`\x1b[31mred` -> `31m-red`). Such a heading never passes
+TypeClaw's heading-echo test (`tc_text.slug_is_heading_echo`), so no lookup depends on it."""
 from __future__ import annotations
 
 import hashlib
@@ -7,6 +10,7 @@ import unicodedata
 
 from dreamdeck.core.errors import BadInput
 from dreamdeck.core.formats.lazy_re import lazy_re
+from dreamdeck.core.formats.terminal_text import visible_text
 
 SLUG_REGEX = lazy_re(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MAX_SLUG = 64
@@ -32,8 +36,9 @@ def require_slug(slug: object) -> str:
 
 
 def heading_to_slug(heading: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """NFD, drop marks, lowercase, non-alnum runs to '-', trim, fallback, cut, de-collide."""
-    decomposed = unicodedata.normalize("NFD", heading)
+    """Control sequences out, NFD, drop marks, lowercase, non-alnum runs to '-', trim, fallback,
+    cut, de-collide."""
+    decomposed = unicodedata.normalize("NFD", visible_text(heading))
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
     slug = re.sub(r"[^a-z0-9]+", "-", plain).strip("-")
     if not slug:

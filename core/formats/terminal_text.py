@@ -16,10 +16,20 @@ import re
 
 from dreamdeck.core.formats.lazy_re import lazy_re
 
-__all__ = ["terminal_text", "terminal_json"]
+__all__ = ["terminal_text", "terminal_json", "visible_text"]
 
 _BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _UNSAFE = lazy_re("[\x00-\x08\x0b-\x1f\x7f-\x9f" + _BIDI_AND_SEPARATORS + "\ud800-\udfff]")
+# A whole control sequence, as a terminal consumes it: OSC (a title, a link) up to its BEL or ST;
+# DCS, SOS, PM and APC up to ST; CSI (colours, cursor moves) up to its final byte; any other
+# ESC with its intermediates and final byte. A lone control character is the last alternative.
+_SEQUENCE = lazy_re(
+    r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c]*(?:\x1b\\|\x9c)?"
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|\x1b[ -/]*[0-~]?"
+    "|[\x00-\x08\x0b-\x1f\x7f-\x9f" + _BIDI_AND_SEPARATORS + "]"
+)
 # In JSON text the C0 controls are already escaped by the encoder; these are the rest.
 _UNSAFE_IN_JSON = lazy_re("[\x7f-\x9f" + _BIDI_AND_SEPARATORS + "\ud800-\udfff]")
 
@@ -39,3 +49,10 @@ def terminal_json(text: str) -> str:
     terminal would act on written as `\\uXXXX` escapes: the same JSON, the same values once
     parsed (those characters only ever stand inside a string)."""
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def visible_text(text: str) -> str:
+    """`text` as a terminal would show it: each control sequence dropped whole (`\\x1b[31m`,
+    a title's OSC), never its letters ("31m") left behind as words. For names made from text
+    (a slug), not for showing it: a screen shows the escapes (`terminal_text`)."""
+    return _SEQUENCE.sub("", text) if _UNSAFE.search(text) else text

@@ -61,7 +61,7 @@ from dreamdeck.core.index.ladder import ladder_sentence, strip_prefix
 from dreamdeck.core.store.reflections import ProposedFile, Reflection
 
 __all__ = ["NEW", "REINFORCED", "SUPERSEDED", "TASK_DONE", "READING", "KEPT_OLDER", "DELETED", "REWRITTEN", "ClaimChange",
-           "ClaimReview", "claim_review", "mechanical_hunks"]
+           "ClaimReview", "claim_review", "mechanical_hunks", "what_an_approval_applies"]
 
 NEW, REINFORCED, SUPERSEDED, TASK_DONE, READING, KEPT_OLDER, DELETED, REWRITTEN = (
     "new", "reinforced", "superseded", "task-done", "reading", "kept-older", "deleted", "rewritten")
@@ -263,3 +263,26 @@ def claim_review(r: Reflection) -> ClaimReview:
 def mechanical_hunks(r: Reflection) -> list[str]:
     """The hunk ids `approve --mechanical` applies (see the module doc for the definition)."""
     return claim_review(r).mechanical_hunks
+
+
+_CLAIM_WORDS = {NEW: "new claim", REINFORCED: "reinforced", SUPERSEDED: "superseded", TASK_DONE: "task done",
+                READING: "reading updated", KEPT_OLDER: "older evidence kept", DELETED: "deleted",
+                REWRITTEN: "rewritten"}
+
+
+def what_an_approval_applies(r: Reflection, paths: list[str], chosen: dict[str, set[str]],
+                             edited: dict[str, str | None] | None, picked: int, total: int) -> str:
+    """An approval's summary (its audit lines): what it applies to `paths`, claim by claim
+    ("1 of 3 hunks applied (1 new claim)"). The reflection's own summary is the whole dream's
+    ("1 new topic, 3 reinforced · 2 applied already"), true of no partial approval."""
+    kinds = {c.path: c for c in claim_review(r).claims}
+    words: dict[str, int] = {}
+    for path in paths:
+        claim = kinds.get(path)
+        word = ("edited" if edited and path in edited else
+                _CLAIM_WORDS.get(claim.kind, claim.kind) if claim else "changed")
+        if claim and word != "edited" and chosen.get(path, set()) < set(claim.hunks):
+            word += " in part"
+        words[word] = words.get(word, 0) + 1
+    said = ", ".join(f"{n} {word}" for word, n in words.items())
+    return f"{picked} of {counted(total, 'hunk')} applied" + (f" ({said})" if said else "")

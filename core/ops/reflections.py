@@ -18,6 +18,7 @@ from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.git.commit import DREAM_EMOJI
 from dreamdeck.core.git.diff import apply_hunks
+from dreamdeck.core.ops.claim_review import what_an_approval_applies
 from dreamdeck.core.ops.loss_meter import loss_meter
 from dreamdeck.core.ops.protected import put_back_from_history
 from dreamdeck.core.store.reflections import OPEN, ProposedFile, Reflection, ReflectionError, list_reflections, load_reflection
@@ -206,10 +207,10 @@ def approval_changeset(
     known, chosen = _chosen_hunks(r, rid, hunks)
     turned_down = set(rejected or ()) & set(known) - {h for v in chosen.values() for h in v}
     edits = _approved_edits(r, chosen, hunks is None, edited)
-    total = len(known)
-    picked_count = sum(len(v) for v in chosen.values())
+    total, picked_count = len(known), sum(len(v) for v in chosen.values())
     partial = hunks is not None and picked_count < total or bool(edited)
     decision = "partial" if partial else "approved"
+    applied = what_an_approval_applies(r, [e.path for e in edits], chosen, edited, picked_count, total)
     r.decisions.append({
         "at": _now_iso(now), "actor": actor, "decision": decision,
         "hunks": sorted(h for v in chosen.values() for h in v), "edited": sorted(edited or {}),
@@ -227,7 +228,7 @@ def approval_changeset(
         log = f"- {_now_iso(now)} {rid} {decision} by {actor}: {picked_count}/{total} hunks" + (
             f", edited {', '.join(sorted(edited))}" if edited else "")
         cs = ChangeSet(
-            Commit("approve", actor, decision, "review", f"{decision} {rid}: {r.summary or 'reflection'}",
+            Commit("approve", actor, decision, "review", f"{decision} {rid}: {applied}",
                    subject=f"dream: {decision} {rid} ({picked_count}/{total} hunks) {random.choice(DREAM_EMOJI)}",
                    ref=Reference("Reflection", rid)),
             Writes(edits, meta_files=meta_updates(ws, [r], log),

@@ -63,3 +63,34 @@ async def test_a_text_modal_scrolls_with_j_k_g_and_G(ws):
         app.push_screen(TextModal("Receipt d-1", "\n".join(f"line {n}" for n in range(60))))
         await pilot.pause()
         await _scrolls_with_vim_keys(pilot, app.screen.query_one(VerticalScroll))
+
+
+def _bindings_by_verb() -> dict[str, set[tuple[str, str]]]:
+    """verb (what the footer and help call it) -> {(key, screen)}, over every screen's own
+    bindings and those of its ancestors."""
+    from importlib import import_module
+
+    from dreamdeck.tui.app import SCREENS
+
+    verbs: dict[str, set[tuple[str, str]]] = {}
+    for mode, spec in SCREENS.items():
+        module, name = spec.split(":")
+        for klass in getattr(import_module(module), name).__mro__:
+            for b in klass.__dict__.get("BINDINGS", []):
+                verbs.setdefault(b.description, set()).add((b.key, mode))
+    return verbs
+
+
+def test_one_verb_has_one_key_on_every_screen():
+    """Forget was `f` on Topics and `x` on Stream, edit `e` on Topics and `E` on Reflections: a
+    verb learnt on one screen must do the same thing on the next."""
+    for verb, where in _bindings_by_verb().items():
+        assert len({key for key, _ in where}) == 1, f"{verb} has several keys: {sorted(where)}"
+
+
+def test_no_key_means_forget_on_one_screen_and_something_else_on_another():
+    """`f` forgot a topic on Topics and followed the tail on Stream."""
+    forget = {key for key, _ in _bindings_by_verb()["Forget"]}
+    clashes = {verb: where for verb, where in _bindings_by_verb().items()
+               if verb != "Forget" and {key for key, _ in where} & forget}
+    assert not clashes

@@ -357,7 +357,7 @@ async def test_E_opens_the_editor_on_the_chosen_result_and_accepts_the_edited_te
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_reflections(app, pilot)
         await go_to_file(pilot, screen, "topics/n.md")
-        await pilot.press("space", "E")
+        await pilot.press("space", "e")
         await settle(app, pilot)
         assert isinstance(app.screen, ConfirmModal)
         assert "topics/n.md — edited" in str(app.screen.query_one("#confirm-body").render())
@@ -380,7 +380,7 @@ async def test_after_E_and_the_confirm_the_hunks_have_focus_again_and_n_moves_on
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_reflections(app, pilot)
         assert screen.focused is view(screen)
-        await pilot.press("E")
+        await pilot.press("e")
         await settle(app, pilot)
         assert isinstance(app.screen, ConfirmModal)
         await pilot.press("n")  # "No": nothing is applied

@@ -115,7 +115,7 @@ async def test_p_pins_the_selected_fragment_to_the_vault(agent_dir):
         assert any(n.title == "Pin" and pinned.stem in n.message for n in pilot.app._notifications)
 
 
-async def test_x_forgets_the_selected_fragment_with_a_reason_and_says_how_to_undo(agent_dir):
+async def test_f_forgets_the_selected_fragment_with_a_reason_and_says_how_to_undo(agent_dir):
     stream_app.build(agent_dir)
     async with make_app(Workspace.open(agent_dir, today=TODAY)).run_test(size=(140, 40)) as pilot:
         screen = await open_stream(pilot)
@@ -123,7 +123,7 @@ async def test_x_forgets_the_selected_fragment_with_a_reason_and_says_how_to_und
         await pilot.press("enter")  # keep the filter; the table has focus
         target = screen.table.current_row()["key"]
         assert target == key(TODAY, 2)
-        await pilot.press("x")
+        await pilot.press("f")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ReasonModal", what="the reason dialog")
         dialog = pilot.app.screen
         detail = " ".join(str(s.render()) for s in dialog.query("Static"))

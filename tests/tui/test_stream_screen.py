@@ -82,10 +82,10 @@ async def test_following_shows_an_append_at_once_and_pausing_counts_them(agent_d
         await wait_for(pilot, lambda: table.row_count == count + 1, what="the second fragment")
         assert table.cursor_row == cursor and table.current_row()["key"] == key
         assert screen.new_count == 1 and "1 new" in purpose(screen)
-        await pilot.press("f")
+        await pilot.press("F")
         assert table.follow and table.cursor_row == count
         assert screen.new_count == 0 and "new" not in purpose(screen)
-        await pilot.press("f")
+        await pilot.press("F")
         assert not table.follow and table.cursor_row == count
 
 
@@ -200,7 +200,7 @@ async def test_a_jump_to_a_far_day_opens_there_and_scrolling_shows_its_neighbour
         assert [table.source.row(i)["body"] for i in (0, 299, 300, 600, 1199)] == [
             "2026-05-18 fragment 0", "2026-05-18 fragment 299", "2026-05-19 fragment 0",
             "2026-05-20 fragment 0", "2026-05-21 fragment 299"]
-        await pilot.press("f")  # following goes back to today
+        await pilot.press("F")  # following goes back to today
         await wait_for(pilot, lambda: view.at_tail and table.current_row()["body"] == "2026-05-22 fragment 299",
                        what="the tail")
         assert table.follow and "newer" not in purpose(screen)

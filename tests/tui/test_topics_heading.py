@@ -47,7 +47,20 @@ async def test_at_80_columns_the_heading_takes_the_room_and_the_numbers_headers_
     write_shard(ws.root, "release", shard_text("Dana cuts the weekly release on Thursdays after planning",
                                                [cite("2026-05-20", 1)]))
     header, row = await strength_lines(ws, (80, 24), (0, 1))
-    assert "cit" in header and "cites" not in header and "day" in header and "days" not in header
+    assert "cit" in header and "cites" not in header
     assert "release" in row and "Dana cuts the weekly release" in row  # 10 cells before
     (header,) = await strength_lines(ws, (120, 36), (0,))  # wide, the headers are words again
     assert "cites" in header and "days" in header
+
+
+async def test_at_80_columns_a_heading_beside_a_long_slug_shows_forty_characters_not_seventeen(ws):
+    """The heading is what a person reads first. At 80 columns the days and the tier go (the
+    shard's meta line says the days; the heading's own words say the tier: "always",
+    "consistently"), so a heading beside the demo's longest slug shows a sentence, not a word."""
+    heading = "The user always names branches after the ticket, like PLAT-448-retry-queue"
+    write_shard(ws.root, "naming-conventions", shard_text(heading, [cite("2026-05-20", 1)]))
+    header, row = await strength_lines(ws, (80, 24), (0, 1))
+    assert "tier" not in header and "day" not in header and "status" in header
+    assert "The user always names branches after the" in row  # 17 characters before
+    (header,) = await strength_lines(ws, (120, 36), (0,))
+    assert "tier" in header and "days" in header  # wide, every column is back

@@ -2,7 +2,7 @@
 agent gets would change if the chosen hunks were approved (`core.ops.recall_impact`).
 
 The hunks previewed are the ones approved so far; with none approved yet, every hunk that is
-neither rejected nor in conflict (what `E` would start from). Nothing is written.
+neither rejected nor in conflict (what `e` would start from). Nothing is written.
 """
 from __future__ import annotations
 

@@ -210,7 +210,7 @@ class ReflectionsScreen(MemoryScreen):
         "written until `enter`: a confirm lists what will be applied, then only the approved hunks go through "
         "the one door (rejected and undecided hunks are left out; undecided ones stay pending, and the fragments "
         "behind both are kept until released or forgotten). "
-        "`E` opens the chosen result in `$EDITOR` before accepting. `R` rejects the whole reflection with a "
+        "`e` opens the chosen result in `$EDITOR` before accepting. `R` rejects the whole reflection with a "
         "reason; `X` rejects it and releases its fragments to the next dream. `i` shows the **recall impact** "
         "of the hunks approved so far (or of every hunk not rejected): which answers the agent gets to its saved "
         "and most asked questions would change.\n\n"
@@ -233,7 +233,7 @@ class ReflectionsScreen(MemoryScreen):
                 id="reflections.approve_mechanical"),
         Binding("n", "next_hunk", "Hunk", key_display="n/p", tooltip="Next hunk", id="reflections.next_hunk"),
         Binding("p", "prev_hunk", "Previous hunk", show=False, id="reflections.prev_hunk"),
-        Binding("E", "edit", "Edit", tooltip="Edit the chosen result in $EDITOR, then accept it",
+        Binding("e", "edit", "Edit", tooltip="Edit the chosen result in $EDITOR, then accept it",
                 id="reflections.edit"),
         Binding("R", "reject", "Reject all", tooltip="Reject the whole reflection (asks for a reason)",
                 id="reflections.reject"),

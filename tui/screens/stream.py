@@ -3,12 +3,12 @@
 The table is a VirtualTable over `core.stream_view.StreamView`, which indexes day files by byte
 offset (newest days first) and reads only the rows on screen. A citation jump to a far day opens
 the view's window at that day; scrolling from there loads the days above and below it, and
-following (`f`) goes back to the newest days. New bytes are noticed by a cheap
+following (`F`) goes back to the newest days. New bytes are noticed by a cheap
 stat poll every 50 ms; the new lines are indexed in a thread and installed here, so the row count
 never changes under the table while it paints. Following keeps the cursor on the newest fragment;
-moving up (or `f`) pauses, and the purpose line counts what arrived meanwhile.
+moving up (or `F`) pauses, and the purpose line counts what arrived meanwhile.
 
-`/` filters (a day-by-day search), `p` pins and `x` forgets the selected fragment: see
+`/` filters (a day-by-day search), `p` pins and `f` forgets the selected fragment: see
 `stream_curation`. The detail pane sits beside the table on a wide terminal and below it
 otherwise, so the body column always gets most of the width.
 """
@@ -69,25 +69,26 @@ class StreamScreen(StreamCuration, MemoryScreen):
         "Every fragment of every day, oldest at the top and the newest at the bottom, as the agent "
         "appends them to `memory/streams/YYYY-MM-DD.jsonl`. Forgotten (tombstoned) fragments are hidden.\n\n"
         "**Following** keeps the cursor on the newest fragment. Moving up pauses it and the top line "
-        "counts the fragments that arrived since; `f` (or going back to the bottom with `G`) follows "
+        "counts the fragments that arrived since; `F` (as in `less`; or going back to the bottom with `G`) follows "
         "again. Scrolling to the top loads older days; only the days you look at are read.\n\n"
         "The detail pane shows the selected fragment and its JSON line (`enter` opens it in a window). "
         "A citation opened from the Topics screen (`enter` on it) lands here with that fragment selected "
         "and following paused. A citation far in the past opens the list at its day, without reading the "
-        "days between: scrolling up or down loads the days around it, and `f` goes back to today.\n\n"
+        "days between: scrolling up or down loads the days around it, and `F` goes back to today.\n\n"
         "**Filter** (`/`): words match the topic, body, who or source; terms narrow it: `topic:deploys`, "
         "`source:slack`, `who:dana`, `from:2026-05-01`, `to:2026-05-20`, `day:2026-05-21`. Every day is "
         "searched, newest first, one at a time; the matches show as they are found. `esc` returns to the "
         "live tail.\n\n"
-        "**Pin** (`p`) makes the selected fragment a vault shard no dream may change. **Forget** (`x`) "
+        "**Pin** (`p`) makes the selected fragment a vault shard no dream may change. **Forget** (`f`) "
         "hides it for good and removes its citations (undo on the Forgotten screen, `8`)."
     )
     BINDINGS = [
-        Binding("f", "toggle_follow", "Follow/pause", id="stream.follow"),
+        # `F` as in `less`: `f` forgets, as on Topics (one key per verb on every screen).
+        Binding("F", "toggle_follow", "Follow/pause", key_display="F", id="stream.follow"),
         Binding("slash", "filter", "Filter", key_display="/", id="stream.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="stream.clear_filter"),
         Binding("p", "pin", "Pin", id="stream.pin"),
-        Binding("x", "forget", "Forget", id="stream.forget"),
+        Binding("f", "forget", "Forget", id="stream.forget"),
         Binding("o", "load_older", "Older days", id="stream.older"),
     ]
     PANES = ("#stream-table", "#detail-scroll")
@@ -411,14 +412,14 @@ class StreamScreen(StreamCuration, MemoryScreen):
             if self.new_count:
                 text.append(" ")
                 text.append(f" {self.new_count} new ", style="bold reverse yellow")
-            text.append(" · f to follow")
+            text.append(" · F to follow")
         view = self.view
         if view is not None:
             text.append(f"  │ {len(view):,} fragments in {view.loaded_days} of {view.total_days} days")
             if view.older_days:
                 text.append(f" · ▲ {view.older_days} older (scroll up or o)")
             if view.newer_days:
-                text.append(f" · ▼ {view.newer_days} newer (scroll down, f for today)")
+                text.append(f" · ▼ {view.newer_days} newer (scroll down, F for today)")
             if view.hidden:
                 text.append(f" · {view.hidden} forgotten hidden")
         purpose.update(text)

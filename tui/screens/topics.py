@@ -31,8 +31,8 @@ STATUS_STYLE = {"active": "green", "fading": "yellow", "dormant": "dark_orange",
 SHARD_SETTLE = 0.1  # seconds the cursor rests on a row before its shard is read and drawn
 
 # Widths leave room for the label and the sort mark ("cites ▼"), so a sorted header is never cut.
-# Below 100 cells the numbers' headers are abbreviated ("cit", "day"), and the slug is as wide as
-# the slugs on the first page: the heading, the belief itself, takes the room that is left.
+# Below 100 cells the optional columns go (see compose_body), "cites" reads "cit", and the slug is
+# as wide as the slugs on the first page: the heading, the belief itself, takes the room left.
 COLUMNS = [
     Column("slug", "slug", width=None, min_width=14, max_width=28),  # frozen: it stays when → scrolls the rest
     Column("cites", "cites", width=7, align="right", short_label="cit"),
@@ -145,7 +145,9 @@ class TopicsScreen(MemoryScreen):
         "the distinct days they came from (as TypeClaw counts them, what it superseded included). **tier** "
         "is the wording ladder by the distinct days of the belief's own evidence (mentioned → observed → "
         "consistently → always; what it superseded never counts); **score/status** is its decay since it "
-        "was last reinforced (active, fading, dormant, archived). Red slugs are shards TypeClaw cannot parse.\n\n"
+        "was last reinforced (active, fading, dormant, archived). Red slugs are shards TypeClaw cannot parse. "
+        "Below 100 columns the days, tier, last, age and score columns give their room to the heading "
+        "(the shard's line below says the days and the date).\n\n"
         "Below, the belief and the fragments behind it; the ones marked ⊘, listed last, are what it "
         "superseded (no longer believed).\n\n"
         "Sort with `s` on a column (←/→ to pick it; the slug stays in view) or by clicking a header; "
@@ -186,9 +188,12 @@ class TopicsScreen(MemoryScreen):
         # Stacked like History: the table keeps every column at 140 cells; the shard sits below,
         # its text beside the citations resolved to fragments.
         with Vertical(id="topics-body"):
-            # Narrow: last, age and score go (the meta line says the first two; status words the score).
+            # Narrow: days, last, age, tier and score go, so the heading (what a person reads
+            # first) gets forty cells, not seventeen: the meta line says the days and the date,
+            # the heading's own words the tier ("always", "consistently"), the status the score.
             yield VirtualTable(COLUMNS, ListRowSource([]), cell_style=cell_style, id="strength", frozen=1,
-                               select_on_enter=False, optional=("last_reinforced", "age", "score"),
+                               select_on_enter=False,
+                               optional=("days", "last_reinforced", "age", "tier", "score"),
                                empty_message=EMPTY)
             with Vertical(id="shard-pane"):
                 yield SafeStatic("", id="shard-title", markup=False)
