@@ -42,10 +42,12 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dreamdeck.core.errors import Busy, DreamdeckError
+from dreamdeck.core.errors import BadFile, Busy, DreamdeckError
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index.search_db import BUSY_TIMEOUT, IndexDatabase, index_folder, index_path, locked
 from dreamdeck.core.index.search_query import Hit, query_connection
@@ -54,6 +56,7 @@ from dreamdeck.core.index.search_strength import StrengthOrder
 from dreamdeck.core.index.search_write import AREAS, doc_of, drop_files, indexed_sums, insert_docs
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
+from dreamdeck.core.io.no_links import LinkRefused, OpenFolder
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
@@ -254,12 +257,8 @@ class SearchIndex(IndexDatabase):
         report.files_removed += len(removed)
         sums = indexed_sums(conn, [rel for rel, _ in changed])
         file_rows, docs, tail_rows, stale, gone = [], [], [], [], []
-        memory = str(self.ws.memory)  # joined as text: 10,000 Path objects cost a third of a second
-        for rel, stamp in changed:
-            try:
-                with open(f"{memory}/{rel}", "rb") as fh:
-                    data = fh.read()
-            except FileNotFoundError:  # gone since the scan
+        for rel, stamp, data in self._read_changed(changed):
+            if data is None:  # gone since the scan, or no longer a file of its own
                 gone += [rel] if rel in sums else []
                 continue
             report.files_read += 1
@@ -282,6 +281,36 @@ class SearchIndex(IndexDatabase):
         conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
         insert_docs(conn, docs)
         return file_rows, [*removed, *gone]
+
+    def _read_changed(self, changed) -> Iterator[tuple[str, Stamp, bytes | None]]:
+        """(path, stamp, bytes) of each changed file, read by the no-links rule: each shard
+        folder opened once from `memory/` down without following a link, each file relative to
+        it with `O_NOFOLLOW`, refused when it has a second hard link or is not a regular file. A
+        link or a FIFO swapped in since the sweep's lstat (or a folder swapped for a link) is
+        never read: its bytes are None, as for a file gone, and it is named in `linked`."""
+        with ExitStack() as stack:
+            folders: dict[str, OpenFolder | Exception] = {}
+            for rel, stamp in changed:
+                area, name = rel.split("/", 1)
+                if area not in folders:
+                    try:
+                        folders[area] = stack.enter_context(OpenFolder(self.ws.memory / area))
+                    except (OSError, DreamdeckError) as exc:
+                        folders[area] = exc
+                folder = folders[area]
+                try:
+                    if isinstance(folder, Exception):
+                        raise folder
+                    data: bytes | None = folder.read(name)[1]
+                except FileNotFoundError:
+                    data = None
+                except LinkRefused:
+                    self.linked = sorted({*self.linked, (rel, "a link")})
+                    data = None
+                except BadFile:
+                    self.linked = sorted({*self.linked, (rel, "not a regular file")})
+                    data = None
+                yield rel, stamp, data
 
     # --- reading ------------------------------------------------------------------------------
     def search(self, query: str, limit: int = 200, order: StrengthOrder | None = None) -> list[Hit]:
