@@ -1,16 +1,13 @@
 """`recall` reads memory by the same rule as every other view: never through a symbolic link
-(a shard folder linked outside included), never a stream hard-linked to a file dreamdeck does
-not own.
+(a shard folder linked outside included).
 
 Found by the attacker round (session 10): with `memory/topics` or `memory/vault` a symbolic
 link to a folder outside, `dreamdeck recall` indexed the outside folder's files and returned
-their text to the agent (the sweep opened the folder by path, following the link); a stream
-file hard-linked to a file outside was read into the undreamed tail and recalled.
+their text to the agent (the sweep opened the folder by path, following the link).
 """
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -52,16 +49,6 @@ def test_recall_refuses_a_shard_folder_that_is_a_link(seeded, outside, area):
 
     assert "hunter2" not in out
     one_line_refusal(proc, f"memory/{area}")
-
-
-def test_recall_never_reads_a_stream_hard_linked_to_a_file_outside(seeded, outside):
-    os.link(outside / "notes.jsonl", seeded / "memory" / "streams" / "2026-05-21.jsonl")
-
-    proc, out = recalled(seeded)
-
-    assert "hunter2" not in out
-    assert "Traceback" not in proc.stderr
-    assert "memory/streams/2026-05-21.jsonl" in proc.stderr
 
 
 def test_recall_still_finds_the_streams_and_shards_it_owns(seeded):
