@@ -57,6 +57,7 @@ from dreamdeck.core.index.search_write import AREAS, doc_of, drop_files, indexed
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.io.no_links import LinkRefused, OpenFolder
+from dreamdeck.core.store.reflections import REFLECTION_FILE, reflections_dir
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
@@ -231,14 +232,18 @@ class SearchIndex(IndexDatabase):
         return stamps
 
     def _stream_signature(self, started: int) -> str:
-        """What decides the undreamed tail, as text; '' when something is inside the racy window."""
+        """What decides the undreamed tail, as text; '' when something is inside the racy window:
+        the stream files, the dreaming state, the tombstones, and the reflections (the fragments
+        a pending one holds are left out of the tail, `index.undreamed`, while TypeClaw's state
+        still calls them undreamed)."""
         stamps = [file_stamp(self.ws.state_path), file_stamp(tombstones_path(self.ws))]
         folder = stream_dir(self.ws)
         days = sorted(scan_folder(folder, STREAM_FILE).items()) if folder is not None else []
-        stamps += [stamp for _, stamp in days]
+        held = sorted(scan_folder(reflections_dir(self.ws), REFLECTION_FILE).items())
+        stamps += [stamp for _, stamp in days] + [stamp for _, stamp in held]
         if any(s is not None and not settled(s, started) for s in stamps):
             return ""
-        return "|".join([*(name for name, _ in days), *map(stamp_text, stamps)])
+        return "|".join([*(name for name, _ in days), "#held", *(name for name, _ in held), *map(stamp_text, stamps)])
 
     @staticmethod
     def _meta(conn: sqlite3.Connection, key: str) -> str | None:
