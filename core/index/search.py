@@ -125,7 +125,13 @@ class SearchIndex(IndexDatabase):
                 if locked(exc):  # another writer (a recall impact preview): not a damaged index
                     raise Busy("the search index is being updated by another process; try again") from None
                 self._reset()
-                report = self._refresh()
+                try:
+                    report = self._refresh()
+                except sqlite3.DatabaseError as again:  # not damage after all: a full disk, a read-only folder
+                    self._reset()
+                    raise DreamdeckError(
+                        f"the search index cannot be written in {self.path.parent}: {again} — free space there, or "
+                        "set DREAMDECK_CACHE_DIR to a folder that can take it (nothing in memory/ was changed)") from None
             if generation is not None:  # changes after the barrier move the generation on
                 self._vouched = (generation, *self._db_state())
             return report
