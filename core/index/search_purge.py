@@ -1,7 +1,8 @@
 """A hard forget's purge of the private search index (`index.search`) and of the other private
 projections that hold memory's text: TypeClaw's turn (`index.tc_projection`: shard bodies and
 undreamed fragments; `index.tc_provenance`: who and where per fragment; `index.tc_people`'s
-people). Each is rebuilt from the files, without what was forgotten, when next needed."""
+people; the offline dreamer's beliefs, `dreaming.offline_projection`: each shard's heading and
+claim). Each is rebuilt from the files, without what was forgotten, when next needed."""
 from __future__ import annotations
 
 import os
@@ -28,7 +29,9 @@ def purge_index(ws: Workspace) -> None:
                 os.unlink(f"{path}{suffix}")
             except FileNotFoundError:
                 pass
-    for name in (TURN_FILENAME, DAYS_FILENAME, PEOPLE_FILENAME):  # projections without a lock of their own
+    from dreamdeck.core.dreaming.offline_projection import FILENAME as DREAMER_FILENAME  # the dreamer's imports: only here
+
+    for name in (TURN_FILENAME, DAYS_FILENAME, PEOPLE_FILENAME, DREAMER_FILENAME):  # projections without a lock of their own
         for suffix in ("", "-wal", "-shm"):
             try:
                 os.unlink(path.parent / f"{name}{suffix}")
