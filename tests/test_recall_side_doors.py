@@ -56,3 +56,14 @@ def test_recall_still_finds_the_streams_and_shards_it_owns(seeded):
 
     assert proc.returncode == 0, proc.stderr
     assert ("topic", "tea") in [(b["kind"], b["key"]) for b in json.loads(out)]
+
+
+def test_recall_names_an_access_record_that_is_a_link_and_writes_nothing_through_it(seeded, outside):
+    record = seeded / "memory" / "meta" / "access.jsonl"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.symlink_to(outside / "passwd")
+
+    proc, _ = recalled(seeded)
+
+    one_line_refusal(proc, "memory/meta/access.jsonl is a symbolic link")
+    assert (outside / "passwd").read_bytes() == SECRET_SHARD

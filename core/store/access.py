@@ -22,6 +22,7 @@ appended since (the file only grows; a file replaced or cut short is read again 
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
@@ -35,7 +36,7 @@ from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import append_durably
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.io.cache import MISS, StampCache
-from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_unusual
+from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_links, refuse_unusual
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
 OPS = ("recall", "inject")
@@ -156,6 +157,10 @@ def access_summary(memory_dir: Path, projection_dir: Path | None = None) -> dict
         except FileNotFoundError:
             _TAILS.discard(str(path))
             return {}
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                refuse_links(path)  # one line naming the link and where it points
+            raise
         try:
             refuse_unusual(fd, path, sole_name=False)  # a FIFO or a folder: one line, never a wait
             st = os.fstat(fd)
