@@ -82,11 +82,14 @@ def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: 
 def _parse(line: bytes) -> AccessRecord | None:
     try:
         data = load_json(line)
+        if not isinstance(data["items"], list):
+            return None
         rec = AccessRecord(data["ts"], data["day"], data["op"], data["query"], tuple(data["items"]), data.get("detail") or {})
     except (ValueError, KeyError, TypeError):
         return None
-    if not (isinstance(rec.day, str) and all(isinstance(i, str) for i in rec.items)):
-        return None
+    if not (all(isinstance(v, str) for v in (rec.ts, rec.day, rec.op, rec.query))
+            and isinstance(rec.detail, dict) and all(isinstance(i, str) for i in rec.items)):
+        return None  # a line of the wrong shape is passed over, as one that is not JSON
     return rec
 
 
