@@ -26,7 +26,7 @@ read at once, without the sweep; what anyone else changed keeps its old stamp he
 sweep still finds it. A long-lived owner may attach a change feed (`index.search_feed`): while it
 vouches that nothing under memory/ changed, the sweep is skipped, and after a change only the
 paths it saw are read. The undreamed tail is rebuilt when the stream files,
-the dreaming state, the tombstones or any shard changed. Writers in several processes serialize
+the dreaming state, the tombstones, the reflections or any shard changed. Writers in several processes serialize
 on a file lock; readers never wait (WAL).
 
 The parts: the database file (`index.search_db`), what a file's documents are and how they are
