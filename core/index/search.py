@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dreamdeck.core.errors import BadFile, Busy, DreamdeckError
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index.search_db import BUSY_TIMEOUT, IndexDatabase, index_folder, index_path, locked
 from dreamdeck.core.index.search_query import Hit, query_connection
@@ -57,7 +58,6 @@ from dreamdeck.core.index.search_write import AREAS, doc_of, drop_files, indexed
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
 from dreamdeck.core.io.no_links import LinkRefused, OpenFolder
-from dreamdeck.core.store.reflections import REFLECTION_FILE, reflections_dir
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
@@ -245,7 +245,7 @@ class SearchIndex(IndexDatabase):
         stamps = [file_stamp(self.ws.state_path), file_stamp(tombstones_path(self.ws))]
         folder = stream_dir(self.ws)
         days = sorted(scan_folder(folder, STREAM_FILE).items()) if folder is not None else []
-        held = sorted(scan_folder(reflections_dir(self.ws), REFLECTION_FILE).items())
+        held = sorted(scan_folder(self.ws.meta_dir / "reflections", REFLECTION_FILE).items())
         stamps += [stamp for _, stamp in days] + [stamp for _, stamp in held]
         if any(s is not None and not settled(s, started) for s in stamps):
             return ""
@@ -355,6 +355,10 @@ def update_after_change(ws: Workspace, rels: list[str]) -> None:
     except (DreamdeckError, sqlite3.Error, OSError):
         pass
 
+
+# `store.reflections`' folder and the names its `held_keys` reads (glob "r-*.json"), spelled here:
+# that module (git diffs, patterns compiled at import) stays off a fresh recall's path
+REFLECTION_FILE = lazy_re(r"^r-.*\.json$")
 
 _OPEN: dict[str, SearchIndex] = {}
 _OPEN_LOCK = threading.Lock()

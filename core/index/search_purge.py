@@ -9,6 +9,7 @@ import os
 
 from filelock import FileLock
 
+from dreamdeck.core.index.projection_db import OFFLINE_DREAMER_FILE
 from dreamdeck.core.index.search import index_path
 from dreamdeck.core.index.tc_people import PROJECTION as PEOPLE_FILENAME
 from dreamdeck.core.index.tc_projection import FILENAME as TURN_FILENAME
@@ -29,9 +30,7 @@ def purge_index(ws: Workspace) -> None:
                 os.unlink(f"{path}{suffix}")
             except FileNotFoundError:
                 pass
-    from dreamdeck.core.dreaming.offline_projection import FILENAME as DREAMER_FILENAME  # the dreamer's imports: only here
-
-    for name in (TURN_FILENAME, DAYS_FILENAME, PEOPLE_FILENAME, DREAMER_FILENAME):  # projections without a lock of their own
+    for name in (TURN_FILENAME, DAYS_FILENAME, PEOPLE_FILENAME, OFFLINE_DREAMER_FILE):  # projections without a lock of their own
         for suffix in ("", "-wal", "-shm"):
             try:
                 os.unlink(path.parent / f"{name}{suffix}")

@@ -362,9 +362,7 @@ def forget_topic(
     audit = [("FORGET", f"memory/{rel}", f"topic {slug} {verb}: {reason}")]
     audit += [("FORGET", f"memory/streams/{s.date}.jsonl", f"{s.date}#{s.id} forgotten with {slug}: {reason}")
               for _, s in stones]
-    # hard: the topic's own words go too (a reflection that proposed it holds them)
-    own = shard_pieces(text) if hard else []
-    pieces = sorted({*own, *(p for ps in texts.values() for p in ps)}, key=lambda p: (-len(p), p))
+    pieces = sorted({*(shard_pieces(text) if hard else ()), *(p for ps in texts.values() for p in ps)}, key=lambda p: (-len(p), p))
     scrubs = meta_scrubs(ws, pieces)
     audit += [("FORGET", f"memory/meta/{r}", f"text of {slug} and of fragments forgotten with it removed: {reason}")
               for r in sorted(scrubs)]

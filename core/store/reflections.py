@@ -25,7 +25,6 @@ OPEN = ("pending",)
 
 
 _RID = re.compile(r"^r-(\d+)$")
-REFLECTION_FILE = re.compile(r"^r-.*\.json$")  # the names `held_keys` reads (its glob "r-*.json")
 
 
 class ReflectionError(BadInput):
