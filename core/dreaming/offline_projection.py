@@ -39,7 +39,7 @@ from dreamdeck.core.io.gc_pause import paused_gc
 
 __all__ = ["keep_all", "load", "projection_path", "save"]
 
-FILENAME = "offline-dreamer-index.sqlite3"
+FILENAME = projection_db.OFFLINE_DREAMER_FILE
 MAX_BYTES = 512 * 1024 * 1024
 _SCHEMA = "2"
 _TABLE = ("CREATE TABLE IF NOT EXISTS shards(slug TEXT PRIMARY KEY, heading TEXT NOT NULL, text TEXT NOT NULL,"

@@ -14,6 +14,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+# The offline dreamer's projection (`dreaming.offline_projection`), named in this lower layer so a
+# hard forget's purge (`index.search_purge`) can delete it: it holds every shard's heading and claim.
+OFFLINE_DREAMER_FILE = "offline-dreamer-index.sqlite3"
+
 _OPEN: dict[str, sqlite3.Connection] = {}
 _LOCK = threading.Lock()
 

@@ -26,7 +26,7 @@ read at once, without the sweep; what anyone else changed keeps its old stamp he
 sweep still finds it. A long-lived owner may attach a change feed (`index.search_feed`): while it
 vouches that nothing under memory/ changed, the sweep is skipped, and after a change only the
 paths it saw are read. The undreamed tail is rebuilt when the stream files,
-the dreaming state, the tombstones or any shard changed. Writers in several processes serialize
+the dreaming state, the tombstones, the reflections or any shard changed. Writers in several processes serialize
 on a file lock; readers never wait (WAL).
 
 The parts: the database file (`index.search_db`), what a file's documents are and how they are
@@ -42,10 +42,13 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dreamdeck.core.errors import Busy, DreamdeckError
+from dreamdeck.core.errors import BadFile, Busy, DreamdeckError
+from dreamdeck.core.formats.lazy_re import lazy_re
 from dreamdeck.core.formats.stream_lines import STREAM_FILE
 from dreamdeck.core.index.search_db import BUSY_TIMEOUT, IndexDatabase, index_folder, index_path, locked
 from dreamdeck.core.index.search_query import Hit, query_connection
@@ -54,6 +57,7 @@ from dreamdeck.core.index.search_strength import StrengthOrder
 from dreamdeck.core.index.search_write import AREAS, doc_of, drop_files, indexed_sums, insert_docs
 from dreamdeck.core.io.cache import Stamp, clock, file_stamp, settled
 from dreamdeck.core.io.folder_stamps import scan_folder, stamp_text
+from dreamdeck.core.io.no_links import LinkRefused, OpenFolder
 from dreamdeck.core.store.streams import stream_dir
 from dreamdeck.core.store.tombstones import tombstones_path
 from dreamdeck.core.workspace import Workspace
@@ -121,7 +125,13 @@ class SearchIndex(IndexDatabase):
                 if locked(exc):  # another writer (a recall impact preview): not a damaged index
                     raise Busy("the search index is being updated by another process; try again") from None
                 self._reset()
-                report = self._refresh()
+                try:
+                    report = self._refresh()
+                except sqlite3.DatabaseError as again:  # not damage after all: a full disk, a read-only folder
+                    self._reset()
+                    raise DreamdeckError(
+                        f"the search index cannot be written in {self.path.parent}: {again} — free space there, or "
+                        "set DREAMDECK_CACHE_DIR to a folder that can take it (nothing in memory/ was changed)") from None
             if generation is not None:  # changes after the barrier move the generation on
                 self._vouched = (generation, *self._db_state())
             return report
@@ -228,14 +238,18 @@ class SearchIndex(IndexDatabase):
         return stamps
 
     def _stream_signature(self, started: int) -> str:
-        """What decides the undreamed tail, as text; '' when something is inside the racy window."""
+        """What decides the undreamed tail, as text; '' when something is inside the racy window:
+        the stream files, the dreaming state, the tombstones, and the reflections (the fragments
+        a pending one holds are left out of the tail, `index.undreamed`, while TypeClaw's state
+        still calls them undreamed)."""
         stamps = [file_stamp(self.ws.state_path), file_stamp(tombstones_path(self.ws))]
         folder = stream_dir(self.ws)
         days = sorted(scan_folder(folder, STREAM_FILE).items()) if folder is not None else []
-        stamps += [stamp for _, stamp in days]
+        held = sorted(scan_folder(self.ws.meta_dir / "reflections", REFLECTION_FILE).items())
+        stamps += [stamp for _, stamp in days] + [stamp for _, stamp in held]
         if any(s is not None and not settled(s, started) for s in stamps):
             return ""
-        return "|".join([*(name for name, _ in days), *map(stamp_text, stamps)])
+        return "|".join([*(name for name, _ in days), "#held", *(name for name, _ in held), *map(stamp_text, stamps)])
 
     @staticmethod
     def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -254,12 +268,8 @@ class SearchIndex(IndexDatabase):
         report.files_removed += len(removed)
         sums = indexed_sums(conn, [rel for rel, _ in changed])
         file_rows, docs, tail_rows, stale, gone = [], [], [], [], []
-        memory = str(self.ws.memory)  # joined as text: 10,000 Path objects cost a third of a second
-        for rel, stamp in changed:
-            try:
-                with open(f"{memory}/{rel}", "rb") as fh:
-                    data = fh.read()
-            except FileNotFoundError:  # gone since the scan
+        for rel, stamp, data in self._read_changed(changed):
+            if data is None:  # gone since the scan, or no longer a file of its own
                 gone += [rel] if rel in sums else []
                 continue
             report.files_read += 1
@@ -282,6 +292,36 @@ class SearchIndex(IndexDatabase):
         conn.executemany("INSERT INTO tail VALUES (?, ?, ?)", tail_rows)
         insert_docs(conn, docs)
         return file_rows, [*removed, *gone]
+
+    def _read_changed(self, changed) -> Iterator[tuple[str, Stamp, bytes | None]]:
+        """(path, stamp, bytes) of each changed file, read by the no-links rule: each shard
+        folder opened once from `memory/` down without following a link, each file relative to
+        it with `O_NOFOLLOW`, refused when it has a second hard link or is not a regular file. A
+        link or a FIFO swapped in since the sweep's lstat (or a folder swapped for a link) is
+        never read: its bytes are None, as for a file gone, and it is named in `linked`."""
+        with ExitStack() as stack:
+            folders: dict[str, OpenFolder | Exception] = {}
+            for rel, stamp in changed:
+                area, name = rel.split("/", 1)
+                if area not in folders:
+                    try:
+                        folders[area] = stack.enter_context(OpenFolder(self.ws.memory / area))
+                    except (OSError, DreamdeckError) as exc:
+                        folders[area] = exc
+                folder = folders[area]
+                try:
+                    if isinstance(folder, Exception):
+                        raise folder
+                    data: bytes | None = folder.read(name)[1]
+                except FileNotFoundError:
+                    data = None
+                except LinkRefused:
+                    self.linked = sorted({*self.linked, (rel, "a link")})
+                    data = None
+                except BadFile:
+                    self.linked = sorted({*self.linked, (rel, "not a regular file")})
+                    data = None
+                yield rel, stamp, data
 
     # --- reading ------------------------------------------------------------------------------
     def search(self, query: str, limit: int = 200, order: StrengthOrder | None = None) -> list[Hit]:
@@ -315,6 +355,10 @@ def update_after_change(ws: Workspace, rels: list[str]) -> None:
     except (DreamdeckError, sqlite3.Error, OSError):
         pass
 
+
+# `store.reflections`' folder and the names its `held_keys` reads (glob "r-*.json"), spelled here:
+# that module (git diffs, patterns compiled at import) stays off a fresh recall's path
+REFLECTION_FILE = lazy_re(r"^r-.*\.json$")
 
 _OPEN: dict[str, SearchIndex] = {}
 _OPEN_LOCK = threading.Lock()

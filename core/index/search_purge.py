@@ -1,13 +1,15 @@
 """A hard forget's purge of the private search index (`index.search`) and of the other private
 projections that hold memory's text: TypeClaw's turn (`index.tc_projection`: shard bodies and
 undreamed fragments; `index.tc_provenance`: who and where per fragment; `index.tc_people`'s
-people). Each is rebuilt from the files, without what was forgotten, when next needed."""
+people; the offline dreamer's beliefs, `dreaming.offline_projection`: each shard's heading and
+claim). Each is rebuilt from the files, without what was forgotten, when next needed."""
 from __future__ import annotations
 
 import os
 
 from filelock import FileLock
 
+from dreamdeck.core.index.projection_db import OFFLINE_DREAMER_FILE
 from dreamdeck.core.index.search import index_path
 from dreamdeck.core.index.tc_people import PROJECTION as PEOPLE_FILENAME
 from dreamdeck.core.index.tc_projection import FILENAME as TURN_FILENAME
@@ -28,7 +30,7 @@ def purge_index(ws: Workspace) -> None:
                 os.unlink(f"{path}{suffix}")
             except FileNotFoundError:
                 pass
-    for name in (TURN_FILENAME, DAYS_FILENAME, PEOPLE_FILENAME):  # projections without a lock of their own
+    for name in (TURN_FILENAME, DAYS_FILENAME, PEOPLE_FILENAME, OFFLINE_DREAMER_FILE):  # projections without a lock of their own
         for suffix in ("", "-wal", "-shm"):
             try:
                 os.unlink(path.parent / f"{name}{suffix}")

@@ -4,7 +4,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from dreamdeck.core.errors import BadFile
 from dreamdeck.core.io.cache import Stamp
+from dreamdeck.core.io.no_links import open_folder
 
 
 def stamp_text(stamp: Stamp | None) -> str:
@@ -37,10 +39,12 @@ def scan_folder(folder: Path, pattern=None, linked: list[tuple[str, str]] | None
     """name -> stamp of the regular files of `folder` named `*.md` (not dot-named), or matching
     `pattern`; symlinks are not followed. One listdir and one stat per file, nothing else: this
     runs before every query. With `linked` (shard folders), a file that is a symbolic link or
-    has a second hard link is left out and named there with why, as `store.shard_files` does."""
+    has a second hard link is left out and named there with why, as `store.shard_files` does.
+    The folder is opened by the no-links rule (`io.no_links.open_folder`): a shard folder that is
+    a link to a folder outside is LinkRefused naming it, never swept (its files are not memory)."""
     try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    except (FileNotFoundError, NotADirectoryError):
+        fd = open_folder(folder)
+    except (FileNotFoundError, NotADirectoryError, BadFile):
         return {}
     try:
         out: dict[str, Stamp] = {}

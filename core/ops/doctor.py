@@ -39,7 +39,7 @@ from dreamdeck.core.ops.unrecorded_loss import KIND as LOSS
 from dreamdeck.core.ops.unrecorded_loss import OUTSIDE, outside_loss_findings, unrecorded_losses
 from dreamdeck.core.store.compaction_backlog import BACKLOG, DayWork, save_backlog
 from dreamdeck.core.store.memory_scan import hard_links_under, links_under, own_temp_files, special_files_under
-from dreamdeck.core.store.streams import read_path_for
+from dreamdeck.core.store.streams import impossible_stream_days, read_path_for
 from dreamdeck.core.store.tombstones import load_tombstones
 from dreamdeck.core.workspace import Workspace
 
@@ -48,7 +48,7 @@ from dreamdeck.core.workspace import Workspace
 class Finding:
     kind: str  # journal | unparseable | stale-frontmatter | malformed-line | missing-fragment | corrupt-state | temp-file
     #          | link | hard-link | special-file | compaction-due | compaction-backlog | pinned-changed | unrecorded-loss
-    #          | outside-loss | git-busy
+    #          | outside-loss | git-busy | stream-name
     where: str
     detail: str
     fixable: bool
@@ -116,6 +116,9 @@ def examine(ws: Workspace) -> DoctorReport:
                                          "reads nothing from it; remove it or move it out of memory/", False))
     for kind, where, detail, fixable in memory:
         add(Finding(kind, where, detail, bool(fixable)))
+    for path in impossible_stream_days(ws):
+        add(Finding("stream-name", ws.rel(path), "named for a day that does not exist: dreamdeck neither dreams "
+                                                 "nor shows it (TypeClaw reads it as a later day); rename it to the day it means", False))
     for tmp in walks.temps:
         add(Finding("temp-file", ws.rel(tmp), "left by an interrupted write", True))
     _protection_findings(ws, add)  # read from git, the vault and reflections each time

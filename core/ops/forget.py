@@ -66,6 +66,7 @@ from dreamdeck.core.ops.forget_hard import (
     malformed_lines,
     meant_line,
     meta_scrubs,
+    shard_pieces,
     text_pieces,
     what_remains,
 )
@@ -361,9 +362,9 @@ def forget_topic(
     audit = [("FORGET", f"memory/{rel}", f"topic {slug} {verb}: {reason}")]
     audit += [("FORGET", f"memory/streams/{s.date}.jsonl", f"{s.date}#{s.id} forgotten with {slug}: {reason}")
               for _, s in stones]
-    pieces = sorted({p for ps in texts.values() for p in ps}, key=lambda p: (-len(p), p))
+    pieces = sorted({*(shard_pieces(text) if hard else ()), *(p for ps in texts.values() for p in ps)}, key=lambda p: (-len(p), p))
     scrubs = meta_scrubs(ws, pieces)
-    audit += [("FORGET", f"memory/meta/{r}", f"text of fragments forgotten with {slug} removed: {reason}")
+    audit += [("FORGET", f"memory/meta/{r}", f"text of {slug} and of fragments forgotten with it removed: {reason}")
               for r in sorted(scrubs)]
     cs = ChangeSet(
         Commit("forget", actor, "approved", "forget", f"forget topic {slug} ({verb}): {reason}",

@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreamdeck.core.errors import Refused
+from dreamdeck.core.formats.citations import CITATION_LINE, SECTION_HEADING
 from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.json_data import load_json
 from dreamdeck.core.formats.scrub import scrub
+from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.formats.stream_lines import FRAGMENT_PREFIX
 from dreamdeck.core.git.notes import NOTES_REF
 from dreamdeck.core.git.runner import repo_args, run_git
@@ -107,6 +109,19 @@ def text_pieces(event: dict | None) -> list[str]:
             parts.add(sentence.strip())
     parts |= {p.rstrip(".!?;:") for p in parts}
     pieces = {p for p in parts if len(p) >= MIN_PIECE} | ({body} if body else set())
+    return sorted(pieces, key=lambda p: (-len(p), p))
+
+
+def shard_pieces(text: str) -> list[str]:
+    """The verbatim pieces of a shard's own words, its heading and its prose (not its
+    frontmatter's other fields, nor its citation lines and section headings), cut as
+    `text_pieces` cuts a fragment's body: what a hard forget of the topic scrubs."""
+    shard = parse_loose_shard(text)
+    prose = [line for line in shard.body.split("\n")
+             if not CITATION_LINE.match(line) and not SECTION_HEADING.match(line)]
+    pieces = set(text_pieces({"body": "\n".join(prose)}))
+    if shard.heading:
+        pieces |= set(text_pieces({"body": shard.heading}))
     return sorted(pieces, key=lambda p: (-len(p), p))
 
 

@@ -23,6 +23,7 @@ appended since (the file only grows; a file replaced or cut short is read again 
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
@@ -36,7 +37,7 @@ from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import Flusher, append_durably
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.io.cache import MISS, StampCache
-from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_unusual
+from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_links, refuse_unusual
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
 OPS = ("recall", "inject")
@@ -83,11 +84,14 @@ def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: 
 def _parse(line: bytes) -> AccessRecord | None:
     try:
         data = load_json(line)
+        if not isinstance(data["items"], list):
+            return None
         rec = AccessRecord(data["ts"], data["day"], data["op"], data["query"], tuple(data["items"]), data.get("detail") or {})
     except (ValueError, KeyError, TypeError):
         return None
-    if not (isinstance(rec.day, str) and all(isinstance(i, str) for i in rec.items)):
-        return None
+    if not (all(isinstance(v, str) for v in (rec.ts, rec.day, rec.op, rec.query))
+            and isinstance(rec.detail, dict) and all(isinstance(i, str) for i in rec.items)):
+        return None  # a line of the wrong shape is passed over, as one that is not JSON
     return rec
 
 
@@ -158,6 +162,10 @@ def access_summary(memory_dir: Path, projection_dir: Path | None = None) -> dict
         except FileNotFoundError:
             _TAILS.discard(str(path))
             return {}
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                refuse_links(path)  # one line naming the link and where it points
+            raise
         try:
             refuse_unusual(fd, path, sole_name=False)  # a FIFO or a folder: one line, never a wait
             st = os.fstat(fd)

@@ -12,6 +12,7 @@ import os
 import stat
 import unicodedata
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +51,19 @@ def stream_dir(ws: Workspace) -> Path | None:
 
 
 def list_stream_days(ws: Workspace) -> list[tuple[str, Path]]:
-    """(date, path) of every dated stream file, oldest first; other files and folders are ignored."""
+    """(date, path) of every dated stream file, oldest first; other files and folders are ignored,
+    and so is a file named for a day that does not exist (`impossible_stream_days`, which doctor
+    names): its fragments could never be cited, so a dream shown them was refused whole."""
+    return sorted((day, path) for day, path in _named_stream_files(ws) if _real_day(day))
+
+
+def impossible_stream_days(ws: Workspace) -> list[Path]:
+    """Files named like a stream for a day no calendar has (`2026-02-30.jsonl`): never dreamed
+    nor shown by dreamdeck (TypeClaw's JavaScript `Date` reads such a name as a later day)."""
+    return sorted(path for day, path in _named_stream_files(ws) if not _real_day(day))
+
+
+def _named_stream_files(ws: Workspace) -> list[tuple[str, Path]]:
     folder = stream_dir(ws)
     if folder is None:
         return []
@@ -60,7 +73,15 @@ def list_stream_days(ws: Workspace) -> list[tuple[str, Path]]:
             m = STREAM_FILE.match(entry.name)
             if m and entry.is_file(follow_symlinks=False):  # a link is never read (doctor reports it)
                 days.append((m.group(1), Path(entry.path)))
-    return sorted(days)
+    return days
+
+
+def _real_day(day: str) -> bool:
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return True
 
 
 def read_path_for(ws: Workspace, day: str) -> Path | None:
