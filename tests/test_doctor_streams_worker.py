@@ -14,6 +14,7 @@ except ImportError:  # not on Windows
 
 from dreamdeck.core.ops import doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
+from dreamdeck.core.ops.doctor_memory import _by_date, _joined
 from dreamdeck.core.ops.doctor_streams import Reads, read_day
 from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
@@ -81,13 +82,20 @@ def test_a_worker_whose_answer_is_not_wanted_is_stopped(memory, monkeypatch):
 
 
 def send_as_shards(reads: Reads, keys: list[str], per_shard: int = 2) -> None:
-    """Give the worker `keys` as the caller does: each shard's keys one a line (some shards citing
-    nothing), a few shards at a time, the last batch marked so."""
-    texts = ["\n".join(keys[i:i + per_shard]) for i in range(0, len(keys), per_shard)]
-    texts.insert(1, "")
-    reads.send_keys(texts[:2])
-    reads.send_keys([])
-    reads.send_keys(texts[2:], last=True)
+    """Give the worker `keys` as the caller does: grouped by their date a few shards at a time
+    (some shards citing nothing, a batch with none), the last batch marked so."""
+    shards = [keys[i:i + per_shard] for i in range(0, len(keys), per_shard)]
+    shards.insert(1, [])
+
+    def grouped(batch: list[list[str]]) -> dict[str, str]:
+        by_date: dict[str, list[str]] = {}
+        for shard in batch:
+            _by_date(shard, by_date)
+        return _joined(by_date)
+
+    reads.send_keys(grouped(shards[:2]))
+    reads.send_keys({})
+    reads.send_keys(grouped(shards[2:]), last=True)
 
 
 def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, monkeypatch):

@@ -208,15 +208,18 @@ KEYS_BATCH = 250  # shards whose keys go to the stream worker together (~1 MB)
 
 
 def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
-                  send: Callable[[list[str], bool], object] | None = None) -> tuple[list[Judged], list[str]]:
+                  send: Callable[[dict[str, str], bool], object] | None = None) -> tuple[list[Judged], list[str]]:
     """(each shard file not recorded under its stamp — and, when it matters, today's date — read
     and judged; the recorded shards whose file is gone). Nothing is written here. `send`, when
-    given, takes the judged shards' citation keys (each shard's one a line) `KEYS_BATCH` shards at
-    a time as they are judged, and whether they are the last: the stream worker groups them by
-    date meanwhile, to check them a day at a time, so no key outlives its shard here."""
+    given, takes the judged shards' citation keys grouped by their date (`_by_date`) `KEYS_BATCH`
+    shards at a time as they are judged, and whether they are the last: the stream worker, which
+    checks them a day at a time, then only looks them up once it has read the streams (grouped
+    there, the keys waited in the pipe until the worker had read every day, and the grouping was
+    then on the first run's longest path), and no key outlives its shard here."""
     known = record.shard_rows()
     judged: list[Judged] = []
-    sent = 0  # judged shards whose keys went to `send`
+    batch: dict[str, list[str]] = {}  # date -> the keys of the shards judged since the last `send`
+    in_batch = 0
     gone: list[str] = []
     with ExitStack() as open_folders:
         folders: dict[str, OpenFolder] = {}  # area -> its folder, open
@@ -238,12 +241,30 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
             # 33,000 page faults).
             judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings,
                            "\n".join(keys)))
-            if send is not None and len(judged) - sent == KEYS_BATCH:
-                send([text for *_, text in judged[sent:]], False)
-                sent = len(judged)
+            if send is not None:
+                _by_date(keys, batch)
+                in_batch += 1
+                if in_batch == KEYS_BATCH:
+                    send(_joined(batch), False)
+                    batch, in_batch = {}, 0
     if send is not None:
-        send([text for *_, text in judged[sent:]], True)
+        send(_joined(batch), True)
     return judged, gone + list(known)
+
+
+def _by_date(keys: Iterable[str], into: dict[str, list[str]]) -> None:
+    """Add each `DATE#ID` key to the list of its date (its first ten characters)."""
+    for key in keys:
+        day = key[:10]
+        if day in into:
+            into[day].append(key)
+        else:
+            into[day] = [key]
+
+
+def _joined(by_date: dict[str, list[str]]) -> dict[str, str]:
+    """Each date's keys one a line: one string a date to pickle, not one a key."""
+    return {day: "\n".join(keys) for day, keys in by_date.items()}
 
 
 def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held, reads: Reads) -> None:

@@ -83,7 +83,7 @@ class Reads:
         self.answer: dict[str, DayRead] | None = None
         self.worker: subprocess.Popen | None = None
         self.sender: threading.Thread | None = None  # writing the citation keys to the worker
-        self.keys: queue.SimpleQueue[list[str] | None] = queue.SimpleQueue()  # what it writes, None last
+        self.keys: queue.SimpleQueue[dict[str, str] | None] = queue.SimpleQueue()  # what it writes, None last
         self.keys_ended = False
         if _size(list(self.days)) >= WORKER_BYTES:
             self.worker = _start(self.days)
@@ -103,18 +103,17 @@ class Reads:
         days = self._answered()
         return days[path] if path in days else read_day(path)
 
-    def send_keys(self, texts: list[str], last: bool = False) -> None:
-        """Give the worker more citation keys for `not_held` (`DATE#ID`, each text a shard's, one a
-        line; `last`: no more follow): written by a thread, which waits in the pipe while the
-        worker still reads (no CPU), so this process goes on judging shards and the worker groups
-        the keys as they come."""
+    def send_keys(self, by_date: dict[str, str], last: bool = False) -> None:
+        """Give the worker more citation keys for `not_held` (`DATE#ID`, grouped by their date: a
+        date's keys one a line; `last`: no more follow): written by a thread, which waits in the
+        pipe while the worker still reads (no CPU), so this process goes on judging shards."""
         worker = self.worker
         if worker is None or worker.stdin is None or self.keys_ended:
             return
         if self.sender is None:
             self.sender = threading.Thread(target=_send, args=(worker.stdin, self.keys), daemon=True)
             self.sender.start()
-        self.keys.put(texts)
+        self.keys.put(by_date)
         if last:
             self._end_keys()
 
@@ -159,7 +158,7 @@ class Reads:
                         pipe.close()
 
 
-def _send(pipe: IO[bytes], batches: queue.SimpleQueue[list[str] | None]) -> None:
+def _send(pipe: IO[bytes], batches: queue.SimpleQueue[dict[str, str] | None]) -> None:
     """Pickle each batch of `batches` into `pipe`, then None, and close it; a worker gone is the
     reader's to notice (what is still queued then is dropped)."""
     with suppress(OSError, ValueError), pipe:
@@ -247,27 +246,29 @@ def _answer(pipe: IO[bytes], value: Any) -> None:
 
 
 def _keys_by_day(pipe: IO[bytes]) -> dict[str, list[str]] | None:
-    """The citation keys `Reads.send_keys` gives, grouped by their date as each batch comes (the
-    caller is still judging shards); None when none were asked about (the caller closed the pipe
-    without a word)."""
+    """The citation keys `Reads.send_keys` gives, as each date's texts (its keys one a line) in
+    the order they came; None when none were asked about (the caller closed the pipe without a
+    word)."""
     by_day: defaultdict[str, list[str]] = defaultdict(list)
     try:
         while (batch := pickle.load(pipe)) is not None:
-            for key in "\n".join(filter(None, batch)).split("\n") if any(batch) else ():
-                by_day[key[:10]].append(key)  # a key's date: its first ten characters
+            for day, text in batch.items():
+                if text:
+                    by_day[day].append(text)
     except EOFError:
         return None  # not asked, or the caller went away
     return by_day
 
 
 def _not_held(keys: dict[str, list[str]], ids_by_day: dict[str, str]) -> set[str]:
-    """Of `keys` (by their date), those whose day's ids (`ids_by_day`: one a line, of the days
-    read) do not hold them. A day at a time: its keys looked up in a set of a few thousand,
-    which the processor's cache holds (one set of a year's million keys took 1.2 s of CPU to
-    make and search, its lookups missing the cache; a day at a time 0.35-0.45 s), and gone
-    before the next day's."""
+    """Of `keys` (each date's texts, keys one a line), those whose day's ids (`ids_by_day`: one a
+    line, of the days read) do not hold them. A day at a time: its keys looked up in a set of a
+    few thousand, which the processor's cache holds (one set of a year's million keys took 1.2 s
+    of CPU to make and search, its lookups missing the cache; a day at a time 0.35-0.45 s), and
+    gone before the next day's."""
     out: set[str] = set()
-    for day, wanted in keys.items():
+    for day, texts in keys.items():
+        wanted = "\n".join(texts).split("\n")
         ids = ids_by_day.get(day)
         prefix = f"{day}#"
         held = set((prefix + ids.replace("\n", "\n" + prefix)).split("\n")) if ids else set()
