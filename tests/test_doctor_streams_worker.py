@@ -4,6 +4,7 @@ in it (a FIFO, a link, a worker not wanted any more) costs only speed, never a f
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 
 import pytest
 
@@ -12,7 +13,7 @@ try:
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
-from dreamdeck.core.ops import doctor_record, doctor_streams
+from dreamdeck.core.ops import doctor_memory, doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
 from dreamdeck.core.ops.doctor_memory import _by_date, _joined
 from dreamdeck.core.ops.doctor_streams import Reads, read_day
@@ -46,6 +47,28 @@ def test_doctor_finds_the_same_with_the_streams_read_by_a_worker(memory, ws, mon
 
     assert by_worker == here
     assert {f["kind"] for f in here} == {"malformed-line", "missing-fragment", "corrupt-state"}
+
+
+def test_keys_grouped_by_date_across_batches_are_each_checked_by_the_worker(memory, ws, monkeypatch):
+    """The caller groups the citation keys by date a few shards at a time: a date whose keys come
+    in several batches (held and missing mixed, a key cited by two shards, a day no stream holds,
+    a shard citing one in its heading) is reported exactly as this process reports it."""
+    write_shard(memory, "a", shard_text("Tea", [cite(OTHER, 1), cite(DAY, 1)]))
+    write_shard(memory, "b", shard_text("Tea and more", [cite(OTHER, 7), cite(DAY, 2), cite("2026-05-23", 1)]))
+    write_shard(memory, "c", shard_text("Berlin", [cite(DAY, 1), cite(OTHER, 7), cite(DAY, 8)]))
+    write_shard(memory, "d", shard_text(f"From {cite(OTHER, 5)}", [cite(OTHER, 1)]))
+    write_shard(memory, "e", shard_text("Nothing cited", []))
+    here = findings(ws)
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    monkeypatch.setattr(doctor_memory, "KEYS_BATCH", 2)
+
+    by_worker = findings(ws)
+
+    assert by_worker == here
+    assert sorted(f["detail"].split()[1] for f in here if f["kind"] == "missing-fragment") == sorted([
+        f"streams/{key}," for key in ("2026-05-23#" + uuid_at("2026-05-23", 1), f"{DAY}#{uuid_at(DAY, 8)}",
+                                      f"{OTHER}#{uuid_at(OTHER, 5)}", f"{OTHER}#{uuid_at(OTHER, 7)}",
+                                      f"{OTHER}#{uuid_at(OTHER, 7)}", f"{OTHER}#{uuid_at(OTHER, 9)}")])
 
 
 def test_a_workers_answer_is_what_this_process_reads(memory, monkeypatch):
@@ -88,7 +111,7 @@ def send_as_shards(reads: Reads, keys: list[str], per_shard: int = 2) -> None:
     shards.insert(1, [])
 
     def grouped(batch: list[list[str]]) -> dict[str, str]:
-        by_date: dict[str, list[str]] = {}
+        by_date: defaultdict[str, list[str]] = defaultdict(list)
         for shard in batch:
             _by_date(shard, by_date)
         return _joined(by_date)

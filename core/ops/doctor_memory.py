@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from contextlib import ExitStack
 from operator import itemgetter
@@ -218,7 +219,7 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
     then on the first run's longest path), and no key outlives its shard here."""
     known = record.shard_rows()
     judged: list[Judged] = []
-    batch: dict[str, list[str]] = {}  # date -> the keys of the shards judged since the last `send`
+    batch: defaultdict[str, list[str]] = defaultdict(list)  # date -> the keys of the shards judged since the last `send`
     in_batch = 0
     gone: list[str] = []
     with ExitStack() as open_folders:
@@ -246,20 +247,16 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
                 in_batch += 1
                 if in_batch == KEYS_BATCH:
                     send(_joined(batch), False)
-                    batch, in_batch = {}, 0
+                    batch, in_batch = defaultdict(list), 0
     if send is not None:
         send(_joined(batch), True)
     return judged, gone + list(known)
 
 
-def _by_date(keys: Iterable[str], into: dict[str, list[str]]) -> None:
+def _by_date(keys: Iterable[str], into: defaultdict[str, list[str]]) -> None:
     """Add each `DATE#ID` key to the list of its date (its first ten characters)."""
     for key in keys:
-        day = key[:10]
-        if day in into:
-            into[day].append(key)
-        else:
-            into[day] = [key]
+        into[key[:10]].append(key)
 
 
 def _joined(by_date: dict[str, list[str]]) -> dict[str, str]:
