@@ -46,6 +46,7 @@ KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESH
 # longest string is 2**29 - 24 characters), and reading it would cost doctor gigabytes and minutes
 # (`yes >> day.jsonl` grows a file by a gigabyte a second). One problem line says so instead.
 DAY_READ_LIMIT = 2**29 - 24
+SWITCH_S = 0.0002  # the worker's thread switch interval (`_serve`)
 DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
 
 
@@ -217,6 +218,10 @@ def _serve() -> int:
     non-zero exit: the caller then reads them itself); then, if asked, which citation keys those
     days do not hold."""
     gc.disable()  # a process that ends after one bulk read (`io.gc_pause`)
+    # Its answer (~40 MB) is written by a thread while the main one looks the keys up: each time
+    # the pipe has room again, the writer waited up to the default switch interval (5 ms) for
+    # the lookups to let go of the interpreter, and the caller waited for its answer.
+    sys.setswitchinterval(SWITCH_S)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     days = pickle.load(stdin)
     try:
