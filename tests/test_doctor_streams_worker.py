@@ -13,10 +13,11 @@ try:
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
+from dreamdeck.core.errors import DreamdeckError
 from dreamdeck.core.ops import doctor_memory, doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
 from dreamdeck.core.ops.doctor_memory import _by_date, _joined
-from dreamdeck.core.ops.doctor_streams import Reads, read_day
+from dreamdeck.core.ops.doctor_streams import Reads, read_day, read_state
 from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 DAY, OTHER = "2026-05-20", "2026-05-21"
@@ -69,6 +70,67 @@ def test_keys_grouped_by_date_across_batches_are_each_checked_by_the_worker(memo
         f"streams/{key}," for key in ("2026-05-23#" + uuid_at("2026-05-23", 1), f"{DAY}#{uuid_at(DAY, 8)}",
                                       f"{OTHER}#{uuid_at(OTHER, 5)}", f"{OTHER}#{uuid_at(OTHER, 7)}",
                                       f"{OTHER}#{uuid_at(OTHER, 7)}", f"{OTHER}#{uuid_at(OTHER, 9)}")])
+
+
+@pytest.mark.parametrize("state", ["{not json", '{"version": 2, "dreamedThrough": {}}', None, "fifo", "link"])
+def test_the_worker_proves_the_state_file_as_this_process_does(memory, ws, monkeypatch, state):
+    """The stream worker proves the dreaming state file while the shards are judged: its answer
+    (stamp, problem) is `read_state`'s here, for a corrupt, a sound and a missing state file,
+    whether or not any citation key was sent; a FIFO or a link it leaves to this process; what
+    doctor says is the same either way."""
+    path = memory / "memory" / ".dreaming-state.json"
+    path.unlink()
+    if state == "fifo":
+        os.mkfifo(path)
+    elif state == "link":
+        (memory / "elsewhere.json").write_text('{"version": 2, "dreamedThrough": {}}', encoding="utf-8")
+        path.symlink_to(memory / "elsewhere.json")
+    elif state is not None:
+        path.write_text(state, encoding="utf-8")
+    here = outcome(ws)
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]
+    answers = []
+    for keys in ([], [f"{DAY}#{uuid_at(DAY, 1)}"]):
+        with Reads(days, state=str(path)) as reads:
+            reads.day(days[0][1])
+            if keys:
+                send_as_shards(reads, keys)
+            answers.append(reads.state())
+
+    try:
+        expected = read_state(str(path))[::2]  # (stamp, problem): the time each read started differs
+    except DreamdeckError:  # a FIFO or a link, refused: the worker leaves it to this process, which refuses it again
+        expected = None
+    assert [answer and answer[::2] for answer in answers] == [expected, expected]
+    assert outcome(ws) == here
+
+
+def outcome(ws) -> list[dict] | str:
+    """doctor's findings, or the one line it stops with (a FIFO in the state file's place)."""
+    try:
+        return findings(ws)
+    except DreamdeckError as exc:
+        return str(exc)
+
+
+def test_a_state_the_worker_did_not_prove_is_read_here(memory, ws, monkeypatch):
+    """A worker gone before its last answer (or one not asked) leaves the state file to this
+    process: `state` says so, and doctor still reports the corrupt state."""
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]
+    state = str(memory / "memory" / ".dreaming-state.json")
+
+    with Reads(days) as reads:
+        reads.day(days[0][1])
+        assert reads.state() is None  # not asked
+    with Reads(days, state=state) as reads:
+        reads.day(days[0][1])
+        assert reads.worker is not None
+        reads.worker.kill()
+        assert reads.state() is None
+
+    assert "corrupt-state" in {f["kind"] for f in findings(ws)}
 
 
 def test_a_workers_answer_is_what_this_process_reads(memory, monkeypatch):

@@ -27,8 +27,7 @@ from dreamdeck.core.io.gc_pause import paused_gc
 from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
-from dreamdeck.core.ops.doctor_state import state_problem
-from dreamdeck.core.ops.doctor_streams import Reads, lstamp, read_day
+from dreamdeck.core.ops.doctor_streams import Reads, StateRead, lstamp, read_day, read_state
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -125,15 +124,18 @@ class Held:
 def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | None) -> list[Row]:
     today = ws.today()
     streams = _stream_files(ws)
-    with Reads(_to_read(record, streams)) as reads:  # in a worker when many bytes
+    state_known, state_problem = record.single("state", stamp_text(lstamp(ws.state_path)))
+    # In a worker when many bytes, which also proves the state file when the record does not know it.
+    with Reads(_to_read(record, streams), state=None if state_known else str(ws.state_path)) as reads:
         shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
                   for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
         judged, gone = _judge_shards(record, shards, today, reads.send_keys if reads.worker is not None else None)
         if meanwhile is not None:
             meanwhile()
         held = _refresh_streams(ws, record, streams, reads)
-        state_problem = _state_problem(ws, record)  # here, while the worker looks the citation keys up
         _record_shards(record, judged, gone, held, reads)
+        if not state_known:
+            state_problem = _record_state(record, ws.state_path, reads.state())
     rows: list[Row] = []
     found = record.shard_findings()
     for rel, _shard in shards:
@@ -338,12 +340,10 @@ def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
             for rel, day, fid in missing if (day, fid) not in stones]
 
 
-def _state_problem(ws: Workspace, record: Record) -> str | None:
-    known, problem = record.single("state", stamp_text(lstamp(ws.state_path)))
-    if known:
-        return problem
-    started = clock()
-    stamp = lstamp(ws.state_path)
-    problem = state_problem(ws.state_path)
+def _record_state(record: Record, path: Path, proven: StateRead | None) -> str | None:
+    """The dreaming state file's problem, recorded under its stamp: as the stream worker proved
+    it (`proven`: the worker, which was waiting for the shards' keys, took that work off this
+    process's longest path), else read here."""
+    stamp, started, problem = proven if proven is not None else read_state(str(path))
     record.put_single("state", _recordable(stamp, started), problem)
     return problem
