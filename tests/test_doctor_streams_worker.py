@@ -4,6 +4,7 @@ in it (a FIFO, a link, a worker not wanted any more) costs only speed, never a f
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 
 import pytest
 
@@ -12,9 +13,11 @@ try:
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
-from dreamdeck.core.ops import doctor_record, doctor_streams
+from dreamdeck.core.errors import DreamdeckError
+from dreamdeck.core.ops import doctor_memory, doctor_record, doctor_streams
 from dreamdeck.core.ops.doctor import examine
-from dreamdeck.core.ops.doctor_streams import Reads, read_day
+from dreamdeck.core.ops.doctor_memory import _by_date, _joined
+from dreamdeck.core.ops.doctor_streams import Reads, read_day, read_state
 from tests.support.memory import cite, fragment_line, shard_text, uuid_at, write_shard, write_stream
 
 DAY, OTHER = "2026-05-20", "2026-05-21"
@@ -45,6 +48,89 @@ def test_doctor_finds_the_same_with_the_streams_read_by_a_worker(memory, ws, mon
 
     assert by_worker == here
     assert {f["kind"] for f in here} == {"malformed-line", "missing-fragment", "corrupt-state"}
+
+
+def test_keys_grouped_by_date_across_batches_are_each_checked_by_the_worker(memory, ws, monkeypatch):
+    """The caller groups the citation keys by date a few shards at a time: a date whose keys come
+    in several batches (held and missing mixed, a key cited by two shards, a day no stream holds,
+    a shard citing one in its heading) is reported exactly as this process reports it."""
+    write_shard(memory, "a", shard_text("Tea", [cite(OTHER, 1), cite(DAY, 1)]))
+    write_shard(memory, "b", shard_text("Tea and more", [cite(OTHER, 7), cite(DAY, 2), cite("2026-05-23", 1)]))
+    write_shard(memory, "c", shard_text("Berlin", [cite(DAY, 1), cite(OTHER, 7), cite(DAY, 8)]))
+    write_shard(memory, "d", shard_text(f"From {cite(OTHER, 5)}", [cite(OTHER, 1)]))
+    write_shard(memory, "e", shard_text("Nothing cited", []))
+    here = findings(ws)
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    monkeypatch.setattr(doctor_memory, "KEYS_BATCH", 2)
+
+    by_worker = findings(ws)
+
+    assert by_worker == here
+    assert sorted(f["detail"].split()[1] for f in here if f["kind"] == "missing-fragment") == sorted([
+        f"streams/{key}," for key in ("2026-05-23#" + uuid_at("2026-05-23", 1), f"{DAY}#{uuid_at(DAY, 8)}",
+                                      f"{OTHER}#{uuid_at(OTHER, 5)}", f"{OTHER}#{uuid_at(OTHER, 7)}",
+                                      f"{OTHER}#{uuid_at(OTHER, 7)}", f"{OTHER}#{uuid_at(OTHER, 9)}")])
+
+
+@pytest.mark.parametrize("state", ["{not json", '{"version": 2, "dreamedThrough": {}}', None, "fifo", "link"])
+def test_the_worker_proves_the_state_file_as_this_process_does(memory, ws, monkeypatch, state):
+    """The stream worker proves the dreaming state file while the shards are judged: its answer
+    (stamp, problem) is `read_state`'s here, for a corrupt, a sound and a missing state file,
+    whether or not any citation key was sent; a FIFO or a link it leaves to this process; what
+    doctor says is the same either way."""
+    path = memory / "memory" / ".dreaming-state.json"
+    path.unlink()
+    if state == "fifo":
+        os.mkfifo(path)
+    elif state == "link":
+        (memory / "elsewhere.json").write_text('{"version": 2, "dreamedThrough": {}}', encoding="utf-8")
+        path.symlink_to(memory / "elsewhere.json")
+    elif state is not None:
+        path.write_text(state, encoding="utf-8")
+    here = outcome(ws)
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]
+    answers = []
+    for keys in ([], [f"{DAY}#{uuid_at(DAY, 1)}"]):
+        with Reads(days, state=str(path)) as reads:
+            reads.day(days[0][1])
+            if keys:
+                send_as_shards(reads, keys)
+            answers.append(reads.state())
+
+    try:
+        expected = read_state(str(path))[::2]  # (stamp, problem): the time each read started differs
+    except DreamdeckError:  # a FIFO or a link, refused: the worker leaves it to this process, which refuses it again
+        expected = None
+    assert [answer and answer[::2] for answer in answers] == [expected, expected]
+    assert outcome(ws) == here
+
+
+def outcome(ws) -> list[dict] | str:
+    """doctor's findings, or the one line it stops with (a FIFO in the state file's place)."""
+    try:
+        return findings(ws)
+    except DreamdeckError as exc:
+        return str(exc)
+
+
+def test_a_state_the_worker_did_not_prove_is_read_here(memory, ws, monkeypatch):
+    """A worker gone before its last answer (or one not asked) leaves the state file to this
+    process: `state` says so, and doctor still reports the corrupt state."""
+    monkeypatch.setattr(doctor_streams, "WORKER_BYTES", 0)
+    days = [(DAY, str(memory / "memory" / "streams" / f"{DAY}.jsonl"))]
+    state = str(memory / "memory" / ".dreaming-state.json")
+
+    with Reads(days) as reads:
+        reads.day(days[0][1])
+        assert reads.state() is None  # not asked
+    with Reads(days, state=state) as reads:
+        reads.day(days[0][1])
+        assert reads.worker is not None
+        reads.worker.kill()
+        assert reads.state() is None
+
+    assert "corrupt-state" in {f["kind"] for f in findings(ws)}
 
 
 def test_a_workers_answer_is_what_this_process_reads(memory, monkeypatch):
@@ -81,13 +167,20 @@ def test_a_worker_whose_answer_is_not_wanted_is_stopped(memory, monkeypatch):
 
 
 def send_as_shards(reads: Reads, keys: list[str], per_shard: int = 2) -> None:
-    """Give the worker `keys` as the caller does: each shard's keys one a line (some shards citing
-    nothing), a few shards at a time, the last batch marked so."""
-    texts = ["\n".join(keys[i:i + per_shard]) for i in range(0, len(keys), per_shard)]
-    texts.insert(1, "")
-    reads.send_keys(texts[:2])
-    reads.send_keys([])
-    reads.send_keys(texts[2:], last=True)
+    """Give the worker `keys` as the caller does: grouped by their date a few shards at a time
+    (some shards citing nothing, a batch with none), the last batch marked so."""
+    shards = [keys[i:i + per_shard] for i in range(0, len(keys), per_shard)]
+    shards.insert(1, [])
+
+    def grouped(batch: list[list[str]]) -> dict[str, str]:
+        by_date: defaultdict[str, list[str]] = defaultdict(list)
+        for shard in batch:
+            _by_date(shard, by_date)
+        return _joined(by_date)
+
+    reads.send_keys(grouped(shards[:2]))
+    reads.send_keys({})
+    reads.send_keys(grouped(shards[2:]), last=True)
 
 
 def test_the_worker_answers_which_citation_keys_its_days_do_not_hold(memory, monkeypatch):

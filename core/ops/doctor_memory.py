@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from contextlib import ExitStack
 from operator import itemgetter
@@ -26,8 +27,7 @@ from dreamdeck.core.io.gc_pause import paused_gc
 from dreamdeck.core.io.no_links import OpenFolder
 from dreamdeck.core.ops import doctor_record
 from dreamdeck.core.ops.doctor_record import Record, Row, stamp_text
-from dreamdeck.core.ops.doctor_state import state_problem
-from dreamdeck.core.ops.doctor_streams import Reads, lstamp, read_day
+from dreamdeck.core.ops.doctor_streams import Reads, StateRead, lstamp, read_day, read_state
 from dreamdeck.core.store.shard_files import list_shard_paths
 from dreamdeck.core.store.streams import list_stream_days
 from dreamdeck.core.store.tombstones import tombstoned_keys
@@ -124,15 +124,18 @@ class Held:
 def _examine(ws: Workspace, record: Record, meanwhile: Callable[[], object] | None) -> list[Row]:
     today = ws.today()
     streams = _stream_files(ws)
-    with Reads(_to_read(record, streams)) as reads:  # in a worker when many bytes
+    state_known, state_problem = record.single("state", stamp_text(lstamp(ws.state_path)))
+    # In a worker when many bytes, which also proves the state file when the record does not know it.
+    with Reads(_to_read(record, streams), state=None if state_known else str(ws.state_path)) as reads:
         shards = [(f"{area}/{slug}.md", path)  # strings: 10,000 Paths cost more than the stats
                   for area in SHARD_AREAS for slug, path in list_shard_paths(ws.memory / area)]
         judged, gone = _judge_shards(record, shards, today, reads.send_keys if reads.worker is not None else None)
         if meanwhile is not None:
             meanwhile()
         held = _refresh_streams(ws, record, streams, reads)
-        state_problem = _state_problem(ws, record)  # here, while the worker looks the citation keys up
         _record_shards(record, judged, gone, held, reads)
+        if not state_known:
+            state_problem = _record_state(record, ws.state_path, reads.state())
     rows: list[Row] = []
     found = record.shard_findings()
     for rel, _shard in shards:
@@ -208,15 +211,18 @@ KEYS_BATCH = 250  # shards whose keys go to the stream worker together (~1 MB)
 
 
 def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
-                  send: Callable[[list[str], bool], object] | None = None) -> tuple[list[Judged], list[str]]:
+                  send: Callable[[dict[str, str], bool], object] | None = None) -> tuple[list[Judged], list[str]]:
     """(each shard file not recorded under its stamp — and, when it matters, today's date — read
     and judged; the recorded shards whose file is gone). Nothing is written here. `send`, when
-    given, takes the judged shards' citation keys (each shard's one a line) `KEYS_BATCH` shards at
-    a time as they are judged, and whether they are the last: the stream worker groups them by
-    date meanwhile, to check them a day at a time, so no key outlives its shard here."""
+    given, takes the judged shards' citation keys grouped by their date (`_by_date`) `KEYS_BATCH`
+    shards at a time as they are judged, and whether they are the last: the stream worker, which
+    checks them a day at a time, then only looks them up once it has read the streams (grouped
+    there, the keys waited in the pipe until the worker had read every day, and the grouping was
+    then on the first run's longest path), and no key outlives its shard here."""
     known = record.shard_rows()
     judged: list[Judged] = []
-    sent = 0  # judged shards whose keys went to `send`
+    batch: defaultdict[str, list[str]] = defaultdict(list)  # date -> the keys of the shards judged since the last `send`
+    in_batch = 0
     gone: list[str] = []
     with ExitStack() as open_folders:
         folders: dict[str, OpenFolder] = {}  # area -> its folder, open
@@ -238,12 +244,26 @@ def _judge_shards(record: Record, shards: list[tuple[str, str]], today: str,
             # 33,000 page faults).
             judged.append((rel, _recordable(stamp_of(st), started), today if uses_today else None, findings,
                            "\n".join(keys)))
-            if send is not None and len(judged) - sent == KEYS_BATCH:
-                send([text for *_, text in judged[sent:]], False)
-                sent = len(judged)
+            if send is not None:
+                _by_date(keys, batch)
+                in_batch += 1
+                if in_batch == KEYS_BATCH:
+                    send(_joined(batch), False)
+                    batch, in_batch = defaultdict(list), 0
     if send is not None:
-        send([text for *_, text in judged[sent:]], True)
+        send(_joined(batch), True)
     return judged, gone + list(known)
+
+
+def _by_date(keys: Iterable[str], into: defaultdict[str, list[str]]) -> None:
+    """Add each `DATE#ID` key to the list of its date (its first ten characters)."""
+    for key in keys:
+        into[key[:10]].append(key)
+
+
+def _joined(by_date: dict[str, list[str]]) -> dict[str, str]:
+    """Each date's keys one a line: one string a date to pickle, not one a key."""
+    return {day: "\n".join(keys) for day, keys in by_date.items()}
 
 
 def _record_shards(record: Record, judged: list[Judged], gone: list[str], held: Held, reads: Reads) -> None:
@@ -320,12 +340,10 @@ def _missing_rows(record: Record, stones: set[Key]) -> list[Row]:
             for rel, day, fid in missing if (day, fid) not in stones]
 
 
-def _state_problem(ws: Workspace, record: Record) -> str | None:
-    known, problem = record.single("state", stamp_text(lstamp(ws.state_path)))
-    if known:
-        return problem
-    started = clock()
-    stamp = lstamp(ws.state_path)
-    problem = state_problem(ws.state_path)
+def _record_state(record: Record, path: Path, proven: StateRead | None) -> str | None:
+    """The dreaming state file's problem, recorded under its stamp: as the stream worker proved
+    it (`proven`: the worker, which was waiting for the shards' keys, took that work off this
+    process's longest path), else read here."""
+    stamp, started, problem = proven if proven is not None else read_state(str(path))
     record.put_single("state", _recordable(stamp, started), problem)
     return problem

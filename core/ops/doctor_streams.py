@@ -46,7 +46,9 @@ KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESH
 # longest string is 2**29 - 24 characters), and reading it would cost doctor gigabytes and minutes
 # (`yes >> day.jsonl` grows a file by a gigabyte a second). One problem line says so instead.
 DAY_READ_LIMIT = 2**29 - 24
+SWITCH_S = 0.0002  # the worker's thread switch interval (`_serve`)
 DayRead = tuple[Stamp | None, int, str, list[tuple[int, str]]]  # (stamp, read started at, ids one a line, problems)
+StateRead = tuple[Stamp | None, int, "str | None"]  # the dreaming state file's (stamp, read started at, problem)
 
 
 def lstamp(path: str | Path) -> Stamp | None:
@@ -72,21 +74,32 @@ def read_day(path: str) -> DayRead:
     return stamp, started, ids, problems
 
 
+def read_state(path: str) -> StateRead:
+    """The dreaming state file's problem (`doctor_state`), its stamp taken right before the read."""
+    from dreamdeck.core.ops.doctor_state import state_problem  # only a worker asked to prove it pays the import
+    started = clock()
+    stamp = lstamp(path)
+    return stamp, started, state_problem(Path(path))
+
+
 class Reads:
     """The stream days doctor must read this run: started in a worker when they are many bytes,
     answered by `day` (here, when the worker did not answer). The worker keeps the ids it read,
-    so `not_held` can then ask it which of the citation keys those days do not hold. A context:
-    leaving it stops the worker."""
+    so `not_held` can then ask it which of the citation keys those days do not hold; given the
+    dreaming state file's path (`state`), it proves that file too (`state`) while this process
+    still judges the shards. A context: leaving it stops the worker."""
 
-    def __init__(self, days: Iterable[tuple[str, str]]):
+    def __init__(self, days: Iterable[tuple[str, str]], state: str | None = None):
         self.days = dict((path, day) for day, path in days)  # path -> its day
+        self.state_path = state
         self.answer: dict[str, DayRead] | None = None
+        self.last: tuple[Any, Any] | None = None  # the worker's last word: (keys not held, state read)
         self.worker: subprocess.Popen | None = None
         self.sender: threading.Thread | None = None  # writing the citation keys to the worker
-        self.keys: queue.SimpleQueue[list[str] | None] = queue.SimpleQueue()  # what it writes, None last
+        self.keys: queue.SimpleQueue[dict[str, str] | None] = queue.SimpleQueue()  # what it writes, None last
         self.keys_ended = False
         if _size(list(self.days)) >= WORKER_BYTES:
-            self.worker = _start(self.days)
+            self.worker = _start(self.days, state)
 
     def __enter__(self) -> Reads:
         return self
@@ -103,18 +116,17 @@ class Reads:
         days = self._answered()
         return days[path] if path in days else read_day(path)
 
-    def send_keys(self, texts: list[str], last: bool = False) -> None:
-        """Give the worker more citation keys for `not_held` (`DATE#ID`, each text a shard's, one a
-        line; `last`: no more follow): written by a thread, which waits in the pipe while the
-        worker still reads (no CPU), so this process goes on judging shards and the worker groups
-        the keys as they come."""
+    def send_keys(self, by_date: dict[str, str], last: bool = False) -> None:
+        """Give the worker more citation keys for `not_held` (`DATE#ID`, grouped by their date: a
+        date's keys one a line; `last`: no more follow): written by a thread, which waits in the
+        pipe while the worker still reads (no CPU), so this process goes on judging shards."""
         worker = self.worker
         if worker is None or worker.stdin is None or self.keys_ended:
             return
         if self.sender is None:
             self.sender = threading.Thread(target=_send, args=(worker.stdin, self.keys), daemon=True)
             self.sender.start()
-        self.keys.put(texts)
+        self.keys.put(by_date)
         if last:
             self._end_keys()
 
@@ -126,16 +138,38 @@ class Reads:
     def not_held(self) -> set[str] | None:
         """Of the keys `send_keys` gave, those no day the worker read holds; None when no worker
         answered or none were given (then the caller checks them itself)."""
-        worker = self.worker
-        if self.answer is None or worker is None or worker.stdout is None or self.sender is None:
+        if self.answer is None or self.sender is None:
             return None
-        self._end_keys()
-        try:
-            found = pickle.load(worker.stdout)
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
-            found = None
-        self._stop()
+        found = self._last()[0]
         return found if isinstance(found, set) else None
+
+    def state(self) -> StateRead | None:
+        """`read_state` of the path given, as the worker answered it; None when it did not (then
+        the caller reads the file itself)."""
+        if self.state_path is None:
+            return None
+        found = self._last()[1]
+        return found if isinstance(found, tuple) and len(found) == 3 else None
+
+    def _last(self) -> tuple[Any, Any]:
+        """The worker's last word, read once (then it is stopped); (None, None) when it gave none."""
+        if self.last is None:
+            self.last = (None, None)
+            self._answered()  # what comes first in the pipe
+            worker = self.worker
+            if self.answer is not None and worker is not None and worker.stdout is not None:
+                if self.sender is None and worker.stdin is not None:
+                    with suppress(OSError):
+                        worker.stdin.close()  # no keys: the worker waits for none
+                self._end_keys()
+                try:
+                    found = pickle.load(worker.stdout)
+                except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+                    found = None
+                if isinstance(found, tuple) and len(found) == 2:
+                    self.last = found
+            self._stop()
+        return self.last
 
     def _answered(self) -> dict[str, DayRead]:
         if self.answer is None and self.worker is not None and self.worker.stdout is not None:
@@ -159,7 +193,7 @@ class Reads:
                         pipe.close()
 
 
-def _send(pipe: IO[bytes], batches: queue.SimpleQueue[list[str] | None]) -> None:
+def _send(pipe: IO[bytes], batches: queue.SimpleQueue[dict[str, str] | None]) -> None:
     """Pickle each batch of `batches` into `pipe`, then None, and close it; a worker gone is the
     reader's to notice (what is still queued then is dropped)."""
     with suppress(OSError, ValueError), pipe:
@@ -178,7 +212,7 @@ def _size(paths: list[str]) -> int:
     return total
 
 
-def _start(days: dict[str, str]) -> subprocess.Popen | None:
+def _start(days: dict[str, str], state: str | None) -> subprocess.Popen | None:
     if not sys.executable:
         return None  # an embedding interpreter that cannot name itself: read here
     try:
@@ -189,7 +223,7 @@ def _start(days: dict[str, str]) -> subprocess.Popen | None:
     assert worker.stdin is not None
     _widen(worker.stdin, worker.stdout)
     try:
-        pickle.dump(days, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump((days, state), worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         worker.stdin.flush()
     except OSError:
         worker.kill()
@@ -215,11 +249,16 @@ def _widen(*pipes: IO[bytes] | None) -> None:
 
 def _serve() -> int:
     """The worker: read the days asked on stdin and answer them all on stdout (any failure is a
-    non-zero exit: the caller then reads them itself); then, if asked, which citation keys those
-    days do not hold."""
+    non-zero exit: the caller then reads them itself); then, in one last answer, which citation
+    keys those days do not hold (None when none were asked about) and the state file's
+    `read_state` (None when not asked, or when proving it failed: the caller then does)."""
     gc.disable()  # a process that ends after one bulk read (`io.gc_pause`)
+    # Its answer (~40 MB) is written by a thread while the main one looks the keys up: each time
+    # the pipe has room again, the writer waited up to the default switch interval (5 ms) for
+    # the lookups to let go of the interpreter, and the caller waited for its answer.
+    sys.setswitchinterval(SWITCH_S)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    days = pickle.load(stdin)
+    days, state = pickle.load(stdin)
     try:
         read = {path: read_day(path) for path in days}
     except Exception:  # noqa: BLE001 — whatever it is, the caller reads these files itself
@@ -228,16 +267,20 @@ def _serve() -> int:
     # shards, and the citation keys it has sent meanwhile are checked here without waiting.
     answering = threading.Thread(target=_answer, args=(stdout, read))
     answering.start()
+    proven = _proven(state) if state is not None else None  # while the caller still judges shards
     keys = _keys_by_day(stdin)
-    if keys is None:
-        answering.join()
-        return 0  # not asked
     ids_by_day = {days[path]: ids for path, (_stamp, _started, ids, _problems) in read.items()}
-    not_held = _not_held(keys, ids_by_day)
+    not_held = _not_held(keys, ids_by_day) if keys is not None else None
     answering.join()
-    pickle.dump(not_held, stdout, protocol=pickle.HIGHEST_PROTOCOL)
-    stdout.flush()
+    _answer(stdout, (not_held, proven))
     return 0
+
+
+def _proven(state: str) -> StateRead | None:
+    try:
+        return read_state(state)
+    except Exception:  # noqa: BLE001 — whatever it is, the caller reads the file itself
+        return None
 
 
 def _answer(pipe: IO[bytes], value: Any) -> None:
@@ -247,27 +290,29 @@ def _answer(pipe: IO[bytes], value: Any) -> None:
 
 
 def _keys_by_day(pipe: IO[bytes]) -> dict[str, list[str]] | None:
-    """The citation keys `Reads.send_keys` gives, grouped by their date as each batch comes (the
-    caller is still judging shards); None when none were asked about (the caller closed the pipe
-    without a word)."""
+    """The citation keys `Reads.send_keys` gives, as each date's texts (its keys one a line) in
+    the order they came; None when none were asked about (the caller closed the pipe without a
+    word)."""
     by_day: defaultdict[str, list[str]] = defaultdict(list)
     try:
         while (batch := pickle.load(pipe)) is not None:
-            for key in "\n".join(filter(None, batch)).split("\n") if any(batch) else ():
-                by_day[key[:10]].append(key)  # a key's date: its first ten characters
+            for day, text in batch.items():
+                if text:
+                    by_day[day].append(text)
     except EOFError:
         return None  # not asked, or the caller went away
     return by_day
 
 
 def _not_held(keys: dict[str, list[str]], ids_by_day: dict[str, str]) -> set[str]:
-    """Of `keys` (by their date), those whose day's ids (`ids_by_day`: one a line, of the days
-    read) do not hold them. A day at a time: its keys looked up in a set of a few thousand,
-    which the processor's cache holds (one set of a year's million keys took 1.2 s of CPU to
-    make and search, its lookups missing the cache; a day at a time 0.35-0.45 s), and gone
-    before the next day's."""
+    """Of `keys` (each date's texts, keys one a line), those whose day's ids (`ids_by_day`: one a
+    line, of the days read) do not hold them. A day at a time: its keys looked up in a set of a
+    few thousand, which the processor's cache holds (one set of a year's million keys took 1.2 s
+    of CPU to make and search, its lookups missing the cache; a day at a time 0.35-0.45 s), and
+    gone before the next day's."""
     out: set[str] = set()
-    for day, wanted in keys.items():
+    for day, texts in keys.items():
+        wanted = "\n".join(texts).split("\n")
         ids = ids_by_day.get(day)
         prefix = f"{day}#"
         held = set((prefix + ids.replace("\n", "\n" + prefix)).split("\n")) if ids else set()
