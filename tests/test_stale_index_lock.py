@@ -82,7 +82,8 @@ def test_a_lock_older_than_the_interrupted_change_is_not_ours_and_stays(tmp_path
 
 def _stays_while(proc: subprocess.Popen, ws, lock, ready) -> None:
     """While `proc` lives (once `ready()` says it is up), the lock is not the interrupted change's
-    to remove: the recovery refuses, naming it, and the lock stays."""
+    to remove: the recovery waits for it (`live_lock.WAIT_SECONDS`), then refuses, naming it, and
+    the lock stays."""
     try:
         ready()
         with pytest.raises(Refused, match=r"index\.lock"):

@@ -23,10 +23,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from dreamdeck.core.errors import GitError
+from dreamdeck.core.git.live_lock import LOCK, wait_while_held
 
 __all__ = ["GitError", "git_dir", "repo_args", "init_repo", "run_git", "run_git_bytes", "run_isolated", "start_job", "GitJob", "head", "resolve_rev"]
 
 HOOKS_OFF = ("-c", "core.hooksPath=/dev/null")
+# What git says (in the C locale) when another git holds the index lock; it then did nothing.
+_LOCK_TAKEN = f"{LOCK}': File exists"
 
 # Options for isolated runs (diff/merge of texts): nothing outside the call may change them.
 ISOLATED_CONFIG = (
@@ -101,6 +104,10 @@ def _repo_cmd(root: Path, args: Iterable[str]) -> list[str]:
 def run_git(root: Path, *args: str, check: bool = True, stdin: str | bytes | None = None, strip: bool = True) -> str:
     """Run git in the agent folder with hooks disabled; GitError with git's own words on failure."""
     status, out, err = _execute(_repo_cmd(root, args), str(root), stdin=stdin, strip=strip)
+    if status != 0 and _LOCK_TAKEN in err and wait_while_held(root, git_dir(root) or root / ".git"):
+        # Another git took the index lock after the busy check: git did nothing, so once that
+        # git is done the command runs again.
+        status, out, err = _execute(_repo_cmd(root, args), str(root), stdin=stdin, strip=strip)
     if check and status != 0:
         raise GitError(f"git {' '.join(args[:3])}: {err.strip() or str(out).strip()}")
     return out  # type: ignore[return-value]
@@ -200,6 +207,8 @@ def busy_reason(root: Path) -> str | None:
         return None
     for name, why in _IN_PROGRESS:
         if (Path(git_dir) / name).exists():
+            if name == LOCK and wait_while_held(root, Path(git_dir)):
+                continue  # a live git's lock, gone once it finished (`live_lock`)
             return why
     return None
 
