@@ -262,10 +262,10 @@ def test_an_id_holding_a_newline_never_makes_a_citation_look_held(agent_dir, ws,
             in findings(ws)
 
 
-def test_many_keys_asked_of_a_recorded_day_get_the_same_answers_as_a_few(agent_dir, ws, settled):
-    """Protection asks the record about thousands of keys after the first run: a day asked many
-    times is answered from a set of its ids, a day asked a few times by a search in its stored
-    ids; both give the same answers, and a key whose id holds a newline or is empty is never held."""
+def test_a_key_whose_id_spans_lines_or_is_empty_is_never_held_by_a_recorded_day(agent_dir, ws, settled):
+    """Protection asks the record about the keys reflections hold (any JSON string): a recorded day
+    is searched in its ids as stored, one a line, where `a\\nb` once matched two ids in a row.
+    Asked together or one at a time, the answers are the same."""
     write_stream(agent_dir, DAY, [fragment_line(DAY, n, "t", f"fact {n}") for n in range(1, 41)])
     write_stream(agent_dir, "2026-05-21", [fragment_line("2026-05-21", 1, "t", "one")])
     assert findings(ws) == []  # the record now holds both days

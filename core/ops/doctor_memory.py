@@ -71,15 +71,12 @@ def _with_record_now(ws: Workspace, work: Callable[[Workspace, Record], T]) -> T
         return work(ws, record)
 
 
-SET_AFTER = 8  # searches in a stored day's ids (~15 µs each) that cost what a set of them does
-
-
 class Held:
     """Whether the streams hold a `DATE#ID` key, as recorded this run. A day read this run is
     asked through a set of its keys (a first run asks a million); a day the record kept is asked
     by a search in its ids as stored (a run after a few shards changed asks thousands, over most
-    days: building their sets would cost more than the searches), and through a set of them once
-    it has been asked `SET_AFTER` times (protection asks thousands of keys of a few days)."""
+    days: building their sets would cost more than the searches; protection asks ~20 keys a day,
+    and a set of a day's ids costs ~50 searches)."""
 
     def __init__(self, record: Record, fresh: dict[str, str]):
         self.record = record
@@ -87,8 +84,6 @@ class Held:
         self.keys: set[str] = set()  # the keys of the fresh days asked for so far
         self.loaded: set[str] = set()
         self.stored: dict[str, str] = {}  # day -> "\n" + its recorded ids, one a line + "\n"
-        self.searched: dict[str, int] = {}  # day -> searches in its stored ids so far
-        self.id_sets: dict[str, set[str]] = {}  # day -> its recorded ids, once asked often
 
     def holds(self, key: str) -> bool:
         if key in self.keys:
@@ -100,15 +95,8 @@ class Held:
         fid = key[11:]
         if not fid or "\n" in fid:
             return False  # no stream id is empty or spans lines (a search for one would match across lines)
-        ids = self.id_sets.get(day)
-        if ids is not None:
-            return fid in ids
         if day not in self.stored:
             self.stored[day] = "\n" + self.record.stream_id_lines(day) + "\n"
-        self.searched[day] = searched = self.searched.get(day, 0) + 1
-        if searched == SET_AFTER:
-            self.id_sets[day] = set(self.stored.pop(day).split("\n"))
-            return fid in self.id_sets[day]
         return f"\n{fid}\n" in self.stored[day]
 
     def absent(self, keys: set[str]) -> set[str]:
