@@ -32,9 +32,9 @@ try:
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
+from dreamdeck.core.errors import BadFile
 from dreamdeck.core.formats.stream_decoded import id_lines_and_problems
 from dreamdeck.core.io.cache import Stamp, clock, stamp_of
-from dreamdeck.core.errors import BadFile
 from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 
 WORKER_BYTES = 16_000_000  # below this, reading here costs less than starting a worker
