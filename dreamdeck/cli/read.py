@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import sys
-import time
 
 from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate, warn
 from dreamdeck.core.index.shard_heads import ShardHeads
@@ -149,6 +148,7 @@ def _say_skipped(ws, path, lines) -> None:
 
 def _follow(ws, args, shown: set[tuple[str, str]]) -> int:
     """Tail today's stream by byte offset; a rewrite (compaction) is detected by inode/size."""
+    from dreamdeck.cli.stop_signals import stop_signals
     from dreamdeck.core.formats.events import Fragment, try_parse_event_line
     from dreamdeck.core.store.streams import write_path_for
     from dreamdeck.core.store.tombstones import forgotten
@@ -159,8 +159,8 @@ def _follow(ws, args, shown: set[tuple[str, str]]) -> int:
     # and this point is then never missed.
     pos, inode = 0, (path.stat().st_ino if path.exists() else None)
     seen: set[str] = {fid for d, fid in shown if d == day}  # never print a fragment twice
-    try:
-        while True:
+    with stop_signals() as (stop, _received):
+        while not stop.is_set():
             if path.exists():
                 st = path.stat()
                 if st.st_ino != inode or st.st_size < pos:
@@ -180,9 +180,8 @@ def _follow(ws, args, shown: set[tuple[str, str]]) -> int:
             today = ws.today() if not args.date else day
             if today != day:
                 day, path, pos, inode = today, write_path_for(ws, today), 0, None
-            time.sleep(0.1)
-    except KeyboardInterrupt:
-        return 0
+            stop.wait(0.1)
+    return 0
 
 
 def cmd_dreams(args) -> int:
