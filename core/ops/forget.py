@@ -68,6 +68,7 @@ from dreamdeck.core.ops.forget_hard import (
     meta_scrubs,
     shard_pieces,
     text_pieces,
+    text_remains,
     what_remains,
 )
 from dreamdeck.core.ops.forget_siblings import Sibling, cited_siblings
@@ -388,9 +389,10 @@ def forget_topic(
     out.warnings += waiting
     out.waiting = bool(waiting)
     out.blanked = bool(set(result.compaction.blanked) & purge)
-    if hard and stones:
-        remains = [line for _, s in stones for line in what_remains(ws, s.date, s.id, texts.get(s.key, []),
-                                                                 malformed_lines(ws, s.date, s.id))]
+    if hard:  # the topic's own words first (its shard was committed), then each forgotten fragment's
+        remains = text_remains(ws, shard_pieces(text))
+        remains += [line for _, s in stones for line in what_remains(ws, s.date, s.id, texts.get(s.key, []),
+                                                                  malformed_lines(ws, s.date, s.id))]
         out.remains = list(dict.fromkeys(remains))
     if orphaned:
         out.warnings.append(f"left without citations (prose kept): {', '.join(orphaned)}")
