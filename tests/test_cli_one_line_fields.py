@@ -101,3 +101,15 @@ def test_inject_at_a_terminal_shows_controls_escaped_and_says_so(hostile):
         assert raw not in shown
     assert b"\\x1b]0;pwn\\x07" in shown and b"\\u202eexe.txt" in shown
     assert "shown escaped on this terminal" in err and err.count("\n") == 1
+
+
+def test_doctor_shows_a_file_named_with_a_newline_on_its_finding_line(agent_dir):
+    topics = agent_dir / "memory" / "topics"
+    topics.mkdir(parents=True)
+    (topics / "bad\nhealthy: TypeClaw can load everything.md").write_text("no frontmatter")
+    commit_all(agent_dir)
+
+    out = run_cli(agent_dir, "doctor").stdout
+
+    assert not lines_starting(out, "healthy:"), out
+    assert "bad\\x0ahealthy: TypeClaw can load everything.md" in out

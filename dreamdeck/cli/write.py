@@ -566,10 +566,10 @@ def cmd_alerts(args) -> int:
     if not alerts and not drifts and not links:
         say("No critical-file alerts.")
         return 0
-    for link in links:
-        say(f"⚠ {link.text()}")
+    for link in links:  # one line each (a file name may hold a newline)
+        say(terminal_line(f"⚠ {link.text()}"))
     for a in alerts:
-        say(f"⚠ {a.path}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
+        say(f"⚠ {terminal_line(a.path)}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
     for d in drifts:
         say(f"⚠ memory/topics/{d.slug}.md: pinned, changed outside dreamdeck ({d.why}) — restore from the vault with "
             f"`dreamdeck pin {d.slug} --restore`, or accept with `dreamdeck pin {d.slug} --refresh`")
