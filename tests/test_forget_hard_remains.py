@@ -94,3 +94,17 @@ def test_an_unrelated_query_and_a_short_common_word_are_not_scrubbed(agent_dir):
     run(root, "forget", f"{D}#{uuid_at(D, 1)}", "--reason", "private", "--hard")
 
     assert [r["query"] for r in access_lines(root)] == ["Tuesday", "where does prod live"]
+
+
+def test_a_hard_forget_drops_a_saved_recall_query_that_quotes_the_text(agent_dir):
+    root = seeded(agent_dir)
+    run(root, "recall", "--save", "The staging database moves to Frankfurt on Tuesday.")
+    run(root, "recall", "--save", "when is lunch")
+
+    run(root, "forget", f"{D}#{uuid_at(D, 1)}", "--reason", "private", "--hard")
+
+    saved = (root / "memory" / "meta" / "saved-queries.txt").read_text()
+    assert "Frankfurt" not in saved and "when is lunch" in saved
+    committed = subprocess.run(["git", "show", "HEAD:memory/meta/saved-queries.txt"], cwd=root,
+                               capture_output=True, text=True).stdout
+    assert "Frankfurt" not in committed and "when is lunch" in committed

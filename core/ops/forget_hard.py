@@ -6,7 +6,8 @@
   malformed line that starts with the id is never the meant line; it is reported as remaining.
 - `meta_scrubs`: the files dreamdeck writes under `memory/meta/` that can hold a fragment's
   text (reflections/*.json, pending-reflection.md, reflection-log.md, receipts/*.json, the
-  compaction backlog's reasons), with every verbatim piece of the text (the body, each line, each
+  compaction backlog's reasons, the saved recall queries: one that quotes the text is dropped),
+  with every verbatim piece of the text (the body, each line, each
   sentence, with or without its closing stop) replaced by `[forgotten]`. They are written by the
   door in the forget's own commit. A paraphrase is not found: only the words as written.
 - the audit log (a dream's line carries its summary, which may quote a fragment) and the access
@@ -32,12 +33,13 @@ from dreamdeck.core.formats.citations import CITATION_LINE, SECTION_HEADING
 from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.json_data import load_json
-from dreamdeck.core.formats.scrub import MIN_PIECE, scrub
+from dreamdeck.core.formats.scrub import MIN_PIECE, quotes, scrub
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.formats.stream_lines import FRAGMENT_PREFIX
 from dreamdeck.core.git.notes import NOTES_REF
 from dreamdeck.core.git.runner import repo_args, run_git
 from dreamdeck.core.index.evidence import shard_area_files
+from dreamdeck.core.store.saved_queries import SAVED_FILE
 from dreamdeck.core.store.streams import read_path_for, read_stream_lines
 from dreamdeck.core.workspace import Workspace
 
@@ -159,7 +161,23 @@ def meta_scrubs(ws: Workspace, pieces: list[str]) -> dict[str, str]:
                     pass
             if new != text:
                 out[str(path.relative_to(ws.meta_dir))] = new
+    saved = _saved_without(ws, pieces)
+    if saved is not None:
+        out[SAVED_FILE] = saved
     return out
+
+
+def _saved_without(ws: Workspace, pieces: list[str]) -> str | None:
+    """The saved recall queries without those that quote the text (`formats.scrub.quotes`): a
+    question is dropped whole (replayed as `[forgotten]` it would ask nothing); None: unchanged."""
+    path = ws.meta_dir / SAVED_FILE
+    if path.is_symlink() or not path.is_file():
+        return None
+    text = path.read_bytes().decode("utf-8", "replace")
+    kept = [line for line in text.splitlines(keepends=True)
+            if line.lstrip().startswith("#") or not line.strip() or not quotes(line.strip(), pieces)]
+    new = "".join(kept)
+    return None if new == text else new
 
 
 def _escaped(piece: str) -> str:
