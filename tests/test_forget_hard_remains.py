@@ -108,3 +108,20 @@ def test_a_hard_forget_drops_a_saved_recall_query_that_quotes_the_text(agent_dir
     committed = subprocess.run(["git", "show", "HEAD:memory/meta/saved-queries.txt"], cwd=root,
                                capture_output=True, text=True).stdout
     assert "Frankfurt" not in committed and "when is lunch" in committed
+
+
+def test_the_access_record_keeps_every_other_lines_bytes_and_replay_skips_a_forgotten_query(agent_dir):
+    root = seeded(agent_dir)
+    run(root, "recall", "staging database moves to Frankfurt")
+    record = root / "memory" / "meta" / "access.jsonl"
+    stray = b"not json \xff\xfe a hand-edited line\n"
+    with record.open("ab") as f:
+        f.write(stray)
+
+    run(root, "forget", f"{D}#{uuid_at(D, 1)}", "--reason", "private", "--hard")
+
+    assert record.read_bytes().endswith(stray)  # not UTF-8, not the text: left byte for byte
+    from dreamdeck.core.ops.recall_impact import replay_queries
+    from dreamdeck.core.workspace import Workspace
+
+    assert "[forgotten]" not in [q.query for q in replay_queries(Workspace.open(root, today=TODAY))]

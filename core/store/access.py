@@ -106,11 +106,11 @@ def scrub_access(memory_dir: Path, pieces: list[str]) -> int:
         data = b""
         while chunk := os.pread(fd, 1 << 20, len(data)):
             data += chunk
-        lines = data.decode("utf-8", "replace").split("\n")
+        lines = data.split(b"\n")
         new = [_scrubbed_line(line, pieces) for line in lines]
         changed = sum(a != b for a, b in zip(lines, new))
         if changed:
-            body = "\n".join(new).encode("utf-8")
+            body = b"\n".join(new)
             os.ftruncate(fd, 0)
             view = memoryview(body)
             while view:  # O_APPEND is not set: pwrite from offset 0 on
@@ -121,13 +121,16 @@ def scrub_access(memory_dir: Path, pieces: list[str]) -> int:
         os.close(fd)
 
 
-def _scrubbed_line(line: str, pieces: list[str]) -> str:
-    rec = _parse(line.encode("utf-8")) if line.strip() else None
+def _scrubbed_line(line: bytes, pieces: list[str]) -> bytes:
+    """The line with the text taken out; its own bytes when nothing of it changes (a line that is
+    not UTF-8 included: what is not the text is never rewritten)."""
+    rec = _parse(line) if line.strip() else None
     if rec is None:
-        return scrub(line, pieces)
+        text = line.decode("utf-8", "replace")
+        return line if scrub(text, pieces) == text else scrub(text, pieces).encode("utf-8")
     if not quotes(rec.query, pieces):
         return line
-    return json.dumps({**rec.to_json(), "query": FORGOTTEN}, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps({**rec.to_json(), "query": FORGOTTEN}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _parse(line: bytes) -> AccessRecord | None:
