@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate, warn
+from dreamdeck.core.formats.terminal_text import terminal_line
 from dreamdeck.core.index.shard_heads import ShardHeads
 from dreamdeck.core.index.strength import COLUMNS, sort_rows, strength_table
 from dreamdeck.core.ops.report import shard_report
@@ -55,7 +56,7 @@ def cmd_show(args) -> int:
         emit_json(rep)
         return 0
     status = "ok" if rep["parse_ok"] else f"UNPARSEABLE: {rep['parse_error']}"
-    say(f"{rep['heading'] or '(no heading)'}", f"{rep['path']}  [{status}]" + ("  📌 pinned" if rep["pinned"] else ""))
+    say(terminal_line(rep["heading"] or "(no heading)"), f"{terminal_line(rep['path'])}  [{status}]" + ("  📌 pinned" if rep["pinned"] else ""))
     if rep["parse_ok"]:
         say(f"cites {rep['cites']} · days {rep['days']} · last reinforced {rep['lastReinforced']}"
             + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else ""))
@@ -82,8 +83,9 @@ def _print_fragment(frag, as_json: bool) -> None:
 
         print(terminal_json(json.dumps(frag.to_json(), ensure_ascii=False)))
     else:
+        # One fragment, one line: a body holding a newline must not forge a second fragment line.
         who = f" ({frag.who})" if frag.who else ""
-        say(f"{frag.ts}  {frag.date}#{frag.id}  [{frag.topic}]{who} {frag.body}")
+        say(terminal_line(f"{frag.ts}  {frag.date}#{frag.id}  [{frag.topic}]{who} {frag.body}"))
 
 
 def cmd_stream(args) -> int:
@@ -207,9 +209,9 @@ def cmd_dreams(args) -> int:
             continue
         for t in detail.changed_topics:
             counts = f"  +{t.additions} -{t.deletions}" if t.additions is not None else ""
-            say(f"    {t.status} {t.path}{counts}")
+            say(f"    {t.status} {terminal_line(t.path)}{counts}")
         for name, _ in detail.created_skills:
-            say(f"    new skill '{name}'")
+            say(f"    new skill '{terminal_line(name)}'")
         if detail.added_fragments:
             say(f"    {plural(len(detail.added_fragments), 'fragment')} added")
         for warning in detail.parse_warnings:
@@ -295,7 +297,7 @@ def cmd_collected(args) -> int:
         return 0
     say(f"{sha[:10]} collected {plural(len(entries), 'fragment line')} from the streams:")
     for e in entries:
-        say(f"  streams/{e.day}#{e.fid}: {e.reason or 'no reason recorded (a note older than reasons)'}")
+        say(f"  streams/{terminal_line(f'{e.day}#{e.fid}')}: {e.reason or 'no reason recorded (a note older than reasons)'}")
     return 0
 
 
@@ -359,10 +361,10 @@ def cmd_doctor(args) -> int:
     if args.json:
         emit_json(report.to_json())
         return 0 if report.healthy else 1
-    for line in report.fixed:
-        say(f"fixed: {line}")
+    for line in report.fixed:  # one line each: a file named with a newline forges no "healthy" line
+        say(terminal_line(f"fixed: {line}"))
     for f in report.findings:
-        say(f"{'fixable' if f.fixable else 'needs you'}: {f}")
+        say(terminal_line(f"{'fixable' if f.fixable else 'needs you'}: {f}"))
     if report.healthy:
         say("healthy: TypeClaw can load everything and nothing cited is missing")
     elif not args.fix and any(f.fixable for f in report.findings):
