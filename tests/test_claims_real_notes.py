@@ -132,3 +132,15 @@ def test_a_new_time_for_the_backup_supersedes_whether_or_not_its_cron_is_named()
     assert contradicts("backup cron runs at 03:00", "backup now at 04:30", same_topic=True)
     assert same_claim(extract("backup cron runs at 03:00"), extract("the backup runs at 03:00"))
     assert not contradicts("backup prune runs at 05:00", "backup now at 04:30", same_topic=True)
+
+
+def test_two_bans_on_other_weekdays_are_two_rules_but_a_moved_day_or_a_changed_bound_is_an_update():
+    # A setting holds one day at a time; a ban can hold many.
+    assert not contradicts("never deploy on Fridays", "never deploy on Mondays")
+    assert not contradicts("No deploys on Friday", "No deploys on Monday")
+    assert not contradicts("不要在周五部署", "不要在周一部署")
+    # A change marker, a day that is a setting, or a bound under a ban still update.
+    assert contradicts("never deploy on Fridays", "we now never deploy on Mondays instead")
+    assert contradicts("standup on Mondays", "standup on Tuesdays")
+    assert contradicts("never run more than 4 workers", "never run more than 8 workers")
+    assert contradicts("never deploy after 18:00", "never deploy after 16:00")

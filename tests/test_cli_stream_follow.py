@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import selectors
 import signal
+import subprocess
 import time
 
 from dreamdeck.core.store.streams import append_fragment, write_path_for
@@ -31,8 +32,26 @@ def read_lines_until(proc, predicate, timeout: float) -> list[str]:
     return lines
 
 
-def test_follow_prints_new_fragments_and_not_again_after_a_rewrite(ws, agent_dir):
+def _stopped(proc) -> None:
+    """SIGINT stops the follow; a process still running a minute later is a hang, and its
+    threads' stacks (faulthandler, on SIGABRT) say where (seen twice in full suites, never alone)."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=60)  # generous: a starved process on a loaded 2-core runner
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            _out, err = proc.communicate(timeout=30)  # read while it writes: a full pipe blocks it
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _out, err = proc.communicate()
+        raise AssertionError("`stream --follow` did not stop on SIGINT; where it was:\n"
+                             + err.decode("utf-8", "replace")[-6000:]) from None
+
+
+def test_follow_prints_new_fragments_and_not_again_after_a_rewrite(ws, agent_dir, monkeypatch):
     append_fragment(ws, "pm", "already there before following")
+    monkeypatch.setenv("PYTHONFAULTHANDLER", "1")
     proc = start_cli(agent_dir, "stream", "--follow", today=TODAY)
     try:
         first = read_lines_until(proc, lambda ls: any("already there" in l for l in ls), 15)
@@ -51,7 +70,19 @@ def test_follow_prints_new_fragments_and_not_again_after_a_rewrite(ws, agent_dir
         assert any("after the rewrite" in l for l in after), after
         assert not any("already there" in l or "appended while following" in l for l in after)
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)  # generous: a starved process on a loaded 2-core runner, not a hang
+        _stopped(proc)
     assert proc.returncode in (0, 130)
+    assert b"Traceback" not in proc.stderr.read()
+
+
+def test_sigterm_stops_the_follow_cleanly_as_sigint_does(ws, agent_dir):
+    """Both signals set a flag the loop polls (`cli.stop_signals`): nothing can swallow it, and the
+    follow ends with status 0 and no traceback."""
+    append_fragment(ws, "pm", "already there before following")
+    proc = start_cli(agent_dir, "stream", "--follow", today=TODAY)
+    read_lines_until(proc, lambda ls: any("already there" in l for l in ls), 15)
+    time.sleep(0.3)  # inside the follow loop
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+    assert proc.returncode == 0
     assert b"Traceback" not in proc.stderr.read()

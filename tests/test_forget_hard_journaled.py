@@ -59,7 +59,7 @@ def test_after_a_hard_forget_the_search_index_holds_no_byte_of_the_text(ws, agen
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("step", ["journal", "audit-scrubbed", "index-purged", "audit"])
+@pytest.mark.parametrize("step", ["journal", "audit-scrubbed", "access-scrubbed", "index-purged", "audit"])
 def test_a_kill_anywhere_in_a_hard_forget_is_finished_with_its_own_commit(ws, agent_dir, step):
     fid = _seed(ws, agent_dir)
     open_index(ws).refresh()

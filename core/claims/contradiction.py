@@ -9,7 +9,8 @@ subjects never do. `contradiction_reason(old, new)` names the rule that fired:
   same key, "X is Y" copulas with the same subject, a change ("X moved/switched/raised ... to
   Z", "disabled X", "X 从 Y 改为 Z", "X을 Y에서 Z으로 변경") of the same subject; or the same
   verb on the same subject whose object differs only in a number, time or day ("uses Node 18"
-  / "uses Node 20"); or the same noun-phrase subject with a measured value of the same kind
+  / "uses Node 20"); two bans on other weekdays are two rules, not an update ("never deploy on
+  Fridays" / "never deploy on Mondays"), unless the newer carries a change marker; or the same noun-phrase subject with a measured value of the same kind
   that differs (`measures`: "Keep Slack replies under five sentences" / "Slack replies: three
   sentences at most"; "keep logs 30 days" / "delete logs after 30 days" name two subjects). Values must really differ: neither includes the other ("March 15" /
   "March 15, 2026" is a refinement). A value that is a sentence ("Dana: approved the budget",
@@ -38,7 +39,7 @@ from __future__ import annotations
 
 from dreamdeck.core.claims.cleaning import is_question
 from dreamdeck.core.claims.extract import Claim, extract
-from dreamdeck.core.claims.measures import measure_relation
+from dreamdeck.core.claims.measures import measure_relation, only_days
 from dreamdeck.core.claims.sameness import NEAR_DUPLICATE, jaccard, subjects_match
 from dreamdeck.core.claims.tokens import STOPWORDS, stem
 
@@ -81,6 +82,10 @@ def _value(old: Claim, new: Claim, same_topic: bool) -> bool:
     if new.additive or old.event or new.event:
         return False
     measured = measure_relation(old, new) if old.negated == new.negated else None
+    if measured == "changed" and old.negated and new.negated and not new.marker and only_days(old, new):
+        # A setting holds one day at a time; a ban can hold many: "never deploy on Fridays" and
+        # "never deploy on Mondays" are two rules ("... on Mondays instead" is a correction).
+        return False
     if measured in ("same", "changed"):
         return measured == "changed"  # the same subject: its measured value decides
     # Another kind of value ("30 days" / "30 MB") is left to the forms below: a key keeps its rule.

@@ -33,7 +33,7 @@ from functools import lru_cache
 from dreamdeck.core.claims.extract import Claim
 from dreamdeck.core.claims.tokens import CHANGE_VERBS, Token, stem, terms, tokenize
 
-__all__ = ["BOUNDS", "Measure", "measure", "measure_relation"]
+__all__ = ["BOUNDS", "Measure", "measure", "measure_relation", "only_days"]
 
 # Seconds per unit: a duration is one kind whatever its unit ("60s" / "2 minutes").
 _SECONDS = {
@@ -145,6 +145,12 @@ def _same_subject(a: Claim, b: Claim) -> tuple[Measure, Measure] | None:
     if ma is None or mb is None or not ma.subject or ma.subject != mb.subject:
         return None
     return ma, mb
+
+
+def only_days(a: Claim, b: Claim) -> bool:
+    """Both claims' values are weekdays and nothing else ("never deploy on Fridays")."""
+    ma, mb = measure(a.text, a.rejected), measure(b.text, b.rejected)
+    return ma is not None and mb is not None and ma.kinds == mb.kinds == {"day"}
 
 
 def measure_relation(a: Claim, b: Claim) -> str | None:

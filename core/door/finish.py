@@ -34,6 +34,7 @@ from dreamdeck.core.git.notes import line_id, record_gc_lines
 from dreamdeck.core.index.evidence import ShardReads
 from dreamdeck.core.index.search_purge import purge_index
 from dreamdeck.core.io.atomic import atomic_write_text, remove_file
+from dreamdeck.core.store.access import scrub_access
 from dreamdeck.core.store.audit import ACTIONS, AuditEntry, append_entries, audit_path
 from dreamdeck.core.store.compaction_backlog import Backlog, DayWork, load_backlog, merge_work, save_backlog
 from dreamdeck.core.store.state import DreamingState, save_state
@@ -272,8 +273,8 @@ def _journal_planned(ws: Workspace, journal: Journal, earlier: list[tuple[str, s
 
 
 def _forget_text(ws: Workspace, journal: Journal, step: Step) -> None:
-    """A hard forget's text leaves the audit log and the private search index (idempotent: a
-    recovery does it again). Under the critical-file alerts' lock, the one writer that appends to
+    """A hard forget's text leaves the audit log, the access record's queries (before the commit,
+    which stages memory/) and the private search index (idempotent: a recovery does it again). Under the critical-file alerts' lock, the one writer that appends to
     the audit log outside the door (the memory lock keeps every mutation out), so no line is lost."""
     pieces = journal.evidence.scrub
     if not pieces:
@@ -287,6 +288,8 @@ def _forget_text(ws: Workspace, journal: Journal, step: Step) -> None:
         if text is not None and scrub(text, pieces) != text:
             atomic_write_text(path, scrub(text, pieces))
     step("audit-scrubbed")
+    scrub_access(ws.memory, pieces)
+    step("access-scrubbed")
     purge_index(ws)
     step("index-purged")
 

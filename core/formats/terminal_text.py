@@ -6,7 +6,10 @@ the screen, move the cursor, hide a line), the C1 controls (U+009B is CSI on its
 bidirectional overrides and isolates that make a line read in an order other than its bytes'
 (U+202E turns `exe.txt` into what looks like `txt.exe`), and the line and paragraph separators.
 Every path to a terminal (the CLI's lines, its error lines on stderr, its JSON, the app) shows
-them as visible escapes (`\\x1b`, `\\u202e`). Newline and tab are kept: they are layout. A lone
+them as visible escapes (`\\x1b`, `\\u202e`). Newline and tab are kept: they are layout. A field
+that is one line by nature (a file name, a slug, a heading, a query, a table cell, a listed
+fragment) goes through `terminal_line`, which shows newline, carriage return and tab as escapes too:
+a name holding a newline must not forge a second result line. A lone
 surrogate (TypeClaw's cut previews can hold one) is shown as its escape too, where a UTF-8
 terminal could not take it at all.
 """
@@ -16,9 +19,10 @@ import re
 
 from dreamdeck.core.formats.lazy_re import lazy_re
 
-__all__ = ["terminal_text", "terminal_json", "visible_text"]
+__all__ = ["terminal_text", "terminal_line", "terminal_json", "visible_text"]
 
 _BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_UNSAFE_IN_A_LINE = lazy_re("[\x00-\x1f\x7f-\x9f" + _BIDI_AND_SEPARATORS + "\ud800-\udfff]")
 _UNSAFE = lazy_re("[\x00-\x08\x0b-\x1f\x7f-\x9f" + _BIDI_AND_SEPARATORS + "\ud800-\udfff]")
 # A whole control sequence, as a terminal consumes it: OSC (a title, a link) up to its BEL or ST;
 # DCS, SOS, PM and APC up to ST; CSI (colours, cursor moves) up to its final byte; any other
@@ -42,6 +46,11 @@ def _visible(m: re.Match[str]) -> str:
 def terminal_text(text: str) -> str:
     """`text` with every character a terminal would act on shown as its escape."""
     return _UNSAFE.sub(_visible, text)
+
+
+def terminal_line(text: str) -> str:
+    """`text` shown on one line: as `terminal_text`, with newline, carriage return and tab escaped too."""
+    return _UNSAFE_IN_A_LINE.sub(_visible, text)
 
 
 def terminal_json(text: str) -> str:

@@ -22,7 +22,7 @@ from dreamdeck.core.workspace import Workspace
 if TYPE_CHECKING:
     from filelock import FileLock
 
-VERSION = "6"  # 6: a belief's info holds its own evidence's days (active_days)
+VERSION = "7"  # 6: a belief's info holds its own evidence's days (active_days); 7: a BOM shard's prose
 FILENAME = "search.sqlite3"
 
 _SCHEMA = (

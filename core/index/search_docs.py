@@ -19,7 +19,7 @@ from typing import Any
 from dreamdeck.core.formats.citations import active_days
 from dreamdeck.core.formats.references import ReferenceParseError, parse_reference
 from dreamdeck.core.formats.search_terms import index_text
-from dreamdeck.core.formats.shards import Shard, derive_heading, meta_from_head, strength_of
+from dreamdeck.core.formats.shards import Shard, derive_heading, meta_from_head, parse_loose_shard, strength_of
 
 EXCERPT_CHARS = 480
 
@@ -79,13 +79,18 @@ def shard_doc(kind: str, slug: str, rel: str, data: bytes) -> DocData:
         shard = Shard(slug, None, "", meta, body, None)  # type: ignore[arg-type]
     else:
         shard = Shard.from_text(slug, None, data.decode("utf-8", "replace"))  # type: ignore[arg-type]
-    prose = prose_of(shard.body)
+    body = shard.body
+    if shard.meta is None and body.startswith("\ufeff"):
+        # TypeClaw reads a shard behind a byte-order mark as all body, frontmatter included (its
+        # error is kept in `info`); recall shows what a person wrote: the heading and prose after it.
+        body = parse_loose_shard(body[1:]).body
+    prose = prose_of(body)
     if shard.meta is not None:
         heading = shard.meta.heading
         tags = list(shard.meta.tags or ())
         info = {"cites": shard.meta.cites, "days": shard.meta.days, "last": shard.meta.last_reinforced}
     else:
-        heading = derive_heading("", shard.body, slug)
+        heading = parse_loose_shard(shard.body.removeprefix("\ufeff")).heading or derive_heading("", body, slug)
         tags = []
         cites, days, last = strength_of(shard.body, "")
         info = {"cites": cites, "days": days, "last": last or None, "parse_error": shard.error}

@@ -12,38 +12,21 @@ are laid again over the tree as it now stands; the caller must then look at ever
 changes inside a new folder made before its watch was laid are not reported).
 
 `DirWatch(root)` raises OSError where inotify is not available (not Linux, no libc symbol, the
-watch limit reached): the caller then does without it.
+watch limit reached): the caller then does without it. The system calls are inotify_simple's.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import errno
 import os
-import struct
 
-IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x2, 0x4, 0x8
-IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
-IN_DELETE_SELF, IN_MOVE_SELF = 0x400, 0x800
-IN_Q_OVERFLOW, IN_IGNORED, IN_ISDIR = 0x4000, 0x8000, 0x40000000
-IN_ONLYDIR, IN_DONT_FOLLOW = 0x01000000, 0x02000000
-IN_NONBLOCK, IN_CLOEXEC = os.O_NONBLOCK, 0o2000000
-WATCHED = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-           | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+from inotify_simple import INotify
+from inotify_simple import flags as f
+
+WATCHED = (f.MODIFY | f.ATTRIB | f.CLOSE_WRITE | f.MOVED_FROM | f.MOVED_TO | f.CREATE | f.DELETE
+           | f.DELETE_SELF | f.MOVE_SELF | f.ONLYDIR | f.DONT_FOLLOW)
 # the folder structure changed (or the kernel lost count): the paths seen do not say everything
-STRUCTURE = IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED
-_EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of NUL-padded name)
-_libc: ctypes.CDLL | None = None
-
-
-def _lib() -> ctypes.CDLL:
-    global _libc
-    if _libc is None:
-        lib = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        if not hasattr(lib, "inotify_init1"):
-            raise OSError("inotify is not available here")
-        lib.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-        _libc = lib
-    return _libc
+STRUCTURE = f.Q_OVERFLOW | f.DELETE_SELF | f.MOVE_SELF | f.IGNORED
+_FOLDER_MOVES = f.CREATE | f.DELETE | f.MOVED_FROM | f.MOVED_TO
 
 
 class DirWatch:
@@ -51,29 +34,29 @@ class DirWatch:
 
     def __init__(self, root: str):
         self.root = root
-        self._fd, self._dirs = self._watch_tree()
+        self._queue, self._dirs = self._watch_tree()
 
-    def _watch_tree(self) -> tuple[int, dict[int, str]]:
-        lib = _lib()
-        fd = lib.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
-        if fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+    def _watch_tree(self) -> tuple[INotify, dict[int, str]]:
+        try:
+            queue = INotify(nonblocking=True)
+        except (AttributeError, TypeError) as exc:  # no inotify_init1 in this libc (not Linux)
+            raise OSError(f"inotify is not available here ({exc})") from None
         dirs: dict[int, str] = {}
         try:
             for top, _subdirs, _files in os.walk(self.root):
-                wd = lib.inotify_add_watch(fd, os.fsencode(top), WATCHED)
-                if wd < 0:
-                    errno = ctypes.get_errno()
-                    if top == self.root or errno not in (2, 20):  # ENOENT, ENOTDIR: gone since listed (seen as lost)
-                        raise OSError(errno, f"inotify_add_watch failed for {top}")
-                    continue
+                try:
+                    wd = queue.add_watch(top, WATCHED)
+                except OSError as exc:
+                    if top == self.root or exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                        raise
+                    continue  # gone since listed: seen as lost
                 dirs[wd] = top  # (os.walk does not go into a link to a folder)
             if not dirs:  # os.walk says nothing of a root that is not there
-                raise OSError(2, f"no folder to watch at {self.root}")
+                raise OSError(errno.ENOENT, f"no folder to watch at {self.root}")
         except BaseException:
-            os.close(fd)
+            queue.close()
             raise
-        return fd, dirs
+        return queue, dirs
 
     def read(self) -> tuple[set[str], bool]:
         """(the paths changed since the last read, lost): `lost` when the folder structure
@@ -81,21 +64,13 @@ class DirWatch:
         laid again over the tree as it stands now)."""
         paths: set[str] = set()
         lost = False
-        while True:
-            try:
-                data = os.read(self._fd, 64 * 1024)
-            except BlockingIOError:
-                break
-            offset = 0
-            while offset < len(data):
-                wd, mask, _cookie, size = _EVENT.unpack_from(data, offset)
-                name = data[offset + _EVENT.size:offset + _EVENT.size + size].rstrip(b"\0")
-                offset += _EVENT.size + size
-                if mask & STRUCTURE or (mask & IN_ISDIR and mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)):
+        while events := self._queue.read(timeout=0):
+            for event in events:
+                if event.mask & STRUCTURE or (event.mask & f.ISDIR and event.mask & _FOLDER_MOVES):
                     lost = True
-                folder = self._dirs.get(wd)
+                folder = self._dirs.get(event.wd)
                 if folder is not None:
-                    paths.add(os.path.join(folder, os.fsdecode(name)) if name else folder)
+                    paths.add(os.path.join(folder, event.name) if event.name else folder)
         if lost:
             self._rewatch()
         return paths, lost
@@ -103,11 +78,9 @@ class DirWatch:
     def _rewatch(self) -> None:
         """New watches over the tree as it is now, before the old queue is dropped: a change made
         while they are laid is in one queue or the other, and the caller looks at everything."""
-        old = self._fd
-        self._fd, self._dirs = self._watch_tree()
-        os.close(old)
+        old = self._queue
+        self._queue, self._dirs = self._watch_tree()
+        old.close()
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._queue.close()

@@ -68,6 +68,7 @@ from dreamdeck.core.ops.forget_hard import (
     meta_scrubs,
     shard_pieces,
     text_pieces,
+    text_remains,
     what_remains,
 )
 from dreamdeck.core.ops.forget_siblings import Sibling, cited_siblings
@@ -388,14 +389,21 @@ def forget_topic(
     out.warnings += waiting
     out.waiting = bool(waiting)
     out.blanked = bool(set(result.compaction.blanked) & purge)
-    if hard and stones:
-        remains = [line for _, s in stones for line in what_remains(ws, s.date, s.id, texts.get(s.key, []),
-                                                                 malformed_lines(ws, s.date, s.id))]
-        out.remains = list(dict.fromkeys(remains))
+    if hard:
+        out.remains = _topic_remains(ws, text, [s for _, s in stones], texts)
     if orphaned:
         out.warnings.append(f"left without citations (prose kept): {', '.join(orphaned)}")
     _name_siblings(ws, out, [s for _, s in stones], reason, hard)
     return out
+
+
+def _topic_remains(ws: Workspace, text: str, stones: list[Tombstone], texts: dict[Key, list[str]]) -> list[str]:
+    """What still holds a hard-forgotten topic's words (its shard was committed), then each
+    fragment forgotten with it, as a fragment's own hard forget says it; each line once."""
+    remains = text_remains(ws, shard_pieces(text))
+    remains += [line for s in stones for line in what_remains(ws, s.date, s.id, texts.get(s.key, []),
+                                                             malformed_lines(ws, s.date, s.id))]
+    return list(dict.fromkeys(remains))
 
 
 def _name_siblings(ws: Workspace, out: ForgetResult, stones: list[Tombstone], reason: str, hard: bool) -> None:

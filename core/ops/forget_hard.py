@@ -6,16 +6,18 @@
   malformed line that starts with the id is never the meant line; it is reported as remaining.
 - `meta_scrubs`: the files dreamdeck writes under `memory/meta/` that can hold a fragment's
   text (reflections/*.json, pending-reflection.md, reflection-log.md, receipts/*.json, the
-  compaction backlog's reasons), with every verbatim piece of the text (the body, each line, each
+  compaction backlog's reasons, the saved recall queries: one that quotes the text is dropped),
+  with every verbatim piece of the text (the body, each line, each
   sentence, with or without its closing stop) replaced by `[forgotten]`. They are written by the
   door in the forget's own commit. A paraphrase is not found: only the words as written.
-- the audit log (a dream's line carries its summary, which may quote a fragment) is scrubbed the
-  same way by the door itself, as a journaled step of the forget's change (`Evidence.scrub`):
+- the audit log (a dream's line carries its summary, which may quote a fragment) and the access
+  record (a recall query that quotes the text: `store.access.scrub_access`) are scrubbed by the
+  door itself, as a journaled step of the forget's change (`Evidence.scrub`):
   a kill anywhere is finished by the next mutation or `doctor --fix`. The door also deletes the
   private search index in that step (rebuilt from the files on the next query, without the text).
 - `what_remains`: where the text still is after the commit, said plainly: git history (the
   commits that added or removed it), the GC notes (`refs/notes/dreamdeck-gc`), append-only logs
-  other processes write (access.jsonl, proposals), shard prose that quotes it, and malformed
+  other processes write (pending-memories.md), shard prose that quotes it, and malformed
   lines starting with its id; with the commands that would remove them. dreamdeck itself never
   rewrites git history.
 """
@@ -31,19 +33,21 @@ from dreamdeck.core.formats.citations import CITATION_LINE, SECTION_HEADING
 from dreamdeck.core.formats.counts import counted
 from dreamdeck.core.formats.events import fragment_content_hash
 from dreamdeck.core.formats.json_data import load_json
-from dreamdeck.core.formats.scrub import scrub
+from dreamdeck.core.formats.scrub import MIN_PIECE, quotes, scrub
 from dreamdeck.core.formats.shards import parse_loose_shard
 from dreamdeck.core.formats.stream_lines import FRAGMENT_PREFIX
 from dreamdeck.core.git.notes import NOTES_REF
 from dreamdeck.core.git.runner import repo_args, run_git
 from dreamdeck.core.index.evidence import shard_area_files
+from dreamdeck.core.store.saved_queries import SAVED_FILE
 from dreamdeck.core.store.streams import read_path_for, read_stream_lines
 from dreamdeck.core.workspace import Workspace
 
-MIN_PIECE = 12  # shorter parts ("Tuesday.") are too common to scrub; a short whole body is kept
 SCRUBBED_GLOBS = ("reflections/*.json", "receipts/*.json", "pending-reflection.md", "reflection-log.md",
                   "compaction-backlog.json")  # (a dreamer's noise reason may quote a fragment)
-APPEND_ONLY = ("access.jsonl", "pending-memories.md")  # other processes append: reported, not rewritten
+# Other processes append to these: reported, not rewritten. (The access record is appended to
+# as well, but only by dreamdeck's own appender, whose lock the door takes to scrub it.)
+APPEND_ONLY = ("pending-memories.md",)
 
 
 @dataclass
@@ -157,7 +161,23 @@ def meta_scrubs(ws: Workspace, pieces: list[str]) -> dict[str, str]:
                     pass
             if new != text:
                 out[str(path.relative_to(ws.meta_dir))] = new
+    saved = _saved_without(ws, pieces)
+    if saved is not None:
+        out[SAVED_FILE] = saved
     return out
+
+
+def _saved_without(ws: Workspace, pieces: list[str]) -> str | None:
+    """The saved recall queries without those that quote the text (`formats.scrub.quotes`): a
+    question is dropped whole (replayed as `[forgotten]` it would ask nothing); None: unchanged."""
+    path = ws.meta_dir / SAVED_FILE
+    if path.is_symlink() or not path.is_file():
+        return None
+    text = path.read_bytes().decode("utf-8", "replace")
+    kept = [line for line in text.splitlines(keepends=True)
+            if line.lstrip().startswith("#") or not line.strip() or not quotes(line.strip(), pieces)]
+    new = "".join(kept)
+    return None if new == text else new
 
 
 def _escaped(piece: str) -> str:
@@ -166,13 +186,20 @@ def _escaped(piece: str) -> str:
 
 # --- what remains --------------------------------------------------------------------------------
 def what_remains(ws: Workspace, day: str, fid: str, pieces: list[str], malformed: list[int]) -> list[str]:
-    """One sentence per place the text (or a line claiming its id) is still found, and the way out."""
+    """One sentence per place a fragment's text (or a line claiming its id) is still found, and the way out."""
     out = []
     rel_stream = f"memory/streams/{day}.jsonl"
     if malformed:
         out.append(f"{rel_stream}: this id starts {counted(len(malformed), 'malformed line')} "
                    f"({', '.join(map(str, malformed))}), left as written (not a fragment; `dreamdeck doctor` lists "
                    "them; remove them by hand)")
+    return out + text_remains(ws, pieces)
+
+
+def text_remains(ws: Workspace, pieces: list[str]) -> list[str]:
+    """One sentence per place a forgotten text (a fragment's, or a hard-forgotten topic's own
+    words) is still found after the commit, and the way out; git history is never rewritten."""
+    out: list[str] = []
     if not pieces:
         return out
     needles = sorted({pieces[0], _escaped(pieces[0])})

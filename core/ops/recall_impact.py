@@ -24,6 +24,7 @@ from typing import Any
 
 from dreamdeck.core.door.apply import plan_changeset
 from dreamdeck.core.door.changeset import ChangeSet, Commit, FileEdit, Writes
+from dreamdeck.core.formats.scrub import FORGOTTEN
 from dreamdeck.core.index.search import Hit, SearchIndex, open_index
 from dreamdeck.core.index.search_preview import ScratchIndex
 from dreamdeck.core.index.search_strength import StrengthOrder
@@ -114,7 +115,7 @@ def replay_queries(ws: Workspace, days: int = RECENT_DAYS, top: int = TOP_QUERIE
     since = (date.fromisoformat(ws.today()) - timedelta(days=days)).isoformat()
     asked: dict[str, list] = {}  # normal form -> [count, newest record]
     for rec in read_access(ws):  # newest first
-        if rec.op != "recall" or rec.day < since or not rec.query.strip():
+        if rec.op != "recall" or rec.day < since or not rec.query.strip() or rec.query == FORGOTTEN:  # (hard forget)
             continue
         entry = asked.setdefault(normal_query(rec.query), [0, rec])
         entry[0] += 1

@@ -18,12 +18,14 @@ Cheap and safe under concurrency: one `append_durably` per record (a single O_AP
 an fsync; a long-lived `Memory` has its flusher fsync soon after the write), so concurrent
 processes never interleave or lose lines. Queries are redacted of
 secrets and cut to `MAX_QUERY` characters before they are written. Readers skip lines they
-cannot parse. The per-key summary is kept per process and extended by reading only the bytes
+cannot parse. A hard forget takes its text out (`scrub_access`): a query that quotes it becomes
+`[forgotten]`, in place, under the lock every appender takes. The per-key summary is kept per process and extended by reading only the bytes
 appended since (the file only grows; a file replaced or cut short is read again from the start).
 """
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import threading
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamdeck.core.formats.json_data import load_json
+from dreamdeck.core.formats.scrub import FORGOTTEN, quotes, scrub
 from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import Flusher, append_durably
 from dreamdeck.core.io.atomic import atomic_write_text
@@ -79,6 +82,55 @@ def record_access(ws: Workspace, op: str, query: str, items: list[str], detail: 
     line = json.dumps(rec.to_json(), ensure_ascii=False, separators=(",", ":"))
     append_durably(access_path(ws.memory), (line + "\n").encode("utf-8"), own_line=True, flusher=flusher)
     return rec
+
+
+def scrub_access(memory_dir: Path, pieces: list[str]) -> int:
+    """A hard forget's text taken out of the record (how many lines changed): the query of each
+    record that quotes it (`formats.scrub.quotes`) becomes `[forgotten]`; a line that is not a
+    record has the pieces replaced as text. The items stay (ids and slugs: the tombstone keeps the
+    id too). Rewritten in place (same inode), holding the advisory lock every appender takes
+    (`append_durably`), so a recall appending meanwhile waits and then lands after the rewrite:
+    no line is lost. A kill between the truncate and the write would lose the record's lines (a
+    record of use, not memory: decay counts restart), never memory itself."""
+    if not pieces:
+        return 0
+    path = access_path(memory_dir)
+    refuse_links(path)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return 0
+    try:
+        refuse_unusual(fd, path)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # released by close
+        data = b""
+        while chunk := os.pread(fd, 1 << 20, len(data)):
+            data += chunk
+        lines = data.split(b"\n")
+        new = [_scrubbed_line(line, pieces) for line in lines]
+        changed = sum(a != b for a, b in zip(lines, new))
+        if changed:
+            body = b"\n".join(new)
+            os.ftruncate(fd, 0)
+            view = memoryview(body)
+            while view:  # O_APPEND is not set: pwrite from offset 0 on
+                view = view[os.pwrite(fd, view, len(body) - len(view)):]
+            os.fsync(fd)
+        return changed
+    finally:
+        os.close(fd)
+
+
+def _scrubbed_line(line: bytes, pieces: list[str]) -> bytes:
+    """The line with the text taken out; its own bytes when nothing of it changes (a line that is
+    not UTF-8 included: what is not the text is never rewritten)."""
+    rec = _parse(line) if line.strip() else None
+    if rec is None:
+        text = line.decode("utf-8", "replace")
+        return line if scrub(text, pieces) == text else scrub(text, pieces).encode("utf-8")
+    if not quotes(rec.query, pieces):
+        return line
+    return json.dumps({**rec.to_json(), "query": FORGOTTEN}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _parse(line: bytes) -> AccessRecord | None:

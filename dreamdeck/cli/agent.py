@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from dreamdeck.cli.common import CliError, emit_json, open_ws, say, truncate, warn, warn_linked
+from dreamdeck.core.formats.terminal_text import terminal_line, terminal_text
 
 
 def _count(value: str | None, flag: str) -> int | None:
@@ -44,7 +45,7 @@ def cmd_recall(args) -> int:
         parts = [why["status"], *([why["tier"]] if why["tier"] else []),
                  *([f"shown {why['access_count']}×"] if why["access_count"] else [])]
         ranked = "by strength" if why.get("ranked_by") == "strength" else f"bm25 {why['bm25']:g}"
-        say(f"{n}. {b.kind}:{b.key}  score {b.score:g}  ({', '.join(parts)}; {ranked}, decay {why['decay']:g})",
+        say(f"{n}. {b.kind}:{terminal_line(b.key)}  score {b.score:g}  ({', '.join(parts)}; {ranked}, decay {why['decay']:g})",
             f"   {truncate(b.heading, 100)}")
         for line in b.excerpt.splitlines()[:6]:
             if line.strip() and line.strip() != b.heading.strip():
@@ -80,6 +81,12 @@ def _saved_questions(ws, args) -> int:
 
 
 def cmd_inject(args) -> int:
+    """TypeClaw's `# Memory` section. Piped (an agent runtime reads it), stdout is the section byte
+    for byte as TypeClaw renders it, control characters and all: the agent must get what TypeClaw
+    would give it. At a terminal a person reads it, and a terminal obeys ESC, NUL and the bidi
+    overrides instead of showing them (a shard could retitle the window or reorder a line): there
+    the section is shown through the terminal-safe rule, with one line on stderr saying what
+    was escaped and how to get the bytes (pipe it)."""
     from dreamdeck.core.formats.js_text import printable
     from dreamdeck.core.ops.inject import inject
 
@@ -92,7 +99,12 @@ def cmd_inject(args) -> int:
         emit_json(result.to_json())
         return 0
     if result.text:
-        sys.stdout.write(printable(result.text) + "\n")
+        section = printable(result.text)
+        shown = terminal_text(section) if sys.stdout.isatty() else section
+        sys.stdout.write(shown + "\n")
+        if shown != section:
+            warn("dreamdeck: control characters in memory are shown escaped on this terminal; "
+                 "piped, `dreamdeck inject` writes the section byte for byte")
     else:
         warn(f"dreamdeck: nothing would be injected this turn ({result.render})")
     return 0
@@ -113,6 +125,6 @@ def cmd_access(args) -> int:
         say("Nothing recorded yet: `dreamdeck recall` and `dreamdeck inject` record what they return.")
         return 0
     for r in records:
-        shown = ", ".join(r.items) if r.items else "(headings only)" if r.op == "inject" else "(nothing)"
+        shown = ", ".join(map(terminal_line, r.items)) if r.items else "(headings only)" if r.op == "inject" else "(nothing)"
         say(f"{r.ts[:16].replace('T', ' ')}  {r.op:<6}  {truncate(r.query, 50)!r}  → {truncate(shown, 120)}")
     return 0

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dreamdeck.core.errors import BadInput
-from dreamdeck.core.formats.terminal_text import terminal_json, terminal_text
+from dreamdeck.core.formats.terminal_text import terminal_json, terminal_line, terminal_text
 from dreamdeck.core.workspace import Workspace
 
 
@@ -34,8 +34,9 @@ def emit_json(data: Any) -> None:
 
 
 def table(rows: Sequence[Sequence[object]], headers: Sequence[str], align: str = "") -> str:
-    """A plain aligned text table (pipes and scripts read it; people can too)."""
-    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    """A plain aligned text table (pipes and scripts read it; people can too). A cell is one line:
+    a slug or heading holding a newline is shown escaped, never as a forged row."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else terminal_line(str(c)) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     out = []
     for n, r in enumerate(cells):
@@ -56,8 +57,9 @@ def say(*lines: str) -> None:
 
 
 def warn(line: str) -> None:
-    """One line to stderr (a warning, a refusal), terminal-safe: it may name a hostile file."""
-    print(terminal_text(line), file=sys.stderr)
+    """One line to stderr (a warning, a refusal), terminal-safe: it may name a hostile file, whose
+    newline is shown escaped too (one warning is one line)."""
+    print(terminal_line(line), file=sys.stderr)
 
 
 def plural(n: int, word: str) -> str:

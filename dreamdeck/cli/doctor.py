@@ -4,6 +4,7 @@ other read verbs need (~0.05 s of CPU before its stream worker could start)."""
 from __future__ import annotations
 
 from dreamdeck.cli.common import emit_json, open_ws, say, warn
+from dreamdeck.core.formats.terminal_text import terminal_line
 
 
 def _settle_losses(ws, args) -> None:
@@ -32,10 +33,10 @@ def cmd_doctor(args) -> int:
     if args.json:
         emit_json(report.to_json())
         return 0 if report.healthy else 1
-    for line in report.fixed:
-        say(f"fixed: {line}")
+    for line in report.fixed:  # one line each: a file named with a newline forges no "healthy" line
+        say(terminal_line(f"fixed: {line}"))
     for f in report.findings:
-        say(f"{'fixable' if f.fixable else 'needs you'}: {f}")
+        say(terminal_line(f"{'fixable' if f.fixable else 'needs you'}: {f}"))
     if report.healthy:
         say("healthy: TypeClaw can load everything and nothing cited is missing")
     elif not args.fix and any(f.fixable for f in report.findings):

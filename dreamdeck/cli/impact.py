@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dreamdeck.cli.common import CliError, emit_json, say, truncate
+from dreamdeck.core.formats.terminal_text import terminal_line
 
 
 def review_impact(ws, args) -> int:
@@ -24,5 +25,5 @@ def review_impact(ws, args) -> int:
         asked = f"asked {r.asked}×" if r.asked else ""
         say("", f"  {truncate(r.query, 70)!r}  ({', '.join(x for x in ('saved' if r.source == 'saved' else '', asked) if x)})")
         for c in q.changes:
-            say(f"    {c.mark} {c.item}  {truncate(c.heading, 60)}  ({c.where})")
+            say(f"    {c.mark} {terminal_line(c.item)}  {truncate(c.heading, 60)}  ({c.where})")
     return 0

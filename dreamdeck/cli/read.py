@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import sys
-import time
 
 from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate, warn
+from dreamdeck.core.formats.terminal_text import terminal_line
 from dreamdeck.core.index.shard_heads import ShardHeads
 from dreamdeck.core.index.strength import COLUMNS, sort_rows, strength_table
 from dreamdeck.core.ops.report import shard_report
@@ -56,7 +56,7 @@ def cmd_show(args) -> int:
         emit_json(rep)
         return 0
     status = "ok" if rep["parse_ok"] else f"UNPARSEABLE: {rep['parse_error']}"
-    say(f"{rep['heading'] or '(no heading)'}", f"{rep['path']}  [{status}]" + ("  📌 pinned" if rep["pinned"] else ""))
+    say(terminal_line(rep["heading"] or "(no heading)"), f"{terminal_line(rep['path'])}  [{status}]" + ("  📌 pinned" if rep["pinned"] else ""))
     if rep["parse_ok"]:
         say(f"cites {rep['cites']} · days {rep['days']} · last reinforced {rep['lastReinforced']}"
             + (f" · tags {', '.join(rep['tags'])}" if rep["tags"] else ""))
@@ -83,8 +83,9 @@ def _print_fragment(frag, as_json: bool) -> None:
 
         print(terminal_json(json.dumps(frag.to_json(), ensure_ascii=False)))
     else:
+        # One fragment, one line: a body holding a newline must not forge a second fragment line.
         who = f" ({frag.who})" if frag.who else ""
-        say(f"{frag.ts}  {frag.date}#{frag.id}  [{frag.topic}]{who} {frag.body}")
+        say(terminal_line(f"{frag.ts}  {frag.date}#{frag.id}  [{frag.topic}]{who} {frag.body}"))
 
 
 def cmd_stream(args) -> int:
@@ -149,6 +150,7 @@ def _say_skipped(ws, path, lines) -> None:
 
 def _follow(ws, args, shown: set[tuple[str, str]]) -> int:
     """Tail today's stream by byte offset; a rewrite (compaction) is detected by inode/size."""
+    from dreamdeck.cli.stop_signals import stop_signals
     from dreamdeck.core.formats.events import Fragment, try_parse_event_line
     from dreamdeck.core.store.streams import write_path_for
     from dreamdeck.core.store.tombstones import forgotten
@@ -159,8 +161,8 @@ def _follow(ws, args, shown: set[tuple[str, str]]) -> int:
     # and this point is then never missed.
     pos, inode = 0, (path.stat().st_ino if path.exists() else None)
     seen: set[str] = {fid for d, fid in shown if d == day}  # never print a fragment twice
-    try:
-        while True:
+    with stop_signals() as (stop, _received):
+        while not stop.is_set():
             if path.exists():
                 st = path.stat()
                 if st.st_ino != inode or st.st_size < pos:
@@ -180,9 +182,8 @@ def _follow(ws, args, shown: set[tuple[str, str]]) -> int:
             today = ws.today() if not args.date else day
             if today != day:
                 day, path, pos, inode = today, write_path_for(ws, today), 0, None
-            time.sleep(0.1)
-    except KeyboardInterrupt:
-        return 0
+            stop.wait(0.1)
+    return 0
 
 
 def cmd_dreams(args) -> int:
@@ -208,9 +209,9 @@ def cmd_dreams(args) -> int:
             continue
         for t in detail.changed_topics:
             counts = f"  +{t.additions} -{t.deletions}" if t.additions is not None else ""
-            say(f"    {t.status} {t.path}{counts}")
+            say(f"    {t.status} {terminal_line(t.path)}{counts}")
         for name, _ in detail.created_skills:
-            say(f"    new skill '{name}'")
+            say(f"    new skill '{terminal_line(name)}'")
         if detail.added_fragments:
             say(f"    {plural(len(detail.added_fragments), 'fragment')} added")
         for warning in detail.parse_warnings:
@@ -296,7 +297,7 @@ def cmd_collected(args) -> int:
         return 0
     say(f"{sha[:10]} collected {plural(len(entries), 'fragment line')} from the streams:")
     for e in entries:
-        say(f"  streams/{e.day}#{e.fid}: {e.reason or 'no reason recorded (a note older than reasons)'}")
+        say(f"  streams/{terminal_line(f'{e.day}#{e.fid}')}: {e.reason or 'no reason recorded (a note older than reasons)'}")
     return 0
 
 

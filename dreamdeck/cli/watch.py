@@ -7,6 +7,7 @@ import threading
 from datetime import datetime
 from typing import TextIO
 
+from dreamdeck.cli.stop_signals import stop_signals
 from dreamdeck.core.dreaming.watcher import Watcher, format_event
 from dreamdeck.core.workspace import Workspace
 
@@ -38,20 +39,7 @@ def run_headless(
         ws, dreamer=dreamer, dreamer_name=dreamer_name, review=review,
         on_event=lambda ev: write(format_event(ev)), tick=tick,
     )
-    done = threading.Event()
-    received: list[int] = []
-
-    def on_signal(signum, _frame) -> None:
-        received.append(signum)
-        if len(received) > 1:
-            raise KeyboardInterrupt
-        done.set()
-
-    previous = {}
-    if threading.current_thread() is threading.main_thread():  # signals can only be caught there
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, on_signal)
-    try:
+    with stop_signals() as (done, received):
         try:
             watcher.start()
         except Exception as exc:
@@ -68,6 +56,3 @@ def run_headless(
         except KeyboardInterrupt:
             watcher.stop(timeout=0)
         return 0
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dreamdeck.cli.common import CliError, emit_json, open_ws, plural, say, table, truncate, warn
 from dreamdeck.core.formats.counts import counted
+from dreamdeck.core.formats.terminal_text import terminal_line
 
 
 # --- write -----------------------------------------------------------------------------------
@@ -193,7 +194,7 @@ def _review_one(ws, args) -> int:
     by_path = {c.path: c for c in claims.claims}
     for f, d in r.hunks():
         claim = by_path[f.path]
-        say("", f"== {f.path} ({d.status}){' 📌 pinned' if f.pinned else ''}{_FILE_STATE[probe[f.path].state]}",
+        say("", f"== {terminal_line(f.path)} ({d.status}){' 📌 pinned' if f.pinned else ''}{_FILE_STATE[probe[f.path].state]}",
             f"   {'✓ ' if claim.mechanical else ''}{claim.line}")
         for folded, dup in claim.folded:
             say(f"   duplicate folded: {folded} = {dup}")
@@ -565,10 +566,10 @@ def cmd_alerts(args) -> int:
     if not alerts and not drifts and not links:
         say("No critical-file alerts.")
         return 0
-    for link in links:
-        say(f"⚠ {link.text()}")
+    for link in links:  # one line each (a file name may hold a newline)
+        say(terminal_line(f"⚠ {link.text()}"))
     for a in alerts:
-        say(f"⚠ {a.path}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
+        say(f"⚠ {terminal_line(a.path)}: {a.kind} (detected {a.detected}) — acknowledge with `dreamdeck alerts --ack`")
     for d in drifts:
         say(f"⚠ memory/topics/{d.slug}.md: pinned, changed outside dreamdeck ({d.why}) — restore from the vault with "
             f"`dreamdeck pin {d.slug} --restore`, or accept with `dreamdeck pin {d.slug} --refresh`")
