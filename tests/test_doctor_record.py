@@ -260,3 +260,22 @@ def test_an_id_holding_a_newline_never_makes_a_citation_look_held(agent_dir, ws,
     for _ in range(2):  # from the files read, then from the record
         assert ("missing-fragment", "memory/topics/ghost.md", f"cites streams/{DAY}#ghost, which no stream holds") \
             in findings(ws)
+
+
+def test_a_key_whose_id_spans_lines_or_is_empty_is_never_held_by_a_recorded_day(agent_dir, ws, settled):
+    """Protection asks the record about the keys reflections hold (any JSON string): a recorded day
+    is searched in its ids as stored, one a line, where `a\\nb` once matched two ids in a row.
+    Asked together or one at a time, the answers are the same."""
+    write_stream(agent_dir, DAY, [fragment_line(DAY, n, "t", f"fact {n}") for n in range(1, 41)])
+    write_stream(agent_dir, "2026-05-21", [fragment_line("2026-05-21", 1, "t", "one")])
+    assert findings(ws) == []  # the record now holds both days
+    first, second = uuid_at(DAY, 1), uuid_at(DAY, 2)
+    asked = {(DAY, uuid_at(DAY, n)) for n in range(1, 61)}  # 40 held, 20 not
+    asked |= {("2026-05-21", uuid_at("2026-05-21", 1)), ("2026-05-21", uuid_at("2026-05-21", 2)),
+              (DAY, f"{first}\n{second}"), (DAY, ""), ("2026-05-22", first)}
+
+    many = doctor_memory.held_in_streams(ws, sorted(asked))
+    few = set().union(*(doctor_memory.held_in_streams(ws, [key]) for key in sorted(asked)))
+
+    expected = {(DAY, uuid_at(DAY, n)) for n in range(1, 41)} | {("2026-05-21", uuid_at("2026-05-21", 1))}
+    assert many == few == expected

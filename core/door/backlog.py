@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from dreamdeck.core.door.changeset import ApplyResult, ChangeSet, Commit
 from dreamdeck.core.door.compaction import waiting_reasons
 from dreamdeck.core.formats.counts import counted
-from dreamdeck.core.store.audit import AuditEntry
 from dreamdeck.core.store.compaction_backlog import load_backlog
 from dreamdeck.core.workspace import Workspace
 
@@ -30,6 +29,7 @@ def compact_backlog(ws: Workspace, *, actor: str, trigger: str) -> ApplyResult |
     days = ", ".join(due)
 
     def audit(result: ApplyResult) -> None:
+        from dreamdeck.core.store.audit import AuditEntry  # here: a read-only doctor never pays the audit log's imports
         done = result.compaction
         summary = (f"compacted {counted(len(done.files), 'stream file')} whose compaction had waited ({days}): "
                    f"{counted(done.watermarks_dropped, 'watermark')}, {counted(len(done.fragments_dropped), 'fragment line')}")

@@ -75,7 +75,8 @@ class Held:
     """Whether the streams hold a `DATE#ID` key, as recorded this run. A day read this run is
     asked through a set of its keys (a first run asks a million); a day the record kept is asked
     by a search in its ids as stored (a run after a few shards changed asks thousands, over most
-    days: building their sets would cost more than the searches)."""
+    days: building their sets would cost more than the searches; protection asks ~20 keys a day,
+    and a set of a day's ids costs ~50 searches)."""
 
     def __init__(self, record: Record, fresh: dict[str, str]):
         self.record = record
@@ -91,9 +92,12 @@ class Held:
         if day in self.fresh:
             self._load(day)
             return key in self.keys
+        fid = key[11:]
+        if not fid or "\n" in fid:
+            return False  # no stream id is empty or spans lines (a search for one would match across lines)
         if day not in self.stored:
             self.stored[day] = "\n" + self.record.stream_id_lines(day) + "\n"
-        return f"\n{key[11:]}\n" in self.stored[day]
+        return f"\n{fid}\n" in self.stored[day]
 
     def absent(self, keys: set[str]) -> set[str]:
         """The keys no stream holds. Each day read this run takes its keys out of them, straight

@@ -32,9 +32,10 @@ try:
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
+from dreamdeck.core.errors import BadFile
 from dreamdeck.core.formats.stream_decoded import id_lines_and_problems
 from dreamdeck.core.io.cache import Stamp, clock, stamp_of
-from dreamdeck.core.io.no_links import read_bytes_nofollow
+from dreamdeck.core.io.no_links import LinkRefused, read_bytes_nofollow
 
 WORKER_BYTES = 16_000_000  # below this, reading here costs less than starting a worker
 PIPE_BYTES = 1 << 20  # Linux's default limit for a pipe an unprivileged process widens (`_widen`)
@@ -75,11 +76,17 @@ def read_day(path: str) -> DayRead:
 
 
 def read_state(path: str) -> StateRead:
-    """The dreaming state file's problem (`doctor_state`), its stamp taken right before the read."""
+    """The dreaming state file's problem (`doctor_state`), its stamp taken right before the read.
+    A state file that is not a plain file of its own (a symbolic link, a FIFO, a hard link) has
+    no problem of its contents: nothing is read through it, and doctor's walks of memory/ give
+    it its one finding (`link`, `special-file`, `hard-link`), beside every other finding."""
     from dreamdeck.core.ops.doctor_state import state_problem  # only a worker asked to prove it pays the import
     started = clock()
     stamp = lstamp(path)
-    return stamp, started, state_problem(Path(path))
+    try:
+        return stamp, started, state_problem(Path(path))
+    except (LinkRefused, BadFile):
+        return stamp, started, None
 
 
 class Reads:

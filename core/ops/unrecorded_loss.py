@@ -11,7 +11,6 @@ commit, one audit line.
 """
 from __future__ import annotations
 
-from dreamdeck.core.door.apply import apply_changeset
 from dreamdeck.core.door.changeset import ApplyResult, Audit, ChangeSet, Commit, Evidence, Writes
 from dreamdeck.core.door.outside_losses import find_outside_losses
 from dreamdeck.core.errors import Refused
@@ -109,4 +108,5 @@ def _settle(ws: Workspace, left: Losses, summary: str, actor: str, trigger: str,
         evidence=Evidence(restore_lines=lines or {}),
         audit=Audit(extra=[(verb, "memory/streams" if lines else f"memory/{RECORD}", summary)]),
     )
+    from dreamdeck.core.door.apply import apply_changeset  # here: a read-only doctor never pays the door's imports
     return apply_changeset(ws, cs)

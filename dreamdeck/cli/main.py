@@ -31,6 +31,7 @@ class _Verbs:
 
 
 A, R, W = _Verbs("dreamdeck.cli.agent"), _Verbs("dreamdeck.cli.read"), _Verbs("dreamdeck.cli.write")
+D = _Verbs("dreamdeck.cli.doctor")
 
 
 def _actor_default() -> str:
@@ -134,7 +135,7 @@ def build_parser(only: str | None = None) -> OneLineParser:
         sp.add_argument(flag)
     sp = cmd("verify", R.cmd_verify, "citations present at REV and missing now (exit 1 if any)")
     sp.add_argument("rev", nargs="?", default="HEAD")
-    sp = cmd("doctor", R.cmd_doctor, "what would hurt the agent; --fix repairs what needs no judgement")
+    sp = cmd("doctor", D.cmd_doctor, "what would hurt the agent; --fix repairs what needs no judgement")
     sp.add_argument("--fix", action="store_true")
     sp.add_argument("--accept-losses", action="store_true",
                     help="accept the loss of the fragments another writer removed (doctor's outside-loss)")

@@ -1,4 +1,4 @@
-"""Read-only commands: topics, show, stream, dreams, log, audit, verify, doctor, review."""
+"""Read-only commands: topics, show, stream, dreams, log, audit, verify, review (doctor: `cli.doctor`)."""
 from __future__ import annotations
 
 import sys
@@ -333,40 +333,3 @@ def cmd_verify(args) -> int:
             say(f"  MISSING: streams/{d}#{i}")
         say("ok: nothing lost" if result.ok else f"{plural(len(result.missing), 'citation')} missing")
     return 0 if result.ok else 1
-
-
-def _settle_losses(ws, args) -> None:
-    """`--restore-losses` / `--accept-losses`: what a person decides about fragments another
-    writer removed (doctor's outside-loss findings), each one audited commit."""
-    from dreamdeck.core.ops.unrecorded_loss import accept_outside_losses, restore_outside_losses
-
-    if getattr(args, "restore_losses", False):
-        result, unfound = restore_outside_losses(ws)
-        say(f"restore-losses: put back from git history (commit {result.sha[:10]})" if result and result.sha
-            else "restore-losses: nothing to restore")
-        if unfound:
-            warn(f"not in git history, still recorded: {', '.join(f'{d}#{i}' for d, i in unfound)}")
-    if getattr(args, "accept_losses", False):
-        result = accept_outside_losses(ws)
-        say(f"accept-losses: accepted, recorded in commit {result.sha[:10]}" if result and result.sha
-            else "accept-losses: nothing to accept")
-
-
-def cmd_doctor(args) -> int:
-    from dreamdeck.core.ops.doctor import examine, fix
-
-    ws = open_ws(args)
-    _settle_losses(ws, args)
-    report = fix(ws) if args.fix else examine(ws)
-    if args.json:
-        emit_json(report.to_json())
-        return 0 if report.healthy else 1
-    for line in report.fixed:  # one line each: a file named with a newline forges no "healthy" line
-        say(terminal_line(f"fixed: {line}"))
-    for f in report.findings:
-        say(terminal_line(f"{'fixable' if f.fixable else 'needs you'}: {f}"))
-    if report.healthy:
-        say("healthy: TypeClaw can load everything and nothing cited is missing")
-    elif not args.fix and any(f.fixable for f in report.findings):
-        say("run `dreamdeck doctor --fix` to repair what needs no judgement")
-    return 0 if report.healthy else 1
