@@ -214,6 +214,7 @@ def approval_changeset(
     r.decisions.append({
         "at": _now_iso(now), "actor": actor, "decision": decision,
         "hunks": sorted(h for v in chosen.values() for h in v), "edited": sorted(edited or {}),
+        "files": sorted(e.path for e in edits),  # what it wrote: the Dream screen's "applied"
         **({"rejected_hunks": sorted(turned_down)} if turned_down else {}),
     })
 

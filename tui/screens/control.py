@@ -61,20 +61,38 @@ def _local(iso: str | None, fmt: str = "%m-%d %H:%M") -> str:
         return str(iso)
 
 
-def receipt_row(r: dict) -> dict[str, Any]:
+def receipt_row(r: dict, approved: set[str] | None = None) -> dict[str, Any]:
+    """A dream's line; `approved`, the files a person's approvals of its reflection wrote since,
+    count as applied beside what the review policy applied at once."""
     return {
         "id": r.get("id", ""),
         "time": _local(r.get("started")),
         "trigger": r.get("trigger", ""),
         "status": r.get("status", ""),
         "fragments": r.get("fragments_seen", 0),
-        "applied": len(r.get("auto_applied") or []),
+        "applied": len(set(r.get("auto_applied") or []) | (approved or set())),
         "reflection": r.get("reflection") or "-",
         "dropped": len(r.get("fragments_dropped") or []),
         "commit": (r.get("commit") or "-")[:8],
         "message": r.get("message", ""),
         "receipt": r,
     }
+
+
+def approved_files(ws, receipts: list[dict]) -> dict[str, set[str]]:
+    """Reflection id -> the files a person's approvals of it wrote, for the receipts' reflections
+    that have had one (read in the load thread; an unreadable reflection counts none)."""
+    from dreamdeck.core.store.reflections import load_reflection
+
+    out: dict[str, set[str]] = {}
+    for rid in {str(r["reflection"]) for r in receipts if r.get("reflection")}:
+        try:
+            files = load_reflection(ws, rid).applied_files()
+        except Exception:  # a broken reflection file is said on the Reflections screen
+            continue
+        if files:
+            out[rid] = files
+    return out
 
 
 def folded_texts(ws, receipts: list[dict]) -> dict[str, str]:
@@ -321,6 +339,7 @@ class ControlScreen(MemoryScreen):
             receipts = [r if r.get("commit") or r.get("id") not in shas else {**r, "commit": shas[r["id"]]}
                         for r in receipts]
         out["receipts"] = receipts
+        out["approved"] = approved_files(ws, receipts)
         out["folded_texts"] = folded_texts(ws, receipts)
         from dreamdeck.core.ops.alerts import linked_shard_alerts
 
@@ -337,7 +356,8 @@ class ControlScreen(MemoryScreen):
         self._show_decision(data.get("last_decision") or "")
         self.show_events()
         table = self.query_one("#receipts", VirtualTable)
-        rows = [receipt_row(r) for r in data["receipts"]]
+        approved = data.get("approved") or {}
+        rows = [receipt_row(r, approved.get(str(r.get("reflection")))) for r in data["receipts"]]
         table.set_source(ListRowSource(rows), keep_cursor_key="id")
         current = table.current_row()
         self._show_folded(current.get("receipt") if current else None)
