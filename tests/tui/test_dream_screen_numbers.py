@@ -156,3 +156,8 @@ async def test_last_dreams_counts_what_a_partial_approval_applied_not_only_what_
         screen = await open_control(pilot)
         row = screen.query_one("#receipts").source.row(0)
         assert (row["status"], row["applied"], row["reflection"]) == ("pending", 1, "r-1")
+    approve(ws, "r-1", actor="human:tester")  # the rest: the reflection is decided, nothing waits
+    async with make_app(agent_dir, watcher=False).run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        row = screen.query_one("#receipts").source.row(0)
+        assert (row["applied"], row["reflection"]) == (2, "r-1 ✓")
