@@ -9,6 +9,8 @@ number key only shows a screen that is already there.
 """
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import os
 import tempfile
@@ -216,12 +218,16 @@ class DreamdeckApp(App):
                 or not hasattr(self, "_get_screen")):
             return
         mode = next((m for m in SCREENS if m not in stacks), None)
-        if mode is None:
-            return
+        if mode is not None:
+            self._premount(mode)
+
+    def _premount(self, mode: str) -> Screen:
+        """Build the screen of `mode` off screen and put it in its mode's stack."""
         new = self._new_screen(mode)
         new.premounted = True  # type: ignore[attr-defined]  # its load writes nothing until it is shown (History)
         screen, _mounted = self._get_screen(new)
-        stacks[mode] = [screen]
+        self._screen_stacks[mode] = [screen]
+        return screen
 
     @work(thread=True, group="watcher-start", exit_on_error=False)
     def _start_watcher_worker(self) -> None:
@@ -241,6 +247,40 @@ class DreamdeckApp(App):
             save_theme(theme.name)
         except OSError:
             pass
+
+    # --- closing: never while a screen is half built -------------------------------------------
+    # Once the app exits (`exit()` sets Textual's flag: no widget counts as attached) or shuts down
+    # (no new widget starts), a widget that has not composed yet mounts no children, and its
+    # parent's mount handler runs over children that are not there: History's tabs raised
+    # "No Tab with id '--content-tab-tab-diff'" when a quit came while it was premounting. So
+    # both wait for every widget already started to finish mounting (milliseconds; never more
+    # than two seconds, so a stuck build cannot hold the exit).
+    BUILD_WAIT = 2.0
+
+    def _building(self) -> list:
+        return [w for w in list(self._registry) if w._task is not None and not w.is_mounted]
+
+    async def _until_built(self) -> None:
+        building = self._building()
+        if building:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*(w._mounted_event.wait() for w in building)), self.BUILD_WAIT)
+
+    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None:
+        if not self._building() or self._exit:
+            super().exit(result, return_code, message)
+            return
+
+        async def when_built() -> None:
+            await self._until_built()
+            super(DreamdeckApp, self).exit(result, return_code, message)
+
+        self.run_worker(when_built(), group="exit", exclusive=True)
+
+    async def _shutdown(self) -> None:
+        if self._running:  # a test's end, or the loop's end after `exit`
+            await self._until_built()
+        await super()._shutdown()
 
     def on_unmount(self) -> None:
         self._unmounted = True

@@ -212,7 +212,7 @@ def approval_changeset(
     decision = "partial" if partial else "approved"
     applied = what_an_approval_applies(r, [e.path for e in edits], chosen, edited, picked_count, total)
     r.decisions.append({
-        "at": _now_iso(now), "actor": actor, "decision": decision,
+        "at": _now_iso(now), "actor": actor, "decision": decision, "files": sorted(e.path for e in edits),
         "hunks": sorted(h for v in chosen.values() for h in v), "edited": sorted(edited or {}),
         **({"rejected_hunks": sorted(turned_down)} if turned_down else {}),
     })

@@ -93,6 +93,17 @@ class Reflection:
     def held_keys(self) -> set[Key]:
         return {tuple(k.split("#", 1)) for k in self.held}  # type: ignore[misc]
 
+    def applied_files(self) -> set[str]:
+        """The files a person's approvals of it wrote (each approval records them; an older whole
+        approval without the record wrote every file it proposed)."""
+        out: set[str] = set()
+        for d in self.decisions:
+            if d.get("decision") in ("approved", "partial"):
+                files = d.get("files")
+                out |= set(files) if isinstance(files, list) else (
+                    {f.path for f in self.files} if d.get("decision") == "approved" else set())
+        return out
+
     @property
     def released(self) -> bool:
         return any(d.get("released") for d in self.decisions)

@@ -141,3 +141,23 @@ async def test_the_last_runs_folded_duplicates_are_listed_with_the_citation_each
         assert f"= duplicate of streams/{TODAY}#{uuid_at(TODAY, 1)}" in shown
         await pilot.press("tab")
         assert screen.focused.id == "folded"
+
+
+async def test_last_dreams_counts_what_a_partial_approval_applied_not_only_what_the_dream_applied(ws, agent_dir):
+    from dreamdeck.core.ops.reflections import approve
+    from dreamdeck.core.store.reflections import load_reflection
+    from tests.tui.test_reflections_screen import pending
+
+    pending(ws, agent_dir)  # a dream under review = all: two files held in r-1, none applied by itself
+    r = load_reflection(ws, "r-1")
+    n_hunk = next(h.id for f, d in r.hunks() for h in d.hunks if f.path == "topics/n.md")
+    approve(ws, "r-1", hunks=[n_hunk], actor="human:tester")  # one of the two files, the other still waits
+    async with make_app(agent_dir, watcher=False).run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        row = screen.query_one("#receipts").source.row(0)
+        assert (row["status"], row["applied"], row["reflection"]) == ("pending", 1, "r-1")
+    approve(ws, "r-1", actor="human:tester")  # the rest: the reflection is decided, nothing waits
+    async with make_app(agent_dir, watcher=False).run_test(size=SIZE) as pilot:
+        screen = await open_control(pilot)
+        row = screen.query_one("#receipts").source.row(0)
+        assert (row["applied"], row["reflection"]) == (2, "r-1 ✓")

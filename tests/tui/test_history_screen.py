@@ -281,3 +281,33 @@ async def test_at_80_columns_a_wrapped_diff_line_goes_on_after_a_continuation_ma
         assert lines[added + 1].startswith(CONTINUATION), lines[added:added + 3]
         words = " ".join(line[1:].strip() for line in lines[added:added + 3] if line.startswith(("+", CONTINUATION)))
         assert "once the staging smoke test has passed" in words  # broken between words, not inside one
+
+
+async def test_a_commit_made_elsewhere_shows_at_the_top_of_history_when_it_is_opened_again(ws):
+    """The demo's case: History had been seen (the cursor on the newest commit of a history longer
+    than the screen), a partial approval on Reflections committed, and History came back scrolled
+    one row down, the new commit hidden just above it until `g`. The new commit is on screen; the
+    cursor stays on the commit it was on."""
+    from dreamdeck.core.ops.vault import unpin
+
+    two_dreams(ws)
+    for _ in range(6):  # a history longer than the list's rows at 80x24
+        pin_topic(ws, SHARD, actor="human:tui")
+        unpin(ws, SHARD, actor="human:tui")
+    app = make_app(ws, "history")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        commits = app.screen.query_one("#commits", VirtualTable)
+        assert commits.max_scroll_y > 0
+        was = commits.current_row()["sha"]
+        await pilot.press("1")
+        await settle(app, pilot)
+        pin_topic(ws, SHARD, actor="human:tui")  # the new commit, made from another screen
+        app.memory_changed()
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert rows(app)[0]["sha"] == head(ws.root)
+        assert commits.current_row()["sha"] == was
+        assert commits.scroll_y == 0
+        assert head(ws.root)[:7] in str(commits.render_line(1))  # the first row under the header

@@ -149,3 +149,32 @@ def test_diff_lines_wrap_at_words_and_lose_nothing_but_the_breaking_spaces():
     assert lines[0] == "The user always uses pnpm (not"
     assert wrap_words("x" * 65, 30) == ["x" * 30, "x" * 30, "x" * 5]  # a word longer than a line is cut
 
+
+
+async def test_no_screen_or_pane_takes_a_global_key_but_a_text_box_being_typed_in(ws):
+    """Screen-local keys may mean different verbs on different screens (`d` dreams on Dream, defers
+    on Proposals, shows dormant beliefs on Recall: each footer says its own); a global key (a
+    number, q, ?, ctrl+p) means the same everywhere, whichever pane has focus."""
+    from textual.widgets import Input
+
+    from dreamdeck.tui.app import SCREENS
+
+    global_keys = {**{str(n): "switch_mode" for n in range(1, 10)}, "q": "quit", "question_mark": "help",
+                   "ctrl+p": "command_palette"}
+    app = make_app(ws)
+    taken = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        for mode in SCREENS:
+            app.switch_mode(mode)
+            await settle(app, pilot)
+            screen = app.screen
+            for pane in [screen.focused, *(w for w in screen.query("*") if w.focusable and not isinstance(w, Input))]:
+                if pane is not None:
+                    pane.focus()
+                    await pilot.pause()
+                for key, action in global_keys.items():
+                    bound = screen.active_bindings.get(key)
+                    if bound is None or not bound.binding.action.removeprefix("app.").startswith(action):
+                        taken.append((mode, type(pane).__name__, key, bound and bound.binding.action))
+    assert taken == []

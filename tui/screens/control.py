@@ -45,7 +45,7 @@ RECEIPT_COLUMNS = [
     Column("status", "status", width=8, sortable=False),
     Column("fragments", "frags", width=5, align="right", sortable=False),
     Column("applied", "applied", width=7, align="right", sortable=False),
-    Column("reflection", "pending", width=9, sortable=False),
+    Column("reflection", "review", width=9, sortable=False),
     Column("dropped", "dropped", width=7, align="right", sortable=False),
     Column("commit", "commit", width=8, sortable=False),
     Column("message", "message", width=20, sortable=False),  # FitTable widens it to fit
@@ -61,20 +61,44 @@ def _local(iso: str | None, fmt: str = "%m-%d %H:%M") -> str:
         return str(iso)
 
 
-def receipt_row(r: dict) -> dict[str, Any]:
+# A reflection decided since its dream: its id and this mark (an open one is its id alone).
+DECIDED_MARK = {"approved": "✓", "partial": "½", "rejected": "✗", "stale": "stale"}
+
+
+def receipt_row(r: dict, outcome: tuple[str, set[str]] | None = None) -> dict[str, Any]:
+    """A dream's line. `outcome`, its reflection's status now and the files a person's approvals
+    of it wrote: those count as applied beside what the review policy applied at once."""
+    status, approved = outcome or ("pending", set())
+    rid = r.get("reflection")
     return {
         "id": r.get("id", ""),
         "time": _local(r.get("started")),
         "trigger": r.get("trigger", ""),
         "status": r.get("status", ""),
         "fragments": r.get("fragments_seen", 0),
-        "applied": len(r.get("auto_applied") or []),
-        "reflection": r.get("reflection") or "-",
+        "applied": len(set(r.get("auto_applied") or []) | approved),
+        "reflection": f"{rid} {DECIDED_MARK[status]}" if rid and status in DECIDED_MARK else rid or "-",
+        "open": bool(rid) and status not in DECIDED_MARK,
         "dropped": len(r.get("fragments_dropped") or []),
         "commit": (r.get("commit") or "-")[:8],
         "message": r.get("message", ""),
         "receipt": r,
     }
+
+
+def reflection_outcomes(ws, receipts: list[dict]) -> dict[str, tuple[str, set[str]]]:
+    """Reflection id -> (its status, the files a person's approvals of it wrote), for the
+    receipts' reflections (read in the load thread; an unreadable one is left out)."""
+    from dreamdeck.core.store.reflections import load_reflection
+
+    out: dict[str, tuple[str, set[str]]] = {}
+    for rid in {str(r["reflection"]) for r in receipts if r.get("reflection")}:
+        try:
+            reflection = load_reflection(ws, rid)
+        except Exception:  # a broken reflection file is said on the Reflections screen
+            continue
+        out[rid] = (reflection.status, reflection.applied_files())
+    return out
 
 
 def folded_texts(ws, receipts: list[dict]) -> dict[str, str]:
@@ -120,8 +144,8 @@ def folded_text(r: dict | None, texts: dict[str, str]) -> Text:
 def receipt_style(key: str, row) -> str | None:
     if key == "status":
         return STATUS_STYLE.get(str(row.get("status")))
-    if key == "reflection" and row.get("reflection") not in ("-", None):
-        return "yellow"
+    if key == "reflection" and row.get("open"):
+        return "yellow"  # still waits for a person
     if key in ("commit", "time"):
         return "dim"
     return None
@@ -191,7 +215,10 @@ class ControlScreen(MemoryScreen):
         "screen 2 (Reflections).\n\n"
         "`D` runs a dry run: the dreamer runs on a scratch copy and you see what it would change; "
         "nothing is written. `w` pauses or resumes automatic dreaming (starts the watcher when it is off). "
-        "`enter` on a receipt shows all of it. Settings live in `dreamdeck.toml` `[dreaming]`."
+        "`enter` on a receipt shows all of it. In **Last dreams**, *applied* counts the files a dream "
+        "changed, by itself or through your approvals since; *review* is the reflection it left for you "
+        "(yellow while it waits; then ✓ approved, ½ partly approved, ✗ rejected). Settings live in "
+        "`dreamdeck.toml` `[dreaming]`."
     )
     BINDINGS = [
         Binding("d", "dream", "Dream now", id="control.dream"),
@@ -321,6 +348,7 @@ class ControlScreen(MemoryScreen):
             receipts = [r if r.get("commit") or r.get("id") not in shas else {**r, "commit": shas[r["id"]]}
                         for r in receipts]
         out["receipts"] = receipts
+        out["outcomes"] = reflection_outcomes(ws, receipts)
         out["folded_texts"] = folded_texts(ws, receipts)
         from dreamdeck.core.ops.alerts import linked_shard_alerts
 
@@ -337,7 +365,8 @@ class ControlScreen(MemoryScreen):
         self._show_decision(data.get("last_decision") or "")
         self.show_events()
         table = self.query_one("#receipts", VirtualTable)
-        rows = [receipt_row(r) for r in data["receipts"]]
+        outcomes = data.get("outcomes") or {}
+        rows = [receipt_row(r, outcomes.get(str(r.get("reflection")))) for r in data["receipts"]]
         table.set_source(ListRowSource(rows), keep_cursor_key="id")
         current = table.current_row()
         self._show_folded(current.get("receipt") if current else None)

@@ -866,8 +866,11 @@ class VirtualTable(ScrollView, can_focus=True):
             target = min(old_cursor, max(0, count - 1))
         moved = target != self.cursor_row
         body = self._body_height
-        if moved and body:
-            # Keep the cursor on the same line of the screen.
+        # Keep the cursor on the same line of the screen; but rows that arrive above a table seen
+        # from its top (History's newest commit) are shown, not hidden above it, while the
+        # cursor's row still fits below them.
+        at_top = round(self.scroll_y) == 0 and target < body
+        if moved and body and not at_top:
             screen_line = clamp(screen_line, 0, body - 1)
             self.scroll_to(y=target - screen_line, animate=False)
         self.set_reactive(VirtualTable.cursor_row, target)
