@@ -40,7 +40,7 @@ from dreamdeck.core.formats.secrets import redact_secrets
 from dreamdeck.core.io.append import Flusher, append_durably
 from dreamdeck.core.io.atomic import atomic_write_text
 from dreamdeck.core.io.cache import MISS, StampCache
-from dreamdeck.core.io.no_links import read_bytes_nofollow, refuse_links, refuse_unusual
+from dreamdeck.core.io.no_links import read_bytes_nofollow, read_fd, refuse_links, refuse_unusual
 from dreamdeck.core.workspace import Workspace, local_datetime_iso
 
 OPS = ("recall", "inject")
@@ -102,11 +102,8 @@ def scrub_access(memory_dir: Path, pieces: list[str]) -> int:
         return 0
     try:
         refuse_unusual(fd, path)
-        fcntl.flock(fd, fcntl.LOCK_EX)  # released by close
-        data = b""
-        while chunk := os.pread(fd, 1 << 20, len(data)):
-            data += chunk
-        lines = data.split(b"\n")
+        fcntl.flock(fd, fcntl.LOCK_EX)  # released by close; no appender writes meanwhile
+        lines = read_fd(fd, os.fstat(fd).st_size).split(b"\n")
         new = [_scrubbed_line(line, pieces) for line in lines]
         changed = sum(a != b for a, b in zip(lines, new))
         if changed:
@@ -127,7 +124,8 @@ def _scrubbed_line(line: bytes, pieces: list[str]) -> bytes:
     rec = _parse(line) if line.strip() else None
     if rec is None:
         text = line.decode("utf-8", "replace")
-        return line if scrub(text, pieces) == text else scrub(text, pieces).encode("utf-8")
+        scrubbed = scrub(text, pieces)
+        return line if scrubbed == text else scrubbed.encode("utf-8")
     if not quotes(rec.query, pieces):
         return line
     return json.dumps({**rec.to_json(), "query": FORGOTTEN}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
